@@ -1,0 +1,77 @@
+"""One helper that turns the ``rng`` argument into the random source a corruption uses.
+
+The fidelity contract: with ``rng`` an int k or ``np.random.RandomState(k)``, corruptions draw from a
+legacy :class:`numpy.random.RandomState` in exactly the reference's call order and shapes, so the
+output equals the reference run after ``np.random.seed(k)``. A :class:`numpy.random.Generator` is
+accepted too (deterministic, but not stream-compatible with the reference); ``None`` draws fresh
+OS entropy.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Union
+
+import numpy as np
+
+__all__ = ["RNGLike", "LegacyRNG", "as_rng"]
+
+RNGLike = Union[None, int, np.integer, np.random.RandomState, np.random.Generator]
+
+
+class _GeneratorAdapter:
+    """Expose the legacy RandomState methods the corruptions call, backed by a Generator."""
+
+    def __init__(self, gen: np.random.Generator) -> None:
+        self._gen = gen
+
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        return self._gen.normal(loc, scale, size)
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
+        return self._gen.uniform(low, high, size)
+
+    def poisson(self, lam: Any = 1.0, size: Any = None) -> Any:
+        return self._gen.poisson(lam, size)
+
+    def randint(self, low: int, high: int | None = None, size: Any = None) -> Any:
+        return self._gen.integers(low, high, size)
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+        return self._gen.choice(a, size=size, replace=replace, p=p)
+
+    def random_sample(self, size: Any = None) -> Any:
+        return self._gen.random(size)
+
+    def standard_normal(self, size: Any = None) -> Any:
+        return self._gen.standard_normal(size)
+
+    @property
+    def is_legacy(self) -> bool:
+        return False
+
+
+LegacyRNG = Union[np.random.RandomState, _GeneratorAdapter]
+
+
+def as_rng(rng: RNGLike) -> LegacyRNG:
+    """Normalise ``rng`` (None | int | RandomState | Generator) to an object with legacy methods.
+
+    An int seeds a fresh ``RandomState`` (the reference's ``np.random.seed(k)`` stream); a
+    ``RandomState`` is used as is (and advanced); a ``Generator`` is wrapped.
+    """
+    if rng is None:
+        return np.random.RandomState(np.random.SeedSequence().generate_state(1)[0])
+    if isinstance(rng, bool):
+        raise TypeError("rng must be None, an int seed, a np.random.RandomState or a Generator")
+    if isinstance(rng, (int, np.integer)):
+        if rng < 0 or rng >= 2**32:
+            raise ValueError(f"rng seed must be in [0, 2**32), got {rng}")
+        return np.random.RandomState(int(rng))
+    if isinstance(rng, np.random.RandomState):
+        return rng
+    if isinstance(rng, np.random.Generator):
+        return _GeneratorAdapter(rng)
+    raise TypeError(
+        f"rng must be None, an int seed, a np.random.RandomState or a np.random.Generator, "
+        f"got {type(rng).__name__}"
+    )

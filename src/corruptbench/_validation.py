@@ -1,0 +1,112 @@
+"""Input checks shared by every entry point (messages name the argument and the problem)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .params import PROFILES, Profile
+
+__all__ = ["check_image", "check_severity", "resolve_profile", "MIN_SIZE"]
+
+#: smallest image side each profile accepts (glass blur needs H > 2 * max displacement, and the
+#: reference's kernels are meaningless below this).
+MIN_SIZE = {"imagenet": 16, "inception": 16, "tiny": 8, "cifar": 8}
+
+
+def check_severity(severity: Any) -> int:
+    """Return ``severity`` as an int in 1..5 or raise. (The reference maps 0 to 5 silently: we refuse.)"""
+    if isinstance(severity, bool) or not isinstance(severity, (int, np.integer)):
+        raise TypeError(f"severity must be an int in 1..5, got {type(severity).__name__} {severity!r}")
+    if not 1 <= int(severity) <= 5:
+        raise ValueError(f"severity must be in 1..5, got {severity}")
+    return int(severity)
+
+
+def _to_gray(rgb: np.ndarray) -> np.ndarray:
+    # PIL's convert("L") (ITU-R 601-2 luma, rounded): L = (R*299 + G*587 + B*114 + 500) // 1000
+    r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
+    return ((r * 299 + g * 587 + b * 114 + 500) // 1000).astype(np.uint8)
+
+
+def check_image(image: Any, *, name: str = "image") -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+    """Validate an image and return ``(rgb, restore)``.
+
+    ``rgb`` is a read-only H x W x 3 uint8 view (or a new array for grayscale/RGBA input) — the
+    caller's array is never modified. ``restore`` maps an H x W x 3 uint8 result back to the input's
+    layout:
+
+    * H x W (grayscale): the image is replicated to 3 channels, corrupted, and converted back to
+      one channel with PIL's luma formula ``L = (299 R + 587 G + 114 B) / 1000`` (rounded).
+    * H x W x 1: as grayscale, returned as H x W x 1.
+    * H x W x 4 (RGBA): the RGB channels are corrupted; the alpha channel is returned unchanged.
+    """
+    if not isinstance(image, np.ndarray):
+        if hasattr(image, "mode") and hasattr(image, "size"):  # a PIL image
+            raise TypeError(f"{name} must be a numpy array; convert a PIL image with np.asarray(img.convert('RGB'))")
+        raise TypeError(f"{name} must be a numpy uint8 array, got {type(image).__name__}")
+    if image.dtype != np.uint8:
+        hint = ""
+        if np.issubdtype(image.dtype, np.floating):
+            hint = (
+                "; for a float image in [0, 1] convert exactly with "
+                "np.clip(np.round(image * 255), 0, 255).astype(np.uint8)"
+            )
+        raise TypeError(f"{name} must have dtype uint8, got {image.dtype}{hint}")
+    if image.ndim == 2:
+        layout = "gray"
+        rgb = np.repeat(image[:, :, None], 3, axis=2)
+    elif image.ndim == 3 and image.shape[2] in (1, 3, 4):
+        if image.shape[2] == 1:
+            layout = "gray1"
+            rgb = np.repeat(image, 3, axis=2)
+        elif image.shape[2] == 4:
+            layout = "rgba"
+            rgb = np.ascontiguousarray(image[:, :, :3])
+        else:
+            layout = "rgb"
+            rgb = image.view()
+    else:
+        raise ValueError(
+            f"{name} must be H x W (grayscale), H x W x 3 (RGB) or H x W x 4 (RGBA), got shape {image.shape}"
+        )
+    if rgb.shape[0] == 0 or rgb.shape[1] == 0:
+        raise ValueError(f"{name} is empty (shape {image.shape})")
+    rgb.flags.writeable = False
+    alpha = image[:, :, 3].copy() if layout == "rgba" else None
+
+    def restore(out: np.ndarray) -> np.ndarray:
+        if layout == "rgb":
+            return out
+        if layout == "gray":
+            return _to_gray(out)
+        if layout == "gray1":
+            return _to_gray(out)[:, :, None]
+        return np.concatenate([out, alpha[:, :, None]], axis=2)  # type: ignore[index]
+
+    return rgb, restore
+
+
+def resolve_profile(profile: str | Profile, shape: tuple[int, ...]) -> Profile:
+    """``auto``: 32x32 -> cifar, 64x64 -> tiny, 299x299 -> inception, anything else -> imagenet."""
+    if isinstance(profile, Profile):
+        prof = profile
+    else:
+        if not isinstance(profile, str):
+            raise TypeError(f"profile must be a str, got {type(profile).__name__}")
+        key = profile.strip().lower()
+        if key == "auto":
+            h, w = shape[0], shape[1]
+            key = {(32, 32): "cifar", (64, 64): "tiny", (299, 299): "inception"}.get((h, w), "imagenet")
+        if key not in PROFILES:
+            raise ValueError(f"unknown profile {profile!r} (choices: auto, {', '.join(PROFILES)})")
+        prof = PROFILES[key]
+    h, w = shape[0], shape[1]
+    if min(h, w) < MIN_SIZE[prof.name]:
+        raise ValueError(
+            f"image of size {h}x{w} is too small for the {prof.name!r} profile "
+            f"(minimum side {MIN_SIZE[prof.name]} px)"
+        )
+    return prof

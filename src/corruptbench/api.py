@@ -1,0 +1,77 @@
+"""The public functional API: ``corrupt`` and the name lists, all derived from the registry."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ._registry import REFERENCE_ORDER, corruption_registry, get_corruption, suggest
+from ._rng import RNGLike, as_rng
+from ._validation import check_image, check_severity, resolve_profile
+from .params import Profile
+
+__all__ = ["corrupt", "get_corruption_names", "CORRUPTIONS", "EXTRA_CORRUPTIONS", "ALL_CORRUPTIONS"]
+
+CORRUPTIONS: tuple[str, ...] = REFERENCE_ORDER[:15]
+EXTRA_CORRUPTIONS: tuple[str, ...] = REFERENCE_ORDER[15:]
+ALL_CORRUPTIONS: tuple[str, ...] = REFERENCE_ORDER
+
+_SUBSET_ALIASES = {"common": "benchmark", "validation": "extra"}
+SUBSETS = ("benchmark", "extra", "all", "noise", "blur", "weather", "digital")
+
+
+def get_corruption_names(subset: str = "benchmark") -> list[str]:
+    """Corruption names of ``subset`` in the reference order.
+
+    Subsets: ``benchmark`` (the 15; alias ``common``), ``extra`` (the 4 validation ones; alias
+    ``validation``), ``all`` (19), or a family: ``noise``, ``blur``, ``weather``, ``digital``
+    (families include their extra members, e.g. ``noise`` has speckle_noise).
+    """
+    key = _SUBSET_ALIASES.get(subset, subset)
+    reg = corruption_registry()
+    if key == "benchmark":
+        return list(CORRUPTIONS)
+    if key == "extra":
+        return list(EXTRA_CORRUPTIONS)
+    if key == "all":
+        return list(ALL_CORRUPTIONS)
+    if key in ("noise", "blur", "weather", "digital"):
+        return [n for n in ALL_CORRUPTIONS if n in reg and reg[n].family == key]
+    choices = list(SUBSETS) + list(_SUBSET_ALIASES)
+    raise ValueError(f"unknown subset {subset!r}{suggest(subset, choices)} (choices: {', '.join(choices)})")
+
+
+def corrupt(
+    image: np.ndarray,
+    corruption: str,
+    severity: int,
+    *,
+    profile: str | Profile = "auto",
+    rng: RNGLike = None,
+) -> np.ndarray:
+    """Apply one ImageNet-C corruption to one image.
+
+    Args:
+        image: uint8 array, H x W x 3 (RGB), H x W (grayscale) or H x W x 4 (RGBA, alpha kept).
+        corruption: one of the 19 names (``corruptbench.ALL_CORRUPTIONS``).
+        severity: int 1..5.
+        profile: ``auto`` | ``imagenet`` | ``inception`` | ``tiny`` | ``cifar`` (parameter tables).
+        rng: None (fresh randomness) | int seed | ``np.random.RandomState`` (reference-compatible
+            stream: equals the reference after ``np.random.seed(k)``) | ``np.random.Generator``.
+
+    Returns:
+        uint8 array of the input's shape. Float results are truncated to uint8 (``np.uint8``), as
+        the reference does.
+    """
+    info = get_corruption(corruption)
+    sev = check_severity(severity)
+    rgb, restore = check_image(image)
+    prof = resolve_profile(profile, rgb.shape)
+    out: Any = info.func(rgb, sev, profile=prof, rng=as_rng(rng))
+    out = np.asarray(out)
+    if out.dtype != np.uint8:
+        out = out.astype(np.uint8)
+    if out.shape != rgb.shape:
+        raise RuntimeError(f"{info.name} returned shape {out.shape} for input {rgb.shape}")  # pragma: no cover
+    return restore(out)

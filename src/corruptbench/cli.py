@@ -1,0 +1,62 @@
+"""The ``corruptbench`` command line. Each sub-command lives in ``corruptbench.commands.<name>``
+and defines ``register(subparsers)``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+#: sub-command modules, in the order ``--help`` lists them
+COMMANDS = [
+    "list",
+    "corrupt",
+    "perturb",
+    "make_c",
+    "make_p",
+    "eval_c",
+    "eval_p",
+    "report",
+    "demo",
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="corruptbench",
+        description="ImageNet-C / ImageNet-P corruptions, dataset builders, evaluation and reports.",
+    )
+    parser.add_argument("--version", action="version", version=f"corruptbench {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        try:
+            mod = importlib.import_module(f".commands.{name}", __package__)
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__package__}.commands.{name}":
+                continue  # command not built yet
+            raise
+        mod.register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        rc = args.func(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as exc:
+        print(f"corruptbench {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    return int(rc or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

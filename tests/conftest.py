@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+IMAGENET_SAMPLE = SHARED / "data" / "imagenet-sample"
+CIFAR_TEST = SHARED / "data" / "cifar10-test"
+
+#: two real photos used across the fidelity tests (colour, different content)
+PHOTO_NAMES = ("n01440764_tench.JPEG", "n01530575_brambling.JPEG")
+
+
+def need_shared() -> None:
+    if not IMAGENET_SAMPLE.is_dir():
+        pytest.skip(f"real photos not available: {IMAGENET_SAMPLE} is absent (only in the dev/CI checkout)")
+
+
+def load_photo(name: str) -> Image.Image:
+    need_shared()
+    with Image.open(IMAGENET_SAMPLE / name) as im:
+        return im.convert("RGB")
+
+
+@pytest.fixture(scope="session")
+def photos224() -> list[np.ndarray]:
+    """Two real ImageNet photos, Resize(256) + CenterCrop(224) as make-c does."""
+    from corruptbench.preprocess import profile_preprocess
+
+    return [profile_preprocess(load_photo(n), "imagenet") for n in PHOTO_NAMES]
+
+
+@pytest.fixture(scope="session")
+def photo224(photos224: list[np.ndarray]) -> np.ndarray:
+    return photos224[0]
+
+
+@pytest.fixture(scope="session")
+def cifar_images() -> list[np.ndarray]:
+    if not CIFAR_TEST.is_dir():
+        pytest.skip(f"CIFAR-10 test images not available: {CIFAR_TEST} is absent")
+    out = []
+    for cls in ("airplane", "cat"):
+        f = sorted((CIFAR_TEST / cls).iterdir())[0]
+        with Image.open(f) as im:
+            out.append(np.asarray(im.convert("RGB")))
+    return out
+
+
+@pytest.fixture
+def synthetic_image() -> np.ndarray:
+    """A deterministic 224 x 224 colour image with edges and gradients (no shared data needed)."""
+    yy, xx = np.mgrid[0:224, 0:224]
+    img = np.stack([(xx * 255 // 223), (yy * 255 // 223), ((xx + yy) % 256)], axis=2).astype(np.uint8)
+    img[60:160, 60:160] = (200, 40, 90)
+    return img
