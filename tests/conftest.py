@@ -58,3 +58,40 @@ def synthetic_image() -> np.ndarray:
     img = np.stack([(xx * 255 // 223), (yy * 255 // 223), ((xx + yy) % 256)], axis=2).astype(np.uint8)
     img[60:160, 60:160] = (200, 40, 90)
     return img
+
+
+@pytest.fixture(scope="session")
+def reference():
+    """The reference implementation client (tests/reference.py).
+
+    Skips when the reference environment (tools/reference/setup_refenv.sh) is absent — except in
+    CI (CI=true), where .ci/run builds it, so its absence is a failure.
+    """
+    import os
+
+    import reference as ref  # tests/reference.py
+
+    if not ref.reference_available():
+        msg = "reference environment not built (run: bash tools/reference/setup_refenv.sh)"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg + " — CI must build it")
+        pytest.skip(msg)
+    return ref
+
+
+def psnr(a: np.ndarray, b: np.ndarray) -> float:
+    d = a.astype(np.float64) - b.astype(np.float64)
+    mse = float(np.mean(d * d))
+    return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
+
+
+def within1(a: np.ndarray, b: np.ndarray) -> float:
+    """Fraction of values that differ by at most 1."""
+    return float(np.mean(np.abs(a.astype(np.int16) - b.astype(np.int16)) <= 1))
+
+
+def assert_faithful(ours: np.ndarray, ref: np.ndarray, *, min_psnr: float = 45.0, min_within1: float = 0.995, label: str = "") -> None:
+    """The fidelity contract of issue 2: >= 99.5 % of values within +-1 and PSNR >= 45 dB."""
+    assert ours.shape == ref.shape and ours.dtype == ref.dtype == np.uint8, (label, ours.shape, ref.shape)
+    p, w = psnr(ours, ref), within1(ours, ref)
+    assert p >= min_psnr and w >= min_within1, f"{label}: PSNR {p:.2f} dB, within +-1 {w * 100:.3f} %"
