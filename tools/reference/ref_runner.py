@@ -1,3 +1,4 @@
+# ruff: noqa: NPY002  (the reference draws from NumPy's legacy global RNG on purpose)
 """Run the original ImageNet-C code (imagenet-c==0.0.3) inside the reference env.
 
 This script runs ONLY inside the reference venv built by ``tools/reference/setup_refenv.sh``
@@ -178,9 +179,8 @@ def op_corrupt(image: np.ndarray, name: str, severity: int, seed) -> np.ndarray:
 
 
 def op_magick_motion_blur(image: np.ndarray, radius, sigma, angle):
-    from PIL import Image as PILImage
-
     import cv2
+    from PIL import Image as PILImage
 
     x = np.ascontiguousarray(image, dtype=np.uint8)
     pil = PILImage.fromarray(x, mode="L" if x.ndim == 2 else "RGB")

@@ -1,0 +1,228 @@
+"""Client for the reference environment (the original ImageNet-C code, imagenet-c==0.0.3).
+
+The reference runs in its own venv (numpy 1.26, OpenCV 3.4, ImageMagick through Wand), built by
+``bash tools/reference/setup_refenv.sh [DIR]``. This module runs
+``tools/reference/ref_runner.py`` with that venv's python in a subprocess; requests and
+responses travel as plain ``.npz`` files (no pickles), one subprocess per call, so batch cases.
+
+Where the env is looked for (first hit wins): ``$CORRUPTBENCH_REFENV``, ``/work/refenv``,
+``<repo>/.refenv``. Tests that need it are marked ``reference`` and skip when
+``reference_available()`` is false (CI builds the env, so they run there)::
+
+    pytestmark = pytest.mark.skipif(not reference_available(), reason=REFERENCE_MISSING)
+
+Never import this from ``corruptbench`` itself.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+RUNNER = REPO / "tools" / "reference" / "ref_runner.py"
+DEFAULT_LOCATIONS = (Path("/work/refenv"), REPO / ".refenv")
+REFERENCE_MISSING = (
+    "reference env not built (bash tools/reference/setup_refenv.sh; "
+    "or set CORRUPTBENCH_REFENV to its directory)"
+)
+
+# The 15 benchmark corruptions and the 4 extra ("validation") ones, in imagenet_c's order.
+BENCHMARK_CORRUPTIONS = (
+    "gaussian_noise",
+    "shot_noise",
+    "impulse_noise",
+    "defocus_blur",
+    "glass_blur",
+    "motion_blur",
+    "zoom_blur",
+    "snow",
+    "frost",
+    "fog",
+    "brightness",
+    "contrast",
+    "elastic_transform",
+    "pixelate",
+    "jpeg_compression",
+)
+EXTRA_CORRUPTIONS = ("speckle_noise", "gaussian_blur", "spatter", "saturate")
+ALL_CORRUPTIONS = BENCHMARK_CORRUPTIONS + EXTRA_CORRUPTIONS
+
+
+class ReferenceRunnerError(RuntimeError):
+    """The reference runner failed; the message carries its stderr."""
+
+
+def refenv_python() -> Path | None:
+    """Python of the reference venv, or None when no built env is found.
+
+    A directory counts as built when it has ``bin/python`` and the ``.ok`` marker that
+    setup_refenv.sh writes last. ``$CORRUPTBENCH_REFENV``, when set, is the only place looked at.
+    """
+    env = os.environ.get("CORRUPTBENCH_REFENV")
+    candidates = [Path(env)] if env else list(DEFAULT_LOCATIONS)
+    for directory in candidates:
+        python = directory / "bin" / "python"
+        if python.exists() and (directory / ".ok").exists():
+            return python
+    return None
+
+
+def reference_available() -> bool:
+    """True when the reference env is built and the runner script is present."""
+    return refenv_python() is not None and RUNNER.is_file()
+
+
+def _run(ops: list[dict], arrays: dict[str, np.ndarray], timeout: float) -> tuple[dict, dict]:
+    python = refenv_python()
+    if python is None:
+        raise ReferenceRunnerError(REFERENCE_MISSING)
+    with tempfile.TemporaryDirectory(prefix="corruptbench-ref-") as tmp:
+        req = Path(tmp) / "request.npz"
+        resp = Path(tmp) / "response.npz"
+        np.savez(req, __request__=np.array(json.dumps({"ops": ops})), **arrays)
+        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        try:
+            proc = subprocess.run(
+                [str(python), str(RUNNER), str(req), str(resp)],
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+                env=env,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise ReferenceRunnerError(f"reference runner timed out after {timeout:.0f} s") from exc
+        if proc.returncode != 0 or not resp.exists():
+            raise ReferenceRunnerError(
+                f"reference runner failed (exit {proc.returncode}; {python} {RUNNER}):\n"
+                f"{proc.stderr.strip()[-4000:]}"
+            )
+        with np.load(resp, allow_pickle=False) as data:
+            out = {k: data[k] for k in data.files}
+    meta = json.loads(str(out.pop("__response__")))
+    return meta, out
+
+
+class _Images:
+    """Collects input arrays, sending an array object only once per request."""
+
+    def __init__(self) -> None:
+        self.arrays: dict[str, np.ndarray] = {}
+        self._keys: dict[int, str] = {}
+
+    def key(self, image: np.ndarray) -> str:
+        k = self._keys.get(id(image))
+        if k is None:
+            arr = np.asarray(image)
+            if arr.dtype != np.uint8:
+                raise TypeError(f"reference inputs must be uint8, got {arr.dtype}")
+            k = f"a{len(self.arrays)}"
+            self.arrays[k] = np.ascontiguousarray(arr)
+            self._keys[id(image)] = k
+        return k
+
+
+def reference_corrupt(
+    cases: Sequence[tuple[np.ndarray, str, int, int | None]], *, timeout: float = 1800.0
+) -> list[np.ndarray]:
+    """Corrupt with the original code: one uint8 HxWx3 result per (image, name, severity, seed).
+
+    Each case runs ``np.random.seed(seed)`` (skipped for seed None) and then
+    ``imagenet_c.corrupt(image, severity, name)``, which returns ``np.uint8(result)`` (a
+    truncating cast of the function's clipped float output, or of the PIL image for
+    jpeg_compression/pixelate). imagenet-c 0.0.3 hard-codes 224x224 in several corruptions
+    (glass_blur loops, motion_blur's shape test, frost/fog crops, snow reshape, pixelate), so
+    pass 224x224x3 uint8 images. All cases run in one subprocess.
+    """
+    images = _Images()
+    ops = [
+        {
+            "op": "corrupt",
+            "image": images.key(image),
+            "name": str(name),
+            "severity": int(severity),
+            "seed": None if seed is None else int(seed),
+        }
+        for image, name, severity, seed in cases
+    ]
+    _, out = _run(ops, images.arrays, timeout)
+    return [out[f"r{i}"] for i in range(len(ops))]
+
+
+def reference_motion_blur(
+    images: Sequence[np.ndarray],
+    radius: float,
+    sigma: float,
+    angle: float,
+    *,
+    raw: bool = False,
+    timeout: float = 600.0,
+) -> list[np.ndarray]:
+    """ImageMagick motion blur as the reference calls it (MagickMotionBlurImage through ctypes).
+
+    Path: PIL image (mode 'L' for HxW input, 'RGB' for HxWx3) -> PNG -> Wand ``MotionImage`` ->
+    ``motion_blur(radius, sigma, angle)`` -> PNG -> ``cv2.imdecode(..., IMREAD_UNCHANGED)``.
+    With ``raw=True`` the decoded arrays are returned as they are: BGR HxWx3, or HxW when
+    ImageMagick wrote a grayscale PNG (any input whose pixels are all gray, e.g. snow's 'L'
+    layer or an RGB image with R == G == B). Otherwise the handling of imagenet_c's motion_blur
+    is applied: 3-D -> reversed to RGB, 2-D -> replicated to HxWx3.
+    """
+    imgs = _Images()
+    ops = [
+        {
+            "op": "magick_motion_blur",
+            "image": imgs.key(image),
+            "radius": float(radius),
+            "sigma": float(sigma),
+            "angle": float(angle),
+        }
+        for image in images
+    ]
+    _, out = _run(ops, imgs.arrays, timeout)
+    suffix = "_raw" if raw else "_rgb"
+    return [out[f"r{i}{suffix}"] for i in range(len(ops))]
+
+
+def reference_timings(
+    image: np.ndarray,
+    names: Sequence[str] = BENCHMARK_CORRUPTIONS,
+    severities: Sequence[int] = (1, 2, 3, 4, 5),
+    repeats: int = 3,
+    *,
+    seed: int = 0,
+    timeout: float = 3600.0,
+) -> dict[tuple[str, int], float]:
+    """Seconds per ``imagenet_c.corrupt`` call, single-threaded, for each (name, severity).
+
+    Every case gets one untimed warm-up call, then ``repeats`` timed calls; the value is the
+    median. The runner forces OMP/OpenBLAS/OpenCV/ImageMagick to one thread.
+    """
+    imgs = _Images()
+    cases = [[str(n), int(s)] for n in names for s in severities]
+    ops = [
+        {
+            "op": "time_corrupt",
+            "image": imgs.key(image),
+            "cases": cases,
+            "repeats": int(repeats),
+            "seed": int(seed),
+        }
+    ]
+    meta, _ = _run(ops, imgs.arrays, timeout)
+    return {
+        (t["name"], t["severity"]): float(np.median(t["seconds"]))
+        for t in meta["results"][0]["timings"]
+    }
+
+
+def reference_versions() -> dict[str, str]:
+    """Library versions inside the reference env (numpy, opencv, scikit-image, ImageMagick...)."""
+    meta, _ = _run([], {}, 300.0)
+    return meta["versions"]
