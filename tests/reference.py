@@ -22,6 +22,7 @@ import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -86,7 +87,8 @@ def _run(ops: list[dict], arrays: dict[str, np.ndarray], timeout: float) -> tupl
     with tempfile.TemporaryDirectory(prefix="corruptbench-ref-") as tmp:
         req = Path(tmp) / "request.npz"
         resp = Path(tmp) / "response.npz"
-        np.savez(req, __request__=np.array(json.dumps({"ops": ops})), **arrays)
+        payload: dict[str, Any] = {"__request__": np.array(json.dumps({"ops": ops})), **arrays}
+        np.savez(req, **payload)
         env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
         try:
             proc = subprocess.run(

@@ -36,7 +36,9 @@ fi
 
 # 1. ImageMagick's MagickWand shared library (Wand loads it with ctypes at import time).
 have_magickwand() {
-    ldconfig -p 2>/dev/null | grep -q 'libMagickWand' && return 0
+    local libs
+    libs=$(ldconfig -p 2>/dev/null || true) # no `| grep -q`: SIGPIPE + pipefail gives false negatives
+    [[ "$libs" == *libMagickWand* ]] && return 0
     dpkg -s libmagickwand-dev >/dev/null 2>&1 && return 0
     return 1
 }
