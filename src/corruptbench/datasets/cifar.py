@@ -1,0 +1,184 @@
+"""CIFAR-10/100-C and CIFAR-10-P ``.npy`` layouts, and the official CIFAR python test batch.
+
+Layouts (reference spec §2.5, §3.3):
+
+* **CIFAR-10-C / CIFAR-100-C**: ``<root>/<corruption>.npy`` uint8 ``(5N, 32, 32, 3)``, severity-major
+  (index ``(severity - 1) * N + i``), and ``<root>/labels.npy`` ``(5N,)`` (the N test labels repeated
+  5 times; uint8 in the release).
+* **CIFAR-10-P**: ``<root>/<perturbation>.npy`` uint8 ``(N, T, 32, 32, 3)`` (no labels in the release;
+  difficulty 2/3 noise sequences, when built by corruptbench, are ``<perturbation>_<d>.npy``).
+* **CIFAR python batch**: the ``test_batch`` (CIFAR-10) / ``test`` (CIFAR-100) file of the
+  ``cifar-*-python.tar.gz`` archives — a pickled dict with ``data`` (N x 3072, channel-planar) and
+  ``labels`` / ``fine_labels``.
+
+Security: :func:`read_cifar_batch` uses :mod:`pickle` (``encoding='bytes'``), as the CIFAR format
+requires. Unpickling runs code chosen by whoever wrote the file, so only call it on files you trust
+(the CLI only opens the file the user names). The ``.npy`` readers use ``allow_pickle=False``.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .._registry import REFERENCE_ORDER
+
+__all__ = [
+    "CifarCIndex",
+    "scan_cifar_c",
+    "load_cifar_c",
+    "load_cifar_c_labels",
+    "load_cifar_p",
+    "scan_cifar_p",
+    "read_cifar_batch",
+    "is_cifar_batch",
+]
+
+
+@dataclass
+class CifarCIndex:
+    """What :func:`scan_cifar_c` found: ``files[corruption] -> path``, ``n`` images per severity."""
+
+    root: Path
+    files: dict[str, Path] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    n: int = 0
+    labels_path: Path | None = None
+
+
+def _load(path: Path, mmap: bool) -> np.ndarray:
+    return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+
+
+def scan_cifar_c(
+    root: str | os.PathLike[str], corruptions: Iterable[str] | None = None
+) -> CifarCIndex:
+    """Index a CIFAR-10-C style folder (any subset of ``<corruption>.npy`` present).
+
+    ``n`` (images per severity) comes from ``labels.npy`` when present, else from the first array.
+    Raises ValueError when an array does not have the ``(5N, H, W, 3)`` uint8 shape.
+    """
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"CIFAR-C folder not found: {root}")
+    wanted = list(corruptions) if corruptions is not None else None
+    index = CifarCIndex(root)
+    labels = root / "labels.npy"
+    if labels.is_file():
+        index.labels_path = labels
+        nlab = _load(labels, True).shape[0]
+        if nlab % 5:
+            raise ValueError(f"{labels}: {nlab} labels is not 5 x N")
+        index.n = nlab // 5
+    names = (
+        wanted
+        if wanted is not None
+        else list(REFERENCE_ORDER)
+        + sorted(
+            p.stem
+            for p in root.glob("*.npy")
+            if p.stem != "labels" and p.stem not in REFERENCE_ORDER and not p.name.startswith(".")
+        )
+    )
+    for name in names:
+        p = root / f"{name}.npy"
+        if not p.is_file():
+            index.missing.append(name)
+            continue
+        arr = _load(p, True)
+        if arr.ndim != 4 or arr.shape[-1] != 3 or arr.dtype != np.uint8 or arr.shape[0] % 5:
+            raise ValueError(f"{p}: expected uint8 (5N, H, W, 3), got {arr.dtype} {arr.shape}")
+        if index.n and arr.shape[0] != 5 * index.n:
+            raise ValueError(f"{p}: {arr.shape[0]} images but labels.npy implies 5 x {index.n}")
+        index.n = index.n or arr.shape[0] // 5
+        index.files[name] = p
+    return index
+
+
+def load_cifar_c(
+    root: str | os.PathLike[str], corruption: str, severity: int | None = None, *, mmap: bool = True
+) -> np.ndarray:
+    """Images of one corruption: all ``(5N, H, W, 3)`` or one severity's ``(N, H, W, 3)`` slice."""
+    arr = _load(Path(root) / f"{corruption}.npy", mmap)
+    if arr.ndim != 4 or arr.shape[0] % 5:
+        raise ValueError(f"{corruption}.npy: expected (5N, H, W, 3), got {arr.shape}")
+    if severity is None:
+        return arr
+    if not 1 <= int(severity) <= 5:
+        raise ValueError(f"severity must be 1..5, got {severity}")
+    n = arr.shape[0] // 5
+    return arr[(int(severity) - 1) * n : int(severity) * n]
+
+
+def load_cifar_c_labels(root: str | os.PathLike[str], severity: int | None = None) -> np.ndarray:
+    """``labels.npy`` as int64: all ``(5N,)`` or the ``(N,)`` labels of one severity."""
+    lab = np.asarray(_load(Path(root) / "labels.npy", False)).astype(np.int64)
+    if severity is None:
+        return lab
+    n = lab.shape[0] // 5
+    return lab[(int(severity) - 1) * n : int(severity) * n]
+
+
+def scan_cifar_p(root: str | os.PathLike[str]) -> dict[str, Path]:
+    """``{name: path}`` of the ``(N, T, H, W, 3)`` arrays in a CIFAR-10-P folder (names incl. ``_2``/``_3``)."""
+    root = Path(root)
+    if not root.is_dir():
+        raise FileNotFoundError(f"CIFAR-P folder not found: {root}")
+    return {
+        p.stem: p
+        for p in sorted(root.glob("*.npy"))
+        if p.stem != "labels" and not p.name.startswith(".")
+    }
+
+
+def load_cifar_p(
+    root: str | os.PathLike[str], perturbation: str, *, mmap: bool = True
+) -> np.ndarray:
+    """One CIFAR-10-P array, uint8 ``(N, T, H, W, 3)``."""
+    arr = _load(Path(root) / f"{perturbation}.npy", mmap)
+    if arr.ndim != 5 or arr.shape[-1] != 3:
+        raise ValueError(f"{perturbation}.npy: expected (N, T, H, W, 3), got {arr.shape}")
+    return arr
+
+
+def is_cifar_batch(path: str | os.PathLike[str]) -> bool:
+    """Cheap check: a regular file that starts like a pickle (protocol 2+ header ``\\x80``)."""
+    p = Path(path)
+    if not p.is_file():
+        return False
+    with open(p, "rb") as fh:
+        return fh.read(1) == b"\x80"
+
+
+def read_cifar_batch(path: str | os.PathLike[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Read a CIFAR python batch file (``test_batch``, CIFAR-100 ``test``).
+
+    Returns ``(images, labels)``: uint8 ``(N, 32, 32, 3)`` RGB in file order and int64 ``(N,)``
+    (``labels`` for CIFAR-10, ``fine_labels`` for CIFAR-100). Uses pickle: trusted files only.
+    """
+    with open(path, "rb") as fh:
+        try:
+            d = pickle.load(fh, encoding="bytes")  # noqa: S301 - the CIFAR format is a pickle
+        except Exception as exc:  # noqa: BLE001 - any unpickling failure means "not a batch"
+            raise ValueError(f"{path}: not a CIFAR python batch file ({exc})") from None
+    if not isinstance(d, dict):
+        raise ValueError(f"{path}: not a CIFAR python batch file (no dict)")
+    d = {k.decode() if isinstance(k, bytes) else k: v for k, v in d.items()}
+    if "data" not in d:
+        raise ValueError(f"{path}: CIFAR batch without 'data'")
+    data = np.asarray(d["data"], dtype=np.uint8)
+    if data.ndim != 2 or data.shape[1] != 3072:
+        raise ValueError(f"{path}: 'data' must be N x 3072, got {data.shape}")
+    key = "labels" if "labels" in d else "fine_labels" if "fine_labels" in d else None
+    if key is None:
+        raise ValueError(f"{path}: CIFAR batch without 'labels' / 'fine_labels'")
+    labels = np.asarray(d[key], dtype=np.int64)
+    if labels.shape != (data.shape[0],):
+        raise ValueError(f"{path}: {labels.shape[0]} labels for {data.shape[0]} images")
+    images = data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1).copy()
+    return images, labels
