@@ -109,41 +109,71 @@ def motion_kernel(
 
 
 @numba.njit(cache=True, nogil=True)
-def _accumulate(padded, weights, rows, cols, out):  # pragma: no cover - compiled
-    """``out[y, x, c] = sum_i w[i] * padded[rows[i] + y, cols[i] + x, c]`` in tap order (float64)."""
-    h, w, ch = out.shape
+def _blur_rows(padded, weights, rows, cols, out):  # pragma: no cover - compiled
+    """Fused tap accumulation, ``ClampToQuantum`` and 8-bit conversion, one output row at a time.
+
+    ``padded``: float64 (Hp, Wp * C) edge-padded quanta (``257 * v``, exact); ``rows`` / ``cols``: per-tap start row and
+    start element (column offset times C) in ``padded``; ``out``: uint8 (H, W * C).
+    Per element, ``acc = sum_i w[i] * (257 * v_i)`` in float64 in tap order (as effect.c does:
+    each product rounded, then added), ``q = 0 | 65535 | int(acc + 0.5)``, ``out = q // 257``.
+    """
+    h, n = out.shape
+    acc = np.empty(n, dtype=np.float64)
     for y in range(h):
-        for x in range(w):
-            for c in range(ch):
-                out[y, x, c] = 0.0
-        for i in range(weights.shape[0]):
+        acc[:] = 0.0
+        ntaps = weights.shape[0]
+        i = 0
+        while i + 4 <= ntaps:  # four taps per sweep; per element still in tap order
+            w0, w1, w2, w3 = weights[i], weights[i + 1], weights[i + 2], weights[i + 3]
+            s0 = padded[rows[i] + y, cols[i] : cols[i] + n]
+            s1 = padded[rows[i + 1] + y, cols[i + 1] : cols[i + 1] + n]
+            s2 = padded[rows[i + 2] + y, cols[i + 2] : cols[i + 2] + n]
+            s3 = padded[rows[i + 3] + y, cols[i + 3] : cols[i + 3] + n]
+            for j in range(n):
+                a = acc[j] + w0 * s0[j]
+                a = a + w1 * s1[j]
+                a = a + w2 * s2[j]
+                acc[j] = a + w3 * s3[j]
+            i += 4
+        while i < ntaps:
             wi = weights[i]
-            src = padded[rows[i] + y]
-            c0 = cols[i]
-            for x in range(w):
-                for c in range(ch):
-                    out[y, x, c] += wi * src[c0 + x, c]
+            src = padded[rows[i] + y, cols[i] : cols[i] + n]
+            for j in range(n):
+                acc[j] += wi * src[j]
+            i += 1
+        for j in range(n):
+            v = acc[j]
+            if v <= 0.0:
+                q = 0
+            elif v >= 65535.0:
+                q = 65535
+            else:
+                q = int(v + 0.5)
+            out[y, j] = q // 257
 
 
 def apply_motion_kernel(
-    quanta: np.ndarray, weights: np.ndarray, offsets_x: np.ndarray, offsets_y: np.ndarray
+    image: np.ndarray, weights: np.ndarray, offsets_x: np.ndarray, offsets_y: np.ndarray
 ) -> np.ndarray:
-    """Accumulate the taps over an H x W x C float64 image with edge-replicated borders.
+    """Apply a :func:`motion_kernel` to a uint8 H x W x C image the way ImageMagick Q16 does.
 
-    Returns the float64 accumulator (before ImageMagick's quantum clamp/round).
+    ``out(x, y) = sum_i w[i] * in(x + dx[i], y + dy[i])`` on 16-bit quanta (``257 * v``), samples
+    outside the image replicated from the nearest edge, accumulated in float64 in tap order;
+    quantum clamp/round (``ClampToQuantum``) and the truncating 16 -> 8 bit step of the PNG write.
+    Returns uint8 H x W x C.
     """
+    h, w, ch = image.shape
     pad_top = max(0, -int(offsets_y.min()))
     pad_bottom = max(0, int(offsets_y.max()))
     pad_left = max(0, -int(offsets_x.min()))
     pad_right = max(0, int(offsets_x.max()))
-    padded = np.pad(quanta, ((pad_top, pad_bottom), (pad_left, pad_right), (0, 0)), mode="edge")
-    rows = (offsets_y + pad_top).astype(np.int64)
-    cols = (offsets_x + pad_left).astype(np.int64)
-    out = np.empty(quanta.shape, dtype=np.float64)
-    _accumulate(
-        np.ascontiguousarray(padded), np.ascontiguousarray(weights, np.float64), rows, cols, out
-    )
-    return out
+    padded = np.pad(image, ((pad_top, pad_bottom), (pad_left, pad_right), (0, 0)), mode="edge")
+    padded = (padded.reshape(padded.shape[0], -1) * 257.0).astype(np.float64)
+    rows = (np.asarray(offsets_y, dtype=np.int64) + pad_top).astype(np.int64)
+    cols = (np.asarray(offsets_x, dtype=np.int64) + pad_left) * ch
+    out = np.empty((h, w * ch), dtype=np.uint8)
+    _blur_rows(padded, np.ascontiguousarray(weights, dtype=np.float64), rows, cols, out)
+    return out.reshape(h, w, ch)
 
 
 def magick_motion_blur(image: np.ndarray, radius: float, sigma: float, angle: float) -> np.ndarray:
@@ -170,10 +200,5 @@ def magick_motion_blur(image: np.ndarray, radius: float, sigma: float, angle: fl
     else:
         raise ValueError(f"expected H x W or H x W x C, got shape {arr.shape}")
     weights, offsets_x, offsets_y = motion_kernel(radius, sigma, angle)
-    acc = apply_motion_kernel(quanta.astype(np.float64) * 257.0, weights, offsets_x, offsets_y)
-    # ClampToQuantum (non-HDRI): <= 0 -> 0, >= QuantumRange -> QuantumRange, else (Quantum)(v + 0.5).
-    q = np.floor(np.clip(acc, 0.0, _QUANTUM_RANGE) + 0.5).astype(np.uint32)
-    np.minimum(q, 65535, out=q)
-    # 16 -> 8 bit on the PNG write: truncating q / 257 (measured against the reference: exact).
-    out = (q // 257).astype(np.uint8)
+    out = apply_motion_kernel(quanta, weights, offsets_x, offsets_y)
     return out.reshape(arr.shape)
