@@ -192,6 +192,30 @@ def reference_motion_blur(
     return [out[f"r{i}{suffix}"] for i in range(len(ops))]
 
 
+def reference_motion_blur_cases(
+    cases: Sequence[tuple[np.ndarray, float, float, float]],
+    *,
+    raw: bool = False,
+    timeout: float = 600.0,
+) -> list[np.ndarray]:
+    """Like :func:`reference_motion_blur`, one ``(image, radius, sigma, angle)`` per case, all
+    cases in one subprocess (so that many parameter sets cost one reference start)."""
+    imgs = _Images()
+    ops = [
+        {
+            "op": "magick_motion_blur",
+            "image": imgs.key(image),
+            "radius": float(radius),
+            "sigma": float(sigma),
+            "angle": float(angle),
+        }
+        for image, radius, sigma, angle in cases
+    ]
+    _, out = _run(ops, imgs.arrays, timeout)
+    suffix = "_raw" if raw else "_rgb"
+    return [out[f"r{i}{suffix}"] for i in range(len(ops))]
+
+
 def reference_timings(
     image: np.ndarray,
     names: Sequence[str] = BENCHMARK_CORRUPTIONS,
