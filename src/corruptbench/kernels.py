@@ -1,19 +1,35 @@
-"""Kernel and map builders shared by several corruptions (construction only, no application).
+"""Kernel and map builders shared by several corruptions.
 
 * :func:`disk` — the defocus kernel (reference ``disk``; spec §1.1)
+* :func:`gaussian_kernel1d` / :func:`gaussian_filter_nearest` — scikit-image ``gaussian`` (=
+  ``scipy.ndimage.gaussian_filter``, mode ``'nearest'``) with OpenCV's separable filter
 * :func:`plasma_fractal` — the diamond-square fog map (reference ``plasma_fractal``)
-* :func:`clipped_zoom` — centre-crop-and-zoom used by zoom blur and snow
+* :func:`clipped_zoom` — centre-crop-and-zoom used by zoom blur and snow, and
+  :func:`zoom_sum` — the sum of several clipped zooms (zoom blur's inner loop), both a native
+  re-implementation of ``scipy.ndimage.zoom(order=1)`` (same coordinate mapping and weights)
 """
 
 from __future__ import annotations
 
+import functools
+import math
+from collections.abc import Sequence
 from typing import Any
 
 import cv2
+import numba
 import numpy as np
-from scipy.ndimage import zoom as _scizoom
 
-__all__ = ["disk", "plasma_fractal", "clipped_zoom", "next_pow2"]
+__all__ = [
+    "disk",
+    "gaussian_kernel1d",
+    "gaussian_filter_nearest",
+    "plasma_fractal",
+    "clipped_zoom",
+    "zoom_sum",
+    "zoom_axis_table",
+    "next_pow2",
+]
 
 
 def disk(radius: float, alias_blur: float, dtype: Any = np.float32) -> np.ndarray:
@@ -22,22 +38,82 @@ def disk(radius: float, alias_blur: float, dtype: Any = np.float32) -> np.ndarra
     ``L = -8..8`` (ksize 3) when ``radius <= 8`` else ``-radius..radius`` (ksize 5);
     ``K = GaussianBlur(1[X^2 + Y^2 <= r^2] / count, ksize, sigma=alias_blur)`` (OpenCV, REFLECT_101).
     The blurred kernel is *not* renormalised (sums ~1.013 at r = 8): a reference quirk kept on purpose.
+    Returns a new array (the result of a cached computation, safe to modify).
     """
+    return _disk_cached(float(radius), float(alias_blur), np.dtype(dtype).str).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _disk_cached(radius: float, alias_blur: float, dtype: str) -> np.ndarray:
     if radius <= 8:
         coords = np.arange(-8, 8 + 1)
         ksize = (3, 3)
     else:
-        coords = np.arange(-radius, radius + 1)
+        # np.arange(-r, r + 1) as the reference (a float radius gives float coordinates)
+        r = int(radius) if float(radius).is_integer() else radius
+        coords = np.arange(-r, r + 1)
         ksize = (5, 5)
     xx, yy = np.meshgrid(coords, coords)
     aliased = np.array((xx**2 + yy**2) <= radius**2, dtype=dtype)
     aliased /= np.sum(aliased)
-    return cv2.GaussianBlur(aliased, ksize=ksize, sigmaX=alias_blur)
+    out = cv2.GaussianBlur(aliased, ksize=ksize, sigmaX=alias_blur)
+    out.flags.writeable = False
+    return out
 
 
 def next_pow2(n: int) -> int:
     """Smallest power of two >= n."""
     return 1 << max(0, int(n - 1).bit_length())
+
+
+# ------------------------------------------------------------------------------------------------
+# Gaussian filter (scikit-image / SciPy semantics)
+# ------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _gaussian_kernel1d_cached(sigma: float, truncate: float) -> np.ndarray:
+    radius = int(truncate * sigma + 0.5)
+    x = np.arange(-radius, radius + 1, dtype=np.float64)
+    phi = np.exp(-0.5 / (sigma * sigma) * x**2)
+    phi /= phi.sum()
+    phi.flags.writeable = False
+    return phi
+
+
+def gaussian_kernel1d(sigma: float, truncate: float = 4.0) -> np.ndarray:
+    """SciPy's ``gaussian_filter1d`` weights: radius ``int(truncate * sigma + 0.5)``, normalised."""
+    return _gaussian_kernel1d_cached(float(sigma), float(truncate)).copy()
+
+
+def gaussian_filter_nearest(image: np.ndarray, sigma: float, truncate: float = 4.0) -> np.ndarray:
+    """``skimage.filters.gaussian(image, sigma, channel_axis=-1)`` for a float H x W (x C) image.
+
+    Equals ``scipy.ndimage.gaussian_filter(image, (sigma, sigma, 0), mode='nearest',
+    truncate=truncate)`` up to floating-point rounding (~1e-16): the same normalised kernel applied
+    with OpenCV's separable filter in the image's float type, border ``BORDER_REPLICATE`` (= SciPy
+    ``'nearest'``). The channels are not mixed. Returns a new array of the input's float dtype.
+    """
+    if image.dtype not in (np.float32, np.float64):
+        raise TypeError(f"gaussian_filter_nearest needs a float32/float64 image, got {image.dtype}")
+    if sigma <= 1e-15:  # scipy skips axes with a negligible sigma
+        return image.copy()
+    k = _gaussian_kernel1d_cached(float(sigma), float(truncate))
+    ddepth = cv2.CV_64F if image.dtype == np.float64 else cv2.CV_32F
+    k = k if image.dtype == np.float64 else k.astype(np.float32)
+    src = np.ascontiguousarray(image)
+    if src.ndim == 3 and src.shape[2] > 4:  # OpenCV handles at most 4 channels at once
+        return np.stack(
+            [gaussian_filter_nearest(src[..., c], sigma, truncate) for c in range(src.shape[2])],
+            axis=-1,
+        )
+    out = cv2.sepFilter2D(src, ddepth, k, k, borderType=cv2.BORDER_REPLICATE)
+    return out.reshape(image.shape)
+
+
+# ------------------------------------------------------------------------------------------------
+# Plasma fractal
+# ------------------------------------------------------------------------------------------------
 
 
 def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
@@ -77,20 +153,172 @@ def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
     return m / m.max()
 
 
-def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
-    """Zoom the centre of ``img`` (H x W x C) by ``zoom_factor`` and crop back to H x W.
+# ------------------------------------------------------------------------------------------------
+# Clipped zoom: scipy.ndimage.zoom(order=1, mode='constant', grid_mode=False) re-implemented
+# ------------------------------------------------------------------------------------------------
 
-    ``ch = ceil(h / z)``, ``top = (h - ch) // 2``; bilinear ``scipy.ndimage.zoom`` (order 1, mode
-    'constant') of the centre crop; then a centred trim ``(out - h) // 2``. Rows and columns are
-    handled independently, which at a square size is exactly the reference.
+
+@functools.lru_cache(maxsize=512)
+def zoom_axis_table(
+    length: int, zoom_factor: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Interpolation table of one axis of the reference ``clipped_zoom(img, z)``.
+
+    For each of the ``length`` kept output positions: ``(i0, i1, w0, w1)`` with the output
+    ``w0 * img[i0] + w1 * img[i1]`` along this axis (indices into the *uncropped* axis).
+
+    Geometry (reference): ``c = ceil(length / z)``, ``top = (length - c) // 2``; scipy zoom output
+    length ``n = round(c * z)``; output index ``k`` samples crop coordinate ``k * ((c - 1) / (n - 1))``
+    (``grid_mode=False``); order-1 spline weights ``(1 - f, f)`` at ``floor``; the out-of-range tap
+    is mirrored (weight 0 there) and a coordinate beyond ``c - 1`` by round-off gives 0 (mode
+    'constant'); finally the centred trim ``(n - length) // 2``.
     """
-    h, w = img.shape[:2]
-    ch = int(np.ceil(h / zoom_factor))
-    cw = int(np.ceil(w / zoom_factor))
-    top = (h - ch) // 2
-    left = (w - cw) // 2
-    crop = img[top : top + ch, left : left + cw]
-    out = _scizoom(crop, (zoom_factor, zoom_factor) + (1,) * (img.ndim - 2), order=1)
-    trim_top = (out.shape[0] - h) // 2
-    trim_left = (out.shape[1] - w) // 2
-    return out[trim_top : trim_top + h, trim_left : trim_left + w]
+    z = float(zoom_factor)
+    c = int(math.ceil(length / z))
+    top = (length - c) // 2
+    n = int(round(c * z))
+    if n < length:  # only for z < 1, which the reference never uses
+        raise ValueError(f"clipped_zoom needs zoom_factor >= 1, got {zoom_factor}")
+    step = (c - 1) / (n - 1) if n > 1 else 1.0
+    trim = (n - length) // 2
+    k = np.arange(trim, trim + length, dtype=np.float64)
+    cc = k * step
+    outside = cc > c - 1
+    start = np.floor(cc)
+    frac = cc - start
+    i0 = start.astype(np.int64)
+    i1 = i0 + 1
+    if c <= 1:
+        i1[:] = 0
+    else:
+        over = i1 >= c
+        i1[over] = 2 * c - 2 - i1[over]
+    w0 = 1.0 - frac
+    w1 = frac.copy()
+    w0[outside] = 0.0
+    w1[outside] = 0.0
+    i0[outside] = 0
+    i1[outside] = 0
+    i0 = np.clip(i0, 0, c - 1) + top
+    i1 = np.clip(i1, 0, c - 1) + top
+    for a in (i0, i1, w0, w1):
+        a.flags.writeable = False
+    return i0, i1, w0, w1
+
+
+@numba.njit(cache=True, nogil=True)
+def _zoom_one(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, out):  # pragma: no cover - compiled
+    # src (H, W, C) float; out (h, w, C): separable bilinear in double, cast on store.
+    h = r0.shape[0]
+    w = c0.shape[0]
+    nc = src.shape[2]
+    lo = min(c0.min(), c1.min())
+    hi = max(c0.max(), c1.max()) + 1
+    row = np.empty((hi - lo, nc), dtype=np.float64)
+    for i in range(h):
+        a0 = rw0[i]
+        a1 = rw1[i]
+        s0 = r0[i]
+        s1 = r1[i]
+        for j in range(lo, hi):
+            for ch in range(nc):
+                row[j - lo, ch] = src[s0, j, ch] * a0 + src[s1, j, ch] * a1
+        for j in range(w):
+            b0 = cw0[j]
+            b1 = cw1[j]
+            j0 = c0[j] - lo
+            j1 = c1[j] - lo
+            for ch in range(nc):
+                out[i, j, ch] = row[j0, ch] * b0 + row[j1, ch] * b1
+
+
+@numba.njit(cache=True, nogil=True)
+def _zoom_sum_f32(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc):  # pragma: no cover - compiled
+    # For each zoom z (first axis of the tables): acc += float32(clipped_zoom(src, z)).
+    # Separable bilinear in double: a row pass over the needed columns, then a column pass.
+    nz = r0.shape[0]
+    h = r0.shape[1]
+    w = c0.shape[1]
+    nc = src.shape[2]
+    row = np.empty((src.shape[1], nc), dtype=np.float64)
+    for z in range(nz):
+        lo = min(c0[z].min(), c1[z].min())
+        hi = max(c0[z].max(), c1[z].max()) + 1
+        for i in range(h):
+            a0 = rw0[z, i]
+            a1 = rw1[z, i]
+            s0 = src[r0[z, i]]
+            s1 = src[r1[z, i]]
+            ai = acc[i]
+            if nc == 3:
+                for j in range(lo, hi):
+                    row[j, 0] = s0[j, 0] * a0 + s1[j, 0] * a1
+                    row[j, 1] = s0[j, 1] * a0 + s1[j, 1] * a1
+                    row[j, 2] = s0[j, 2] * a0 + s1[j, 2] * a1
+                for j in range(w):
+                    b0 = cw0[z, j]
+                    b1 = cw1[z, j]
+                    p = row[c0[z, j]]
+                    q = row[c1[z, j]]
+                    ai[j, 0] += np.float32(p[0] * b0 + q[0] * b1)
+                    ai[j, 1] += np.float32(p[1] * b0 + q[1] * b1)
+                    ai[j, 2] += np.float32(p[2] * b0 + q[2] * b1)
+            else:
+                for j in range(lo, hi):
+                    for ch in range(nc):
+                        row[j, ch] = s0[j, ch] * a0 + s1[j, ch] * a1
+                for j in range(w):
+                    b0 = cw0[z, j]
+                    b1 = cw1[z, j]
+                    p = row[c0[z, j]]
+                    q = row[c1[z, j]]
+                    for ch in range(nc):
+                        ai[j, ch] += np.float32(p[ch] * b0 + q[ch] * b1)
+
+
+def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
+    """Zoom the centre of ``img`` (H x W or H x W x C) by ``zoom_factor`` and crop back to H x W.
+
+    The reference: ``ch = ceil(h / z)``, ``top = (h - ch) // 2``; bilinear ``scipy.ndimage.zoom``
+    (order 1, mode 'constant') of the centre crop; then a centred trim ``(out - h) // 2``. This is a
+    native re-implementation with the same coordinate mapping and weights, computed in double and
+    cast to the input's float dtype (equal to SciPy up to ~1 ulp). Rows and columns are handled
+    independently, which at a square size is exactly the reference. Non-float inputs are
+    converted to float64. Returns a new array of the input's shape.
+    """
+    arr = np.asarray(img)
+    if arr.ndim not in (2, 3):
+        raise ValueError(f"clipped_zoom needs an H x W or H x W x C array, got shape {arr.shape}")
+    if arr.dtype not in (np.float32, np.float64):
+        arr = arr.astype(np.float64)
+    src = arr if arr.ndim == 3 else arr[:, :, None]
+    h, w = src.shape[:2]
+    r0, r1, rw0, rw1 = zoom_axis_table(h, float(zoom_factor))
+    c0, c1, cw0, cw1 = zoom_axis_table(w, float(zoom_factor))
+    out = np.empty(src.shape, dtype=src.dtype)
+    _zoom_one(np.ascontiguousarray(src), r0, r1, rw0, rw1, c0, c1, cw0, cw1, out)
+    return out if arr.ndim == 3 else out[:, :, 0]
+
+
+@functools.lru_cache(maxsize=128)
+def _stacked_tables(length: int, factors: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    tabs = [zoom_axis_table(length, z) for z in factors]
+    return tuple(np.ascontiguousarray(np.stack([t[k] for t in tabs])) for k in range(4))
+
+
+def zoom_sum(img: np.ndarray, factors: Sequence[float]) -> np.ndarray:
+    """``sum(clipped_zoom(img, z) for z in factors)`` for a float32 H x W x C image, in float32.
+
+    Each zoom is cast to float32 before it is added, in the order of ``factors``, as the
+    reference's ``out += clipped_zoom(x, z)`` loop does. One compiled pass; returns a new array.
+    """
+    if img.dtype != np.float32 or img.ndim != 3:
+        raise TypeError(f"zoom_sum needs a float32 H x W x C image, got {img.dtype} {img.shape}")
+    key = tuple(float(z) for z in factors)
+    acc = np.zeros(img.shape, dtype=np.float32)
+    if not key:
+        return acc
+    r0, r1, rw0, rw1 = _stacked_tables(img.shape[0], key)
+    c0, c1, cw0, cw1 = _stacked_tables(img.shape[1], key)
+    _zoom_sum_f32(np.ascontiguousarray(img), r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc)
+    return acc

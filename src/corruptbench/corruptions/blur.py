@@ -1,1 +1,177 @@
-"""(in progress)"""
+"""Blur corruptions: defocus, glass, motion, zoom and (extra) Gaussian blur (reference spec §1.2).
+
+All five follow the reference formulas and random-draw order exactly; the slow parts of the
+reference (glass blur's per-pixel Python loop, zoom blur's repeated ``scipy.ndimage.zoom``,
+ImageMagick's motion blur) are compiled re-implementations with the same arithmetic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import cv2
+import numba
+import numpy as np
+
+from .._registry import register_corruption
+from ..kernels import disk, gaussian_filter_nearest, zoom_sum
+from ..params import Profile, get_params
+
+__all__ = [
+    "defocus_blur",
+    "glass_blur",
+    "motion_blur",
+    "zoom_blur",
+    "gaussian_blur",
+    "glass_shuffle",
+]
+
+
+@register_corruption("gaussian_blur", family="blur", extra=True, random=False)
+def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255`` (spec §1.2 #5).
+
+    ``gaussian`` is scikit-image's (mode 'nearest', truncate 4, channels not mixed), computed in
+    float64 with OpenCV's separable filter and the same kernel. No random draws. Any size works
+    (the border is replicated however large the kernel).
+    """
+    sigma = get_params("gaussian_blur", severity, profile.name)
+    out = gaussian_filter_nearest(image / 255.0, sigma)
+    np.clip(out, 0, 1, out=out)
+    out *= 255
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _glass_shuffle_kernel(x, d, iterations, offsets):  # pragma: no cover - compiled
+    height, width, nc = x.shape
+    k = 0
+    for _ in range(iterations):
+        for h in range(height - d, d, -1):
+            for w in range(width - d, d, -1):
+                hp = h + offsets[k, 1]
+                wp = w + offsets[k, 0]
+                k += 1
+                for c in range(nc):
+                    x[h, w, c] = x[hp, wp, c]
+
+
+def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> np.ndarray:
+    """The reference's "local pixel shuffle" of glass blur, in place on uint8 ``x`` (H x W x C).
+
+    ``iterations`` times: for ``h`` from ``H - d`` down to ``d + 1``, for ``w`` from ``W - d`` down to
+    ``d + 1``: ``(dx, dy) = randint(-d, d, size=2)`` (values ``-d .. d-1``) and
+    ``x[h, w] = x[h + dy, w + dx]`` — the reference's tuple "swap" only copies (spec §6 item 18).
+    All pairs are drawn with ONE ``randint(-d, d, size=(n, 2))`` call, which yields the same
+    values as ``n`` successive ``size=2`` calls on a legacy ``RandomState`` (32-bit bounded draws
+    are not buffered; checked by the tests). Returns ``x``.
+    """
+    d = int(max_delta)
+    height, width = x.shape[:2]
+    n = int(iterations) * max(0, height - 2 * d) * max(0, width - 2 * d)
+    if n == 0:
+        return x
+    offsets = np.asarray(rng.randint(-d, d, size=(n, 2)), dtype=np.int64)
+    _glass_shuffle_kernel(x, d, int(iterations), offsets)
+    return x
+
+
+@register_corruption("glass_blur", family="blur")
+def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Glass blur: Gaussian blur, local pixel shuffle, Gaussian blur (spec §1.2 #6).
+
+    ``(sigma, d, iterations) = c``; ``x = uint8(gaussian(x/255, sigma) * 255)`` (truncation);
+    :func:`glass_shuffle` (``iterations * (H - 2d) * (W - 2d)`` randint pairs, dx then dy);
+    ``clip(gaussian(x/255, sigma), 0, 1) * 255``. Gaussians as in :func:`gaussian_blur`.
+    At other sizes the loops run over the actual H and W.
+    """
+    sigma, max_delta, iterations = get_params("glass_blur", severity, profile.name)
+    x = gaussian_filter_nearest(image / 255.0, sigma)
+    x *= 255
+    x = x.astype(np.uint8)
+    glass_shuffle(x, max_delta, iterations, rng)
+    out = gaussian_filter_nearest(x / 255.0, sigma)
+    np.clip(out, 0, 1, out=out)
+    out *= 255
+    return out
+
+
+@register_corruption("defocus_blur", family="blur", random=False)
+def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255`` (spec §1.2 #7).
+
+    ``disk`` is the reference's unnormalised anti-aliased kernel (:func:`corruptbench.kernels.disk`);
+    ``cv2.filter2D`` in float64, border REFLECT_101, applied to the three channels at once (the
+    reference filters each channel separately with the same kernel: identical). The kernel's
+    all-zero outer rows/columns are dropped (they contribute nothing). No random draws.
+    """
+    radius, alias_blur = get_params("defocus_blur", severity, profile.name)
+    kernel = _trimmed_disk(radius, alias_blur)
+    x = image / 255.0
+    out = cv2.filter2D(x, -1, kernel, borderType=cv2.BORDER_REFLECT_101)
+    np.clip(out, 0, 1, out=out)
+    out *= 255
+    return out
+
+
+def _trimmed_disk(radius: float, alias_blur: float) -> np.ndarray:
+    kernel = disk(radius, alias_blur)
+    # Drop symmetric all-zero borders (the kernel is centred; keep it centred).
+    n = kernel.shape[0]
+    t = 0
+    while (
+        t < n // 2
+        and not kernel[t].any()
+        and not kernel[n - 1 - t].any()
+        and not kernel[:, t].any()
+        and not kernel[:, n - 1 - t].any()
+    ):
+        t += 1
+    return np.ascontiguousarray(kernel[t : n - t, t : n - t])
+
+
+@register_corruption("motion_blur", family="blur")
+def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)`` (spec §1.2 #8).
+
+    ``angle = uniform(-45, 45)`` (one draw), then the native emulation of ImageMagick 6's motion
+    blur (:func:`corruptbench._magick.magick_motion_blur`). The reference's grayscale-PNG branch
+    (R == G == B images) replicates the gray result to three channels, which is what per-channel
+    processing gives, so a gray-looking image is blurred once and replicated. Any size works.
+    """
+    from .._magick import magick_motion_blur
+
+    radius, sigma = get_params("motion_blur", severity, profile.name)
+    angle = rng.uniform(-45, 45)
+    if _is_gray(image):
+        out = magick_motion_blur(np.ascontiguousarray(image[:, :, 0]), radius, sigma, angle)
+        return np.repeat(out[:, :, None], 3, axis=2)
+    return magick_motion_blur(image, radius, sigma, angle)
+
+
+def _is_gray(image: np.ndarray) -> bool:
+    return bool(
+        np.array_equal(image[:, :, 0], image[:, :, 1])
+        and np.array_equal(image[:, :, 0], image[:, :, 2])
+    )
+
+
+@register_corruption("zoom_blur", family="blur", random=False)
+def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Zoom blur: mean of the image and its centre zooms (spec §1.2 #9).
+
+    ``x = float32(x/255)``; ``out = sum(clipped_zoom(x, z) for z in np.arange(1, stop, step))``
+    (float32, in that order; the list starts at 1, so the original counts twice);
+    ``clip((x + out) / (n + 1), 0, 1) * 255``. The zooms are a compiled re-implementation of
+    ``scipy.ndimage.zoom(order=1)`` (:func:`corruptbench.kernels.zoom_sum`). Non-square images are
+    zoomed about the centre on each axis independently. No random draws.
+    """
+    stop, step = get_params("zoom_blur", severity, profile.name)
+    factors = np.arange(1, stop, step)
+    x = (image / 255.0).astype(np.float32)
+    out = zoom_sum(x, factors)
+    out += x
+    out /= np.float32(len(factors) + 1)
+    np.clip(out, 0, 1, out=out)
+    out *= 255
+    return out
