@@ -1,0 +1,154 @@
+"""ImageNet-P: the 14 perturbation sequences of Hendrycks & Dietterich (2019), per dataset profile.
+
+``perturb(image, name, profile=..., difficulty=..., rng=...)`` returns the frames of one sequence,
+uint8 ``(T, S, S, 3)``, built from the *full source image* with the profile's own preprocessing
+(imagenet: ``Resize(256)`` then ``CenterCrop(224)``; tiny: ``Resize(64)`` / ``CenterCrop(64)``;
+cifar: the 32 x 32 image as is; inception: ``resized_center_crop`` to 299). Schedules and frame
+counts: :mod:`corruptbench.perturbations.perturbation_params` (spec §3).
+
+The 10 test perturbations (:data:`PERTURBATIONS`) and 4 validation ones
+(:data:`EXTRA_PERTURBATIONS`) follow the reference generator scripts' order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .._registry import suggest
+from .._rng import RNGLike, as_rng
+from .._validation import MIN_SIZE, check_image
+from ..params import PROFILES, Profile
+from .perturbation_params import FRAME_COUNTS, PERTURBATION_PARAMS, frame_count, get_schedule
+from .sequences import GENERATORS, NOISE_PERTURBATIONS, Source
+
+__all__ = [
+    "perturb",
+    "PERTURBATIONS",
+    "EXTRA_PERTURBATIONS",
+    "ALL_PERTURBATIONS",
+    "NOISE_PERTURBATIONS",
+    "PERTURBATION_PARAMS",
+    "FRAME_COUNTS",
+    "frame_count",
+    "get_schedule",
+    "is_noise",
+]
+
+#: the 10 test perturbations (make_imagenet_p.py order; spec §3.1)
+PERTURBATIONS: tuple[str, ...] = (
+    "gaussian_noise",
+    "shot_noise",
+    "motion_blur",
+    "zoom_blur",
+    "snow",
+    "brightness",
+    "translate",
+    "rotate",
+    "tilt",
+    "scale",
+)
+#: the 4 validation perturbations
+EXTRA_PERTURBATIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "shear")
+ALL_PERTURBATIONS: tuple[str, ...] = PERTURBATIONS + EXTRA_PERTURBATIONS
+
+#: profile -> frame size S
+_SIZES = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}
+
+
+def is_noise(name: str) -> bool:
+    """True for the noise perturbations (frames compared with frame 0; separate difficulty sets)."""
+    return _check_name(name) in NOISE_PERTURBATIONS
+
+
+def _check_name(name: Any) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"perturbation must be a str, got {type(name).__name__}")
+    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    if key not in GENERATORS:
+        raise ValueError(
+            f"unknown perturbation {name!r}{suggest(key, list(ALL_PERTURBATIONS))} "
+            f"(choices: {', '.join(ALL_PERTURBATIONS)})"
+        )
+    return key
+
+
+def _check_profile(profile: Any) -> str:
+    if isinstance(profile, Profile):
+        profile = profile.name
+    if not isinstance(profile, str):
+        raise TypeError(f"profile must be a str, got {type(profile).__name__}")
+    key = profile.strip().lower()
+    if key not in PROFILES:
+        raise ValueError(
+            f"unknown profile {profile!r} for perturb (choices: {', '.join(PROFILES)}; "
+            "'auto' is not accepted: the input is the full source image)"
+        )
+    return key
+
+
+def _check_difficulty(difficulty: Any) -> int:
+    if isinstance(difficulty, bool) or not isinstance(difficulty, (int, np.integer)):
+        raise TypeError(
+            f"difficulty must be an int in 1..3, got {type(difficulty).__name__} {difficulty!r}"
+        )
+    if int(difficulty) not in (1, 2, 3):
+        raise ValueError(f"difficulty must be 1, 2 or 3, got {difficulty}")
+    return int(difficulty)
+
+
+def perturb(
+    image: np.ndarray,
+    perturbation: str,
+    *,
+    profile: str | Profile = "imagenet",
+    difficulty: int = 1,
+    rng: RNGLike = None,
+) -> np.ndarray:
+    """Generate one ImageNet-P perturbation sequence from a source image.
+
+    Args:
+        image: the full source image, uint8 H x W x 3 (RGB) or H x W (grayscale, replicated to RGB;
+            an H x W x 4 image loses its alpha channel). Never modified. The cifar profile takes the
+            32 x 32 image itself; the other profiles resize it (imagenet: ``Resize(256)`` short side,
+            torchvision semantics; tiny: ``Resize(64)``; inception: ``resized_center_crop``).
+        perturbation: one of :data:`ALL_PERTURBATIONS`.
+        profile: ``imagenet`` (224, default), ``inception`` (299), ``tiny`` (64) or ``cifar`` (32).
+        difficulty: 1, 2 or 3. For gaussian/shot/speckle noise it selects the noise level (the
+            reference's ``<name>_2`` / ``<name>_3`` datasets). For every other perturbation the
+            reference has a single dataset and applies the difficulty as a frame *stride* at
+            evaluation time (spec §4.2), so the frames do not depend on it; it is accepted for a
+            uniform interface.
+        rng: ``None`` (fresh entropy), an int seed, a ``np.random.RandomState`` or a
+            ``np.random.Generator``. Only gaussian/shot/speckle noise, snow and spatter draw random
+            numbers; the same ``rng`` gives the same frames. (The reference generators were unseeded
+            and gaussian noise drew from torch; see the noise docstrings.)
+
+    Returns:
+        uint8 array ``(T, S, S, 3)``; T per :data:`FRAME_COUNTS` (31 for most; imagenet/inception
+        translate 41, cifar translate 16, cifar motion blur 21).
+
+    Raises:
+        TypeError: wrong type / dtype of an argument.
+        ValueError: unknown perturbation or profile (with a suggestion), difficulty not in 1..3,
+            bad image shape, image too small for the profile, cifar input not 32 x 32.
+    """
+    name = _check_name(perturbation)
+    prof = _check_profile(profile)
+    level = _check_difficulty(difficulty)
+    rgb, _ = check_image(image)
+    h, w = rgb.shape[:2]
+    if prof == "cifar":
+        if (h, w) != (32, 32):
+            raise ValueError(f"the cifar profile takes a 32 x 32 image as it is, got {h}x{w}")
+    elif min(h, w) < MIN_SIZE[prof]:
+        raise ValueError(
+            f"image of size {h}x{w} is too small for the {prof!r} profile (minimum side {MIN_SIZE[prof]} px)"
+        )
+    src = Source(rgb, prof, _SIZES[prof])
+    frames = GENERATORS[name](src, get_schedule(name, prof), level, as_rng(rng))
+    expected = (frame_count(name, prof), _SIZES[prof], _SIZES[prof], 3)
+    if frames.shape != expected:  # pragma: no cover - internal consistency
+        raise RuntimeError(f"{name}/{prof}: produced {frames.shape}, expected {expected}")
+    return frames
