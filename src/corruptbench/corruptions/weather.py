@@ -295,13 +295,17 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
         if peak > 0:
             m /= peak
             m *= np.float32(intensity)
-        out = x + m[:, :, None] * _WATER_COLOUR
+        out = m[:, :, None] * _WATER_COLOUR
+        out += x  # float32 addition is commutative: identical to x + m * colour
     else:
         mask = _gaussian((liquid > threshold).astype(np.float64), intensity)
         mask[mask < 0.8] = 0
         mask = mask[:, :, None]
-        colour = (_MUD_COLOUR.astype(np.float64) * mask).astype(np.float32)
-        out = (x * (1 - mask)).astype(np.float32)
+        # The reference's in-place float32 *= float64: computed in float64, stored as float32.
+        out = np.empty(x.shape, np.float32)
+        np.multiply(x, 1 - mask, out=out, casting="same_kind")
+        colour = np.empty_like(out)
+        np.multiply(_MUD_COLOUR.astype(np.float64), mask, out=colour, casting="same_kind")
         out += colour
     np.clip(out, 0, 1, out=out)
     out *= np.float32(255)
