@@ -264,28 +264,16 @@ def _preprocess(spec: BuildSpec, item: SourceItem) -> np.ndarray:
         from .preprocess import profile_preprocess
 
         return profile_preprocess(im, spec.profile)
-    from . import perturbations
+    # make-p: perturb() takes the full source image and applies the profile's own resize/crop
+    from ._validation import MIN_SIZE
 
-    prep = getattr(perturbations, "preprocess", None)
-    if prep is not None:
-        return np.asarray(prep(im, spec.profile), dtype=np.uint8)
-    return _p_preprocess_fallback(im, spec.profile)  # pragma: no cover - until perturbations land
-
-
-def _p_preprocess_fallback(im: Image.Image, profile: str) -> np.ndarray:  # pragma: no cover
-    from .preprocess import resize_short
-
-    if profile == "imagenet":
-        return np.asarray(resize_short(im, 256))
-    if profile == "tiny":
-        return np.asarray(resize_short(im, 64))
-    if profile == "cifar":
-        if im.size != (32, 32):
-            raise ValueError(
-                f"the cifar profile takes 32 x 32 images as they are; got {im.size[0]}x{im.size[1]}"
-            )
-        return np.asarray(im)
-    raise ValueError(f"profile {profile!r} is not supported by make-p")
+    arr = np.asarray(im, dtype=np.uint8)
+    h, w = arr.shape[:2]
+    if spec.profile == "cifar" and (h, w) != (32, 32):
+        raise ValueError(f"the cifar profile takes 32 x 32 images as they are; got {w}x{h}")
+    if min(h, w) < MIN_SIZE.get(spec.profile, 1):
+        raise ValueError(f"image of {w}x{h} is too small for the {spec.profile!r} profile")
+    return arr
 
 
 def _apply(spec: BuildSpec, img: np.ndarray, name: str, level: int, rel: str) -> np.ndarray:
