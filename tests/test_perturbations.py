@@ -675,3 +675,21 @@ def test_motion_blur_and_snow_vs_reference(
     )
     assert blurred.ndim == 2
     np.testing.assert_array_equal(snow[20], _snow_frame(crops[0], blurred))
+
+
+def test_inception_profile(photo: np.ndarray) -> None:
+    """299: clean frame = resized_center_crop; translate warps the full-resolution input first."""
+    from corruptbench.preprocess import inception_crop
+
+    clean = np.asarray(inception_crop(Image.fromarray(photo), 299))
+    np.testing.assert_array_equal(
+        perturb(photo, "speckle_noise", profile="inception", rng=0)[0], clean
+    )
+    frames = perturb(photo, "translate", profile="inception")
+    assert frames.shape == (41, 299, 299, 3)
+    np.testing.assert_array_equal(frames[20], clean)
+    shifted = np.zeros_like(photo)
+    shifted[:, 5:] = photo[:, :-5]
+    np.testing.assert_array_equal(
+        frames[25], np.asarray(inception_crop(Image.fromarray(shifted), 299))
+    )

@@ -8,6 +8,25 @@ counts: :mod:`corruptbench.perturbations.perturbation_params` (spec §3).
 
 The 10 test perturbations (:data:`PERTURBATIONS`) and 4 validation ones
 (:data:`EXTRA_PERTURBATIONS`) follow the reference generator scripts' order.
+
+Fidelity: every deterministic step is the reference's own operation (PIL resampling for the
+torchvision-0.2.1 affine warps, OpenCV for tilt and spatter, SciPy for the Gaussian filters, the
+bit-exact ImageMagick emulation of :mod:`corruptbench._magick` for motion blur and snow), with the
+reference's float types and truncating uint8 casts. Deliberate differences, all documented where
+they happen:
+
+* gaussian_noise draws its noise with ``rng.normal`` (NumPy) instead of ``torch.randn_like``; the
+  other random perturbations draw exactly what the reference drew, in its order, so with
+  ``rng=k`` they equal the reference run after ``np.random.seed(k)`` (the reference itself was
+  unseeded).
+* tiny motion_blur: the reference blurs the full-resolution input and resizes the short side to 64
+  without cropping (non-square frames for non-square inputs, spec §6 pitfall 27); we add
+  ``CenterCrop(64)`` so that all frames are 64 x 64.
+* spatter: when no liquid survives the threshold the reference divides 0 by 0 (NaN frames); we add
+  no water instead.
+* grayscale inputs are replicated to RGB first (the reference's tiny motion blur would mis-handle a
+  gray source).
+* ``difficulty`` changes only the three noise perturbations (spec §4.2: a frame stride otherwise).
 """
 
 from __future__ import annotations
