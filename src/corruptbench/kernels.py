@@ -28,6 +28,7 @@ __all__ = [
     "clipped_zoom",
     "zoom_sum",
     "zoom_axis_table",
+    "clipped_zoom_geometry",
     "next_pow2",
 ]
 
@@ -86,29 +87,40 @@ def gaussian_kernel1d(sigma: float, truncate: float = 4.0) -> np.ndarray:
     return _gaussian_kernel1d_cached(float(sigma), float(truncate)).copy()
 
 
-def gaussian_filter_nearest(image: np.ndarray, sigma: float, truncate: float = 4.0) -> np.ndarray:
+def gaussian_filter_nearest(
+    image: np.ndarray, sigma: float, truncate: float = 4.0, out: np.ndarray | None = None
+) -> np.ndarray:
     """``skimage.filters.gaussian(image, sigma, channel_axis=-1)`` for a float H x W (x C) image.
 
     Equals ``scipy.ndimage.gaussian_filter(image, (sigma, sigma, 0), mode='nearest',
     truncate=truncate)`` up to floating-point rounding (~1e-16): the same normalised kernel applied
     with OpenCV's separable filter in the image's float type, border ``BORDER_REPLICATE`` (= SciPy
-    ``'nearest'``). The channels are not mixed. Returns a new array of the input's float dtype.
+    ``'nearest'``). The channels are not mixed. Returns a new array of the input's float dtype
+    (or ``out``, a contiguous array of the same shape and dtype, when given).
     """
     if image.dtype not in (np.float32, np.float64):
         raise TypeError(f"gaussian_filter_nearest needs a float32/float64 image, got {image.dtype}")
-    if sigma <= 1e-15:  # scipy skips axes with a negligible sigma
-        return image.copy()
-    k = _gaussian_kernel1d_cached(float(sigma), float(truncate))
-    ddepth = cv2.CV_64F if image.dtype == np.float64 else cv2.CV_32F
-    k = k if image.dtype == np.float64 else k.astype(np.float32)
     src = np.ascontiguousarray(image)
-    if src.ndim == 3 and src.shape[2] > 4:  # OpenCV handles at most 4 channels at once
-        return np.stack(
-            [gaussian_filter_nearest(src[..., c], sigma, truncate) for c in range(src.shape[2])],
-            axis=-1,
-        )
-    out = cv2.sepFilter2D(src, ddepth, k, k, borderType=cv2.BORDER_REPLICATE)
-    return out.reshape(image.shape)
+    if out is not None and (
+        out.shape != src.shape or out.dtype != src.dtype or not out.flags.c_contiguous
+    ):
+        raise ValueError("out must be a C-contiguous array of the image's shape and dtype")
+    if sigma <= 1e-15:  # scipy skips axes with a negligible sigma
+        if out is None:
+            return src.copy()
+        out[...] = src
+        return out
+    if src.ndim == 3 and src.shape[2] > 4:  # OpenCV filters at most 4 channels at once
+        res = out if out is not None else np.empty_like(src)
+        for c in range(src.shape[2]):
+            res[..., c] = gaussian_filter_nearest(src[..., c], sigma, truncate)
+        return res
+    k = _gaussian_kernel1d_cached(float(sigma), float(truncate))
+    ddepth = cv2.CV_64F if src.dtype == np.float64 else cv2.CV_32F
+    k = k if src.dtype == np.float64 else k.astype(np.float32)
+    dst = out.reshape(src.shape[:2] + (-1,)) if (out is not None and src.ndim == 3) else out
+    res = cv2.sepFilter2D(src, ddepth, k, k, dst=dst, borderType=cv2.BORDER_REPLICATE)
+    return out if out is not None else res.reshape(src.shape)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -158,6 +170,18 @@ def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
 # ------------------------------------------------------------------------------------------------
 
 
+def clipped_zoom_geometry(length: int, zoom_factor: float) -> tuple[int, int, int, int]:
+    """``(crop, top, zoomed, trim)`` of the reference ``clipped_zoom`` along an axis of ``length``.
+
+    ``crop = ceil(length / z)``, ``top = (length - crop) // 2``, ``zoomed = round(crop * z)`` (SciPy's
+    output size), ``trim = (zoomed - length) // 2``. E.g. (224, 1.3) -> (173, 25, 225, 0).
+    """
+    z = float(zoom_factor)
+    c = int(math.ceil(length / z))
+    n = int(round(c * z))
+    return c, (length - c) // 2, n, (n - length) // 2
+
+
 @functools.lru_cache(maxsize=512)
 def zoom_axis_table(
     length: int, zoom_factor: float
@@ -173,14 +197,10 @@ def zoom_axis_table(
     is mirrored (weight 0 there) and a coordinate beyond ``c - 1`` by round-off gives 0 (mode
     'constant'); finally the centred trim ``(n - length) // 2``.
     """
-    z = float(zoom_factor)
-    c = int(math.ceil(length / z))
-    top = (length - c) // 2
-    n = int(round(c * z))
+    c, top, n, trim = clipped_zoom_geometry(length, zoom_factor)
     if n < length:  # only for z < 1, which the reference never uses
         raise ValueError(f"clipped_zoom needs zoom_factor >= 1, got {zoom_factor}")
     step = (c - 1) / (n - 1) if n > 1 else 1.0
-    trim = (n - length) // 2
     k = np.arange(trim, trim + length, dtype=np.float64)
     cc = k * step
     outside = cc > c - 1
@@ -306,16 +326,29 @@ def _stacked_tables(length: int, factors: tuple[float, ...]) -> tuple[np.ndarray
     return tuple(np.ascontiguousarray(np.stack([t[k] for t in tabs])) for k in range(4))
 
 
-def zoom_sum(img: np.ndarray, factors: Sequence[float]) -> np.ndarray:
+def zoom_sum(
+    img: np.ndarray, factors: Sequence[float], out: np.ndarray | None = None
+) -> np.ndarray:
     """``sum(clipped_zoom(img, z) for z in factors)`` for a float32 H x W x C image, in float32.
 
     Each zoom is cast to float32 before it is added, in the order of ``factors``, as the
-    reference's ``out += clipped_zoom(x, z)`` loop does. One compiled pass; returns a new array.
+    reference's ``out += clipped_zoom(x, z)`` loop does. One compiled pass; returns a new array,
+    or ``out`` (float32, the image's shape; overwritten) when given.
     """
     if img.dtype != np.float32 or img.ndim != 3:
         raise TypeError(f"zoom_sum needs a float32 H x W x C image, got {img.dtype} {img.shape}")
     key = tuple(float(z) for z in factors)
-    acc = np.zeros(img.shape, dtype=np.float32)
+    if out is None:
+        acc = np.zeros(img.shape, dtype=np.float32)
+    else:
+        if out.shape != img.shape or out.dtype != np.float32:
+            raise ValueError("out must be a float32 array of the image's shape")
+        acc = out
+        acc.fill(0)
+    if key and key[0] == 1.0:
+        # clipped_zoom(x, 1) is exactly x (and np.arange(1, ...) always starts there): 0 + x = x
+        np.copyto(acc, img)
+        key = key[1:]
     if not key:
         return acc
     r0, r1, rw0, rw1 = _stacked_tables(img.shape[0], key)

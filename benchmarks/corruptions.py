@@ -1,0 +1,221 @@
+"""Single-thread timing of every corruption x severity, with the reference's time when available.
+
+Usage::
+
+    .venv/bin/python benchmarks/corruptions.py                 # 224, 64 and 32 px, reference if built
+    .venv/bin/python benchmarks/corruptions.py --sizes 224 --repeats 20 --no-reference
+    .venv/bin/python benchmarks/corruptions.py --json timings.json
+
+Prints, per image size, a table of milliseconds per call (the minimum over ``--repeats`` timed
+calls, after one untimed warm-up call per case) for the 19 corruptions and 5 severities, the sum
+over severities, and the total of the 15 benchmark corruptions. At 224 px, when the reference
+environment (``tools/reference/setup_refenv.sh``) is built, it also prints the reference's time
+(``tests/reference.py`` ``reference_timings``: median of its repeats, on the same image) and the
+speed-up ratio per corruption and in total. Corruptions not (yet) registered are shown as n/a.
+The first call of each corruption (numba JIT compile or cache load, imports, file reads) is
+reported separately and excluded from the table.
+
+Everything runs on one thread: ``OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=1`` are set before NumPy,
+OpenCV and numba load, and ``cv2.setNumThreads(1)``.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+cv2.setNumThreads(1)
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+PHOTO = SHARED / "data" / "imagenet-sample" / "n01440764_tench.JPEG"
+CIFAR_DIR = SHARED / "data" / "cifar10-test" / "airplane"
+SIZE_PROFILE = {224: "imagenet", 299: "inception", 64: "tiny", 32: "cifar"}
+SEVERITIES = (1, 2, 3, 4, 5)
+
+import corruptbench  # noqa: E402
+from corruptbench._registry import REFERENCE_ORDER, corruption_registry  # noqa: E402
+
+BENCHMARK = REFERENCE_ORDER[:15]
+
+
+def _synthetic(size: int) -> np.ndarray:
+    yy, xx = np.mgrid[0:size, 0:size]
+    img = np.stack(
+        [xx * 255 // max(1, size - 1), yy * 255 // max(1, size - 1), (xx + yy) % 256], axis=2
+    )
+    img = img.astype(np.uint8)
+    img[size // 4 : 3 * size // 4, size // 4 : 3 * size // 4] = (200, 40, 90)
+    return img
+
+
+def test_image(size: int) -> tuple[np.ndarray, str]:
+    """A real photo prepared as the profile's generator does, or a synthetic image."""
+    from PIL import Image
+
+    from corruptbench.preprocess import profile_preprocess, resize_exact
+
+    profile = SIZE_PROFILE.get(size)
+    if size == 32 and CIFAR_DIR.is_dir():
+        first = sorted(CIFAR_DIR.iterdir())[0]
+        with Image.open(first) as im:
+            return np.asarray(im.convert("RGB")), f"CIFAR-10 test {first.name}"
+    if PHOTO.is_file():
+        with Image.open(PHOTO) as im:
+            rgb = im.convert("RGB")
+        if profile in ("imagenet", "inception", "tiny"):
+            return profile_preprocess(rgb, profile), f"{PHOTO.name} ({profile} preprocessing)"
+        return np.asarray(resize_exact(rgb, (size, size)), dtype=np.uint8), f"{PHOTO.name} resized"
+    return _synthetic(size), "synthetic"
+
+
+def time_case(img: np.ndarray, name: str, severity: int, profile: str, repeats: int) -> float:
+    """Minimum seconds over ``repeats`` calls (after one warm-up call)."""
+    corruptbench.corrupt(img, name, severity, profile=profile, rng=0)
+    best = float("inf")
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        corruptbench.corrupt(img, name, severity, profile=profile, rng=0)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def first_calls(img: np.ndarray, profile: str, names: list[str]) -> dict[str, float]:
+    """Seconds of the first call per corruption (JIT compile / cache load, lazy imports)."""
+    out = {}
+    for name in names:
+        t0 = time.perf_counter()
+        corruptbench.corrupt(img, name, 5, profile=profile, rng=0)
+        out[name] = time.perf_counter() - t0
+    return out
+
+
+def reference_seconds(img: np.ndarray, repeats: int) -> dict[str, list[float]] | None:
+    sys.path.insert(0, str(REPO / "tests"))
+    try:
+        import reference  # tests/reference.py
+    except ImportError:
+        return None
+    if not reference.reference_available():
+        return None
+    timings = reference.reference_timings(
+        img, names=REFERENCE_ORDER, severities=SEVERITIES, repeats=repeats
+    )
+    return {
+        n: [timings[(n, s)] for s in SEVERITIES]
+        for n in REFERENCE_ORDER
+        if (n, SEVERITIES[0]) in timings
+    }
+
+
+def _fmt(v: float | None, width: int = 8, digits: int = 2) -> str:
+    return f"{'n/a':>{width}}" if v is None else f"{v:{width}.{digits}f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument(
+        "--sizes", type=int, nargs="+", default=[224, 64, 32], choices=sorted(SIZE_PROFILE)
+    )
+    ap.add_argument(
+        "--repeats", type=int, default=10, help="timed calls per case (minimum is kept)"
+    )
+    ap.add_argument("--names", nargs="+", default=list(REFERENCE_ORDER), help="corruptions to time")
+    ap.add_argument("--no-reference", action="store_true", help="skip the reference timings")
+    ap.add_argument("--reference-repeats", type=int, default=3)
+    ap.add_argument("--json", type=Path, help="also write all figures to this JSON file")
+    args = ap.parse_args(argv)
+
+    registered = set(corruption_registry())
+    names = [n for n in args.names if n in REFERENCE_ORDER]
+    available = [n for n in names if n in registered]
+    missing = [n for n in names if n not in registered]
+    report: dict = {"threads": 1, "repeats": args.repeats, "sizes": {}, "missing": missing}
+    print(
+        f"corruptbench {getattr(corruptbench, '__version__', '?')}: single thread, min of {args.repeats} calls, ms"
+    )
+    if missing:
+        print(f"not registered (n/a): {', '.join(missing)}")
+
+    for size in args.sizes:
+        profile = SIZE_PROFILE[size]
+        img, desc = test_image(size)
+        firsts = first_calls(img, profile, available)
+        rows: dict[str, list[float]] = {}
+        for name in available:
+            rows[name] = [time_case(img, name, s, profile, args.repeats) for s in SEVERITIES]
+        ref = None
+        if size == 224 and not args.no_reference:
+            ref = reference_seconds(img, args.reference_repeats)
+        print()
+        print(f"== {size} x {size} ({profile} profile; image: {desc}) ==")
+        head = (
+            f"{'corruption':<18}"
+            + "".join(f"{'sev' + str(s):>8}" for s in SEVERITIES)
+            + f"{'sum':>9}"
+        )
+        if ref is not None:
+            head += f"{'ref sum':>10}{'ratio':>8}"
+        head += f"{'1st call':>10}"
+        print(head)
+        total = 0.0
+        ref_total = 0.0
+        complete = True
+        for name in names:
+            sec = rows.get(name)
+            line = f"{name:<18}"
+            if sec is None:
+                line += "".join(_fmt(None) for _ in SEVERITIES) + _fmt(None, 9)
+            else:
+                line += "".join(_fmt(v * 1e3) for v in sec) + _fmt(sum(sec) * 1e3, 9)
+            if ref is not None:
+                rs = ref.get(name)
+                line += _fmt(None if rs is None else sum(rs) * 1e3, 10, 1)
+                ratio = None if (rs is None or sec is None) else sum(rs) / sum(sec)
+                line += _fmt(ratio, 8, 1)
+            line += _fmt(firsts[name] * 1e3 if name in firsts else None, 10, 1)
+            print(line)
+            if name in BENCHMARK:
+                if sec is None:
+                    complete = False
+                else:
+                    total += sum(sec)
+                    if ref is not None and name in ref:
+                        ref_total += sum(ref[name])
+        tag = "" if complete else " (incomplete: some corruptions n/a)"
+        line = f"total of the 15 benchmark corruptions x 5 severities: {total * 1e3:.1f} ms{tag}"
+        if ref is not None and total > 0:
+            line += f"; reference {ref_total * 1e3:.1f} ms; ratio {ref_total / total:.1f}x"
+        print(line)
+        print(
+            f"first calls (JIT compile / cache load; excluded above): {sum(firsts.values()) * 1e3:.0f} ms in all"
+        )
+        report["sizes"][str(size)] = {
+            "profile": profile,
+            "image": desc,
+            "seconds": rows,
+            "first_call_seconds": firsts,
+            "benchmark_total_seconds": total,
+            "complete": complete,
+            "reference_seconds": ref,
+            "reference_benchmark_total_seconds": ref_total if ref is not None else None,
+        }
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1))
+        print(f"\nwrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
