@@ -197,9 +197,9 @@ def zoom_axis_table(
     is mirrored (weight 0 there) and a coordinate beyond ``c - 1`` by round-off gives 0 (mode
     'constant'); finally the centred trim ``(n - length) // 2``.
     """
-    c, top, n, trim = clipped_zoom_geometry(length, zoom_factor)
-    if n < length:  # only for z < 1, which the reference never uses
+    if not zoom_factor >= 1:  # the reference only zooms in (z < 1 would crop outside the image)
         raise ValueError(f"clipped_zoom needs zoom_factor >= 1, got {zoom_factor}")
+    c, top, n, trim = clipped_zoom_geometry(length, zoom_factor)
     step = (c - 1) / (n - 1) if n > 1 else 1.0
     k = np.arange(trim, trim + length, dtype=np.float64)
     cc = k * step
