@@ -10,13 +10,17 @@ need it, but then width and height must be even).
 Differences, by design:
 
 * ``preset`` defaults to ``medium`` rather than the reference's ``veryslow``. Measured (31 frames of
-  a 224 x 224 photo, one thread): a noise sequence takes 0.56 s with medium vs 2.5 s with veryslow
-  (files 755 vs 603 KiB, PSNR 34.1 vs 33.5 dB); a smooth (translate) sequence 0.07 s vs 0.29 s
-  (35 vs 34 KiB, 47.8 vs 48.0 dB). Quality is set by the CRF, the preset mostly trades encode time
-  for file size. Pass ``preset="veryslow"`` for the reference setting.
-* x264 runs single-threaded (``threads=1``): x264's bitstream depends on its thread count, and a
-  fixed count makes the bytes independent of the machine. Parallelism comes from encoding many
-  videos at once.
+  a 224 x 224 photo, one thread, SSE2): a noise sequence (sigma 0.05) takes 1.8 s with medium vs
+  10 s with veryslow (files 1144 vs 994 KiB, PSNR 34.3 vs 33.7 dB); a smooth (translate) sequence
+  0.27 s vs 0.67 s (34 vs 33 KiB, 48.1 vs 48.4 dB). Quality is set by the CRF; the preset mostly
+  trades encode time for file size. Pass ``preset="veryslow"`` for the reference setting.
+* x264 runs single-threaded (``threads=1``) with its SIMD limited to SSE2 on x86-64 (``asm=SSE2``;
+  plain C elsewhere). x264's bitstream depends on its thread count, and with the newer SIMD paths
+  (SSE4.2/AVX/AVX2/AVX-512) its macroblock-tree rate control gives different bytes than the C code —
+  with AVX-512 even from one call to the next in the same process. Measured with the libx264 of the
+  PyAV wheel: SSE2 output equals the C output and is stable; it costs about 35 % more encode time
+  than AVX. So the bytes are the same on any machine with the same PyAV build. Parallelism comes
+  from encoding many videos at once.
 
 Layout (spec §3.1): ``<root>/<perturbation>[_<difficulty>]/<wnid>/<stem>.mp4``; the ``_2`` / ``_3``
 suffix exists only for the noise perturbations at difficulty 2 and 3.
@@ -25,10 +29,12 @@ suffix exists only for the noise perturbations at difficulty 2 and 3.
 from __future__ import annotations
 
 import os
+import platform
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -104,6 +110,34 @@ def _check_frames(frames: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(arr)
 
 
+def _x264_asm() -> str:
+    """x264 CPU flags: SSE2 on x86-64, plain C elsewhere (both give the same bytes, see module doc)."""
+    return (
+        "SSE2" if platform.machine().lower() in ("x86_64", "amd64", "i386", "i686", "x86") else "0"
+    )
+
+
+def _yuv_frame(av: Any, rgb: np.ndarray, pix_fmt: str) -> Any:
+    """RGB -> ``pix_fmt`` frame (swscale: BT.601 limited range, ffmpeg's default) whose line
+    padding is zero.
+
+    x264 reads a little past the visible width of each row; a frame handed over with uninitialised
+    padding made the encoded bytes vary from run to run, so the planes are copied into a frame
+    whose buffers, padding included, are fully written.
+    """
+    conv = av.VideoFrame.from_ndarray(rgb, format="rgb24").reformat(format=pix_fmt)
+    out = av.VideoFrame(conv.width, conv.height, pix_fmt)
+    for src, dst in zip(conv.planes, out.planes):
+        data = np.frombuffer(memoryview(src), np.uint8).reshape(src.height, src.line_size)[
+            :, : src.width
+        ]
+        buf = np.zeros((dst.height, dst.line_size), np.uint8)
+        buf[:, : dst.width] = data
+        dst.update(buf)
+    out.pts = None
+    return out
+
+
 def _encode_into(
     target: str | os.PathLike[str],
     frames: np.ndarray,
@@ -120,7 +154,7 @@ def _encode_into(
     t, h, w, _ = arr.shape
     if pix_fmt == "yuv420p" and (h % 2 or w % 2):
         raise ValueError(f"yuv420p needs even width and height, got {w}x{h}; use yuv444p")
-    options = {"preset": preset, "threads": "1"}
+    options = {"preset": preset, "threads": "1", "x264-params": f"asm={_x264_asm()}"}
     if noise:
         options["tune"] = "grain"
         if crf is not None:
@@ -132,7 +166,7 @@ def _encode_into(
         stream.width, stream.height, stream.pix_fmt = w, h, pix_fmt
         stream.codec_context.thread_count = 1
         for frame in arr:
-            vf = av.VideoFrame.from_ndarray(frame, format="rgb24")
+            vf = _yuv_frame(av, frame, pix_fmt)
             for packet in stream.encode(vf):
                 container.mux(packet)
         for packet in stream.encode(None):
