@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import CIFAR_TEST, IMAGENET_SAMPLE, need_shared, psnr
 from PIL import Image
 
+from conftest import CIFAR_TEST, IMAGENET_SAMPLE, need_shared, psnr
 from corruptbench.datasets import cifar, imagenet, imagenet_c, video
 from corruptbench.datasets.imagenet import ImageLoadError, load_image, scan_image_folder
 
@@ -81,7 +81,7 @@ def test_load_image_converts_modes_like_the_reference(tmp_path: Path, mode: str)
     src = (
         im.convert(mode)
         if mode != "I;16"
-        else Image.fromarray((np.asarray(im.convert("L")).astype(np.uint16) * 200))
+        else Image.fromarray(np.asarray(im.convert("L")).astype(np.uint16) * 200)
     )
     path = tmp_path / ("x.tif" if mode in ("I;16", "CMYK") else "x.png")
     src.save(path)
