@@ -1,0 +1,32 @@
+"""PyTorch batch backend of corruptbench: the 19 corruptions on ``(N, 3, H, W)`` tensors, any device.
+
+* :func:`corrupt_batch` — functional API (uint8 or float batches; per-sample randomness from a
+  ``torch.Generator``);
+* :class:`Corrupt` — the same as an ``nn.Module`` / torchvision-style transform;
+* :class:`RandomCorruption` — samples a corruption and a severity per call (augmentation).
+
+PyTorch is optional for corruptbench: this subpackage needs it (``pip install corruptbench[torch]``),
+``import corruptbench`` does not. Fidelity and the few steps that run on the CPU on purpose (JPEG,
+spatter's water edges) are described in :mod:`corruptbench.torch.functional`.
+"""
+
+from __future__ import annotations
+
+try:
+    import torch  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised only without torch
+    raise ImportError(
+        "corruptbench.torch needs PyTorch, which is not installed: pip install corruptbench[torch]"
+    ) from exc
+
+from .functional import DRAW_KEYS, corrupt_batch, corrupt_batch_with_draws, cpu_draws
+from .transforms import Corrupt, RandomCorruption
+
+__all__ = [
+    "corrupt_batch",
+    "corrupt_batch_with_draws",
+    "cpu_draws",
+    "DRAW_KEYS",
+    "Corrupt",
+    "RandomCorruption",
+]

@@ -1,0 +1,597 @@
+"""Batched building blocks of the torch backend (device agnostic, float32 unless stated).
+
+Kernel / operator *construction* happens once on the host in float64 NumPy (cached) and is moved
+to each device once (cached per device); *application* is batched tensor code:
+
+* border handling by index folding (:func:`fold_index`): OpenCV ``BORDER_REFLECT_101``, SciPy
+  ``'reflect'`` (half-sample symmetric), ``'nearest'`` (edge replication) — for any image size,
+  also when the border is wider than the image;
+* separable linear filters as dense ``H x H`` / ``W x W`` operator matrices with the border folded
+  in (:func:`gaussian_operator`; applied with two matmuls: ``A_h @ x @ A_w^T``);
+* 2-D correlation (defocus disk) by FFT on the border-padded image (:func:`filter2d_fft`);
+* ImageMagick's motion-blur tap kernel (:func:`motion_blur_taps`), per sample;
+* SciPy ``zoom(order=1)`` centre zoom (:func:`clipped_zoom`);
+* Pillow's BOX resampling with its fixed-point coefficients and 8-bit rounding (:func:`pil_box_resize`);
+* scikit-image HSV (:func:`rgb2hsv`, :func:`hsv2rgb`), the plasma fractal (:func:`plasma_fractal`),
+  the glass-blur pixel copy (:func:`glass_shuffle`) and the elastic transform's two samplers.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from ..kernels import gaussian_kernel1d, zoom_axis_table
+
+__all__ = [
+    "fold_index",
+    "gaussian_operator",
+    "apply_separable",
+    "filter2d_fft",
+    "motion_blur_taps",
+    "clipped_zoom",
+    "pil_box_resize",
+    "rgb2hsv",
+    "hsv2rgb",
+    "plasma_fractal",
+    "glass_shuffle",
+    "warp_affine_cv34",
+    "map_coordinates_reflect",
+    "to_device",
+]
+
+
+# ------------------------------------------------------------------------------------------------
+# host -> device caching
+# ------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=512)
+def _cached_tensor(
+    builder: Callable[..., np.ndarray], args: tuple, device: torch.device, dtype: torch.dtype
+) -> torch.Tensor:
+    return torch.as_tensor(np.ascontiguousarray(builder(*args))).to(device=device, dtype=dtype)
+
+
+def to_device(
+    builder: Callable[..., np.ndarray], args: tuple, device: torch.device, dtype: torch.dtype
+) -> torch.Tensor:
+    """``builder(*args)`` (a cached NumPy array) as a tensor on ``device``, cached per device/dtype.
+
+    The returned tensor is shared: never modify it in place.
+    """
+    return _cached_tensor(builder, tuple(args), torch.device(device), dtype)
+
+
+# ------------------------------------------------------------------------------------------------
+# borders
+# ------------------------------------------------------------------------------------------------
+
+
+def fold_index(n: int, before: int, after: int, mode: str) -> np.ndarray:
+    """Source index of each position of an axis of length ``n`` padded by ``before`` / ``after``.
+
+    Modes: ``'reflect101'`` (OpenCV ``BORDER_REFLECT_101``: ``dcb|abcd|cba``), ``'reflect'``
+    (SciPy / NumPy ``'symmetric'``: ``cba|abcd|dcb``), ``'nearest'`` (``aaa|abcd|ddd``). Folding is
+    repeated as often as needed, so the padding may exceed ``n``.
+    """
+    p = np.arange(-before, n + after, dtype=np.int64)
+    if mode == "nearest":
+        return np.clip(p, 0, n - 1)
+    if mode == "reflect101":
+        if n == 1:
+            return np.zeros_like(p)
+        period = 2 * n - 2
+        p = np.abs(p) % period
+        return np.where(p >= n, period - p, p)
+    if mode == "reflect":
+        period = 2 * n
+        p = p % period
+        return np.where(p >= n, period - 1 - p, p)
+    raise ValueError(f"unknown border mode {mode!r}")
+
+
+def _pad(x: torch.Tensor, pads: tuple[int, int, int, int], mode: str) -> torch.Tensor:
+    """Pad the last two axes of ``x`` by ``(top, bottom, left, right)`` with index folding."""
+    top, bottom, left, right = pads
+    h, w = x.shape[-2:]
+    if top or bottom:
+        idx = to_device(fold_index, (h, top, bottom, mode), x.device, torch.long)
+        x = x.index_select(-2, idx)
+    if left or right:
+        idx = to_device(fold_index, (w, left, right, mode), x.device, torch.long)
+        x = x.index_select(-1, idx)
+    return x
+
+
+# ------------------------------------------------------------------------------------------------
+# separable linear operators
+# ------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=256)
+def _gaussian_operator_np(n: int, sigma: float, truncate: float, mode: str) -> np.ndarray:
+    if sigma <= 1e-15:  # SciPy skips axes with a negligible sigma
+        return np.eye(n)
+    k = gaussian_kernel1d(sigma, truncate)  # SciPy's weights, radius int(truncate * sigma + 0.5)
+    r = (len(k) - 1) // 2
+    src = fold_index(n, r, r, mode)  # padded position -> source row
+    rows = np.repeat(np.arange(n), len(k))
+    cols = src[np.arange(n)[:, None] + np.arange(len(k))[None, :]].ravel()
+    op = np.zeros((n, n))
+    np.add.at(op, (rows, cols), np.tile(k, n))
+    return op
+
+
+def gaussian_operator(
+    n: int,
+    sigma: float,
+    device: torch.device,
+    *,
+    truncate: float = 4.0,
+    mode: str = "nearest",
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """``n x n`` matrix of SciPy's 1-D Gaussian correlation (``gaussian_filter1d``) with the border
+    folded in: ``mode='nearest'`` is scikit-image ``gaussian``'s default, ``'reflect'`` the elastic
+    transform's. Cached per device."""
+    return to_device(
+        _gaussian_operator_np, (int(n), float(sigma), float(truncate), mode), device, dtype
+    )
+
+
+def apply_separable(x: torch.Tensor, op_h: torch.Tensor, op_w: torch.Tensor) -> torch.Tensor:
+    """``op_h @ x @ op_w^T`` over the last two axes of ``x`` (any leading batch axes)."""
+    return torch.matmul(torch.matmul(op_h, x), op_w.transpose(0, 1))
+
+
+def gaussian_nearest(x: torch.Tensor, sigma: float, truncate: float = 4.0) -> torch.Tensor:
+    """scikit-image ``gaussian(x, sigma, mode='nearest', truncate)`` on the last two axes."""
+    h, w = x.shape[-2:]
+    dev = x.device
+    return apply_separable(
+        x,
+        gaussian_operator(h, sigma, dev, truncate=truncate, dtype=x.dtype),
+        gaussian_operator(w, sigma, dev, truncate=truncate, dtype=x.dtype),
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# 2-D correlation by FFT (defocus)
+# ------------------------------------------------------------------------------------------------
+
+
+def _flipped(kernel: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(kernel[::-1, ::-1])
+
+
+@functools.lru_cache(maxsize=64)
+def _kernel_spectrum(
+    key: bytes, shape: tuple[int, int], size: tuple[int, int], device: torch.device
+) -> torch.Tensor:
+    kernel = np.frombuffer(key, dtype=np.float64).reshape(shape)
+    k = torch.as_tensor(_flipped(kernel), dtype=torch.float32, device=device)
+    return torch.fft.rfft2(k, s=size)
+
+
+def filter2d_fft(x: torch.Tensor, kernel: np.ndarray, border: str = "reflect101") -> torch.Tensor:
+    """``cv2.filter2D(x, -1, kernel, borderType=REFLECT_101)`` (correlation, centred anchor) of every
+    ``H x W`` plane of ``x`` (odd square ``kernel``), by FFT of the border-padded planes."""
+    k = np.asarray(kernel, dtype=np.float64)
+    kh, kw = k.shape
+    rh, rw = kh // 2, kw // 2
+    h, w = x.shape[-2:]
+    xp = _pad(x, (rh, rh, rw, rw), border)
+    size = (h + 2 * rh, w + 2 * rw)
+    spec = _kernel_spectrum(k.tobytes(), k.shape, size, x.device)
+    full = torch.fft.irfft2(torch.fft.rfft2(xp, s=size) * spec, s=size)
+    return full[..., kh - 1 : kh - 1 + h, kw - 1 : kw - 1 + w]
+
+
+# ------------------------------------------------------------------------------------------------
+# ImageMagick motion blur (per-sample tap kernels)
+# ------------------------------------------------------------------------------------------------
+
+
+def motion_blur_taps(
+    x: torch.Tensor,
+    kernels: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    *,
+    min_weight: float = 1e-9,
+) -> torch.Tensor:
+    """Apply ImageMagick motion-blur kernels, one per sample: ``out(x, y) = sum_i w[i] in(x + dx[i],
+    y + dy[i])``, samples outside the image from the nearest edge pixel (ImageMagick's "edge"
+    virtual pixels).
+
+    Args:
+        x: ``(N, C, H, W)`` float tensor.
+        kernels: per sample ``(weights, offsets_x, offsets_y)`` of
+            :func:`corruptbench._magick.motion_kernel`.
+        min_weight: taps below this weight are skipped (their total is < 1e-7 of the range).
+
+    Returns:
+        ``(N, C, H, W)`` float tensor (no quantisation).
+    """
+    n, _, h, w = x.shape
+    ox = np.concatenate([k[1] for k in kernels])
+    oy = np.concatenate([k[2] for k in kernels])
+    top, bottom = max(0, -int(oy.min())), max(0, int(oy.max()))
+    left, right = max(0, -int(ox.min())), max(0, int(ox.max()))
+    xp = _pad(x, (top, bottom, left, right), "nearest")
+    out = torch.zeros_like(x)
+    for s, (wts, dx, dy) in enumerate(kernels):
+        acc = out[s]
+        src = xp[s]
+        for wt, ddx, ddy in zip(wts.tolist(), dx.tolist(), dy.tolist()):
+            if wt < min_weight:
+                continue
+            r0, c0 = top + ddy, left + ddx
+            acc.add_(src[:, r0 : r0 + h, c0 : c0 + w], alpha=wt)
+    return out
+
+
+def magick_quantise(acc: torch.Tensor) -> torch.Tensor:
+    """ImageMagick Q16 ``ClampToQuantum`` + 8-bit PNG write of a [0, 1] blur result: integer values
+    ``floor(round(65535 acc) / 257)`` in 0..255 (float tensor)."""
+    q = torch.floor(acc * 65535.0 + 0.5).clamp_(0.0, 65535.0)
+    return torch.floor(q / 257.0)
+
+
+# ------------------------------------------------------------------------------------------------
+# clipped zoom (scipy.ndimage.zoom order 1, grid_mode False == align_corners=True)
+# ------------------------------------------------------------------------------------------------
+
+
+def _zoom_geometry(length: int, z: float) -> tuple[int, int, int, int]:
+    c = int(math.ceil(length / z))
+    top = (length - c) // 2
+    n = int(round(c * z))
+    trim = (n - length) // 2
+    return c, top, n, trim
+
+
+@functools.lru_cache(maxsize=512)
+def _zoom_dead(length: int, z: float) -> np.ndarray:
+    # 1 where SciPy's zoom (mode 'constant') gives a real sample, 0 where round-off puts the output
+    # coordinate beyond the last input sample (never at the profiles' native sizes).
+    _, _, w0, w1 = zoom_axis_table(length, z)
+    return ((w0 != 0) | (w1 != 0)).astype(np.float64)
+
+
+def clipped_zoom(x: torch.Tensor, z: float) -> torch.Tensor:
+    """The reference ``clipped_zoom`` of every ``H x W`` plane of ``x`` (``(N, C, H, W)`` float).
+
+    Centre crop ``ceil(L / z)`` per axis, bilinear zoom to ``round(c z)`` with SciPy's
+    ``grid_mode=False`` mapping (``k (c - 1) / (n - 1)``, i.e. ``align_corners=True``), centred trim.
+    """
+    z = float(z)
+    h, w = x.shape[-2:]
+    ch, top_h, nh, trim_h = _zoom_geometry(h, z)
+    cw, top_w, nw, trim_w = _zoom_geometry(w, z)
+    if ch == h and nh == h and cw == w and nw == w:
+        return x.clone()
+    crop = x[..., top_h : top_h + ch, top_w : top_w + cw]
+    if ch == 1 or cw == 1:  # interpolate cannot use align_corners with a single sample
+        crop = crop.expand(*crop.shape[:-2], max(ch, 2), max(cw, 2))
+    out = F.interpolate(crop, size=(nh, nw), mode="bilinear", align_corners=True)
+    out = out[..., trim_h : trim_h + h, trim_w : trim_w + w]
+    dead_h = to_device(_zoom_dead, (h, z), x.device, x.dtype)
+    dead_w = to_device(_zoom_dead, (w, z), x.device, x.dtype)
+    if not (bool(dead_h.all()) and bool(dead_w.all())):  # pragma: no cover - non-native sizes only
+        out = out * dead_h[:, None] * dead_w[None, :]
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# Pillow BOX resampling (8-bit, fixed point)
+# ------------------------------------------------------------------------------------------------
+
+_PRECISION_BITS = 32 - 8 - 2  # Pillow's Resample.c
+
+
+@functools.lru_cache(maxsize=256)
+def pil_box_coefficients(in_size: int, out_size: int) -> np.ndarray:
+    """``(out_size, in_size)`` fixed-point coefficients of Pillow's BOX filter (``precompute_coeffs``
+    + ``normalize_coeffs_8bpc``), as float64 integers."""
+    scale = float(np.float32(in_size)) / out_size
+    filterscale = max(scale, 1.0)
+    support = 0.5 * filterscale
+    ss = 1.0 / filterscale
+    out = np.zeros((out_size, in_size))
+    for xx in range(out_size):
+        center = (xx + 0.5) * scale
+        xmin = max(int(center - support + 0.5), 0)
+        xmax = min(int(center + support + 0.5), in_size) - xmin
+        k = np.array(
+            [1.0 if -0.5 < (x + xmin - center + 0.5) * ss <= 0.5 else 0.0 for x in range(xmax)]
+        )
+        ww = k.sum()
+        if ww != 0.0:
+            k = k / ww
+        kk = np.where(
+            k < 0,
+            np.trunc(-0.5 + k * (1 << _PRECISION_BITS)),
+            np.trunc(0.5 + k * (1 << _PRECISION_BITS)),
+        )
+        out[xx, xmin : xmin + xmax] = kk
+    return out
+
+
+def _box_pass(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.Tensor:
+    kk = to_device(pil_box_coefficients, (in_size, out_size), v.device, v.dtype)
+    if axis == -1:
+        acc = torch.matmul(v, kk.transpose(0, 1))
+    else:
+        acc = torch.matmul(kk, v)
+    return torch.floor(
+        (acc + float(1 << (_PRECISION_BITS - 1))) / float(1 << _PRECISION_BITS)
+    ).clamp_(0, 255)
+
+
+def pil_box_resize(v: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
+    """Pillow ``Image.resize((w, h), Image.BOX)`` of 8-bit planes: ``v`` holds integer values 0..255
+    (float64 for exact fixed-point sums; ``(..., H, W)``). Horizontal pass first, then vertical,
+    each rounded to 8 bits as Pillow does. Returns integer values in ``v``'s dtype."""
+    out_h, out_w = size
+    h, w = v.shape[-2:]
+    if out_w != w:
+        v = _box_pass(v, w, out_w, -1)
+    if out_h != h:
+        v = _box_pass(v, h, out_h, -2)
+    return v
+
+
+# ------------------------------------------------------------------------------------------------
+# HSV with scikit-image's formulas (channel axis 1)
+# ------------------------------------------------------------------------------------------------
+
+
+def rgb2hsv(rgb: torch.Tensor) -> torch.Tensor:
+    """``skimage.color.rgb2hsv`` for ``(N, 3, H, W)`` in [0, 1] (ties: blue > green > red)."""
+    r, g, b = rgb.unbind(1)
+    v = torch.maximum(torch.maximum(r, g), b)
+    delta = v - torch.minimum(torch.minimum(r, g), b)
+    zero = delta == 0
+    safe = torch.where(zero, torch.ones_like(delta), delta)
+    s = torch.where(
+        zero, torch.zeros_like(delta), delta / torch.where(v == 0, torch.ones_like(v), v)
+    )
+    h6 = torch.where(
+        b == v, 4.0 + (r - g) / safe, torch.where(g == v, 2.0 + (b - r) / safe, (g - b) / safe)
+    )
+    h = torch.remainder(h6 / 6.0, 1.0)
+    h = torch.where(zero, torch.zeros_like(h), h)
+    return torch.stack((h, s, v), 1)
+
+
+def hsv2rgb(hsv: torch.Tensor) -> torch.Tensor:
+    """``skimage.color.hsv2rgb`` for ``(N, 3, H, W)``."""
+    h, s, v = hsv.unbind(1)
+    hi = torch.floor(h * 6)
+    f = h * 6 - hi
+    p = v * (1 - s)
+    q = v * (1 - f * s)
+    t = v * (1 - (1 - f) * s)
+    i = torch.remainder(hi, 6).to(torch.long)
+    r = torch.stack((v, q, p, p, t, v), 0).gather(0, i.unsqueeze(0))[0]
+    g = torch.stack((t, v, v, q, p, p), 0).gather(0, i.unsqueeze(0))[0]
+    b = torch.stack((p, p, t, v, v, q), 0).gather(0, i.unsqueeze(0))[0]
+    return torch.stack((r, g, b), 1)
+
+
+# ------------------------------------------------------------------------------------------------
+# plasma fractal (batched diamond-square)
+# ------------------------------------------------------------------------------------------------
+
+
+def plasma_fractal(
+    n: int,
+    mapsize: int,
+    wibbledecay: float,
+    uniform: Callable[[tuple[int, ...], float, float], torch.Tensor],
+    *,
+    device: torch.device,
+    dtype: torch.dtype = torch.float32,
+) -> torch.Tensor:
+    """``n`` independent reference plasma fractals ``(n, mapsize, mapsize)`` in [0, 1].
+
+    Same algorithm as :func:`corruptbench.kernels.plasma_fractal` (squared wibble amplitude kept);
+    ``uniform(shape, low, high)`` supplies the random values, per level one ``(n, k, k)`` array for the
+    squares then two for the diamonds.
+    """
+    if mapsize < 2 or mapsize & (mapsize - 1):
+        raise ValueError(f"mapsize must be a power of two >= 2, got {mapsize}")
+    m = torch.zeros((n, mapsize, mapsize), device=device, dtype=dtype)
+    step = mapsize
+    wibble = 100.0
+
+    def wibbled(a: torch.Tensor) -> torch.Tensor:
+        return a / 4 + wibble * uniform(tuple(a.shape), -wibble, wibble).to(
+            device=device, dtype=dtype
+        )
+
+    while step >= 2:
+        half = step // 2
+        corners = m[:, 0::step, 0::step]
+        sq = corners + torch.roll(corners, -1, 1)
+        sq = sq + torch.roll(sq, -1, 2)
+        m[:, half::step, half::step] = wibbled(sq)
+        dr = m[:, half::step, half::step]
+        ul = m[:, 0::step, 0::step]
+        m[:, 0::step, half::step] = wibbled(
+            (dr + torch.roll(dr, 1, 1)) + (ul + torch.roll(ul, -1, 2))
+        )
+        m[:, half::step, 0::step] = wibbled(
+            (dr + torch.roll(dr, 1, 2)) + (ul + torch.roll(ul, -1, 1))
+        )
+        step //= 2
+        wibble /= wibbledecay
+    m = m - m.amin(dim=(1, 2), keepdim=True)
+    return m / m.amax(dim=(1, 2), keepdim=True)
+
+
+# ------------------------------------------------------------------------------------------------
+# glass blur: the sequential pixel copy, resolved in parallel
+# ------------------------------------------------------------------------------------------------
+
+
+def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> torch.Tensor:
+    """One pass of the reference's glass-blur copy loop, for every sample at once.
+
+    The reference visits ``h = H-d .. d+1`` (descending), inside that ``w = W-d .. d+1``
+    (descending), and sets ``x[h, w] = x[h + dy, w + dx]`` *in place*, so a pixel may read a source
+    that this pass already overwrote (any source later in raster order than the pixel itself).
+    Each pixel's value is therefore ``old[root]`` where ``root`` is found by following the sources
+    that were already overwritten: a functional graph whose chains are resolved here by pointer
+    jumping (``O(log chain length)`` gathers). The result equals the sequential loop exactly.
+
+    Args:
+        x: ``(N, C, H, W)`` tensor (any dtype).
+        max_delta: ``d``.
+        offsets: ``(N, H - 2d, W - 2d, 2)`` integer ``(dx, dy)`` in ``[-d, d - 1]`` for the rows
+            ``d+1 .. H-d`` and columns ``d+1 .. W-d`` in *ascending* order.
+
+    Returns:
+        a new tensor, the image after the pass.
+    """
+    n, c, h, w = x.shape
+    d = int(max_delta)
+    hr, wr = h - 2 * d, w - 2 * d
+    if hr <= 0 or wr <= 0:
+        return x.clone()
+    dev = x.device
+    hh = torch.arange(d + 1, h - d + 1, device=dev).view(1, hr, 1)
+    ww = torch.arange(d + 1, w - d + 1, device=dev).view(1, 1, wr)
+    dx = offsets[..., 0].to(device=dev, dtype=torch.long)
+    dy = offsets[..., 1].to(device=dev, dtype=torch.long)
+    sh, sw = hh + dy, ww + dx
+    inside = (sh >= d + 1) & (sh <= h - d) & (sw >= d + 1) & (sw <= w - d)
+    earlier = inside & ((sh > hh) | ((sh == hh) & (sw > ww)))  # overwritten before (h, w) is read
+    nxt = torch.arange(h * w, device=dev).repeat(n, 1)
+    done = torch.ones((n, h * w), dtype=torch.bool, device=dev)
+    pos = (hh * w + ww).expand(n, hr, wr).reshape(n, -1)
+    nxt.scatter_(1, pos, (sh * w + sw).reshape(n, -1))
+    done.scatter_(1, pos, (~earlier).reshape(n, -1))
+    while not bool(done.all()):
+        nxt_next = nxt.gather(1, nxt)
+        done_next = done.gather(1, nxt)
+        nxt = torch.where(done, nxt, nxt_next)
+        done = done | done_next
+    flat = x.reshape(n, c, h * w)
+    return flat.gather(2, nxt.unsqueeze(1).expand(n, c, h * w)).reshape(n, c, h, w)
+
+
+# ------------------------------------------------------------------------------------------------
+# elastic transform samplers
+# ------------------------------------------------------------------------------------------------
+
+
+def _reflect101_t(p: torch.Tensor, n: int) -> torch.Tensor:
+    if n == 1:
+        return torch.zeros_like(p)
+    period = 2 * n - 2
+    p = torch.remainder(p.abs(), period)
+    return torch.where(p >= n, period - p, p)
+
+
+def _gather4(img: torch.Tensor, idx: list[torch.Tensor], wts: list[torch.Tensor]) -> torch.Tensor:
+    n, c, h, w = img.shape
+    flat = img.reshape(n, c, h * w)
+    out = None
+    for i, wt in zip(idx, wts):
+        v = flat.gather(2, i.reshape(n, 1, h * w).expand(n, c, h * w)).reshape(n, c, h, w)
+        term = v * wt.unsqueeze(1)
+        out = term if out is None else out + term
+    assert out is not None
+    return out
+
+
+def warp_affine_cv34(img: torch.Tensor, inverse: np.ndarray) -> torch.Tensor:
+    """OpenCV 3.4 ``warpAffine`` (INTER_LINEAR, BORDER_REFLECT_101) of each sample.
+
+    Args:
+        img: ``(N, C, H, W)`` float32.
+        inverse: ``(N, 2, 3)`` float64 *inverse* maps (destination -> source), computed as OpenCV
+            does (:func:`corruptbench.corruptions.digital.warp_affine_cv34`).
+
+    Mapped coordinates are rounded to 1/1024 then 1/32 pixel in fixed point, weights are OpenCV's
+    32 x 32 bilinear table values, as in OpenCV 3.4 (the reference's version).
+    """
+    n, c, h, w = img.shape
+    dev = img.device
+    m = np.asarray(inverse, dtype=np.float64)
+    xs = np.arange(w, dtype=np.float64)
+    ys = np.arange(h, dtype=np.float64)
+    adelta = np.rint(m[:, 0, 0, None] * xs * 1024.0).astype(np.int64)  # (N, W)
+    bdelta = np.rint(m[:, 1, 0, None] * xs * 1024.0).astype(np.int64)
+    x0 = (
+        np.rint((m[:, 0, 1, None] * ys + m[:, 0, 2, None]) * 1024.0).astype(np.int64) + 16
+    )  # (N, H)
+    y0 = np.rint((m[:, 1, 1, None] * ys + m[:, 1, 2, None]) * 1024.0).astype(np.int64) + 16
+    t = lambda a: torch.as_tensor(a, device=dev)  # noqa: E731
+    xx = torch.bitwise_right_shift(t(x0)[:, :, None] + t(adelta)[:, None, :], 5)
+    yy = torch.bitwise_right_shift(t(y0)[:, :, None] + t(bdelta)[:, None, :], 5)
+    sx, sy = torch.bitwise_right_shift(xx, 5), torch.bitwise_right_shift(yy, 5)
+    tx = torch.bitwise_and(xx, 31).to(torch.float32) / 32.0
+    ty = torch.bitwise_and(yy, 31).to(torch.float32) / 32.0
+    xa, xb = _reflect101_t(sx, w), _reflect101_t(sx + 1, w)
+    ya, yb = _reflect101_t(sy, h), _reflect101_t(sy + 1, h)
+    wts = [(1 - ty) * (1 - tx), (1 - ty) * tx, ty * (1 - tx), ty * tx]
+    idx = [ya * w + xa, ya * w + xb, yb * w + xa, yb * w + xb]
+    return _gather4(img, idx, wts)
+
+
+def _scipy_reflect_coordinate(c: torch.Tensor, n: int) -> torch.Tensor:
+    # scipy.ndimage map_coordinate() folding for mode 'reflect'
+    if n <= 1:
+        return torch.zeros_like(c)
+    sz2 = float(2 * n)
+    cn = torch.where(c < -sz2, sz2 * torch.trunc(-c / sz2) + c, c)
+    cn = torch.where(cn < -n, cn + sz2, -cn - 1.0)
+    cp = c - sz2 * torch.trunc(c / sz2)
+    cp = torch.where(cp >= n, sz2 - cp - 1.0, cp)
+    return torch.where(c < 0, cn, torch.where(c > n - 1, cp, c))
+
+
+def _scipy_mirror_index(i: torch.Tensor, n: int) -> torch.Tensor:
+    if n <= 1:
+        return torch.zeros_like(i)
+    s2 = 2 * n - 2
+    neg = s2 * torch.div(-i, s2, rounding_mode="floor") + i
+    neg = torch.where(neg <= 1 - n, neg + s2, -neg)
+    pos = i - s2 * torch.div(i, s2, rounding_mode="floor")
+    pos = torch.where(pos >= n, s2 - pos, pos)
+    return torch.where(i < 0, neg, torch.where(i >= n, pos, i))
+
+
+def _linear_setup(
+    c: torch.Tensor, n: int
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    cc = _scipy_reflect_coordinate(c, n)
+    start = torch.floor(cc)
+    t = cc - start
+    w0 = 1.0 - t
+    w1 = 1.0 - w0
+    s = start.to(torch.long)
+    valid = (cc > -1.0).to(c.dtype)
+    return _scipy_mirror_index(s, n), _scipy_mirror_index(s + 1, n), w0 * valid, w1 * valid
+
+
+def map_coordinates_reflect(img: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
+    """``scipy.ndimage.map_coordinates(img, (y + dy, x + dx, z), order=1, mode='reflect')`` per sample:
+    SciPy's coordinate folding and neighbour mirroring at the borders, bilinear weights
+    ``1 - t`` / ``1 - (1 - t)``. ``img`` ``(N, C, H, W)``, ``dx``/``dy`` ``(N, H, W)``."""
+    n, c, h, w = img.shape
+    dev = img.device
+    ys = torch.arange(h, device=dev, dtype=dy.dtype).view(1, h, 1)
+    xs = torch.arange(w, device=dev, dtype=dx.dtype).view(1, 1, w)
+    y0, y1, wy0, wy1 = _linear_setup(ys + dy, h)
+    x0, x1, wx0, wx1 = _linear_setup(xs + dx, w)
+    idx = [y0 * w + x0, y0 * w + x1, y1 * w + x0, y1 * w + x1]
+    wts = [wy0 * wx0, wy0 * wx1, wy1 * wx0, wy1 * wx1]
+    return _gather4(img, idx, wts)
