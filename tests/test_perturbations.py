@@ -693,3 +693,20 @@ def test_inception_profile(photo: np.ndarray) -> None:
     np.testing.assert_array_equal(
         frames[25], np.asarray(inception_crop(Image.fromarray(shifted), 299))
     )
+
+
+@pytest.mark.parametrize("scale", [300.0, 60.0, 9.99, 0.4, 700.0])
+def test_poisson_plan_is_numpy_legacy_poisson(scale: float) -> None:
+    """The compiled sampler gives RandomState.poisson's numbers and leaves the same state."""
+    from corruptbench.perturbations._legacy_poisson import PoissonPlan, legacy_poisson
+
+    lam = np.random.RandomState(1).randint(0, 256, (60, 70, 3)) / 255.0 * scale
+    lam[0, :5, 0] = [0.0, 10.0, 9.999999, 1e-9, 2000.0]  # sampler boundaries and a large rate
+    ours, theirs = np.random.RandomState(42), np.random.RandomState(42)
+    plan = PoissonPlan(lam)
+    for _ in range(4):
+        np.testing.assert_array_equal(plan.sample(ours), theirs.poisson(lam))
+    np.testing.assert_array_equal(legacy_poisson(ours, lam), theirs.poisson(lam))
+    assert ours.randint(0, 2**31, 5).tolist() == theirs.randint(0, 2**31, 5).tolist()
+    gen = np.random.default_rng(0)  # non-legacy sources fall back to their own poisson
+    assert plan.sample(gen).shape == lam.shape

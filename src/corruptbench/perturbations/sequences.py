@@ -32,6 +32,7 @@ from scipy.ndimage import gaussian_filter
 from ..kernels import clipped_zoom
 from ..preprocess import center_crop, inception_crop, resize_short
 from ._affine import affine, tilt_homography
+from ._legacy_poisson import PoissonPlan
 
 __all__ = ["Source", "GENERATORS", "NOISE_PERTURBATIONS"]
 
@@ -160,14 +161,16 @@ def shot_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> 
     """Frame 0 clean; frame i >= 1: ``uint8(255 * clip(Poisson(x λ) / λ, 0, 1))``, ``x = crop / 255``.
 
     float64 as the reference (``np.random.poisson`` per frame, same draw order); λ = the profile's
-    level for ``difficulty`` (imagenet 300 / 120 / 60).
+    level for ``difficulty`` (imagenet 300 / 120 / 60). For a ``RandomState`` the draws come from
+    :class:`._legacy_poisson.PoissonPlan`, a compiled copy of NumPy's legacy sampler that gives the
+    same numbers and generator state as ``rng.poisson`` (2-3x faster).
     """
     lam = p["levels"][difficulty - 1]
     base = src.base
-    rate = (base / 255.0) * lam
+    plan = PoissonPlan((base / 255.0) * lam)  # the reference's rate array ``z * 300``
     frames = [base]
     for _ in range(1, p["frames"]):
-        z = rng.poisson(rate) / lam
+        z = plan.sample(rng) / lam  # == rng.poisson(rate), compiled for a RandomState
         np.clip(z, 0, 1, out=z)
         frames.append((255 * z).astype(np.uint8))
     return _stack(frames)
