@@ -117,7 +117,7 @@ def reference_formula(
     name: str, img: np.ndarray, severity: int, profile: str, seed: int, warp=None
 ) -> np.ndarray:
     c = get_params(name, severity, profile)
-    rs = np.random.RandomState(seed)
+    rs = seed if isinstance(seed, np.random.RandomState) else np.random.RandomState(seed)
     h, w = img.shape[:2]
     x = np.array(img) / 255.0
     if name == "gaussian_noise":
@@ -183,6 +183,52 @@ def test_choice_mask_is_bit_identical_to_legacy_choice(p):
     got = noise.choice_true_mask(b, p, shape)
     assert got.dtype == np.bool_ and np.array_equal(got, expected)
     assert a.random_sample() == b.random_sample()  # the stream advanced identically
+
+
+def _states_equal(a: np.random.RandomState, b: np.random.RandomState) -> bool:
+    sa, sb = a.get_state(), b.get_state()
+    return all(np.array_equal(x, y) for x, y in zip(sa[1:], sb[1:])) and a.normal() == b.normal()
+
+
+@pytest.mark.parametrize("name", NOISE)
+@pytest.mark.parametrize("profile", list(PROFILES))
+def test_compiled_noise_equals_numpy_legacy_samplers(name, profile):
+    """The compiled MT19937 path equals NumPy's own samplers: values and the state left behind.
+
+    Covers all 20 per-profile constants (Poisson rates from 0 to 500: both of NumPy's Poisson
+    algorithms and its rejection branch), a pending cached Gaussian, and state wrap-arounds.
+    """
+    img = _colour_cases()
+    img[20:24] = 0
+    img[24:28] = 255
+    for severity in range(1, 6):
+        for seed in (0, 11):
+            fast, slow = np.random.RandomState(seed), np.random.RandomState(seed)
+            fast.standard_normal(), slow.standard_normal()  # leaves a cached Gaussian
+            ro = img.copy()
+            ro.flags.writeable = False
+            got = corruption_registry()[name].func(
+                ro, severity, profile=PROFILES[profile], rng=fast
+            )
+            assert got.dtype == np.uint8
+            want = reference_formula(name, img, severity, profile, slow)
+            assert np.array_equal(got, want), (name, profile, severity, seed)
+            assert _states_equal(fast, slow)
+
+
+def test_numpy_path_for_non_legacy_sources():
+    """Generators (and RandomState on other bit generators) use the NumPy path, same formulas."""
+    img = _image(30, 30)
+    pcg = np.random.RandomState(np.random.PCG64(3))
+    for name in NOISE:
+        out = corruptbench.corrupt(img, name, 3, rng=np.random.default_rng(1))
+        assert out.shape == img.shape
+        pcg_out = corruptbench.corrupt(img, name, 3, rng=pcg)
+        want = reference_formula(
+            name, img, 3, "imagenet", np.random.RandomState(np.random.PCG64(3))
+        )
+        assert np.array_equal(pcg_out, want)
+        pcg = np.random.RandomState(np.random.PCG64(3))
 
 
 def _colour_cases() -> np.ndarray:
