@@ -710,3 +710,23 @@ def test_poisson_plan_is_numpy_legacy_poisson(scale: float) -> None:
     assert ours.randint(0, 2**31, 5).tolist() == theirs.randint(0, 2**31, 5).tolist()
     gen = np.random.default_rng(0)  # non-legacy sources fall back to their own poisson
     assert plan.sample(gen).shape == lam.shape
+
+
+def test_inception_zoom_and_scale_warp_the_299_crop(photo: np.ndarray) -> None:
+    """make_imagenet_p_inception.py: zoom and scale warp the 299 crop, then CenterCrop(299)."""
+    from corruptbench.preprocess import inception_crop
+
+    clean = inception_crop(Image.fromarray(photo), 299)
+    scale = perturb(photo, "scale", profile="inception")
+    np.testing.assert_array_equal(scale[24], np.asarray(clean))  # scale 1.0
+    expected = affine(clean, scale=(3 * 2.5 + 40) / 100.0, resample=Image.Resampling.BILINEAR)
+    np.testing.assert_array_equal(scale[3], np.asarray(expected))
+    zoom = perturb(photo, "zoom_blur", profile="inception")
+    z1 = (
+        np.asarray(affine(clean, scale=1.004, resample=Image.Resampling.BILINEAR)).astype(
+            np.float32
+        )
+        / 255
+    )
+    avg = np.asarray(clean).astype(np.float32) / 255 + z1
+    np.testing.assert_array_equal(zoom[1], ((avg / 2) * 255).astype(np.uint8))

@@ -87,9 +87,13 @@ class Source:
     def base_pil(self) -> Image.Image:
         return Image.fromarray(np.ascontiguousarray(self.base))
 
-    def finish(self, warped: Image.Image) -> np.ndarray:
-        """Crop a warped canvas to the S x S frame (``CenterCrop`` or ``resized_center_crop``)."""
-        if self.profile == "inception":
+    def finish(self, warped: Image.Image, kind: str) -> np.ndarray:
+        """Crop a warped canvas to the S x S frame (``CenterCrop`` or ``resized_center_crop``).
+
+        Under inception, zoom and scale warp the 299 clean frame and use ``CenterCrop(299)``
+        (the identity); the other warps take the ``resized_center_crop`` of the warped original.
+        """
+        if self.profile == "inception" and kind not in ("zoom_blur", "scale"):
             return np.asarray(inception_crop(warped, self.size))
         return np.asarray(center_crop(warped, self.size))
 
@@ -246,9 +250,8 @@ def zoom_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> n
     avg = base.astype(np.float32) / _F32_255
     frames = [base]
     for i in range(1, p["frames"]):
-        z = src.finish(
-            affine(canvas, scale=1 + p["scale_step"] * i, resample=Image.Resampling.BILINEAR)
-        )
+        zoomed = affine(canvas, scale=1 + p["scale_step"] * i, resample=Image.Resampling.BILINEAR)
+        z = src.finish(zoomed, "zoom_blur")
         avg += z.astype(np.float32) / _F32_255
         frames.append(((avg / np.float32(i + 1)) * _F32_255).astype(np.uint8))
     return _stack(frames)
@@ -446,7 +449,10 @@ def translate(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> n
     """
     canvas = src.warp_canvas("translate")
     return _stack(
-        [src.finish(affine(canvas, translate=(i - p["offset"], 0))) for i in range(p["frames"])]
+        [
+            src.finish(affine(canvas, translate=(i - p["offset"], 0)), "translate")
+            for i in range(p["frames"])
+        ]
     )
 
 
@@ -456,7 +462,9 @@ def rotate(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.n
     canvas = src.warp_canvas("rotate")
     return _stack(
         [
-            src.finish(affine(canvas, angle=i - p["offset"], resample=Image.Resampling.BILINEAR))
+            src.finish(
+                affine(canvas, angle=i - p["offset"], resample=Image.Resampling.BILINEAR), "rotate"
+            )
             for i in range(p["frames"])
         ]
     )
@@ -468,7 +476,9 @@ def shear(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.nd
     canvas = src.warp_canvas("shear")
     return _stack(
         [
-            src.finish(affine(canvas, shear=i - p["offset"], resample=Image.Resampling.BILINEAR))
+            src.finish(
+                affine(canvas, shear=i - p["offset"], resample=Image.Resampling.BILINEAR), "shear"
+            )
             for i in range(p["frames"])
         ]
     )
@@ -488,7 +498,8 @@ def scale(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.nd
                     canvas,
                     scale=(i * p["step"] + p["offset"]) / 100.0,
                     resample=Image.Resampling.BILINEAR,
-                )
+                ),
+                "scale",
             )
             for i in range(p["frames"])
         ]
