@@ -300,6 +300,7 @@ def test_gaussian_blur_matches_skimage(photo: np.ndarray) -> None:
     np.testing.assert_array_equal(tiny[30], np.uint8(255 * ref))
 
 
+@pytest.mark.slow  # imports torch (seconds)
 def test_zoom_blur_matches_torch_running_average(photo: np.ndarray) -> None:
     torch = pytest.importorskip("torch")
     canvas = _canvas(photo, "imagenet")
@@ -351,6 +352,7 @@ def test_noise_levels_other_profiles() -> None:
     assert abs(frames[1:].astype(np.float64).std() / 255 - math.sqrt(128 / 255 / 125)) < 0.003
 
 
+@pytest.mark.slow  # imports torch (seconds)
 def test_gaussian_noise_float32_semantics(photo: np.ndarray) -> None:
     """Our draws through torch's ``clamp(x + σ n).mul(255).byte()`` give exactly our frames."""
     torch = pytest.importorskip("torch")
