@@ -156,14 +156,28 @@ def test_gaussian_filter_matches_scipy(sigma, shape):
     ref = gaussian_filter(x, sig, mode="nearest", truncate=4.0)
     ours = gaussian_filter_nearest(x, sigma)
     assert ours.dtype == np.float64 and ours.shape == x.shape
-    np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-13)
+    np.testing.assert_array_equal(ours, ref)  # same summation order: bit-identical
 
 
 def test_gaussian_filter_kernel_wider_than_image():
     x = np.random.RandomState(2).rand(6, 5, 3)
-    np.testing.assert_allclose(
-        gaussian_filter_nearest(x, 6.0), gaussian_filter(x, (6, 6, 0), mode="nearest"), atol=1e-13
+    np.testing.assert_array_equal(
+        gaussian_filter_nearest(x, 6.0), gaussian_filter(x, (6, 6, 0), mode="nearest")
     )
+
+
+def test_gaussian_filter_flat_areas_bit_identical():
+    # flat areas: the weighted sum lands on v/255 up to rounding; the order of summation decides
+    # on which side, so it must be SciPy's (otherwise uint8 truncation flips by one level)
+    x = np.zeros((64, 64, 3))
+    for v in range(0, 256, 5):
+        x[(v // 5) % 8 * 8 : (v // 5) % 8 * 8 + 8, (v // 40) * 8 : (v // 40) * 8 + 8] = v / 255.0
+    for sigma in (0.5, 0.7, 1, 1.5, 2, 3, 6):
+        ref = gaussian_filter(x, (sigma, sigma, 0), mode="nearest")
+        np.testing.assert_array_equal(gaussian_filter_nearest(x, sigma), ref)
+        np.testing.assert_array_equal(
+            (gaussian_filter_nearest(x, sigma) * 255).astype(np.uint8), (ref * 255).astype(np.uint8)
+        )
 
 
 def test_gaussian_filter_out_float32_and_zero_sigma():
@@ -171,11 +185,11 @@ def test_gaussian_filter_out_float32_and_zero_sigma():
     out = np.empty_like(x)
     res = gaussian_filter_nearest(x, 1.3, out=out)
     assert res is out
-    np.testing.assert_allclose(out, gaussian_filter(x, (1.3, 1.3, 0), mode="nearest"), atol=1e-13)
+    np.testing.assert_array_equal(out, gaussian_filter(x, (1.3, 1.3, 0), mode="nearest"))
     x32 = x.astype(np.float32)
     r32 = gaussian_filter_nearest(x32, 1.3)
     assert r32.dtype == np.float32
-    np.testing.assert_allclose(r32, gaussian_filter(x32, (1.3, 1.3, 0), mode="nearest"), atol=1e-6)
+    np.testing.assert_allclose(r32, gaussian_filter(x32, (1.3, 1.3, 0), mode="nearest"), atol=2e-7)
     np.testing.assert_array_equal(gaussian_filter_nearest(x, 0), x)
     with pytest.raises(TypeError):
         gaussian_filter_nearest(x.astype(np.uint8), 1.0)

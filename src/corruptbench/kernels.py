@@ -2,7 +2,7 @@
 
 * :func:`disk` — the defocus kernel (reference ``disk``; spec §1.1)
 * :func:`gaussian_kernel1d` / :func:`gaussian_filter_nearest` — scikit-image ``gaussian`` (=
-  ``scipy.ndimage.gaussian_filter``, mode ``'nearest'``) with OpenCV's separable filter
+  ``scipy.ndimage.gaussian_filter``, mode ``'nearest'``), compiled, bit-identical to SciPy
 * :func:`plasma_fractal` — the diamond-square fog map (reference ``plasma_fractal``)
 * :func:`clipped_zoom` — centre-crop-and-zoom used by zoom blur and snow, and
   :func:`zoom_sum` — the sum of several clipped zooms (zoom blur's inner loop), both a native
@@ -87,40 +87,95 @@ def gaussian_kernel1d(sigma: float, truncate: float = 4.0) -> np.ndarray:
     return _gaussian_kernel1d_cached(float(sigma), float(truncate)).copy()
 
 
+@numba.njit(cache=True, nogil=True)
+def _gauss_axis0(src, w, out):  # pragma: no cover - compiled
+    # Along axis 0 of (H, L) arrays, SciPy's symmetric correlate1d order, mode 'nearest':
+    # o = s[i] * w0 + sum_{k = r..1} (s[i - k] + s[i + k]) * w_k, accumulated in double.
+    h, n = src.shape
+    r = w.shape[0] // 2
+    w0 = w[r]
+    acc = np.empty(n, dtype=np.float64)
+    for i in range(h):
+        s = src[i]
+        for e in range(n):
+            acc[e] = s[e] * w0
+        for k in range(r, 0, -1):
+            a = src[max(i - k, 0)]
+            b = src[min(i + k, h - 1)]
+            wk = w[r - k]
+            for e in range(n):
+                acc[e] += (a[e] + b[e]) * wk
+        o = out[i]
+        for e in range(n):
+            o[e] = acc[e]
+
+
+@numba.njit(cache=True, nogil=True)
+def _gauss_axis1(src, nc, w, out):  # pragma: no cover - compiled
+    # Along axis 1 of (H, W * nc) arrays (nc interleaved channels, not mixed), same order.
+    h, n = src.shape
+    r = w.shape[0] // 2
+    w0 = w[r]
+    base = r * nc
+    pad = np.empty(n + 2 * base, dtype=np.float64)
+    acc = np.empty(n, dtype=np.float64)
+    for i in range(h):
+        s = src[i]
+        for e in range(n):
+            pad[base + e] = s[e]
+        for j in range(r):
+            for c in range(nc):
+                pad[j * nc + c] = s[c]
+                pad[base + n + j * nc + c] = s[n - nc + c]
+        m = pad[base : base + n]
+        for e in range(n):
+            acc[e] = m[e] * w0
+        for k in range(r, 0, -1):
+            wk = w[r - k]
+            a = pad[base - k * nc : base - k * nc + n]
+            b = pad[base + k * nc : base + k * nc + n]
+            for e in range(n):
+                acc[e] += (a[e] + b[e]) * wk
+        o = out[i]
+        for e in range(n):
+            o[e] = acc[e]
+
+
 def gaussian_filter_nearest(
     image: np.ndarray, sigma: float, truncate: float = 4.0, out: np.ndarray | None = None
 ) -> np.ndarray:
     """``skimage.filters.gaussian(image, sigma, channel_axis=-1)`` for a float H x W (x C) image.
 
-    Equals ``scipy.ndimage.gaussian_filter(image, (sigma, sigma, 0), mode='nearest',
-    truncate=truncate)`` up to floating-point rounding (~1e-16): the same normalised kernel applied
-    with OpenCV's separable filter in the image's float type, border ``BORDER_REPLICATE`` (= SciPy
-    ``'nearest'``). The channels are not mixed. Returns a new array of the input's float dtype
-    (or ``out``, a contiguous array of the same shape and dtype, when given).
+    For float64 bit-identical to ``scipy.ndimage.gaussian_filter(image, (sigma, sigma, 0), mode='nearest',
+    truncate=truncate)`` (which scikit-image calls): the same normalised kernel, axis 0 then
+    axis 1, each output ``x[i] * w0 + sum_{k=r..1} (x[i-k] + x[i+k]) * w_k`` summed in double in
+    SciPy's order, edges replicated, the intermediate stored in the image's dtype. Matching the
+    order matters: in flat areas the sum lands on an integer after ``* 255``, and a different
+    rounding would flip the uint8 truncation. (float32 agrees to ~1 ulp.) The channels are not mixed. Returns a new array of
+    the input's float dtype (or ``out``, a C-contiguous array of that shape and dtype).
     """
     if image.dtype not in (np.float32, np.float64):
         raise TypeError(f"gaussian_filter_nearest needs a float32/float64 image, got {image.dtype}")
-    src = np.ascontiguousarray(image)
+    if image.ndim not in (2, 3):
+        raise ValueError(
+            f"gaussian_filter_nearest needs an H x W (x C) image, got shape {image.shape}"
+        )
     if out is not None and (
-        out.shape != src.shape or out.dtype != src.dtype or not out.flags.c_contiguous
+        out.shape != image.shape or out.dtype != image.dtype or not out.flags.c_contiguous
     ):
         raise ValueError("out must be a C-contiguous array of the image's shape and dtype")
-    if sigma <= 1e-15:  # scipy skips axes with a negligible sigma
-        if out is None:
-            return src.copy()
-        out[...] = src
-        return out
-    if src.ndim == 3 and src.shape[2] > 4:  # OpenCV filters at most 4 channels at once
-        res = out if out is not None else np.empty_like(src)
-        for c in range(src.shape[2]):
-            res[..., c] = gaussian_filter_nearest(src[..., c], sigma, truncate)
+    res = np.empty(image.shape, dtype=image.dtype) if out is None else out
+    if sigma <= 1e-15:  # SciPy skips axes with a negligible sigma
+        res[...] = image
         return res
-    k = _gaussian_kernel1d_cached(float(sigma), float(truncate))
-    ddepth = cv2.CV_64F if src.dtype == np.float64 else cv2.CV_32F
-    k = k if src.dtype == np.float64 else k.astype(np.float32)
-    dst = out.reshape(src.shape[:2] + (-1,)) if (out is not None and src.ndim == 3) else out
-    res = cv2.sepFilter2D(src, ddepth, k, k, dst=dst, borderType=cv2.BORDER_REPLICATE)
-    return out if out is not None else res.reshape(src.shape)
+    w = _gaussian_kernel1d_cached(float(sigma), float(truncate))
+    h = image.shape[0]
+    nc = image.shape[2] if image.ndim == 3 else 1
+    src = np.ascontiguousarray(image).reshape(h, -1)
+    tmp = np.empty_like(src)
+    _gauss_axis0(src, w, tmp)
+    _gauss_axis1(tmp, nc, w, res.reshape(h, -1))
+    return res
 
 
 # ------------------------------------------------------------------------------------------------
