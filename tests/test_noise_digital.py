@@ -292,7 +292,7 @@ def test_channel_sums_follow_numpy_mean(shape):
 
 
 @pytest.mark.parametrize("sigma", [0.0, 0.64, 2.44, 6.4, 19.52, 170.8, 252.0])
-@pytest.mark.parametrize("shape", [(224, 224), (31, 57)])
+@pytest.mark.parametrize("shape", [(224, 224), (31, 57), (520, 300)])
 def test_gaussian_filter_reflect_equals_scipy(sigma, shape):
     u = np.random.RandomState(1).uniform(-1, 1, size=shape)
     got = digital.gaussian_filter_reflect(u, sigma)
@@ -385,6 +385,17 @@ def test_native_size_matches_reference_formula(name, profile):
             got = corruptbench.corrupt(img, name, severity, profile=profile, rng=seed)
             want = reference_formula(name, img, severity, profile, seed)
             assert np.array_equal(got, want), (name, profile, severity, seed)
+
+
+@pytest.mark.slow
+def test_elastic_large_image_fft_path():
+    """Beyond 512 px the wide Gaussian runs as an FFT convolution: same result as SciPy's filter
+    up to float64 round-off, which the float32 displacement fields absorb."""
+    img = _image(520, 300, seed=9)
+    for severity in (1, 3):
+        got = corruptbench.corrupt(img, "elastic_transform", severity, profile="imagenet", rng=4)
+        want = reference_formula("elastic_transform", img, severity, "imagenet", 4)
+        assert within1(got, want) >= 0.9999 and psnr(got, want) >= 60
 
 
 @pytest.mark.parametrize("profile", ["imagenet", "cifar"])
