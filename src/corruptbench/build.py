@@ -194,15 +194,15 @@ def open_source(src: str | os.PathLike[str]) -> Source:
         raise BuildError(f"no image files found in {p}")
     items = [SourceItem(i, it.rel, str(it.path), None, it.label) for i, it in enumerate(scan.items)]
     fp = _hash_lines(f"{it.rel}\t{os.stat(it.path).st_size}" for it in items)  # type: ignore[arg-type]
-    labels = [it.label for it in items]
-    if all(lab is not None and is_wnid(str(lab)) for lab in labels):
+    labs = [it.label for it in items]
+    if all(lab is not None and is_wnid(str(lab)) for lab in labs):
         try:
-            for lab in set(labels):
+            for lab in set(labs):
                 wnid_to_index(str(lab))
             label_kind = "imagenet"
         except ValueError:
             label_kind = "classes"
-    elif all(lab is not None for lab in labels):
+    elif all(lab is not None for lab in labs):
         label_kind = "classes"
     else:
         label_kind = "none"
@@ -245,6 +245,7 @@ class ItemResult:
     written: int = 0
     reason: str = ""
     source: str = ""
+    cpu: float = 0.0  #: CPU seconds the worker spent (on the shard's first item: the whole shard)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -288,17 +289,20 @@ def _apply(spec: BuildSpec, img: np.ndarray, name: str, level: int, rel: str) ->
     return np.asarray(out, dtype=np.uint8)
 
 
-def _write_atomic(path: Path, writer: Callable[[Any], None], binary: bool = True) -> None:
+def _write_atomic(path: Path, writer: Callable[[Any], Any]) -> None:
+    """Write through ``writer(binary file)`` into ``.<name>.cbtmp`` beside ``path``, then rename."""
     tmp = path.with_name(f".{path.name}{TMP_SUFFIX}")
     try:
-        with open(
-            tmp, "wb" if binary else "w", **({} if binary else {"newline": "", "encoding": "utf-8"})
-        ) as fh:
+        with open(tmp, "wb") as fh:
             writer(fh)
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    _write_atomic(path, lambda fh: fh.write(data))
 
 
 def _encode_jpeg(arr: np.ndarray, quality: int) -> bytes:
@@ -334,7 +338,7 @@ def _process_file_item(spec: BuildSpec, item: SourceItem) -> ItemResult:
         target.parent.mkdir(parents=True, exist_ok=True)
         if spec.kind == "c":
             data = _encode_jpeg(out, spec.quality)
-            _write_atomic(target, lambda fh, d=data: fh.write(d))
+            _write_bytes(target, data)
         else:
             noise = name in NOISE_PERTURBATIONS
             write_mp4(target, out, noise=noise, preset=spec.preset, pix_fmt=spec.pix_fmt)
@@ -352,13 +356,13 @@ def _process_npy_shard(
     path = _shard_path(spec, shard_id)
     if path.exists():
         with np.load(path, allow_pickle=False) as z:
-            ok, reasons, status = z["ok"], z["reasons"], z["status"]
+            z_ok, z_reasons, z_status = z["ok"], z["reasons"], z["status"]
         return [
             ItemResult(
                 it.rel,
-                "done" if ok[i] else str(status[i]),
+                "done" if z_ok[i] else str(z_status[i]),
                 0,
-                str(reasons[i]),
+                str(z_reasons[i]),
                 it.path or f"#{it.index}",
             )
             for i, it in enumerate(items)
@@ -398,24 +402,23 @@ def _process_npy_shard(
         if outs:
             arrays[f"cell{j}"] = np.stack(outs)
     path.parent.mkdir(parents=True, exist_ok=True)
-    _write_atomic(
-        path,
-        lambda fh: np.savez(
-            fh,
-            ok=ok,
-            reasons=np.asarray(reasons, dtype=str),
-            status=np.asarray(status, dtype=str),
-            **arrays,
-        ),
-    )
+    arrays["ok"] = ok
+    arrays["reasons"] = np.asarray(reasons, dtype=str)
+    arrays["status"] = np.asarray(status, dtype=str)
+    _write_atomic(path, lambda fh: np.savez(fh, **arrays))  # type: ignore[arg-type]
     return results
 
 
 def run_shard(spec: BuildSpec, shard_id: int, items: Sequence[SourceItem]) -> list[ItemResult]:
     """Process one shard (the unit of work given to a worker process or a Ray task)."""
+    t0 = time.process_time()
     if spec.fmt == "npy":
-        return _process_npy_shard(spec, shard_id, items)
-    return [_process_file_item(spec, it) for it in items]
+        res = _process_npy_shard(spec, shard_id, items)
+    else:
+        res = [_process_file_item(spec, it) for it in items]
+    if res:
+        res[0].cpu = time.process_time() - t0
+    return res
 
 
 def _init_worker() -> None:
@@ -442,6 +445,7 @@ class BuildSummary:
     failed: list[ItemResult] = field(default_factory=list)
     ignored: int = 0  #: non-image files in the source folder (not image extensions)
     elapsed: float = 0.0
+    cpu_seconds: float = 0.0  #: CPU time spent in workers on this run's shards
     nothing_to_do: bool = False
 
     @property
@@ -704,6 +708,16 @@ def _write_skipped(out: Path, rows: Sequence[ItemResult]) -> None:
     _write_atomic(out / SKIPPED, writer)
 
 
+_PROFILE_SIZE = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}
+
+
+def _npy_shard_size(kind: str, profile: str, n_cells: int) -> int:
+    """Items per npy shard: about 64 MB of output per shard, at most 100 items."""
+    side = _PROFILE_SIZE.get(profile, 224)
+    per_item = n_cells * side * side * 3 * (41 if kind == "p" else 1)
+    return int(max(1, min(100, (64 << 20) // per_item)))
+
+
 def build(
     kind: str,
     src: str | os.PathLike[str],
@@ -742,7 +756,7 @@ def build(
         limit: use only the first ``limit`` source items (in sorted order).
         quality: JPEG quality (c, jpeg).
         preset, pix_fmt: x264 settings (p, mp4).
-        shard_size: items per shard (default 1 for files, 100 for npy).
+        shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100).
         progress: show a rich progress bar on stderr.
     """
     t0 = time.perf_counter()
@@ -770,7 +784,7 @@ def build(
             (n, int(d)) for n in names for d in levels if d == 1 or n in NOISE_PERTURBATIONS
         )
         levels_by_name = {}
-    size = shard_size or (100 if fmt == "npy" else 1)
+    size = shard_size or (_npy_shard_size(kind, profile, len(cells)) if fmt == "npy" else 1)
     spec = BuildSpec(kind, str(out), profile, fmt, cells, int(seed), quality, preset, pix_fmt, size)
 
     # output-name collisions (a.png and a.jpg both -> a.jpg)
@@ -815,7 +829,7 @@ def build(
     manifest: dict[str, Any] = {
         "tool": "corruptbench",
         "params": params,
-        "source": {"kind": source.kind, "path": str(source.root), "items": len(items)},
+        "source": {"kind": source.kind, "path": str(source.root.resolve()), "items": len(items)},
         "layout": _layout_doc(kind, fmt),
         "item_seed": "blake2b(f'{seed}|{kind}|{name}|{level}|{rel}', digest_size=4), little-endian",
     }
@@ -879,6 +893,7 @@ def build(
             )
             for res in gen:
                 results.extend(res)
+                summary.cpu_seconds += sum(r.cpu for r in res)
                 done_count += len(res)
                 dt = time.perf_counter() - t_start
                 prog.update(
