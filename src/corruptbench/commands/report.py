@@ -1,0 +1,75 @@
+"""``corruptbench report``: HTML / Markdown / CSV report of one or more results files."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "report",
+        help="write a report (HTML, Markdown or CSV) of results files",
+        description=(
+            "Write one self-contained HTML file (or Markdown / CSV tables) summarising eval-c / eval-p "
+            "/ demo results files; with several files, models are compared side by side, sorted by mCE."
+        ),
+    )
+    p.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULTS.json",
+        help="results files written by eval-c, eval-p or demo",
+    )
+    p.add_argument(
+        "--out",
+        "-o",
+        default=None,
+        help="output file (default: report.html / report.md / report.csv)",
+    )
+    p.add_argument(
+        "--format",
+        "-f",
+        choices=("html", "md", "csv"),
+        default=None,
+        help="output format (default: from --out's suffix, else html)",
+    )
+    p.add_argument(
+        "--baseline",
+        default=None,
+        metavar="NAME",
+        help="re-normalise CE/mCE: 'alexnet' (published errors), 'uniform' (unnormalised), the model id "
+        "of one of the results, or another results file (also gives mFR/mT5D when it has ImageNet-P numbers). "
+        "Default: the numbers stored in the files",
+    )
+    p.add_argument(
+        "--sample",
+        metavar="IMAGE",
+        default=None,
+        help="photo for the contact sheet (default: scikit-image's chelsea)",
+    )
+    p.add_argument(
+        "--no-contact-sheet",
+        action="store_true",
+        help="leave out the contact sheet (faster, smaller file)",
+    )
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..report import build_report
+
+    fmt = args.format
+    out = args.out
+    if out is None:
+        out = f"report.{fmt or 'html'}"
+    path = build_report(
+        args.results,
+        out,
+        fmt,
+        baseline=args.baseline,
+        sample=args.sample,
+        contact_sheet=not args.no_contact_sheet,
+    )
+    print(f"wrote {path}", file=sys.stdout)
+    return 0

@@ -1,0 +1,191 @@
+"""Contact sheets: one image under every corruption and severity, and strips of ImageNet-P frames.
+
+The sheet is composed at the model's input resolution (224 x 224 cells, no resampling), so noise,
+blur and JPEG artefacts look exactly as the network sees them; it is stored as a high-quality JPEG
+(4:4:4) to keep the self-contained HTML report small.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, pretty
+
+__all__ = [
+    "sample_image",
+    "corruption_grid",
+    "contact_sheet",
+    "perturbation_sequences",
+    "perturbation_strip",
+]
+
+_GAP = 4
+_LEFT = 170
+_TOP = 30
+_BG = (255, 255, 255)
+_FG = (30, 30, 30)
+
+
+def _font(size: int = 16) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow < 10.1: fixed bitmap font
+        return ImageFont.load_default()
+
+
+def sample_image(path: str | None = None) -> np.ndarray:
+    """The contact-sheet photo: ``path`` if given, else scikit-image's ``chelsea`` (ships in the wheel)."""
+    if path is not None:
+        try:
+            with Image.open(path) as im:
+                return np.asarray(im.convert("RGB"))
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path}: cannot read the sample image ({exc})") from None
+    import skimage.data
+
+    return np.asarray(skimage.data.chelsea())
+
+
+def _to_224(image: np.ndarray) -> np.ndarray:
+    from ..preprocess import profile_preprocess
+
+    arr = np.asarray(image)
+    if arr.ndim == 2:
+        arr = np.stack([arr] * 3, axis=-1)
+    arr = arr[..., :3].astype(np.uint8)
+    if arr.shape[:2] == (224, 224):
+        return arr
+    return profile_preprocess(arr, "imagenet")
+
+
+def corruption_grid(
+    image: np.ndarray,
+    *,
+    corruptions: Sequence[str] | None = None,
+    severities: Sequence[int] = (1, 2, 3, 4, 5),
+    seed: int = 0,
+) -> tuple[np.ndarray, dict[str, list[np.ndarray | None]]]:
+    """Corrupt one photo (Resize(256) + CenterCrop(224) first) with every corruption and severity.
+
+    Corruptions that are not available (not registered, or failing) give ``None`` cells.
+
+    Returns:
+        ``(clean_224, {corruption: [image or None per severity]})``.
+    """
+    from ..api import corrupt
+
+    clean = _to_224(image)
+    grid: dict[str, list[np.ndarray | None]] = {}
+    for k, name in enumerate(corruptions or ALL_CORRUPTIONS):
+        cells: list[np.ndarray | None] = []
+        for s in severities:
+            try:
+                cells.append(corrupt(clean, name, s, profile="imagenet", rng=seed + 1000 * k + s))
+            except Exception:  # unavailable corruption: leave a blank cell, the sheet says "n/a"
+                cells.append(None)
+        grid[name] = cells
+    return clean, grid
+
+
+def _encode(canvas: Image.Image) -> bytes:
+    buf = io.BytesIO()
+    canvas.save(buf, format="JPEG", quality=90, subsampling=0, optimize=True)
+    return buf.getvalue()
+
+
+def _sheet(
+    rows: Sequence[tuple[str, Sequence[np.ndarray | None]]], headers: Sequence[str], cell: int
+) -> bytes:
+    n_cols = max(len(cells) for _, cells in rows)
+    width = _LEFT + n_cols * (cell + _GAP)
+    height = _TOP + len(rows) * (cell + _GAP)
+    canvas = Image.new("RGB", (width, height), _BG)
+    draw = ImageDraw.Draw(canvas)
+    font = _font(16)
+    small = _font(13)
+    for j, text in enumerate(headers[:n_cols]):
+        x = _LEFT + j * (cell + _GAP) + cell // 2
+        draw.text((x, _TOP // 2), text, fill=_FG, font=font, anchor="mm")
+    for i, (label, cells) in enumerate(rows):
+        y = _TOP + i * (cell + _GAP)
+        lines = label.split("\n")
+        for k, line in enumerate(lines):
+            draw.text(
+                (8, y + cell // 2 + (k - (len(lines) - 1) / 2) * 18),
+                line,
+                fill=_FG,
+                font=font if k == 0 else small,
+                anchor="lm",
+            )
+        for j, img in enumerate(cells):
+            x = _LEFT + j * (cell + _GAP)
+            if img is None:
+                draw.rectangle((x, y, x + cell - 1, y + cell - 1), fill=(235, 235, 235))
+                draw.text(
+                    (x + cell // 2, y + cell // 2),
+                    "n/a",
+                    fill=(120, 120, 120),
+                    font=font,
+                    anchor="mm",
+                )
+                continue
+            tile = Image.fromarray(np.asarray(img, dtype=np.uint8)[..., :3])
+            if tile.size != (cell, cell):
+                tile = tile.resize((cell, cell), Image.Resampling.BILINEAR)
+            canvas.paste(tile, (x, y))
+    return _encode(canvas)
+
+
+def contact_sheet(
+    clean: np.ndarray, grid: Mapping[str, Sequence[np.ndarray | None]], *, cell: int = 224
+) -> bytes:
+    """JPEG bytes of the sheet: one row per corruption, columns clean + severities."""
+    n_sev = max((len(v) for v in grid.values()), default=5)
+    rows = []
+    for name, cells in grid.items():
+        label = pretty(name) + ("\n(extra)" if name in EXTRA_CORRUPTIONS else "")
+        rows.append((label, [clean, *cells]))
+    headers = ["clean"] + [f"severity {s}" for s in range(1, n_sev + 1)]
+    return _sheet(rows, headers, cell)
+
+
+def perturbation_sequences(
+    image: np.ndarray, perturbations: Sequence[str], *, difficulty: int = 1, seed: int = 0
+) -> dict[str, np.ndarray]:
+    """ImageNet-P sequences ``(T, 224, 224, 3)`` of one photo; perturbations that fail are skipped."""
+    try:
+        from ..perturbations import perturb  # type: ignore[attr-defined]
+    except ImportError:
+        return {}
+    out: dict[str, np.ndarray] = {}
+    for k, name in enumerate(perturbations):
+        try:
+            out[name] = np.asarray(
+                perturb(image, name, profile="imagenet", difficulty=difficulty, rng=seed + k)
+            )
+        except Exception:  # unavailable perturbation: leave it out of the strip
+            continue
+    return out
+
+
+def perturbation_strip(
+    sequences: Mapping[str, np.ndarray], *, n_frames: int = 6, cell: int = 160
+) -> bytes | None:
+    """JPEG bytes: one row per perturbation with ``n_frames`` evenly spaced frames (0 ... T-1)."""
+    if not sequences:
+        return None
+    rows = []
+    lengths = {len(seq) for seq in sequences.values()}
+    for name, seq in sequences.items():
+        idx = np.linspace(0, len(seq) - 1, n_frames).round().astype(int)
+        rows.append((f"{pretty(name)}\n({len(seq)} frames)", [seq[i] for i in idx]))
+    if len(lengths) == 1:
+        idx = np.linspace(0, lengths.pop() - 1, n_frames).round().astype(int)
+        headers = [f"frame {i}" for i in idx]
+    else:
+        headers = ["first frame"] + [""] * (n_frames - 2) + ["last frame"]
+    return _sheet(rows, headers, cell)

@@ -1,0 +1,447 @@
+"""Self-contained HTML report: one file, inline CSS, figures as data URIs, no scripts, no network.
+
+Every string that comes from a results file (model ids, paths, notes, version strings ...) is passed
+through :func:`html.escape` before it reaches the page.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import html as _html
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from ._common import (
+    ALL_CORRUPTIONS,
+    BENCHMARK_CORRUPTIONS,
+    DASH,
+    EXTRA_CORRUPTIONS,
+    num,
+    pct,
+    pretty,
+)
+from .io import Results
+from .plots import ce_bars, flip_bars, headline_scatter, png_data_uri, severity_curves
+
+__all__ = ["render_html", "sort_by_mce"]
+
+
+def e(value: Any) -> str:
+    """HTML-escape any value (quotes too)."""
+    return _html.escape("" if value is None else str(value), quote=True)
+
+
+_CSS = """
+:root { --fg:#1d2330; --muted:#5b6475; --line:#e3e6ec; --bg:#ffffff; --soft:#f5f7fa; --accent:#2f5fb3; }
+* { box-sizing: border-box; }
+body { margin:0; background:var(--bg); color:var(--fg);
+  font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "DejaVu Sans", sans-serif; }
+main { max-width: 1320px; margin: 0 auto; padding: 24px 28px 60px; }
+h1 { font-size: 26px; margin: 0 0 4px; }
+h2 { font-size: 19px; margin: 36px 0 10px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 15px; margin: 20px 0 8px; }
+p, li { max-width: 980px; }
+.sub, .muted { color: var(--muted); }
+.small { font-size: 12px; }
+nav { margin: 12px 0 0; font-size: 13px; }
+nav a { color: var(--accent); text-decoration: none; margin-right: 14px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(290px, 1fr)); gap: 14px; }
+.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; background: var(--soft); }
+.card h3 { margin: 0 0 8px; word-break: break-all; }
+.card dl { display: grid; grid-template-columns: 1fr auto; gap: 3px 12px; margin: 0; }
+.card dt { color: var(--muted); }
+.card dd { margin: 0; text-align: right; font-variant-numeric: tabular-nums; font-weight: 600; }
+.badge { display:inline-block; font-size: 11px; padding: 1px 7px; border-radius: 9px; background:#fde8c8;
+  color:#7a4a00; margin-left: 6px; vertical-align: middle; font-weight: 600; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 6px 0 14px; }
+th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
+th { background: var(--soft); font-weight: 600; position: sticky; top: 0; }
+th:first-child, td:first-child { text-align: left; }
+td.name, th.name { word-break: break-all; white-space: normal; max-width: 360px; text-align: left; }
+th.name { text-align: center; }
+tr.sep td { border-top: 2px solid #c9ced8; }
+tr.mean td { font-weight: 600; background: #fafbfc; }
+figure { margin: 14px 0 22px; }
+figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
+figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; max-width: 980px; }
+.sheet img { width: 100%; max-width: 1530px; }
+code { background: var(--soft); padding: 1px 4px; border-radius: 4px; font-size: 12.5px; }
+.notes li { color: var(--muted); }
+dl.kv { display: grid; grid-template-columns: 170px 1fr; gap: 2px 14px; margin: 4px 0 14px; font-size: 13px; }
+dl.kv dt { color: var(--muted); }
+dl.kv dd { margin: 0; word-break: break-all; }
+"""
+
+
+def _code_spans(escaped: str) -> str:
+    """Turn `backticked` spans of already-escaped text into <code> elements."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
+
+
+def sort_by_mce(results: Sequence[Results]) -> list[Results]:
+    """Models with an mCE first, best (lowest) first; then the rest in the given order."""
+
+    def key(r: Results) -> tuple[int, float]:
+        if r.c is not None and r.c.mce is not None:
+            return (0, r.c.mce)
+        return (1, 0.0)
+
+    return sorted(results, key=key)
+
+
+def _heat(value: float | None) -> str:
+    """Inline background for an error cell: white (0 %) -> light red (100 %)."""
+    if value is None:
+        return ""
+    v = max(0.0, min(1.0, value))
+    return f' style="background: hsl({int(120 - 120 * v)}, 70%, {int(96 - 14 * v)}%)"'
+
+
+def _img(png: bytes | None, alt: str, caption: str, mime: str = "image/png", cls: str = "") -> str:
+    if not png:
+        return ""
+    c = f' class="{cls}"' if cls else ""
+    return (
+        f'<figure{c}><img src="{png_data_uri(png, mime)}" alt="{e(alt)}">'
+        f"<figcaption>{caption}</figcaption></figure>"
+    )
+
+
+def _card(res: Results) -> str:
+    items: list[tuple[str, str]] = []
+    c, p = res.c, res.p
+    badge = ""
+    if c is not None:
+        items += [
+            ("Clean error", pct(c.clean_error)),
+            ("mCE" + ("" if c.baseline == "alexnet" else f" (vs {c.baseline})"), pct(c.mce)),
+            ("Relative mCE", pct(c.relative_mce)),
+            ("Mean error, 15 corruptions", pct(c.mean_error)),
+            ("Mean error, 4 extra", pct(c.extra_mean_error)),
+        ]
+        if c.partial:
+            badge = f'<span class="badge">partial: {15 - len(c.missing)}/15</span>'
+    if p is not None:
+        items += [("mFR", pct(p.mfr)), ("mT5D", pct(p.mt5d))]
+        fps = list(p.flip_probability.values())
+        items.append(("Mean flip probability", pct(sum(fps) / len(fps), 2) if fps else DASH))
+    ds = res.dataset
+    sub = ", ".join(e(ds.get(k)) for k in ("layout", "profile") if ds.get(k))
+    if ds.get("num_images") is not None:
+        sub += f", {e(ds.get('num_images'))} images"
+    rows = "".join(f"<dt>{e(k)}</dt><dd>{v}</dd>" for k, v in items)
+    return f'<div class="card"><h3>{e(res.label)}{badge}</h3><p class="muted small">{sub}</p><dl>{rows}</dl></div>'
+
+
+def _comparison(results: Sequence[Results]) -> str:
+    rows = sort_by_mce(results)
+    has_p = any(r.p is not None for r in rows)
+    head = '<tr><th>#</th><th style="text-align:left">Model</th><th>Clean error</th><th>mCE</th><th>Relative mCE</th><th>Mean error</th><th>Extra mean error</th>'
+    head += "<th>mFR</th><th>mT5D</th>" if has_p else ""
+    head += "</tr>"
+    body = []
+    for i, r in enumerate(rows, 1):
+        c = r.c
+        cells = [
+            str(i),
+            e(r.label)
+            + ('<span class="badge">partial</span>' if c is not None and c.partial else ""),
+        ]
+        cells += (
+            [
+                pct(c.clean_error),
+                pct(c.mce),
+                pct(c.relative_mce),
+                pct(c.mean_error),
+                pct(c.extra_mean_error),
+            ]
+            if c
+            else [DASH] * 5
+        )
+        if has_p:
+            cells += [pct(r.p.mfr), pct(r.p.mt5d)] if r.p else [DASH, DASH]
+        body.append(
+            "<tr>"
+            + "".join(
+                f'<td class="name">{x}</td>' if j == 1 else f"<td>{x}</td>"
+                for j, x in enumerate(cells)
+            )
+            + "</tr>"
+        )
+    return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _ce_table(results: Sequence[Results]) -> str:
+    rows = [r for r in results if r.c is not None]
+    names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in rows if r.c)]
+    head = (
+        "<tr><th rowspan=2>Corruption</th>"
+        + "".join(f'<th colspan=2 class="name">{e(r.label)}</th>' for r in rows)
+        + "</tr>"
+    )
+    head += "<tr>" + "<th>CE</th><th>rel. CE</th>" * len(rows) + "</tr>"
+    body = []
+    for name in names:
+        cls = (
+            ' class="sep"'
+            if name == next((n for n in names if n in EXTRA_CORRUPTIONS), None)
+            else ""
+        )
+        label = e(pretty(name)) + (
+            ' <span class="muted small">(extra)</span>' if name in EXTRA_CORRUPTIONS else ""
+        )
+        cells = "".join(
+            f"<td>{pct(r.c.ce.get(name))}</td><td>{pct(r.c.relative_ce.get(name))}</td>"
+            for r in rows
+            if r.c
+        )
+        body.append(f"<tr{cls}><td>{label}</td>{cells}</tr>")
+    mean_cells = "".join(
+        f"<td>{pct(r.c.mce)}</td><td>{pct(r.c.relative_mce)}</td>" for r in rows if r.c
+    )
+    body.insert(
+        sum(1 for n in names if n in BENCHMARK_CORRUPTIONS),
+        f'<tr class="mean"><td>Mean of the 15 (mCE / rel. mCE)</td>{mean_cells}</tr>',
+    )
+    return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _severity_table(res: Results) -> str:
+    c = res.c
+    assert c is not None
+    head = (
+        "<tr><th>Corruption</th><th>clean</th>"
+        + "".join(f"<th>sev {s}</th>" for s in range(1, 6))
+        + "<th>mean</th><th>images / severity</th></tr>"
+    )
+    means = c.mean_errors()
+    body = []
+    first_extra = next((n for n in c.errors if n in EXTRA_CORRUPTIONS), None)
+    for name, values in c.errors.items():
+        cls = ' class="sep"' if name == first_extra else ""
+        counts = c.counts.get(name)
+        count_txt = DASH
+        if counts:
+            present = sorted({x for x in counts if x is not None})
+            count_txt = ", ".join(map(str, present)) if present else DASH
+        cells = f"<td{_heat(c.clean_error)}>{pct(c.clean_error)}</td>"
+        cells += "".join(f"<td{_heat(v)}>{pct(v)}</td>" for v in values)
+        cells += f"<td><b>{pct(means.get(name))}</b></td><td>{e(count_txt)}</td>"
+        label = e(pretty(name)) + (
+            ' <span class="muted small">(extra)</span>' if name in EXTRA_CORRUPTIONS else ""
+        )
+        body.append(f"<tr{cls}><td>{label}</td>{cells}</tr>")
+    return f'<h3>{e(res.label)}</h3><div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _p_table(results: Sequence[Results]) -> str:
+    rows = [r for r in results if r.p is not None]
+    names: list[str] = []
+    for r in rows:
+        names += [n for n in r.p.flip_probability if n not in names]  # type: ignore[union-attr]
+    head = (
+        "<tr><th rowspan=2>Perturbation</th>"
+        + "".join(f'<th colspan=3 class="name">{e(r.label)}</th>' for r in rows)
+        + "</tr>"
+    )
+    head += "<tr>" + "<th>flip prob.</th><th>top-5 dist.</th><th>FR</th>" * len(rows) + "</tr>"
+    body = []
+    for name in names:
+        cells = ""
+        for r in rows:
+            p = r.p
+            assert p is not None
+            fr = (p.flip_rate or {}).get(name)
+            cells += f"<td>{pct(p.flip_probability.get(name), 2)}</td><td>{num(p.top5_distance.get(name), 3)}</td><td>{pct(fr)}</td>"
+        body.append(f"<tr><td>{e(pretty(name))}</td>{cells}</tr>")
+    return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _provenance(res: Results) -> str:
+    m, ds = res.model, res.dataset
+    pairs: list[tuple[str, Any]] = [("results file", res.source), ("kind", res.kind)]
+    for key in ("id", "source", "preprocessing", "input_size", "num_classes"):
+        if m.get(key) is not None:
+            pairs.append((f"model {key}", m.get(key)))
+    for key in ("path", "layout", "profile", "fingerprint", "num_images"):
+        if ds.get(key) is not None:
+            pairs.append((f"dataset {key}", ds.get(key)))
+    if res.c is not None:
+        pairs.append(("ImageNet-C baseline", res.c.baseline))
+        if res.c.missing:
+            pairs.append(("missing from mCE", ", ".join(res.c.missing)))
+    if res.p is not None:
+        pairs.append(("ImageNet-P difficulty", res.p.difficulty))
+        pairs.append(("ImageNet-P baseline", res.p.baseline or "none"))
+    versions = res.data.get("versions") or {}
+    if isinstance(versions, dict) and versions:
+        pairs.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
+    for key in ("time_s", "created"):
+        if res.data.get(key) is not None:
+            pairs.append((key.replace("_s", " (s)"), res.data.get(key)))
+    kv = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in pairs)
+    notes = [n for n in ds.get("notes") or [] if isinstance(n, str)]
+    if res.p is not None:
+        notes += res.p.notes
+    notes_html = "".join(f"<li>{e(n)}</li>" for n in notes)
+    return f'<h3>{e(res.label)}</h3><dl class="kv">{kv}</dl>' + (
+        f'<ul class="notes small">{notes_html}</ul>' if notes_html else ""
+    )
+
+
+_HOW_TO_READ = """
+<ul>
+<li><b>Clean error</b>: top-1 error on the uncorrupted images.</li>
+<li><b>CE</b> (corruption error) of a corruption: the model's top-1 error summed over the 5 severities,
+divided by the same sum for the baseline (AlexNet unless stated). 100% = as fragile as AlexNet; lower is better.</li>
+<li><b>mCE</b>: mean CE over the 15 benchmark corruptions (the paper's headline number). The 4 extra corruptions
+(speckle noise, Gaussian blur, spatter, saturate) are shown separately and never enter mCE.</li>
+<li><b>Relative CE / mCE</b>: the same ratio after subtracting each model's clean error, i.e. how much
+<em>more</em> error corruption causes. A model can have a lower mCE simply by being more accurate; relative mCE
+separates robustness from accuracy.</li>
+<li><b>Flip probability</b> (ImageNet-P): how often the top-1 prediction changes between consecutive frames
+(noise: between each noisy frame and the clean one). <b>Top-5 distance</b>: how much the top-5 ranking moves.
+<b>mFR / mT5D</b> divide these by a baseline's and average over the 10 test perturbations; they are shown only
+when a baseline was given.</li>
+<li>All rates are fractions in the results files and percentages here.</li>
+</ul>
+"""
+
+
+def render_html(
+    results: Sequence[Results],
+    *,
+    title: str = "corruptbench robustness report",
+    contact_sheet: bytes | None = None,
+    perturbation_strip: bytes | None = None,
+    sample_name: str = "",
+    intro: str = "",
+) -> str:
+    """Render the report for one or more validated results as a single HTML document.
+
+    Args:
+        results: Validated results (labels made unique by :func:`~corruptbench.report.io.unique_labels`).
+        title: Page title (escaped).
+        contact_sheet: JPEG bytes of :func:`~corruptbench.report.contact.contact_sheet`, or ``None``.
+        perturbation_strip: JPEG bytes of :func:`~corruptbench.report.contact.perturbation_strip`.
+        sample_name: Description of the contact-sheet photo (escaped).
+        intro: Extra paragraph shown under the title (escaped), e.g. the demo's disclaimer.
+    """
+    from .. import __version__
+
+    results = list(results)
+    c_rows = [r for r in results if r.c is not None]
+    p_rows = [r for r in results if r.p is not None]
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts: list[str] = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">",
+        f"<title>{e(title)}</title><style>{_CSS}</style></head><body><main>",
+        f"<header><h1>{e(title)}</h1>",
+        f'<p class="sub">{len(results)} result file{"s" if len(results) != 1 else ""} &middot; generated {e(now)} by corruptbench {e(__version__)}</p>',
+    ]
+    if intro:
+        parts.append(f"<p>{_code_spans(e(intro))}</p>")
+    nav = [("summary", "Summary")]
+    if len(c_rows) > 1:
+        nav.append(("comparison", "Comparison"))
+    nav.append(("figures", "Figures"))
+    if c_rows:
+        nav += [("ce", "CE per corruption"), ("severity", "Error by severity")]
+    if p_rows:
+        nav.append(("imagenet-p", "ImageNet-P"))
+    if contact_sheet or perturbation_strip:
+        nav.append(("examples", "What the corruptions look like"))
+    nav += [("provenance", "Provenance"), ("how-to-read", "How to read this")]
+    parts.append("<nav>" + "".join(f'<a href="#{a}">{t}</a>' for a, t in nav) + "</nav></header>")
+
+    parts.append('<section id="summary"><h2>Summary</h2><div class="cards">')
+    parts += [_card(r) for r in sort_by_mce(results)]
+    parts.append("</div></section>")
+
+    if len(c_rows) > 1:
+        parts.append('<section id="comparison"><h2>Comparison (sorted by mCE, best first)</h2>')
+        parts.append(_comparison(results))
+        parts.append("</section>")
+
+    parts.append('<section id="figures"><h2>Figures</h2>')
+    ordered = sort_by_mce(results)
+    if len(c_rows) > 1:
+        parts.append(
+            _img(
+                headline_scatter(ordered),
+                "mCE and relative mCE against clean error",
+                "mCE and relative mCE against clean error, one point per model. In the paper, mCE falls as accuracy rises while relative mCE stays flat: accuracy gains carried most of the robustness gains.",
+            )
+        )
+    parts.append(
+        _img(
+            ce_bars(ordered),
+            "CE per corruption",
+            "Corruption error (CE) per corruption; the dashed line is the baseline (100%). Right of the vertical line: the 4 extra corruptions, not part of mCE.",
+        )
+    )
+    parts.append(
+        _img(
+            severity_curves(ordered),
+            "Error vs severity",
+            "Top-1 error against severity per corruption family (severity 0 = clean error).",
+        )
+    )
+    if p_rows:
+        parts.append(
+            _img(
+                flip_bars(ordered),
+                "Flip probability",
+                "ImageNet-P flip probability per perturbation (lower = more stable predictions).",
+            )
+        )
+    parts.append("</section>")
+
+    if c_rows:
+        parts.append('<section id="ce"><h2>CE and relative CE per corruption</h2>')
+        parts.append(_ce_table(ordered))
+        parts.append("</section>")
+        parts.append('<section id="severity"><h2>Top-1 error by severity</h2>')
+        parts += [_severity_table(r) for r in ordered if r.c is not None]
+        parts.append("</section>")
+    if p_rows:
+        parts.append(
+            '<section id="imagenet-p"><h2>ImageNet-P: flip probability and top-5 distance</h2>'
+        )
+        parts.append(_p_table(ordered))
+        parts.append("</section>")
+    if contact_sheet or perturbation_strip:
+        parts.append('<section id="examples"><h2>What the corruptions look like</h2>')
+        who = f" ({e(sample_name)})" if sample_name else ""
+        parts.append(
+            _img(
+                contact_sheet,
+                "Contact sheet",
+                f"One photo{who} under every corruption and severity, at the network's 224&times;224 input resolution (Resize(256) + CenterCrop(224)). Stored as JPEG (quality 90, no chroma subsampling) to keep this file small.",
+                mime="image/jpeg",
+                cls="sheet",
+            )
+        )
+        parts.append(
+            _img(
+                perturbation_strip,
+                "ImageNet-P frames",
+                f"Evenly spaced frames of ImageNet-P sequences of the same photo{who}; flip probability counts how often the prediction changes along such a sequence.",
+                mime="image/jpeg",
+                cls="sheet",
+            )
+        )
+        parts.append("</section>")
+    parts.append('<section id="provenance"><h2>Provenance</h2>')
+    parts += [_provenance(r) for r in ordered]
+    parts.append("</section>")
+    parts.append(
+        f'<section id="how-to-read"><h2>How to read this report</h2>{_HOW_TO_READ}</section>'
+    )
+    parts.append("</main></body></html>")
+    return "\n".join(p for p in parts if p)

@@ -1,0 +1,211 @@
+"""Report figures (matplotlib, Agg backend), returned as PNG bytes ready to embed as data URIs."""
+
+from __future__ import annotations
+
+import base64
+import io
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display; must precede pyplot
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
+from .io import Results  # noqa: E402
+
+__all__ = [
+    "png_data_uri",
+    "ce_bars",
+    "severity_curves",
+    "headline_scatter",
+    "flip_bars",
+]
+
+_STYLE: Any = {
+    "font.size": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "axes.axisbelow": True,
+}
+_MARKERS = ["o", "s", "^", "D", "v", "P", "X", "*"]
+
+
+def png_data_uri(png: bytes, mime: str = "image/png") -> str:
+    return f"data:{mime};base64," + base64.b64encode(png).decode("ascii")
+
+
+def _png(fig: plt.Figure) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _text(label: str, limit: int = 40) -> str:
+    """A label safe for matplotlib text (no mathtext from ``$``), shortened to ``limit`` chars."""
+    if len(label) > limit:
+        label = label[: limit - 1] + "\u2026"
+    return label.replace("$", r"\$")
+
+
+def _model_colors(n: int) -> list:
+    cmap = plt.get_cmap("tab10")
+    return [cmap(i % 10) for i in range(n)]
+
+
+def ce_bars(results: Sequence[Results]) -> bytes | None:
+    """Corruption error per corruption, one bar per model (grouped); AlexNet = 100 % line."""
+    rows = [r for r in results if r.c is not None]
+    if not rows:
+        return None
+    names = [n for n in ALL_CORRUPTIONS if any(r.c and r.c.ce.get(n) is not None for r in rows)]
+    if not names:
+        return None
+    with plt.rc_context(_STYLE):
+        fig, ax = plt.subplots(figsize=(12, 4.2))
+        width = 0.8 / len(rows)
+        x = np.arange(len(names))
+        for i, (res, color) in enumerate(zip(rows, _model_colors(len(rows)))):
+            assert res.c is not None
+            ces = [res.c.ce.get(n) for n in names]
+            vals = [np.nan if v is None else 100 * v for v in ces]
+            ax.bar(x - 0.4 + width * (i + 0.5), vals, width, label=_text(res.label), color=color)
+        baselines = {r.c.baseline for r in rows if r.c}
+        if baselines == {"alexnet"}:
+            ax.axhline(100, color="0.3", lw=1, ls="--")
+            ax.text(-0.5, 101, "AlexNet = 100%", ha="left", va="bottom", fontsize=8, color="0.3")
+            ax.set_ylabel("Corruption error CE (%)")
+        else:
+            ax.set_ylabel(_text("CE (%, baseline: " + ", ".join(sorted(baselines)) + ")", 60))
+        n_bench = sum(1 for n in names if n not in EXTRA_CORRUPTIONS)
+        if n_bench < len(names):
+            ax.axvline(n_bench - 0.5, color="0.5", lw=0.8)
+            top = ax.get_ylim()[1]
+            ax.set_ylim(0, top * 1.08)
+            ax.text(
+                n_bench - 0.4, top * 1.07, "extra (not in mCE)", va="top", fontsize=8, color="0.4"
+            )
+        ax.set_xticks(x, [pretty(n) for n in names], rotation=35, ha="right")
+        ax.set_xlim(-0.6, len(names) - 0.4)
+        if len(rows) > 1:
+            ax.legend(fontsize=8, ncol=min(4, len(rows)), loc="upper left", frameon=False)
+        ax.set_title("Corruption error per corruption")
+        return _png(fig)
+
+
+def severity_curves(results: Sequence[Results], max_models: int = 6) -> bytes | None:
+    """Top-1 error vs severity (0 = clean) per corruption: one panel per family, one row per model."""
+    rows = [r for r in results if r.c is not None][:max_models]
+    if not rows:
+        return None
+    with plt.rc_context(_STYLE):
+        fig, axes = plt.subplots(
+            len(rows), 4, figsize=(13, 3.3 * len(rows)), sharey=True, squeeze=False
+        )
+        cmap = plt.get_cmap("tab10")
+        for i, res in enumerate(rows):
+            assert res.c is not None
+            for k, (ax, fam) in enumerate(zip(axes[i], FAMILIES)):
+                names = [n for n in ALL_CORRUPTIONS if family_of(n) == fam]
+                for j, name in enumerate(names):
+                    values = res.c.errors.get(name)
+                    if values is None:
+                        continue
+                    ys = [res.c.clean_error, *values]
+                    ax.plot(
+                        range(6),
+                        [np.nan if v is None else 100 * v for v in ys],
+                        color=cmap(j % 10),
+                        ls="--" if name in EXTRA_CORRUPTIONS else "-",
+                        marker=_MARKERS[j % len(_MARKERS)],
+                        ms=3.5,
+                        lw=1.4,
+                        label=pretty(name) + (" (extra)" if name in EXTRA_CORRUPTIONS else ""),
+                    )
+                ax.set_title(
+                    fam.capitalize()
+                    if len(rows) == 1
+                    else f"{fam.capitalize()}: {_text(res.label, 28)}",
+                    fontsize=9,
+                )
+                ax.set_xticks(range(6), ["clean", "1", "2", "3", "4", "5"])
+                ax.set_ylim(0, 100)
+                if i == len(rows) - 1:
+                    ax.set_xlabel("severity")
+                if i == len(rows) - 1 and ax.get_legend_handles_labels()[0]:
+                    ax.legend(
+                        fontsize=7.5,
+                        frameon=False,
+                        loc="upper center",
+                        bbox_to_anchor=(0.5, -0.2),
+                        ncol=2,
+                    )
+                if k == 0:
+                    ax.set_ylabel("Top-1 error (%)")
+        fig.tight_layout()
+        return _png(fig)
+
+
+def headline_scatter(results: Sequence[Results]) -> bytes | None:
+    """mCE and relative mCE against clean error across models (the paper's headline figure)."""
+    rows = [
+        r
+        for r in results
+        if r.c is not None and r.c.clean_error is not None and r.c.mce is not None
+    ]
+    if not rows:
+        return None
+    rows.sort(key=lambda r: r.c.clean_error if r.c and r.c.clean_error is not None else 0.0)
+    x = np.array([100 * float(r.c.clean_error or 0.0) for r in rows if r.c])
+    mce = np.array([100 * float(r.c.mce or 0.0) for r in rows if r.c])
+    rel = np.array([np.nan if r.c.relative_mce is None else 100 * r.c.relative_mce for r in rows])  # type: ignore[union-attr]
+    with plt.rc_context(_STYLE):
+        fig, ax = plt.subplots(figsize=(7, 4.2))
+        ax.plot(x, mce, "o-", color="tab:blue", label="mCE")
+        if not np.all(np.isnan(rel)):
+            ax.plot(x, rel, "s--", color="tab:orange", label="Relative mCE")
+        for xi, yi, res in zip(x, mce, rows):
+            ax.annotate(
+                _text(res.label), (xi, yi), textcoords="offset points", xytext=(4, 5), fontsize=7
+            )
+        ax.set_xlabel("Clean top-1 error (%)")
+        ax.set_ylabel("%")
+        ax.invert_xaxis()  # better models to the right, as in the paper
+        ax.legend(frameon=False)
+        ax.set_title("Robustness vs clean accuracy (better models to the right)")
+        return _png(fig)
+
+
+def flip_bars(results: Sequence[Results]) -> bytes | None:
+    """Flip probability per perturbation, grouped bars across models."""
+    rows = [r for r in results if r.p is not None]
+    if not rows:
+        return None
+    names: list[str] = []
+    for r in rows:
+        assert r.p is not None
+        names += [n for n in r.p.flip_probability if n not in names]
+    with plt.rc_context(_STYLE):
+        fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * len(names) + 2), 3.6))
+        width = 0.8 / len(rows)
+        x = np.arange(len(names))
+        for i, (res, color) in enumerate(zip(rows, _model_colors(len(rows)))):
+            assert res.p is not None
+            vals = [100 * res.p.flip_probability.get(n, np.nan) for n in names]
+            ax.bar(x - 0.4 + width * (i + 0.5), vals, width, label=_text(res.label), color=color)
+        ax.set_xticks(
+            x,
+            [pretty(n) for n in names],
+            rotation=30 if len(names) > 5 else 0,
+            ha="right" if len(names) > 5 else "center",
+        )
+        ax.set_ylabel("Flip probability (%)")
+        ax.set_title("ImageNet-P: flip probability per perturbation")
+        if len(rows) > 1:
+            ax.legend(fontsize=8, frameon=False)
+        return _png(fig)

