@@ -6,7 +6,7 @@ Guarantees (each one has a test in ``tests/test_build.py``):
   :func:`item_seed` — a BLAKE2b hash of ``(seed, kind, corruption/perturbation, severity/difficulty,
   item's relative path)`` cut to 32 bits — so the bytes do not depend on the worker count, the order
   of work, resuming, Ray vs local processes, or the machine (given the same library versions).
-* **Crash-safe and resumable.** Each output file is written to ``.<name>.cbtmp`` in its target folder
+* **Crash-safe and resumable.** Each output file is written to ``.<name>.<pid>.cbtmp`` in its target folder
   and renamed with :func:`os.replace`; a re-run skips outputs that exist and does no work when all
   are there. Temporary files left by a killed run are removed when the next run starts. For ``npy``
   outputs, shards of items are computed into ``OUT/.corruptbench/work/`` (also atomically) and the
@@ -25,8 +25,8 @@ built as ``npy`` ``sources.txt``, the source item of each row) and in the hidden
 
 Work is split into shards: one source image (all corruptions x severities of it, so it is decoded
 once) for file outputs, or a chunk of items for ``npy``. Shards run in-process (``workers=1``), in a
-local process pool (``concurrent.futures`` with the ``forkserver``/``spawn`` start method, one
-thread per worker), or as Ray tasks that write to the same OUT path (which must then be shared).
+local process pool (``concurrent.futures`` with the ``spawn`` start method, one thread per worker;
+on Linux the workers die with the driver), or as Ray tasks that write to the same OUT path (which must then be shared).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ import json
 import multiprocessing as mp
 import os
 import shutil
+import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -290,8 +291,12 @@ def _apply(spec: BuildSpec, img: np.ndarray, name: str, level: int, rel: str) ->
 
 
 def _write_atomic(path: Path, writer: Callable[[Any], Any]) -> None:
-    """Write through ``writer(binary file)`` into ``.<name>.cbtmp`` beside ``path``, then rename."""
-    tmp = path.with_name(f".{path.name}{TMP_SUFFIX}")
+    """Write through ``writer(binary file)`` into ``.<name>.<pid>.cbtmp`` beside ``path``, then rename.
+
+    The pid keeps two processes that happen to make the same item (a worker orphaned by a killed
+    run and the re-run) from sharing one temporary file; both write the same bytes.
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
     try:
         with open(tmp, "wb") as fh:
             writer(fh)
@@ -421,13 +426,23 @@ def run_shard(spec: BuildSpec, shard_id: int, items: Sequence[SourceItem]) -> li
     return res
 
 
-def _init_worker() -> None:
+def _init_worker(die_with_parent: bool = False) -> None:
     try:
         import cv2
 
         cv2.setNumThreads(1)
     except Exception:  # pragma: no cover  # noqa: BLE001
         pass
+    if die_with_parent and sys.platform.startswith("linux"):
+        # a pool worker must not outlive a killed build (kill -9 of the driver): ask the kernel
+        # to SIGKILL it when its parent dies (prctl PR_SET_PDEATHSIG = 1)
+        try:
+            import ctypes
+            import signal
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+        except Exception:  # pragma: no cover  # noqa: BLE001
+            pass
 
 
 # --------------------------------------------------------------------------------------------------
@@ -457,8 +472,9 @@ _THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NU
 
 
 def _mp_context() -> mp.context.BaseContext:
-    methods = mp.get_all_start_methods()
-    return mp.get_context("forkserver" if "forkserver" in methods else "spawn")
+    # spawn: workers are children of this process (so PR_SET_PDEATHSIG ties them to it) and
+    # start clean (no inherited locks or thread pools)
+    return mp.get_context("spawn")
 
 
 def _iter_local(
@@ -471,7 +487,9 @@ def _iter_local(
     saved = {k: os.environ.get(k) for k in _THREAD_ENV}
     os.environ.update({k: "1" for k in _THREAD_ENV})
     try:
-        with ProcessPoolExecutor(workers, mp_context=_mp_context(), initializer=_init_worker) as ex:
+        with ProcessPoolExecutor(
+            workers, mp_context=_mp_context(), initializer=_init_worker, initargs=(True,)
+        ) as ex:
             pending: set[Future[list[ItemResult]]] = set()
             queue = iter(shards)
             try:
@@ -651,7 +669,7 @@ def _assemble_npy(
         if shape is None:
             raise BuildError("no item could be processed; nothing to assemble")
         total = n * len(cells)
-        tmp = final.with_name(f".{final.name}{TMP_SUFFIX}")
+        tmp = final.with_name(f".{final.name}.{os.getpid()}{TMP_SUFFIX}")
         try:
             arr = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint8, shape=(total, *shape))
             for li, cell in enumerate(cells):

@@ -186,7 +186,7 @@ def write_mp4(
     """Encode uint8 RGB ``frames`` (T, H, W, 3) as an H.264 MP4 at ``path``, atomically.
 
     Args:
-        path: output file (parent folders are created). Written to ``.<name>.cbtmp`` in the same
+        path: output file (parent folders are created). Written to ``.<name>.<pid>.cbtmp`` in the same
             folder and renamed with :func:`os.replace`, so ``path`` is never partial.
         noise: reference settings for noise perturbations: ``tune=grain`` and x264's default CRF 23
             (unless ``crf`` is given). Otherwise CRF 20.
@@ -197,7 +197,7 @@ def write_mp4(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.cbtmp")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.cbtmp")
     try:
         _encode_into(tmp, frames, noise=noise, crf=crf, preset=preset, pix_fmt=pix_fmt, fps=fps)
         os.replace(tmp, path)
