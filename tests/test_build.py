@@ -507,3 +507,20 @@ def test_make_p_cifar_npy(tmp_path: Path) -> None:
         ),
     )
     assert not (out / "labels.npy").exists()
+
+
+def test_cli_argument_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    assert (
+        main(["make-p", str(src), str(out), "--perturbations", "translate", "--difficulty", "2"])
+        == 2
+    )
+    assert "only for gaussian_noise" in capsys.readouterr().err and not out.exists()
+    assert main(["make-c", str(src), str(out), "--severities", "0-2"]) == 2
+    assert main(["make-c", str(src), str(out), "--corruptions", "gausian_noise"]) == 2
+    assert "did you mean 'gaussian_noise'" in capsys.readouterr().err
+    (tmp_path / "file.bin").write_bytes(b"GIF89a")
+    assert main(["make-c", str(tmp_path / "file.bin"), str(out)]) == 2
+    assert "not a CIFAR python batch" in capsys.readouterr().err
+    assert main(["make-c", str(src), str(src / "inside")]) == 2

@@ -802,6 +802,12 @@ def build(
             (n, int(d)) for n in names for d in levels if d == 1 or n in NOISE_PERTURBATIONS
         )
         levels_by_name = {}
+        if not cells:
+            raise BuildError(
+                "nothing to build: difficulties 2 and 3 exist only for "
+                + ", ".join(NOISE_PERTURBATIONS)
+                + " (the other perturbations have one dataset, difficulty 1)"
+            )
     size = shard_size or (_npy_shard_size(kind, profile, len(cells)) if fmt == "npy" else 1)
     spec = BuildSpec(kind, str(out), profile, fmt, cells, int(seed), quality, preset, pix_fmt, size)
 
