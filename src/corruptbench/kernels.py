@@ -282,73 +282,70 @@ def zoom_axis_table(
 
 
 @numba.njit(cache=True, nogil=True)
-def _zoom_one(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, out):  # pragma: no cover - compiled
-    # src (H, W, C) float; out (h, w, C): separable bilinear in double, cast on store.
-    h = r0.shape[0]
+def _zoom_columns(src, rlo, rhi, c0, c1, cw0, cw1, t):  # pragma: no cover - compiled
+    # t[k, j * nc + ch] = src[k, c0[j], ch] * cw0[j] + src[k, c1[j], ch] * cw1[j], rows rlo..rhi-1
     w = c0.shape[0]
     nc = src.shape[2]
-    lo = min(c0.min(), c1.min())
-    hi = max(c0.max(), c1.max()) + 1
-    row = np.empty((hi - lo, nc), dtype=np.float64)
-    for i in range(h):
+    for k in range(rlo, rhi):
+        s = src[k]
+        tk = t[k]
+        if nc == 3:
+            for j in range(w):
+                b0 = cw0[j]
+                b1 = cw1[j]
+                p = s[c0[j]]
+                q = s[c1[j]]
+                o = 3 * j
+                tk[o] = p[0] * b0 + q[0] * b1
+                tk[o + 1] = p[1] * b0 + q[1] * b1
+                tk[o + 2] = p[2] * b0 + q[2] * b1
+        else:
+            for j in range(w):
+                b0 = cw0[j]
+                b1 = cw1[j]
+                p = s[c0[j]]
+                q = s[c1[j]]
+                for ch in range(nc):
+                    tk[j * nc + ch] = p[ch] * b0 + q[ch] * b1
+
+
+@numba.njit(cache=True, nogil=True)
+def _zoom_one(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, out):  # pragma: no cover - compiled
+    # src (H, W, C) float; out (h, w * C): separable bilinear in double (columns, then rows),
+    # cast to out's dtype on store.
+    t = np.empty((src.shape[0], c0.shape[0] * src.shape[2]), dtype=np.float64)
+    rlo = min(r0.min(), r1.min())
+    rhi = max(r0.max(), r1.max()) + 1
+    _zoom_columns(src, rlo, rhi, c0, c1, cw0, cw1, t)
+    n = t.shape[1]
+    for i in range(r0.shape[0]):
         a0 = rw0[i]
         a1 = rw1[i]
-        s0 = r0[i]
-        s1 = r1[i]
-        for j in range(lo, hi):
-            for ch in range(nc):
-                row[j - lo, ch] = src[s0, j, ch] * a0 + src[s1, j, ch] * a1
-        for j in range(w):
-            b0 = cw0[j]
-            b1 = cw1[j]
-            j0 = c0[j] - lo
-            j1 = c1[j] - lo
-            for ch in range(nc):
-                out[i, j, ch] = row[j0, ch] * b0 + row[j1, ch] * b1
+        ta = t[r0[i]]
+        tb = t[r1[i]]
+        oi = out[i]
+        for e in range(n):
+            oi[e] = ta[e] * a0 + tb[e] * a1
 
 
 @numba.njit(cache=True, nogil=True)
 def _zoom_sum_f32(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc):  # pragma: no cover - compiled
-    # For each zoom z (first axis of the tables): acc += float32(clipped_zoom(src, z)).
-    # Separable bilinear in double: a row pass over the needed columns, then a column pass.
-    nz = r0.shape[0]
-    h = r0.shape[1]
-    w = c0.shape[1]
-    nc = src.shape[2]
-    row = np.empty((src.shape[1], nc), dtype=np.float64)
-    for z in range(nz):
-        lo = min(c0[z].min(), c1[z].min())
-        hi = max(c0[z].max(), c1[z].max()) + 1
-        for i in range(h):
+    # For each zoom z (first axis of the tables): acc += float32(clipped_zoom(src, z)), with the
+    # arithmetic of _zoom_one. acc is (h, w * C) float32.
+    t = np.empty((src.shape[0], c0.shape[1] * src.shape[2]), dtype=np.float64)
+    n = t.shape[1]
+    for z in range(r0.shape[0]):
+        rlo = min(r0[z].min(), r1[z].min())
+        rhi = max(r0[z].max(), r1[z].max()) + 1
+        _zoom_columns(src, rlo, rhi, c0[z], c1[z], cw0[z], cw1[z], t)
+        for i in range(r0.shape[1]):
             a0 = rw0[z, i]
             a1 = rw1[z, i]
-            s0 = src[r0[z, i]]
-            s1 = src[r1[z, i]]
+            ta = t[r0[z, i]]
+            tb = t[r1[z, i]]
             ai = acc[i]
-            if nc == 3:
-                for j in range(lo, hi):
-                    row[j, 0] = s0[j, 0] * a0 + s1[j, 0] * a1
-                    row[j, 1] = s0[j, 1] * a0 + s1[j, 1] * a1
-                    row[j, 2] = s0[j, 2] * a0 + s1[j, 2] * a1
-                for j in range(w):
-                    b0 = cw0[z, j]
-                    b1 = cw1[z, j]
-                    p = row[c0[z, j]]
-                    q = row[c1[z, j]]
-                    ai[j, 0] += np.float32(p[0] * b0 + q[0] * b1)
-                    ai[j, 1] += np.float32(p[1] * b0 + q[1] * b1)
-                    ai[j, 2] += np.float32(p[2] * b0 + q[2] * b1)
-            else:
-                for j in range(lo, hi):
-                    for ch in range(nc):
-                        row[j, ch] = s0[j, ch] * a0 + s1[j, ch] * a1
-                for j in range(w):
-                    b0 = cw0[z, j]
-                    b1 = cw1[z, j]
-                    p = row[c0[z, j]]
-                    q = row[c1[z, j]]
-                    for ch in range(nc):
-                        ai[j, ch] += np.float32(p[ch] * b0 + q[ch] * b1)
+            for e in range(n):
+                ai[e] += np.float32(ta[e] * a0 + tb[e] * a1)
 
 
 def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
@@ -371,7 +368,7 @@ def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
     r0, r1, rw0, rw1 = zoom_axis_table(h, float(zoom_factor))
     c0, c1, cw0, cw1 = zoom_axis_table(w, float(zoom_factor))
     out = np.empty(src.shape, dtype=src.dtype)
-    _zoom_one(np.ascontiguousarray(src), r0, r1, rw0, rw1, c0, c1, cw0, cw1, out)
+    _zoom_one(np.ascontiguousarray(src), r0, r1, rw0, rw1, c0, c1, cw0, cw1, out.reshape(h, -1))
     return out if arr.ndim == 3 else out[:, :, 0]
 
 
@@ -396,8 +393,8 @@ def zoom_sum(
     if out is None:
         acc = np.zeros(img.shape, dtype=np.float32)
     else:
-        if out.shape != img.shape or out.dtype != np.float32:
-            raise ValueError("out must be a float32 array of the image's shape")
+        if out.shape != img.shape or out.dtype != np.float32 or not out.flags.c_contiguous:
+            raise ValueError("out must be a C-contiguous float32 array of the image's shape")
         acc = out
         acc.fill(0)
     if key and key[0] == 1.0:
@@ -408,5 +405,7 @@ def zoom_sum(
         return acc
     r0, r1, rw0, rw1 = _stacked_tables(img.shape[0], key)
     c0, c1, cw0, cw1 = _stacked_tables(img.shape[1], key)
-    _zoom_sum_f32(np.ascontiguousarray(img), r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc)
+    _zoom_sum_f32(
+        np.ascontiguousarray(img), r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc.reshape(img.shape[0], -1)
+    )
     return acc
