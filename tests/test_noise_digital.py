@@ -113,6 +113,14 @@ def _cv2_warp(image, m, dsize):
     return cv2.warpAffine(image, m, dsize, borderMode=cv2.BORDER_REFLECT_101)
 
 
+def _pil_box(img: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Pillow BOX resize, horizontal pass first as Pillow <= 12 (the reference env's 10.4) does:
+    as two single-axis resizes, which every Pillow version computes the same way."""
+    h = img.shape[0]
+    wide = Image.fromarray(img).resize((size[0], h), Image.BOX)
+    return np.asarray(wide.resize(size, Image.BOX))
+
+
 def reference_formula(
     name: str, img: np.ndarray, severity: int, profile: str, seed: int, warp=None
 ) -> np.ndarray:
@@ -145,8 +153,7 @@ def reference_formula(
         means = np.mean(x, axis=(0, 1), keepdims=True)
         out = np.clip((x - means) * c + means, 0, 1) * 255
     elif name == "pixelate":
-        pil = Image.fromarray(img).resize((int(w * c), int(h * c)), Image.BOX)
-        out = np.asarray(pil.resize((w, h), Image.BOX))
+        out = _pil_box(_pil_box(img, (int(w * c), int(h * c))), (w, h))
     elif name == "jpeg_compression":
         buf = io.BytesIO()
         Image.fromarray(img).save(buf, "JPEG", quality=c)
@@ -339,6 +346,30 @@ def test_warp_affine_cv34_basics():
     assert got.shape == new.shape and np.abs(got - new).mean() < 0.01
     gray = digital.warp_affine_cv34(img[..., 0], m, (50, 40))
     assert np.array_equal(gray, got[..., 0])
+
+
+def test_pil_box_resize_matches_pillow():
+    rs = np.random.RandomState(4)
+    for _ in range(60):
+        h, w = rs.randint(1, 80, size=2)
+        out_w, out_h = (int(v) for v in rs.randint(1, 120, size=2))
+        img = rs.randint(0, 256, size=(h, w, 3)).astype(np.uint8)
+        got = digital.pil_box_resize(img, (out_w, out_h))
+        assert np.array_equal(got, _pil_box(img, (out_w, out_h))), (h, w, out_h, out_w)
+        # single-axis resizes and square-to-square ones: the installed Pillow itself
+        for size in ((out_w, h), (w, out_h)):
+            want = np.asarray(Image.fromarray(img).resize(size, Image.BOX))
+            assert np.array_equal(digital.pil_box_resize(img, size), want)
+    for side in (32, 64, 224, 299):
+        img = rs.randint(0, 256, size=(side, side, 3)).astype(np.uint8)
+        for c in (0.95, 0.6, 0.25, 0.2):
+            small = np.asarray(Image.fromarray(img).resize((int(side * c),) * 2, Image.BOX))
+            assert np.array_equal(digital.pil_box_resize(img, (int(side * c),) * 2), small)
+    gray = rs.randint(0, 256, size=(30, 20)).astype(np.uint8)
+    want = np.asarray(Image.fromarray(gray).resize((7, 9), Image.BOX))
+    assert np.array_equal(digital.pil_box_resize(gray, (7, 9)), want)
+    same = digital.pil_box_resize(img, (side, side))
+    assert np.array_equal(same, img) and same is not img
 
 
 # ---------------------------------------------------------------------------------------------

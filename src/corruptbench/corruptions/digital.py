@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import io
+import math
 from typing import Any
 
 import cv2
@@ -40,6 +41,7 @@ __all__ = [
     "jpeg_compression",
     "saturate",
     "gaussian_filter_reflect",
+    "pil_box_resize",
     "warp_affine_cv34",
     "map_coordinates_reflect_bilinear",
 ]
@@ -127,16 +129,140 @@ def pixelate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
     """Pixelation: Pillow BOX resize to ``(int(W c), int(H c))`` and BOX back to ``(W, H)`` (§1.2 #17).
 
     The reference hard-codes its native size ``S`` for both sides; here width and height follow the
-    actual image (identical at the native size), with at least one pixel. No random draws.
+    actual image (identical at the native size), with at least one pixel. Both resizes run
+    :func:`pil_box_resize`, a compiled copy of Pillow's 8-bit BOX resampling (bit-identical to
+    the reference's ``Image.resize(..., Image.BOX)``, about twice as fast). No random draws.
 
     Returns:
         uint8 H x W x 3.
     """
     c = get_params("pixelate", severity, profile.name)
     h, w = image.shape[:2]
-    pil = Image.fromarray(np.ascontiguousarray(image))
-    small = pil.resize((max(1, int(w * c)), max(1, int(h * c))), Image.Resampling.BOX)
-    return np.array(small.resize((w, h), Image.Resampling.BOX))
+    small = pil_box_resize(image, (max(1, int(w * c)), max(1, int(h * c))))
+    return pil_box_resize(small, (w, h))
+
+
+@functools.lru_cache(maxsize=64)
+def _pil_box_coefficients(in_size: int, out_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Pillow's ``precompute_coeffs`` (BOX, support 0.5) + ``normalize_coeffs_8bpc``."""
+    scale = float(in_size) / out_size
+    filterscale = max(scale, 1.0)
+    support = 0.5 * filterscale
+    ksize = int(math.ceil(support)) * 2 + 1
+    bounds = np.zeros((out_size, 2), np.int64)
+    fixed = np.zeros((out_size, ksize), np.int32)  # Pillow's INT32 coefficients
+    inv = 1.0 / filterscale
+    for xx in range(out_size):
+        center = (xx + 0.5) * scale  # in0 = 0
+        xmin = max(int(center - support + 0.5), 0)  # C casts truncate toward zero
+        xmax = min(int(center + support + 0.5), in_size) - xmin
+        weights = []
+        for x in range(xmax):
+            t = (x + xmin - center + 0.5) * inv
+            weights.append(1.0 if -0.5 < t <= 0.5 else 0.0)
+        total = sum(weights)  # sequential, as the C loop
+        for x, wgt in enumerate(weights):
+            k = wgt / total if total != 0.0 else wgt
+            fixed[xx, x] = int(0.5 + k * (1 << _PIL_PRECISION_BITS))
+        bounds[xx] = (xmin, xmax)
+    bounds.flags.writeable = False
+    fixed.flags.writeable = False
+    return bounds, fixed
+
+
+_PIL_PRECISION_BITS = 32 - 8 - 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _pil_resample_rows(
+    src: np.ndarray, offset: int, bounds: np.ndarray, kk: np.ndarray, dst: np.ndarray
+) -> None:
+    # ImagingResampleHorizontal_8bpc: dst[y, xx] = clip8(2**21 + sum_x src[y + offset, xmin + x] * k[x])
+    half = 1 << (_PIL_PRECISION_BITS - 1)
+    nch = dst.shape[2]
+    for y in range(dst.shape[0]):
+        row = src[y + offset]
+        for xx in range(dst.shape[1]):
+            xmin = bounds[xx, 0]
+            taps = bounds[xx, 1]
+            if nch == 3:  # the RGB case, channels unrolled as in Pillow
+                a0 = half
+                a1 = half
+                a2 = half
+                for x in range(taps):
+                    k = kk[xx, x]
+                    a0 += np.int32(row[xmin + x, 0]) * k
+                    a1 += np.int32(row[xmin + x, 1]) * k
+                    a2 += np.int32(row[xmin + x, 2]) * k
+                dst[y, xx, 0] = min(max(a0 >> _PIL_PRECISION_BITS, 0), 255)
+                dst[y, xx, 1] = min(max(a1 >> _PIL_PRECISION_BITS, 0), 255)
+                dst[y, xx, 2] = min(max(a2 >> _PIL_PRECISION_BITS, 0), 255)
+            else:
+                for ch in range(nch):
+                    acc = half
+                    for x in range(taps):
+                        acc += np.int32(row[xmin + x, ch]) * kk[xx, x]
+                    dst[y, xx, ch] = min(max(acc >> _PIL_PRECISION_BITS, 0), 255)
+
+
+@numba.njit(cache=True, nogil=True)
+def _pil_resample_cols(
+    src: np.ndarray, bounds: np.ndarray, kk: np.ndarray, dst: np.ndarray
+) -> None:
+    # ImagingResampleVertical_8bpc (bounds already shifted by the first used source row); the
+    # accumulation runs over whole rows at once (same integer sums, vectorisable)
+    half = 1 << (_PIL_PRECISION_BITS - 1)
+    width = dst.shape[1] * dst.shape[2]
+    flat_src = src.reshape(src.shape[0], width)
+    flat_dst = dst.reshape(dst.shape[0], width)
+    acc = np.empty(width, np.int32)
+    for yy in range(dst.shape[0]):
+        ymin = bounds[yy, 0]
+        acc[:] = half
+        for y in range(bounds[yy, 1]):
+            k = kk[yy, y]
+            line = flat_src[ymin + y]
+            for i in range(width):
+                acc[i] += np.int32(line[i]) * k
+        for i in range(width):
+            flat_dst[yy, i] = min(max(acc[i] >> _PIL_PRECISION_BITS, 0), 255)
+
+
+def pil_box_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``Image.fromarray(image).resize(size, Image.BOX)`` of Pillow <= 12 for uint8 ``H x W x C``.
+
+    A compiled transcription of Pillow's ``ImagingResampleInner`` for 8-bit images (``Resample.c``):
+    double-precision BOX coefficients normalised to 22-bit fixed point, a horizontal pass over the
+    source rows the vertical pass needs, then the vertical pass, each rounding with ``+ 2**21`` and
+    clipping. ``size`` is ``(width, height)``; the same size returns a copy (as Pillow).
+
+    Always horizontal pass first, as the Pillow of the reference environment (10.x): Pillow 13 may
+    run the vertical pass first when both sides change, which can move a few values by 1 on
+    non-square images. Square-to-square resizes (every pixelate case of the reference) and
+    single-axis resizes are identical in all these Pillow versions.
+    """
+    src = np.ascontiguousarray(image)
+    if src.ndim == 2:
+        return pil_box_resize(src[:, :, None], size)[:, :, 0]
+    h, w = src.shape[:2]
+    out_w, out_h = int(size[0]), int(size[1])
+    if (out_w, out_h) == (w, h):
+        return src.copy()
+    bounds_v, kk_v = _pil_box_coefficients(h, out_h)
+    first = int(bounds_v[0, 0])
+    last = int(bounds_v[-1, 0] + bounds_v[-1, 1])
+    if out_w != w:
+        bounds_h, kk_h = _pil_box_coefficients(w, out_w)
+        tmp = np.empty((last - first, out_w, src.shape[2]), np.uint8)
+        _pil_resample_rows(src, first, bounds_h, kk_h, tmp)
+        bounds_v = bounds_v - np.array([first, 0])
+    else:
+        tmp = src
+    if out_h == h:
+        return tmp.copy() if tmp is src else tmp
+    out = np.empty((out_h, out_w, src.shape[2]), np.uint8)
+    _pil_resample_cols(tmp, bounds_v, kk_v, out)
+    return out
 
 
 @register_corruption("jpeg_compression", family="digital", random=False)
@@ -155,7 +281,7 @@ def jpeg_compression(image: np.ndarray, severity: int, *, profile: Profile, rng:
     Image.fromarray(np.ascontiguousarray(image)).save(buf, "JPEG", quality=int(q))
     buf.seek(0)
     with Image.open(buf) as decoded:
-        return np.array(decoded.convert("RGB"))
+        return np.array(decoded if decoded.mode == "RGB" else decoded.convert("RGB"))
 
 
 # --------------------------------------------------------------------------------------------
