@@ -12,6 +12,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from conftest import SHARED  # noqa: E402
 from corruptbench.models import (  # noqa: E402
     CifarResNet,
     LoadedModel,
@@ -21,8 +22,6 @@ from corruptbench.models import (  # noqa: E402
     list_model_sources,
     load_model,
 )
-
-from conftest import SHARED  # noqa: E402
 
 RESNET20 = SHARED / "models" / "resnet20-12fca82f.th"
 
@@ -40,8 +39,18 @@ def _tiny_net(classes: int = 10) -> torch.nn.Module:
 
 def test_registry_lists_every_source() -> None:
     names = {s.name for s in list_model_sources()}
-    assert {"efficientnet_lite0", "efficientnet_lite1", "efficientnet_lite2", "cifar_resnet20",
-            "cifar_resnet56", "torchvision", "timm", "onnx", "torchscript", "python"} <= names
+    assert {
+        "efficientnet_lite0",
+        "efficientnet_lite1",
+        "efficientnet_lite2",
+        "cifar_resnet20",
+        "cifar_resnet56",
+        "torchvision",
+        "timm",
+        "onnx",
+        "torchscript",
+        "python",
+    } <= names
 
 
 @pytest.mark.parametrize("spec", ["resnet50", "onnx", "torchvision", "efficientnet_lite0:x", ""])
@@ -119,8 +128,15 @@ def test_onnx_source_matches_torch(tmp_path: Path) -> None:
     net = _tiny_net()
     path = tmp_path / "tiny.onnx"
     x = torch.randn(2, 3, 32, 32)
-    torch.onnx.export(net, (x,), path, dynamo=False, input_names=["x"], output_names=["y"],
-                      dynamic_axes={"x": {0: "n"}, "y": {0: "n"}})
+    torch.onnx.export(
+        net,
+        (x,),
+        path,
+        dynamo=False,
+        input_names=["x"],
+        output_names=["y"],
+        dynamic_axes={"x": {0: "n"}, "y": {0: "n"}},
+    )
     m = load_model(f"onnx:{path}")
     assert m.backend == "onnx" and m.num_classes == 10 and m.preprocessing.input_size == 32
     np.testing.assert_allclose(m.predict(x).numpy(), net(x).detach().numpy(), atol=1e-5)
@@ -141,7 +157,8 @@ def test_torchscript_source(tmp_path: Path) -> None:
 
 def test_python_factory(tmp_path: Path) -> None:
     f = tmp_path / "factory.py"
-    f.write_text(textwrap.dedent("""
+    f.write_text(
+        textwrap.dedent("""
         import torch
         def make():
             torch.manual_seed(0)
@@ -151,9 +168,14 @@ def test_python_factory(tmp_path: Path) -> None:
             return lambda x: x.mean(dim=(2, 3))
         def bad():
             return 3
-    """))
+    """)
+    )
     m = load_model(f"python:{f}:make")
-    assert m.num_classes == 7 and m.preprocessing.input_size == 40 and m.preprocessing.mean == (0.5,) * 3
+    assert (
+        m.num_classes == 7
+        and m.preprocessing.input_size == 40
+        and m.preprocessing.mean == (0.5,) * 3
+    )
     m2 = load_model(f"python:{f}:only_model")
     assert m2.num_classes == 3 and m2.preprocessing.input_size == 224
     with pytest.raises(ModelSourceError, match="not a model"):
@@ -169,7 +191,9 @@ def test_preprocessing_resizes_only_when_needed(synthetic_image: np.ndarray) -> 
     np.testing.assert_array_equal(p224.prepare(synthetic_image), synthetic_image)  # no resize/crop
     assert Preprocessing(240).prepare(synthetic_image).shape == (240, 240, 3)
     x = p224.normalize(torch.full((1, 3, 2, 2), 255, dtype=torch.uint8))
-    assert torch.allclose(x[0, :, 0, 0], torch.tensor([(1 - 0.485) / 0.229, (1 - 0.456) / 0.224, (1 - 0.406) / 0.225]))
+    assert torch.allclose(
+        x[0, :, 0, 0], torch.tensor([(1 - 0.485) / 0.229, (1 - 0.456) / 0.224, (1 - 0.406) / 0.225])
+    )
     assert "only if" in p224.describe() and "0.485" in p224.describe()
 
 

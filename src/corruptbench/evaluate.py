@@ -160,9 +160,14 @@ def _load_item(ds: _ItemDataset, op: str, payload: Any) -> np.ndarray:
         return np.stack([_chw(f, cfg.prep) for f in read_mp4(payload)])
     from . import build
 
-    spec = build.BuildSpec(kind=cfg.kind, out="", profile=cfg.profile, fmt="npy", cells=(), seed=cfg.seed)
+    spec = build.BuildSpec(
+        kind=cfg.kind, out="", profile=cfg.profile, fmt="npy", cells=(), seed=cfg.seed
+    )
     if op == "clean":  # make-c's preprocessing of a clean source item, no corruption
-        return _chw(build._preprocess(build.BuildSpec("c", "", cfg.profile, "npy", (), cfg.seed), payload), cfg.prep)
+        return _chw(
+            build._preprocess(build.BuildSpec("c", "", cfg.profile, "npy", (), cfg.seed), payload),
+            cfg.prep,
+        )
     if op == "otf":  # make-c / make-p pixels, computed here instead of read from disk
         item, name, level = payload
         img = build._preprocess(spec, item)
@@ -270,7 +275,18 @@ def _files_fingerprint(root: Path, paths: Iterable[Path]) -> str:
 def library_versions() -> dict[str, str]:
     """Versions of everything that can change a number: corruptbench, Python, numpy, torch, ..."""
     out = {"corruptbench": __version__, "python": platform.python_version()}
-    for mod in ("numpy", "torch", "scipy", "cv2", "PIL", "skimage", "av", "onnxruntime", "torchvision", "timm"):
+    for mod in (
+        "numpy",
+        "torch",
+        "scipy",
+        "cv2",
+        "PIL",
+        "skimage",
+        "av",
+        "onnxruntime",
+        "torchvision",
+        "timm",
+    ):
         m = sys.modules.get(mod)
         if m is None and mod in ("numpy", "torch", "scipy", "cv2", "PIL"):
             try:
@@ -278,7 +294,15 @@ def library_versions() -> dict[str, str]:
             except ImportError:  # pragma: no cover
                 m = None
         if m is not None and getattr(m, "__version__", None):
-            out["opencv" if mod == "cv2" else "pillow" if mod == "PIL" else "scikit-image" if mod == "skimage" else mod] = str(m.__version__)
+            out[
+                "opencv"
+                if mod == "cv2"
+                else "pillow"
+                if mod == "PIL"
+                else "scikit-image"
+                if mod == "skimage"
+                else mod
+            ] = str(m.__version__)
     return out
 
 
@@ -302,7 +326,12 @@ def _now() -> str:
 
 
 def _model_key(info: dict[str, Any]) -> list[Any]:
-    return [info.get("id"), info.get("preprocessing"), info.get("weights_sha256"), info.get("num_classes")]
+    return [
+        info.get("id"),
+        info.get("preprocessing"),
+        info.get("weights_sha256"),
+        info.get("num_classes"),
+    ]
 
 
 def _load_previous(
@@ -341,7 +370,8 @@ class _CPlan:
     profile: str
     items: list[tuple[Any, ...]] = field(default_factory=list)
     cells: list[Cell] = field(default_factory=list)  #: cells to evaluate now, index = cell id
-    cell_fp: dict[str, str] = field(default_factory=dict)  #: "name/sev" -> fingerprint (all present)
+    #: "name/sev" -> fingerprint, for every present cell
+    cell_fp: dict[str, str] = field(default_factory=dict)
     present: list[Cell] = field(default_factory=list)  #: requested cells with data
     missing: list[Cell] = field(default_factory=list)  #: requested cells without data
     notes: list[str] = field(default_factory=list)
@@ -358,7 +388,10 @@ def _select(n: int, keys: Sequence[str], limit: int | None, seed: int) -> list[i
     so the same images are picked in every cell (kept in their original order)."""
     if limit is None or limit >= n:
         return list(range(n))
-    ranked = sorted(range(n), key=lambda i: hashlib.blake2b(f"{seed}|{keys[i]}".encode(), digest_size=8).digest())
+    ranked = sorted(
+        range(n),
+        key=lambda i: hashlib.blake2b(f"{seed}|{keys[i]}".encode(), digest_size=8).digest(),
+    )
     return sorted(ranked[:limit])
 
 
@@ -370,7 +403,17 @@ def _check_names(names: Sequence[str] | None, allowed: Sequence[str], what: str)
     out: list[str] = []
     for raw in names:
         key = raw.strip().lower().replace("-", "_")
-        if what == "corruption" and key in ("benchmark", "common", "extra", "validation", "all", "noise", "blur", "weather", "digital"):
+        if what == "corruption" and key in (
+            "benchmark",
+            "common",
+            "extra",
+            "validation",
+            "all",
+            "noise",
+            "blur",
+            "weather",
+            "digital",
+        ):
             out.extend(n for n in get_corruption_names(key) if n not in out)
             continue
         if what == "perturbation" and key in ("all", "test", "validation"):
@@ -384,7 +427,11 @@ def _check_names(names: Sequence[str] | None, allowed: Sequence[str], what: str)
             import difflib
 
             close = difflib.get_close_matches(key, allowed, n=2)
-            hint = f"; did you mean {' or '.join(close)}?" if close else f"; known: {', '.join(allowed)}"
+            hint = (
+                f"; did you mean {' or '.join(close)}?"
+                if close
+                else f"; known: {', '.join(allowed)}"
+            )
             raise EvalError(f"unknown {what} {raw!r}{hint}")
         if key not in out:
             out.append(key)
@@ -395,7 +442,9 @@ def _detect_profile(size: tuple[int, int]) -> str:
     return {224: "imagenet", 299: "inception", 64: "tiny", 32: "cifar"}.get(min(size), "imagenet")
 
 
-def _label_mapper(wnids: Sequence[str], num_classes: int | None, notes: list[str]) -> Callable[[str | None], int]:
+def _label_mapper(
+    wnids: Sequence[str], num_classes: int | None, notes: list[str]
+) -> Callable[[str | None], int]:
     from .datasets.imagenet import is_wnid, wnid_to_index
 
     classes = sorted(set(wnids))
@@ -405,7 +454,9 @@ def _label_mapper(wnids: Sequence[str], num_classes: int | None, notes: list[str
                 wnid_to_index(w)
         except ValueError as exc:
             raise EvalError(f"class folder {exc}") from None
-        notes.append(f"labels: standard ImageNet-1k index of each wnid ({len(classes)} classes present)")
+        notes.append(
+            f"labels: standard ImageNet-1k index of each wnid ({len(classes)} classes present)"
+        )
         return lambda w: wnid_to_index(str(w))
     if num_classes is not None and len(classes) > num_classes:
         raise EvalError(
@@ -419,8 +470,13 @@ def _label_mapper(wnids: Sequence[str], num_classes: int | None, notes: list[str
 
 
 def _plan_imagenet_c(
-    root: Path, corruptions: list[str], severities: list[int], limit: int | None, seed: int,
-    num_classes: int | None, profile: str | None,
+    root: Path,
+    corruptions: list[str],
+    severities: list[int],
+    limit: int | None,
+    seed: int,
+    num_classes: int | None,
+    profile: str | None,
 ) -> _CPlan:
     from .datasets.imagenet_c import scan_imagenet_c
 
@@ -430,17 +486,28 @@ def _plan_imagenet_c(
             f"{root}: no ImageNet-C cells found (expected <corruption>/<severity>/<wnid>/<file> for "
             f"{', '.join(corruptions[:3])}...); is this the right folder?"
         )
-    first = next(iter(index.cells.values()))[0][0]
     if profile is None:
+        profile = "imagenet"
         from PIL import Image
 
-        with Image.open(first) as im:
-            profile = _detect_profile(im.size)
-    plan = _CPlan("imagenet-c", root, profile, present=list(index.cells), missing=list(index.missing))
+        for path, _ in [e for items in index.cells.values() for e in items[:5]][:20]:
+            try:
+                with Image.open(path) as im:
+                    profile = _detect_profile(im.size)
+                break
+            except (OSError, ValueError):
+                continue
+    plan = _CPlan(
+        "imagenet-c", root, profile, present=list(index.cells), missing=list(index.missing)
+    )
     if index.extra_dirs:
-        plan.notes.append(f"ignored folders (not requested corruptions): {', '.join(index.extra_dirs)}")
+        plan.notes.append(
+            f"ignored folders (not requested corruptions): {', '.join(index.extra_dirs)}"
+        )
     if any(w is None for items in index.cells.values() for _, w in items):
-        raise EvalError(f"{root}: files directly in a severity folder have no class (wnid) folder, so no label")
+        raise EvalError(
+            f"{root}: files directly in a severity folder have no class (wnid) folder, so no label"
+        )
     plan._index = index  # type: ignore[attr-defined]
     plan._keys = set()  # type: ignore[attr-defined]
     plan._label = _label_mapper(index.classes, num_classes, plan.notes)  # type: ignore[attr-defined]
@@ -475,14 +542,20 @@ def _npy_fingerprint(arr: np.ndarray, labels: np.ndarray | None) -> str:
 
 
 def _plan_cifar_c(
-    root: Path, corruptions: list[str], severities: list[int], limit: int | None, seed: int,
+    root: Path,
+    corruptions: list[str],
+    severities: list[int],
+    limit: int | None,
+    seed: int,
     num_classes: int | None,
 ) -> _CPlan:
     from .datasets.cifar import load_cifar_c, load_cifar_c_labels, scan_cifar_c
 
     index = scan_cifar_c(root, corruptions)
     if index.labels_path is None:
-        raise EvalError(f"{root}: CIFAR-C layout needs labels.npy next to the <corruption>.npy files")
+        raise EvalError(
+            f"{root}: CIFAR-C layout needs labels.npy next to the <corruption>.npy files"
+        )
     if not index.files:
         raise EvalError(f"{root}: none of the requested corruption .npy files is present")
     plan = _CPlan("cifar-c", root, "cifar")
@@ -493,7 +566,9 @@ def _plan_cifar_c(
     plan._sel = sel  # type: ignore[attr-defined]
     labels = load_cifar_c_labels(root)
     if num_classes is not None and labels.size and int(labels.max()) >= num_classes:
-        raise EvalError(f"labels.npy has class {int(labels.max())} but the model outputs {num_classes} logits")
+        raise EvalError(
+            f"labels.npy has class {int(labels.max())} but the model outputs {num_classes} logits"
+        )
     plan._labels = labels  # type: ignore[attr-defined]
     plan.notes.append(f"labels: labels.npy ({int(labels.max()) + 1 if labels.size else 0} classes)")
     for c in corruptions:
@@ -503,7 +578,9 @@ def _plan_cifar_c(
                 continue
             plan.present.append((c, s))
             arr = load_cifar_c(root, c, s)
-            plan.cell_fp[_cell_key((c, s))] = _npy_fingerprint(arr[sel], labels[(s - 1) * n : s * n][sel])
+            plan.cell_fp[_cell_key((c, s))] = _npy_fingerprint(
+                arr[sel], labels[(s - 1) * n : s * n][sel]
+            )
     plan._files = index.files  # type: ignore[attr-defined]
     plan._n = n  # type: ignore[attr-defined]
     return plan
@@ -538,7 +615,11 @@ def _cells_items_cifar_c(plan: _CPlan, todo: list[Cell]) -> None:
 
 
 def _open_source(
-    src: Path, num_classes: int | None, notes: list[str], limit: int | None, seed: int,
+    src: Path,
+    num_classes: int | None,
+    notes: list[str],
+    limit: int | None,
+    seed: int,
     restrict: Callable[[Any], list[Any] | None] | None = None,
 ) -> tuple[Any, list[Any], list[int]]:
     """A make-c source (folder / CIFAR batch), the selected items and their labels.
@@ -557,7 +638,9 @@ def _open_source(
         sel = _select(len(source.items), [it.rel for it in source.items], limit, seed)
         items = [source.items[i] for i in sel]
     if source.label_kind == "none":
-        raise EvalError(f"{src}: images have no labels (use class sub-folders named by wnid or class)")
+        raise EvalError(
+            f"{src}: images have no labels (use class sub-folders named by wnid or class)"
+        )
     if source.label_kind == "batch":
         labels = [int(it.label) for it in items]
         notes.append("labels: from the CIFAR batch file")
@@ -570,8 +653,13 @@ def _open_source(
 
 
 def _plan_on_the_fly(
-    src: Path, corruptions: list[str], severities: list[int], limit: int | None, seed: int,
-    num_classes: int | None, profile: str | None,
+    src: Path,
+    corruptions: list[str],
+    severities: list[int],
+    limit: int | None,
+    seed: int,
+    num_classes: int | None,
+    profile: str | None,
 ) -> _CPlan:
     notes: list[str] = []
     source, items, labels = _open_source(src, num_classes, notes, limit, seed)
@@ -599,7 +687,9 @@ def _cells_items_on_the_fly(plan: _CPlan, todo: list[Cell]) -> None:
         if cell == _CLEAN:
             plan.items.extend(("clean", cid, lab, it) for it, lab in plan._source_items)  # type: ignore[attr-defined]
         else:
-            plan.items.extend(("otf", cid, lab, (it, cell[0], cell[1])) for it, lab in plan._source_items)  # type: ignore[attr-defined]
+            plan.items.extend(
+                ("otf", cid, lab, (it, cell[0], cell[1])) for it, lab in plan._source_items
+            )  # type: ignore[attr-defined]
 
 
 def _baseline_arg(baseline: str, layout: str) -> tuple[Any, float | None, str]:
@@ -611,21 +701,35 @@ def _baseline_arg(baseline: str, layout: str) -> tuple[Any, float | None, str]:
         return b.lower(), None, b.lower()
     p = Path(b)
     if not p.is_file():
-        raise EvalError(f"--baseline must be alexnet, uniform or a results JSON file; {b!r} is none of these")
+        raise EvalError(
+            f"--baseline must be alexnet, uniform or a results JSON file; {b!r} is none of these"
+        )
     try:
         data = json.loads(p.read_text(encoding="utf-8"))
         errs = data["errors"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise EvalError(f"--baseline {p}: not an eval-c results file with 'errors' ({exc})") from None
-    complete = {k: v for k, v in errs.items() if isinstance(v, list) and len(v) == 5 and all(x is not None for x in v)}
+        raise EvalError(
+            f"--baseline {p}: not an eval-c results file with 'errors' ({exc})"
+        ) from None
+    complete = {
+        k: v
+        for k, v in errs.items()
+        if isinstance(v, list) and len(v) == 5 and all(x is not None for x in v)
+    }
     if not complete:
         raise EvalError(f"--baseline {p}: no corruption with all 5 severities")
     return complete, data.get("clean_error"), str(p)
 
 
 def _c_results(
-    model: LoadedModel, plan: _CPlan, corruptions: list[str], tally: dict[Cell, list[int]],
-    baseline: str, elapsed: float, extra_notes: list[str], run: dict[str, Any],
+    model: LoadedModel,
+    plan: _CPlan,
+    corruptions: list[str],
+    tally: dict[Cell, list[int]],
+    baseline: str,
+    elapsed: float,
+    extra_notes: list[str],
+    run: dict[str, Any],
 ) -> dict[str, Any]:
     from .metrics import summarize_c
 
@@ -647,7 +751,9 @@ def _c_results(
     clean = tally.get(_CLEAN)
     clean_error = 1.0 - clean[0] / clean[1] if clean and clean[1] else None
     base, base_clean, base_name = _baseline_arg(baseline, plan.layout)
-    summary = summarize_c(errors, clean_error=clean_error, baseline=base, baseline_clean_error=base_clean)
+    summary = summarize_c(
+        errors, clean_error=clean_error, baseline=base, baseline_clean_error=base_clean
+    )
     notes = list(plan.notes) + list(extra_notes)
     done = {k for k, v in tally.items() if v[1] > 0}
     missing_cells = [(c, s) for c in corruptions for s in SEVERITIES if (c, s) not in done]
@@ -658,7 +764,9 @@ def _c_results(
             by.setdefault(c, []).append(s)
         absent = [c for c, v in by.items() if len(v) == len(SEVERITIES) or c not in done_names]
         partial_rows = [
-            f"{c} (severity {','.join(map(str, sorted(v)))})" for c, v in by.items() if c not in absent
+            f"{c} (severity {','.join(map(str, sorted(v)))})"
+            for c, v in by.items()
+            if c not in absent
         ]
         if absent:
             notes.append(f"not evaluated (absent from the data): {', '.join(absent)}")
@@ -766,7 +874,9 @@ def evaluate_c(
             plan = _plan_imagenet_c(root, names, sevs, limit, seed, nc, profile)
     if clean is not None:
         if on_the_fly is not None:
-            raise EvalError("--clean is implied by --on-the-fly (its clean error is computed from SRC)")
+            raise EvalError(
+                "--clean is implied by --on-the-fly (its clean error is computed from SRC)"
+            )
         csrc, citems, clabels = _open_source(
             Path(clean), nc, [], limit, seed, restrict=lambda src: _match_clean(plan, src)
         )
@@ -785,7 +895,9 @@ def evaluate_c(
     prev_time = 0.0
     if prev is not None:
         old_fp = prev.get("run", {}).get("cell_fingerprints", {})
-        same_run = prev.get("run", {}).get("limit") == limit and prev.get("run", {}).get("seed") == seed
+        same_run = (
+            prev.get("run", {}).get("limit") == limit and prev.get("run", {}).get("seed") == seed
+        )
         for cell in want:
             key = _cell_key(cell)
             if not same_run or old_fp.get(key) != plan.cell_fp.get(key):
@@ -799,7 +911,9 @@ def evaluate_c(
                 tally[cell] = [int(round((1.0 - e) * n)), int(n), 0]
         prev_time = float(prev.get("time_s") or 0.0)
         if tally:
-            log(f"resuming {out_p}: {len(tally)} finished cells kept (not recomputed), {len(want) - len(tally)} to do")
+            log(
+                f"resuming {out_p}: {len(tally)} finished cells kept (not recomputed), {len(want) - len(tally)} to do"
+            )
     todo = [c for c in want if c not in tally]
     if plan.layout == "imagenet-c":
         _cells_items_imagenet_c(plan, [c for c in todo if c != _CLEAN], limit, seed)
@@ -831,7 +945,9 @@ def evaluate_c(
                 + ", ".join(f"{_cell_key(c)} {n}" for c, n in skipped.items())
             )
         run["finished"] = finished
-        return _c_results(model, plan, names, tally, baseline, prev_time + time.perf_counter() - t0, notes, run)
+        return _c_results(
+            model, plan, names, tally, baseline, prev_time + time.perf_counter() - t0, notes, run
+        )
 
     if out_p is not None and prev is None:
         write_results(out_p, results(False))  # fail early on an unwritable --out
@@ -856,14 +972,20 @@ def evaluate_c(
         cell = plan.cells[cid]
         t = tally[cell]
         err = 1.0 - t[0] / t[1] if t[1] else float("nan")
-        log(f"  {_cell_key(cell):<24} error {err:.4f}  ({t[1]} images, {time.perf_counter() - started[cid]:.1f} s)")
+        log(
+            f"  {_cell_key(cell):<24} error {err:.4f}  ({t[1]} images, {time.perf_counter() - started[cid]:.1f} s)"
+        )
         if cid + 1 < len(plan.cells):
             started[cid + 1] = time.perf_counter()
         if out_p is not None:
             write_results(out_p, results(False))
 
-    started[0] = time.perf_counter() if plan.cells else 0.0
-    for logits, y, c, bad in _iterate(model, plan.items, cfg, batch_size=batch_size, workers=nw):
+    if not plan.items:
+        log("  nothing to evaluate: every requested cell is already in the results file")
+    batches = (
+        _iterate(model, plan.items, cfg, batch_size=batch_size, workers=nw) if plan.items else []
+    )
+    for logits, y, c, bad in batches:
         done_cells: set[int] = set()
         for cid, reason in bad:
             cell = plan.cells[cid]
@@ -916,9 +1038,19 @@ def _require_torch_backend() -> Any:
 # ImageNet-P
 # ================================================================================================
 def _p_results(
-    model: LoadedModel, layout: str, root: Path, profile: str, difficulty: int,
-    sums: dict[str, list[float]], baseline: str | None, elapsed: float, notes: list[str],
-    cell_fp: dict[str, str], run: dict[str, Any], num_sequences: int,
+    model: LoadedModel,
+    layout: str,
+    root: Path,
+    profile: str,
+    difficulty: int,
+    sums: dict[str, list[float]],
+    baseline: str | None,
+    elapsed: float,
+    notes: list[str],
+    cell_fp: dict[str, str],
+    run: dict[str, Any],
+    num_sequences: int,
+    top_notes: list[str],
 ) -> dict[str, Any]:
     from .metrics import summarize_p
 
@@ -928,7 +1060,7 @@ def _p_results(
     t5d = {p: done[p][1] / done[p][3] for p in order}
     zipf = {p: done[p][2] / done[p][3] for p in order}
     nseq = {p: int(done[p][3]) for p in order}
-    all_notes = list(notes)
+    all_notes = list(top_notes)
     fr = t5r = None
     mfr = mt5d = None
     if fp:
@@ -1045,7 +1177,9 @@ def evaluate_p(
             layout = "imagenet-p"
             index = scan_imagenet_p(root, names, (difficulty,) if difficulty > 1 else (1,))
             if difficulty > 1:  # non-noise perturbations: difficulty is a stride on the _1 data
-                more = scan_imagenet_p(root, [n for n in names if n not in NOISE_PERTURBATIONS], (1,))
+                more = scan_imagenet_p(
+                    root, [n for n in names if n not in NOISE_PERTURBATIONS], (1,)
+                )
                 index.cells.update(more.cells)
             for p in names:
                 d = difficulty if p in NOISE_PERTURBATIONS else 1
@@ -1065,8 +1199,7 @@ def evaluate_p(
                 f"{root}: no requested perturbation found (ImageNet-P: <perturbation>[_<d>]/<wnid>/*.mp4; "
                 "CIFAR-10-P: <perturbation>.npy)"
             )
-    if missing:
-        notes.append(f"missing perturbations: {', '.join(missing)}")
+    top_notes = [f"missing perturbations: {', '.join(missing)}"] if missing else []
 
     out_p = Path(out) if out is not None else None
     prev = _load_previous(out_p, "p", model, overwrite, log)
@@ -1074,16 +1207,34 @@ def evaluate_p(
     prev_time = 0.0
     if prev is not None:
         prun = prev.get("run", {})
-        if prun.get("limit") == limit and prun.get("seed") == seed and prev.get("difficulty") == difficulty:
+        if (
+            prun.get("limit") == limit
+            and prun.get("seed") == seed
+            and prev.get("difficulty") == difficulty
+        ):
             for p in cell_items:
-                if prun.get("cell_fingerprints", {}).get(p) == cell_fp[p] and p in prev.get("flip_probability", {}):
+                if prun.get("cell_fingerprints", {}).get(p) == cell_fp[p] and p in prev.get(
+                    "flip_probability", {}
+                ):
                     n = int(prev["num_sequences"][p])
-                    sums[p] = [prev["flip_probability"][p] * n, prev["top5_distance"][p] * n, prev["zipf_distance"][p] * n, n]
+                    sums[p] = [
+                        prev["flip_probability"][p] * n,
+                        prev["top5_distance"][p] * n,
+                        prev["zipf_distance"][p] * n,
+                        n,
+                    ]
         prev_time = float(prev.get("time_s") or 0.0)
         if sums:
             log(f"resuming {out_p}: {len(sums)} finished perturbations kept (not recomputed)")
     todo = [p for p in cell_items if p not in sums]
-    run = {"limit": limit, "seed": seed, "batch_size": batch_size, "cell_fingerprints": cell_fp, "resumed_cells": len(sums), "finished": False}
+    run = {
+        "limit": limit,
+        "seed": seed,
+        "batch_size": batch_size,
+        "cell_fingerprints": cell_fp,
+        "resumed_cells": len(sums),
+        "finished": False,
+    }
     nseq_total = max((len(v) for v in cell_items.values()), default=0)
     base_arg = None if baseline is None else str(baseline)
     if base_arg is not None and not Path(base_arg).is_file():
@@ -1094,12 +1245,30 @@ def evaluate_p(
         run["finished"] = finished
         extra = list(notes)
         if skipped:
-            extra.append("unreadable sequences skipped: " + ", ".join(f"{k} {v}" for k, v in skipped.items()))
-        return _p_results(model, layout, root, prof, difficulty, sums, base_arg, prev_time + time.perf_counter() - t0, extra, cell_fp, run, nseq_total)
+            extra.append(
+                "unreadable sequences skipped: " + ", ".join(f"{k} {v}" for k, v in skipped.items())
+            )
+        return _p_results(
+            model,
+            layout,
+            root,
+            prof,
+            difficulty,
+            sums,
+            base_arg,
+            prev_time + time.perf_counter() - t0,
+            extra,
+            cell_fp,
+            run,
+            nseq_total,
+            top_notes,
+        )
 
     nw = default_workers() if workers is None else int(workers)
     cfg = _Config(model.preprocessing, prof, seed, "p")
-    log(f"eval-p: {model.id} on {root} ({layout}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers")
+    log(
+        f"eval-p: {model.id} on {root} ({layout}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers"
+    )
     for p in todo:
         items = [(op, 0, 0, payload) for op, payload in cell_items[p]]
         noise = is_noise_perturbation(p)
@@ -1119,10 +1288,12 @@ def evaluate_p(
             acc[2] += zipf_distance(arr, noise=noise, difficulty=difficulty) * n
             acc[3] += n
         if acc[3] == 0:
-            notes.append(f"{p}: no readable sequence")
+            top_notes.append(f"{p}: no readable sequence")
             continue
         sums[p] = acc
-        log(f"  {p:<16} FP {acc[0] / acc[3]:.4f}  T5D {acc[1] / acc[3]:.3f}  ({acc[3]} sequences, {time.perf_counter() - t_cell:.1f} s)")
+        log(
+            f"  {p:<16} FP {acc[0] / acc[3]:.4f}  T5D {acc[1] / acc[3]:.3f}  ({acc[3]} sequences, {time.perf_counter() - t_cell:.1f} s)"
+        )
         if out_p is not None:
             write_results(out_p, results(False))
     if not sums:
@@ -1169,17 +1340,63 @@ def results_to_csv(results: dict[str, Any], path: str | os.PathLike[str] | None 
         w.writerow(["perturbation", "fp", "t5d", "zipf", "num_sequences", "flip_rate", "t5d_ratio"])
         fr, t5r = results.get("flip_rate") or {}, results.get("t5d_ratio") or {}
         for p, v in results["flip_probability"].items():
-            w.writerow([p, _fmt(v), _fmt(results["top5_distance"].get(p)), _fmt(results["zipf_distance"].get(p)),
-                        results["num_sequences"].get(p), _fmt(fr.get(p)), _fmt(t5r.get(p))])
+            w.writerow(
+                [
+                    p,
+                    _fmt(v),
+                    _fmt(results["top5_distance"].get(p)),
+                    _fmt(results["zipf_distance"].get(p)),
+                    results["num_sequences"].get(p),
+                    _fmt(fr.get(p)),
+                    _fmt(t5r.get(p)),
+                ]
+            )
     else:
-        w.writerow(["corruption", "e1", "e2", "e3", "e4", "e5", "mean_error", "ce", "relative_ce", "n"])
+        w.writerow(
+            ["corruption", "e1", "e2", "e3", "e4", "e5", "mean_error", "ce", "relative_ce", "n"]
+        )
         for c, errs in results["errors"].items():
             present = [e for e in errs if e is not None]
             mean = sum(present) / 5 if len(present) == 5 else None
             counts = [n for n in (results.get("counts", {}).get(c) or []) if n]
-            w.writerow([c, *map(_fmt, errs), _fmt(mean), _fmt(results["ce"].get(c)), _fmt(results["relative_ce"].get(c)), max(counts) if counts else ""])
-        w.writerow(["clean", "", "", "", "", "", _fmt(results.get("clean_error")), "", "", results.get("clean_count") or ""])
-        w.writerow(["mCE", "", "", "", "", "", _fmt(results.get("mean_error")), _fmt(results.get("mce")), _fmt(results.get("relative_mce")), ""])
+            w.writerow(
+                [
+                    c,
+                    *map(_fmt, errs),
+                    _fmt(mean),
+                    _fmt(results["ce"].get(c)),
+                    _fmt(results["relative_ce"].get(c)),
+                    max(counts) if counts else "",
+                ]
+            )
+        w.writerow(
+            [
+                "clean",
+                "",
+                "",
+                "",
+                "",
+                "",
+                _fmt(results.get("clean_error")),
+                "",
+                "",
+                results.get("clean_count") or "",
+            ]
+        )
+        w.writerow(
+            [
+                "mCE",
+                "",
+                "",
+                "",
+                "",
+                "",
+                _fmt(results.get("mean_error")),
+                _fmt(results.get("mce")),
+                _fmt(results.get("relative_mce")),
+                "",
+            ]
+        )
     text = buf.getvalue()
     if path is not None:
         Path(path).write_text(text, encoding="utf-8")
@@ -1197,13 +1414,21 @@ def print_summary(results: dict[str, Any], file: Any = None) -> None:
         return
     f = file or sys.stdout
     m = results["model"]
-    print(f"model {m['id']}  ({results['dataset']['layout']}: {results['dataset']['path']})", file=f)
+    print(
+        f"model {m['id']}  ({results['dataset']['layout']}: {results['dataset']['path']})", file=f
+    )
     if results.get("kind") == "p":
         print(f"{'perturbation':<16} {'FP':>8} {'T5D':>8} {'Zipf':>8} {'n':>6}", file=f)
         for p, v in results["flip_probability"].items():
-            print(f"{p:<16} {v:8.4f} {results['top5_distance'][p]:8.3f} {results['zipf_distance'][p]:8.4f} {results['num_sequences'][p]:6d}", file=f)
+            print(
+                f"{p:<16} {v:8.4f} {results['top5_distance'][p]:8.3f} {results['zipf_distance'][p]:8.4f} {results['num_sequences'][p]:6d}",
+                file=f,
+            )
         if results.get("mfr") is not None:
-            print(f"mFR {results['mfr'] * 100:.1f} %  mT5D {(results.get('mt5d') or float('nan')) * 100:.1f} %", file=f)
+            print(
+                f"mFR {results['mfr'] * 100:.1f} %  mT5D {(results.get('mt5d') or float('nan')) * 100:.1f} %",
+                file=f,
+            )
         for n in results.get("notes", []):
             print(f"note: {n}", file=f)
         return
@@ -1213,8 +1438,13 @@ def print_summary(results: dict[str, Any], file: Any = None) -> None:
 
     print(f"{'corruption':<18} " + " ".join(f"  s{s}" for s in SEVERITIES) + "    CE", file=f)
     for c, errs in results["errors"].items():
-        print(f"{c:<18} " + " ".join(pct(e) for e in errs) + f" {pct(results['ce'].get(c))}", file=f)
-    print(f"clean error {pct(results.get('clean_error'))} %   mCE {pct(results.get('mce'))} %   "
-          f"relative mCE {pct(results.get('relative_mce'))} %   (baseline {results.get('baseline')})", file=f)
+        print(
+            f"{c:<18} " + " ".join(pct(e) for e in errs) + f" {pct(results['ce'].get(c))}", file=f
+        )
+    print(
+        f"clean error {pct(results.get('clean_error'))} %   mCE {pct(results.get('mce'))} %   "
+        f"relative mCE {pct(results.get('relative_mce'))} %   (baseline {results.get('baseline')})",
+        file=f,
+    )
     if results.get("partial"):
         print(f"partial: missing {', '.join(results.get('missing', []))}", file=f)

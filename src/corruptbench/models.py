@@ -699,7 +699,9 @@ def _load_timm(
         import timm
         from timm.data import resolve_data_config
     except ImportError as exc:
-        raise ModelSourceError("timm:<name> needs timm, which is not installed (pip install timm)") from exc
+        raise ModelSourceError(
+            "timm:<name> needs timm, which is not installed (pip install timm)"
+        ) from exc
     if not arg:
         raise ModelSourceError("timm: needs a model name, e.g. timm:resnet50")
     try:
@@ -765,7 +767,8 @@ def _load_onnx(
     so = ort.SessionOptions()
     so.intra_op_num_threads = max(1, os.cpu_count() or 1)
     providers = [
-        p for p in ("CUDAExecutionProvider", "CPUExecutionProvider")
+        p
+        for p in ("CUDAExecutionProvider", "CPUExecutionProvider")
         if p in ort.get_available_providers()
     ]
     try:
@@ -845,7 +848,9 @@ def _import_factory(arg: str) -> tuple[Callable[[], Any], str]:
 
 
 @register_model_source(
-    "python", prefix=True, help="python:<module|file.py>:<factory> returning model or (model, preprocessing)"
+    "python",
+    prefix=True,
+    help="python:<module|file.py>:<factory> returning model or (model, preprocessing)",
 )
 def _load_python(
     arg: str, *, options: dict[str, str], weights: str | None, random_weights: bool, source: str

@@ -19,7 +19,9 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "torchvision:<name>, timm:<name>, onnx:<path>, torchscript:<path>, "
         "python:<module|file.py>:<factory>; options after '?', e.g. ?weights=none, ?size=240",
     )
-    p.add_argument("--weights", default=None, help="weights file (cifar_resnet*; read with weights_only=True)")
+    p.add_argument(
+        "--weights", default=None, help="weights file (cifar_resnet*; read with weights_only=True)"
+    )
     p.add_argument("--random-weights", action="store_true", help="random weights (plumbing tests)")
     p.add_argument(
         "--preprocess",
@@ -28,18 +30,55 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         help="image enhancement before normalisation: clahe = OpenCV CLAHE on L of Lab "
         "(clipLimit 2.0, 8x8 tiles), the paper's histogram-equalisation option",
     )
-    p.add_argument("--out", default=None, help="results JSON; rewritten after each finished cell, resumed on re-run")
-    p.add_argument("--overwrite", action="store_true", help="replace --out even if it holds another model's results")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="results JSON; rewritten after each finished cell, resumed on re-run",
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace --out even if it holds another model's results",
+    )
     p.add_argument("--csv", default=None, help="also write a CSV table here")
-    p.add_argument("--batch-size", type=int, default=64, help="images (frames) per model call (default 64)")
-    p.add_argument("--workers", type=int, default=None, help="data-loader processes (default: CPU count, max 8; 0 = none)")
+    p.add_argument(
+        "--batch-size", type=int, default=64, help="images (frames) per model call (default 64)"
+    )
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="data-loader processes (default: CPU count, max 8; 0 = none)",
+    )
     p.add_argument("--device", default="cpu", help="cpu | cuda | cuda:N")
-    p.add_argument("--threads", type=int, default=None, help="torch threads for the model (default: torch's choice)")
-    p.add_argument("--limit", type=int, default=None, help="at most N images (sequences) per cell: a seeded subset")
-    p.add_argument("--seed", type=int, default=0, help="seed of on-the-fly corruption (as make-c) and of --limit")
-    p.add_argument("--profile", default=None, help="imagenet|inception|tiny|cifar (default: detected)")
-    p.add_argument("--on-the-fly", dest="on_the_fly", metavar="SRC", default=None,
-                   help="clean image folder / CIFAR batch, corrupted in the workers instead of --data")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch threads for the model (default: torch's choice)",
+    )
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=None,
+        help="at most N images (sequences) per cell: a seeded subset",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of on-the-fly corruption (as make-c) and of --limit",
+    )
+    p.add_argument(
+        "--profile", default=None, help="imagenet|inception|tiny|cifar (default: detected)"
+    )
+    p.add_argument(
+        "--on-the-fly",
+        dest="on_the_fly",
+        metavar="SRC",
+        default=None,
+        help="clean image folder / CIFAR batch, corrupted in the workers instead of --data",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
@@ -80,12 +119,22 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_model_args(p)
     p.add_argument("--data", default=None, help="ImageNet-C or CIFAR-C folder")
-    p.add_argument("--clean", default=None, help="clean images for the clean error (folder or CIFAR batch)")
-    p.add_argument("--baseline", default="auto",
-                   help="alexnet | uniform | PATH (eval-c results of the baseline model); "
-                   "auto = alexnet for ImageNet, uniform for CIFAR")
-    p.add_argument("--corruptions", nargs="+", default=None, metavar="NAME",
-                   help=f"subset (names or benchmark/extra/all/noise/blur/weather/digital); default all 19: {', '.join(ALL_CORRUPTIONS)}")
+    p.add_argument(
+        "--clean", default=None, help="clean images for the clean error (folder or CIFAR batch)"
+    )
+    p.add_argument(
+        "--baseline",
+        default="auto",
+        help="alexnet | uniform | PATH (eval-c results of the baseline model); "
+        "auto = alexnet for ImageNet, uniform for CIFAR",
+    )
+    p.add_argument(
+        "--corruptions",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help=f"subset (names or benchmark/extra/all/noise/blur/weather/digital); default all 19: {', '.join(ALL_CORRUPTIONS)}",
+    )
     p.add_argument("--severities", nargs="+", type=int, default=[1, 2, 3, 4, 5], metavar="S")
     p.set_defaults(func=run)
 

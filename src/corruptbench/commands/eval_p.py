@@ -20,11 +20,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_model_args(p)
     p.add_argument("--data", default=None, help="ImageNet-P or CIFAR-10-P folder")
-    p.add_argument("--difficulty", type=int, choices=(1, 2, 3), default=1,
-                   help="noise: which _<d> dataset; others: frame stride (default 1)")
-    p.add_argument("--baseline", default=None, help="eval-p results JSON or CSV (perturbation,fp,t5d) of the baseline")
-    p.add_argument("--perturbations", nargs="+", default=None, metavar="NAME",
-                   help="subset (names or test/validation/all); default all 14")
+    p.add_argument(
+        "--difficulty",
+        type=int,
+        choices=(1, 2, 3),
+        default=1,
+        help="noise: which _<d> dataset; others: frame stride (default 1)",
+    )
+    p.add_argument(
+        "--baseline",
+        default=None,
+        help="eval-p results JSON or CSV (perturbation,fp,t5d) of the baseline",
+    )
+    p.add_argument(
+        "--perturbations",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help="subset (names or test/validation/all); default all 14",
+    )
     p.set_defaults(func=run)
 
 
