@@ -710,6 +710,11 @@ def test_poisson_plan_is_numpy_legacy_poisson(scale: float) -> None:
         np.testing.assert_array_equal(plan.sample(ours), theirs.poisson(lam))
     np.testing.assert_array_equal(legacy_poisson(ours, lam), theirs.poisson(lam))
     assert ours.randint(0, 2**31, 5).tolist() == theirs.randint(0, 2**31, 5).tolist()
+    img = np.random.RandomState(2).randint(0, 256, (40, 30, 3)).astype(np.uint8)
+    ours, theirs = np.random.RandomState(7), np.random.RandomState(7)
+    np.testing.assert_array_equal(
+        PoissonPlan.from_uint8(img, scale).sample(ours), theirs.poisson((img / 255.0) * scale)
+    )
     gen = np.random.default_rng(0)  # non-legacy sources fall back to their own poisson
     assert plan.sample(gen).shape == lam.shape
 

@@ -179,13 +179,22 @@ class PoissonPlan:
     a ``np.random.RandomState``, exactly ``rs.poisson(lam)`` (values and final generator state).
     """
 
-    def __init__(self, lam: np.ndarray) -> None:
+    def __init__(
+        self,
+        lam: np.ndarray,
+        *,
+        _values: np.ndarray | None = None,
+        _index: np.ndarray | None = None,
+    ) -> None:
         lam = np.ascontiguousarray(lam, dtype=np.float64)
         if not np.all(np.isfinite(lam)) or np.any(lam < 0):
             raise ValueError("Poisson rates must be finite and >= 0")
         self.lam = lam
-        values, inverse = np.unique(lam, return_inverse=True)
-        self.idx = inverse.reshape(-1).astype(np.int64)
+        if _values is None or _index is None:
+            values, inverse = np.unique(lam, return_inverse=True)
+        else:
+            values, inverse = _values, _index
+        self.idx = np.ascontiguousarray(inverse.reshape(-1), dtype=np.int64)
         table = np.zeros((values.size, 8))
         for j, v in enumerate(values.tolist()):
             # the float operations of NumPy's random_poisson_ptrs / random_poisson_mult, in order
@@ -205,8 +214,21 @@ class PoissonPlan:
                 math.exp(-v),
             )
         self.table = table
-        top = float(values[-1]) if values.size else 0.0
+        top = float(values.max()) if values.size else 0.0
         self.loggam_k1 = _loggam_table(int(top + 12 * math.sqrt(top) + 64), _LOGGAM_A)
+
+    @classmethod
+    def from_uint8(cls, image: np.ndarray, scale: float) -> PoissonPlan:
+        """The plan for ``(image / 255.) * scale`` (uint8 ``image``; the shot-noise rate array).
+
+        Uses the 256 possible rates directly instead of sorting the array (same floats: each rate
+        is ``(v / 255.) * scale`` for the pixel value ``v``).
+        """
+        img = np.asarray(image)
+        if img.dtype != np.uint8:
+            raise TypeError(f"expected uint8, got {img.dtype}")
+        values = (np.arange(256, dtype=np.uint8) / 255.0) * scale
+        return cls(values[img], _values=values, _index=img)
 
     def sample(self, rng: Any) -> np.ndarray:
         """One draw of the whole array (int64, ``lam``'s shape)."""

@@ -171,7 +171,9 @@ def shot_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> 
     """
     lam = p["levels"][difficulty - 1]
     base = src.base
-    plan = PoissonPlan((base / 255.0) * lam)  # the reference's rate array ``z * 300``
+    plan = PoissonPlan.from_uint8(
+        base, lam
+    )  # rates (base / 255.) * lam, the reference's ``z * 300``
     frames = [base]
     for _ in range(1, p["frames"]):
         z = plan.sample(rng) / lam  # == rng.poisson(rate), compiled for a RandomState
