@@ -13,7 +13,7 @@ from typing import Any, Union
 
 import numpy as np
 
-__all__ = ["RNGLike", "LegacyRNG", "as_rng"]
+__all__ = ["RNGLike", "LegacyRNG", "as_rng", "check_rng"]
 
 RNGLike = Union[None, int, np.integer, np.random.RandomState, np.random.Generator]
 
@@ -51,6 +51,20 @@ class _GeneratorAdapter:
 
 
 LegacyRNG = Union[np.random.RandomState, _GeneratorAdapter]
+
+
+def check_rng(rng: RNGLike) -> None:
+    """Raise TypeError/ValueError if ``rng`` is not an accepted rng argument (builds nothing)."""
+    if rng is None or isinstance(rng, (np.random.RandomState, np.random.Generator)):
+        return
+    if isinstance(rng, (int, np.integer)) and not isinstance(rng, bool):
+        if not 0 <= rng < 2**32:
+            raise ValueError(f"rng seed must be in [0, 2**32), got {rng}")
+        return
+    raise TypeError(
+        f"rng must be None, an int seed, a np.random.RandomState or a np.random.Generator, "
+        f"got {type(rng).__name__}"
+    )
 
 
 def as_rng(rng: RNGLike) -> LegacyRNG:

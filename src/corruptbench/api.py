@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ._registry import REFERENCE_ORDER, corruption_registry, get_corruption, suggest
-from ._rng import RNGLike, as_rng
+from ._rng import RNGLike, as_rng, check_rng
 from ._validation import check_image, check_severity, resolve_profile
 from .params import Profile
 
@@ -39,7 +39,9 @@ def get_corruption_names(subset: str = "benchmark") -> list[str]:
     if key in ("noise", "blur", "weather", "digital"):
         return [n for n in ALL_CORRUPTIONS if n in reg and reg[n].family == key]
     choices = list(SUBSETS) + list(_SUBSET_ALIASES)
-    raise ValueError(f"unknown subset {subset!r}{suggest(subset, choices)} (choices: {', '.join(choices)})")
+    raise ValueError(
+        f"unknown subset {subset!r}{suggest(subset, choices)} (choices: {', '.join(choices)})"
+    )
 
 
 def corrupt(
@@ -68,10 +70,19 @@ def corrupt(
     sev = check_severity(severity)
     rgb, restore = check_image(image)
     prof = resolve_profile(profile, rgb.shape)
-    out: Any = info.func(rgb, sev, profile=prof, rng=as_rng(rng))
+    # Deterministic corruptions draw nothing: skip building a RandomState (~0.3 ms), but still
+    # reject a malformed rng argument.
+    if info.random:
+        r: Any = as_rng(rng)
+    else:
+        check_rng(rng)
+        r = None
+    out: Any = info.func(rgb, sev, profile=prof, rng=r)
     out = np.asarray(out)
     if out.dtype != np.uint8:
         out = out.astype(np.uint8)
     if out.shape != rgb.shape:
-        raise RuntimeError(f"{info.name} returned shape {out.shape} for input {rgb.shape}")  # pragma: no cover
+        raise RuntimeError(
+            f"{info.name} returned shape {out.shape} for input {rgb.shape}"
+        )  # pragma: no cover
     return restore(out)
