@@ -6,8 +6,8 @@ import re
 
 import numpy as np
 import pytest
-from conftest import SHARED
 
+from conftest import SHARED
 from corruptbench.params import ELASTIC_SCALE, PROFILES, TABLES
 
 SPEC = SHARED / "spec" / "reference-spec.md"

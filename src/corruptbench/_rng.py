@@ -9,13 +9,13 @@ OS entropy.
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 
 __all__ = ["RNGLike", "LegacyRNG", "as_rng", "check_rng"]
 
-RNGLike = Union[None, int, np.integer, np.random.RandomState, np.random.Generator]
+RNGLike = int | np.integer | np.random.RandomState | np.random.Generator | None
 
 
 class _GeneratorAdapter:
@@ -50,7 +50,7 @@ class _GeneratorAdapter:
         return False
 
 
-LegacyRNG = Union[np.random.RandomState, _GeneratorAdapter]
+LegacyRNG = np.random.RandomState | _GeneratorAdapter
 
 
 def check_rng(rng: RNGLike) -> None:
