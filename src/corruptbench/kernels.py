@@ -46,6 +46,7 @@ def disk(radius: float, alias_blur: float, dtype: Any = np.float32) -> np.ndarra
 
 @functools.lru_cache(maxsize=64)
 def _disk_cached(radius: float, alias_blur: float, dtype: str) -> np.ndarray:
+    coords: np.ndarray
     if radius <= 8:
         coords = np.arange(-8, 8 + 1)
         ksize = (3, 3)
@@ -379,7 +380,7 @@ def _stacked_tables(length: int, factors: tuple[float, ...]) -> tuple[np.ndarray
 
 
 def zoom_sum(
-    img: np.ndarray, factors: Sequence[float], out: np.ndarray | None = None
+    img: np.ndarray, factors: Sequence[float] | np.ndarray, out: np.ndarray | None = None
 ) -> np.ndarray:
     """``sum(clipped_zoom(img, z) for z in factors)`` for a float32 H x W x C image, in float32.
 
