@@ -17,7 +17,9 @@ PHOTO_NAMES = ("n01440764_tench.JPEG", "n01530575_brambling.JPEG")
 
 def need_shared() -> None:
     if not IMAGENET_SAMPLE.is_dir():
-        pytest.skip(f"real photos not available: {IMAGENET_SAMPLE} is absent (only in the dev/CI checkout)")
+        pytest.skip(
+            f"real photos not available: {IMAGENET_SAMPLE} is absent (only in the dev/CI checkout)"
+        )
 
 
 def load_photo(name: str) -> Image.Image:
@@ -55,7 +57,9 @@ def cifar_images() -> list[np.ndarray]:
 def synthetic_image() -> np.ndarray:
     """A deterministic 224 x 224 colour image with edges and gradients (no shared data needed)."""
     yy, xx = np.mgrid[0:224, 0:224]
-    img = np.stack([(xx * 255 // 223), (yy * 255 // 223), ((xx + yy) % 256)], axis=2).astype(np.uint8)
+    img = np.stack([(xx * 255 // 223), (yy * 255 // 223), ((xx + yy) % 256)], axis=2).astype(
+        np.uint8
+    )
     img[60:160, 60:160] = (200, 40, 90)
     return img
 
@@ -90,8 +94,21 @@ def within1(a: np.ndarray, b: np.ndarray) -> float:
     return float(np.mean(np.abs(a.astype(np.int16) - b.astype(np.int16)) <= 1))
 
 
-def assert_faithful(ours: np.ndarray, ref: np.ndarray, *, min_psnr: float = 45.0, min_within1: float = 0.995, label: str = "") -> None:
+def assert_faithful(
+    ours: np.ndarray,
+    ref: np.ndarray,
+    *,
+    min_psnr: float = 45.0,
+    min_within1: float = 0.995,
+    label: str = "",
+) -> None:
     """The fidelity contract of issue 2: >= 99.5 % of values within +-1 and PSNR >= 45 dB."""
-    assert ours.shape == ref.shape and ours.dtype == ref.dtype == np.uint8, (label, ours.shape, ref.shape)
+    assert ours.shape == ref.shape and ours.dtype == ref.dtype == np.uint8, (
+        label,
+        ours.shape,
+        ref.shape,
+    )
     p, w = psnr(ours, ref), within1(ours, ref)
-    assert p >= min_psnr and w >= min_within1, f"{label}: PSNR {p:.2f} dB, within +-1 {w * 100:.3f} %"
+    assert p >= min_psnr and w >= min_within1, (
+        f"{label}: PSNR {p:.2f} dB, within +-1 {w * 100:.3f} %"
+    )

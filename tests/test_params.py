@@ -94,7 +94,10 @@ def test_every_table_number_matches_the_spec() -> None:
             assert len(got) == 5 and len(want) == 5, (name, col)  # type: ignore[arg-type]
             for sev, (g, w) in enumerate(zip(got, want), start=1):  # type: ignore[call-overload]
                 np.testing.assert_allclose(
-                    np.asarray(g, dtype=float), np.asarray(w, dtype=float), rtol=1e-12, err_msg=f"{name} {col} sev {sev}"
+                    np.asarray(g, dtype=float),
+                    np.asarray(w, dtype=float),
+                    rtol=1e-12,
+                    err_msg=f"{name} {col} sev {sev}",
                 )
                 checked += 1
     assert checked == 19 * 4 * 5
@@ -114,7 +117,9 @@ def test_profile_constants_match_the_spec() -> None:
 
 def test_zoom_lists_from_arange_quirk() -> None:
     # spec §1.3 derived facts: list lengths from np.arange round-off
-    lengths = {p: [len(np.arange(1, stop, step)) for stop, step in TABLES[p]["zoom_blur"]] for p in COLUMNS}
+    lengths = {
+        p: [len(np.arange(1, stop, step)) for stop, step in TABLES[p]["zoom_blur"]] for p in COLUMNS
+    }
     assert lengths["imagenet"] == [12, 16, 11, 13, 11]
     assert lengths["tiny"] == lengths["cifar"] == [7, 12, 16, 21, 26]
 

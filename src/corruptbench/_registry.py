@@ -68,7 +68,9 @@ def register_corruption(
         if name in _CORRUPTIONS:
             raise RuntimeError(f"corruption {name!r} registered twice")
         doc = (func.__doc__ or "").strip().splitlines()
-        _CORRUPTIONS[name] = CorruptionInfo(name, func, family, extra, random, doc[0] if doc else "")
+        _CORRUPTIONS[name] = CorruptionInfo(
+            name, func, family, extra, random, doc[0] if doc else ""
+        )
         return func
 
     return deco

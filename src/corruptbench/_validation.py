@@ -19,7 +19,9 @@ MIN_SIZE = {"imagenet": 16, "inception": 16, "tiny": 8, "cifar": 8}
 def check_severity(severity: Any) -> int:
     """Return ``severity`` as an int in 1..5 or raise. (The reference maps 0 to 5 silently: we refuse.)"""
     if isinstance(severity, bool) or not isinstance(severity, (int, np.integer)):
-        raise TypeError(f"severity must be an int in 1..5, got {type(severity).__name__} {severity!r}")
+        raise TypeError(
+            f"severity must be an int in 1..5, got {type(severity).__name__} {severity!r}"
+        )
     if not 1 <= int(severity) <= 5:
         raise ValueError(f"severity must be in 1..5, got {severity}")
     return int(severity)
@@ -31,7 +33,9 @@ def _to_gray(rgb: np.ndarray) -> np.ndarray:
     return ((r * 299 + g * 587 + b * 114 + 500) // 1000).astype(np.uint8)
 
 
-def check_image(image: Any, *, name: str = "image") -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
+def check_image(
+    image: Any, *, name: str = "image"
+) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """Validate an image and return ``(rgb, restore)``.
 
     ``rgb`` is a read-only H x W x 3 uint8 view (or a new array for grayscale/RGBA input) — the
@@ -45,7 +49,9 @@ def check_image(image: Any, *, name: str = "image") -> tuple[np.ndarray, Callabl
     """
     if not isinstance(image, np.ndarray):
         if hasattr(image, "mode") and hasattr(image, "size"):  # a PIL image
-            raise TypeError(f"{name} must be a numpy array; convert a PIL image with np.asarray(img.convert('RGB'))")
+            raise TypeError(
+                f"{name} must be a numpy array; convert a PIL image with np.asarray(img.convert('RGB'))"
+            )
         raise TypeError(f"{name} must be a numpy uint8 array, got {type(image).__name__}")
     if image.dtype != np.uint8:
         hint = ""
@@ -99,7 +105,9 @@ def resolve_profile(profile: str | Profile, shape: tuple[int, ...]) -> Profile:
         key = profile.strip().lower()
         if key == "auto":
             h, w = shape[0], shape[1]
-            key = {(32, 32): "cifar", (64, 64): "tiny", (299, 299): "inception"}.get((h, w), "imagenet")
+            key = {(32, 32): "cifar", (64, 64): "tiny", (299, 299): "inception"}.get(
+                (h, w), "imagenet"
+            )
         if key not in PROFILES:
             raise ValueError(f"unknown profile {profile!r} (choices: auto, {', '.join(PROFILES)})")
         prof = PROFILES[key]

@@ -46,7 +46,11 @@ PROFILES: dict[str, Profile] = {
         "inception", 299, 512, None, "ImageNet-C for 299 px models (make_imagenet_c_inception.py)"
     ),
     "tiny": Profile(
-        "tiny", 64, 64, 0.3, "Tiny ImageNet-C and ImageNet-64x64-C, 64 x 64 (make_tinyimagenet_c.py)"
+        "tiny",
+        64,
+        64,
+        0.3,
+        "Tiny ImageNet-C and ImageNet-64x64-C, 64 x 64 (make_tinyimagenet_c.py)",
     ),
     "cifar": Profile("cifar", 32, 32, 0.2, "CIFAR-10-C / CIFAR-100-C, 32 x 32 (make_cifar_c.py)"),
 }
@@ -54,12 +58,32 @@ PROFILES: dict[str, Profile] = {
 #: elastic_transform multiplier per profile (spec §1.3; 244 is the reference's quirk at 224 px).
 ELASTIC_SCALE = {"imagenet": 244, "inception": 360, "tiny": 64, "cifar": 32}
 
-_ELASTIC_224 = ((2, 0.7, 0.1), (2, 0.08, 0.2), (0.05, 0.01, 0.02), (0.07, 0.01, 0.02), (0.12, 0.01, 0.02))
-_ELASTIC_64 = ((0, 0, 0.08), (0.05, 0.3, 0.06), (0.1, 0.08, 0.06), (0.1, 0.03, 0.03), (0.16, 0.03, 0.02))
-_ELASTIC_32 = ((0, 0, 0.08), (0.05, 0.2, 0.07), (0.08, 0.06, 0.06), (0.1, 0.04, 0.05), (0.1, 0.03, 0.03))
+_ELASTIC_224 = (
+    (2, 0.7, 0.1),
+    (2, 0.08, 0.2),
+    (0.05, 0.01, 0.02),
+    (0.07, 0.01, 0.02),
+    (0.12, 0.01, 0.02),
+)
+_ELASTIC_64 = (
+    (0, 0, 0.08),
+    (0.05, 0.3, 0.06),
+    (0.1, 0.08, 0.06),
+    (0.1, 0.03, 0.03),
+    (0.16, 0.03, 0.02),
+)
+_ELASTIC_32 = (
+    (0, 0, 0.08),
+    (0.05, 0.2, 0.07),
+    (0.08, 0.06, 0.06),
+    (0.1, 0.04, 0.05),
+    (0.1, 0.03, 0.03),
+)
 
 
-def _scaled(triples: tuple[tuple[float, float, float], ...], s: int) -> tuple[tuple[float, ...], ...]:
+def _scaled(
+    triples: tuple[tuple[float, float, float], ...], s: int
+) -> tuple[tuple[float, ...], ...]:
     # The reference writes e.g. ``(244 * 2, 244 * 0.7, 244 * 0.1)``: multiply exactly like that.
     return tuple((s * a, s * b, s * c) for a, b, c in triples)
 

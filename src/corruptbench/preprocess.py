@@ -12,7 +12,14 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
-__all__ = ["resize_short", "center_crop", "resize_exact", "inception_crop", "profile_preprocess", "to_pil"]
+__all__ = [
+    "resize_short",
+    "center_crop",
+    "resize_exact",
+    "inception_crop",
+    "profile_preprocess",
+    "to_pil",
+]
 
 
 def to_pil(img: Image.Image | np.ndarray) -> Image.Image:
@@ -51,7 +58,9 @@ def center_crop(img: Image.Image | np.ndarray, size: int) -> Image.Image:
     return im.crop((j, i, j + size, i + size))
 
 
-def inception_crop(img: Image.Image | np.ndarray, size: int = 299, fraction: float = 0.875) -> Image.Image:
+def inception_crop(
+    img: Image.Image | np.ndarray, size: int = 299, fraction: float = 0.875
+) -> Image.Image:
     """``resized_center_crop`` of the 299 script: central 87.5 % of each side, then squash to size."""
     im = to_pil(img)
     w, h = im.size
@@ -74,7 +83,9 @@ def profile_preprocess(img: Image.Image | np.ndarray, profile: str) -> np.ndarra
         out = resize_exact(im, (64, 64))
     elif profile == "cifar":
         if im.size != (32, 32):
-            raise ValueError(f"the cifar profile takes 32 x 32 images as they are; got {im.size[0]}x{im.size[1]}")
+            raise ValueError(
+                f"the cifar profile takes 32 x 32 images as they are; got {im.size[0]}x{im.size[1]}"
+            )
         out = im
     else:
         raise ValueError(f"unknown profile {profile!r}")

@@ -12,18 +12,30 @@ from PIL import Image, UnidentifiedImageError
 
 from ..api import ALL_CORRUPTIONS, corrupt
 
-_FORMATS = {".png": "PNG", ".jpg": "JPEG", ".jpeg": "JPEG", ".bmp": "BMP", ".tif": "TIFF", ".tiff": "TIFF", ".webp": "WEBP"}
+_FORMATS = {
+    ".png": "PNG",
+    ".jpg": "JPEG",
+    ".jpeg": "JPEG",
+    ".bmp": "BMP",
+    ".tif": "TIFF",
+    ".tiff": "TIFF",
+    ".webp": "WEBP",
+}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("corrupt", help="corrupt one image file")
     p.add_argument("input", help="any image file Pillow reads")
     p.add_argument("output", help="output file; format from the extension (.png, .jpg, ...)")
-    p.add_argument("--corruption", "-c", required=True, help=f"one of: {', '.join(ALL_CORRUPTIONS)}")
+    p.add_argument(
+        "--corruption", "-c", required=True, help=f"one of: {', '.join(ALL_CORRUPTIONS)}"
+    )
     p.add_argument("--severity", "-s", type=int, required=True, help="1..5")
     p.add_argument("--profile", default="auto", help="auto|imagenet|inception|tiny|cifar")
     p.add_argument("--seed", type=int, default=None, help="seed (reference-compatible stream)")
-    p.add_argument("--quality", type=int, default=85, help="JPEG quality when writing .jpg (default 85)")
+    p.add_argument(
+        "--quality", type=int, default=85, help="JPEG quality when writing .jpg (default 85)"
+    )
     p.set_defaults(func=run)
 
 
@@ -44,7 +56,9 @@ def save_image(arr: np.ndarray, path: str | os.PathLike[str], quality: int = 85)
     path = Path(path)
     fmt = _FORMATS.get(path.suffix.lower())
     if fmt is None:
-        raise ValueError(f"unsupported output extension {path.suffix!r} (use one of {', '.join(_FORMATS)})")
+        raise ValueError(
+            f"unsupported output extension {path.suffix!r} (use one of {', '.join(_FORMATS)})"
+        )
     kwargs = {"quality": quality, "optimize": True} if fmt == "JPEG" else {}
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
@@ -61,5 +75,7 @@ def run(args: argparse.Namespace) -> int:
     img = load_rgb(args.input)
     out = corrupt(img, args.corruption, args.severity, profile=args.profile, rng=args.seed)
     save_image(out, args.output, quality=args.quality)
-    print(f"wrote {args.output} ({args.corruption}, severity {args.severity}, {out.shape[1]}x{out.shape[0]})")
+    print(
+        f"wrote {args.output} ({args.corruption}, severity {args.severity}, {out.shape[1]}x{out.shape[0]})"
+    )
     return 0
