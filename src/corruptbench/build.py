@@ -426,13 +426,15 @@ def run_shard(spec: BuildSpec, shard_id: int, items: Sequence[SourceItem]) -> li
     return res
 
 
-def _init_worker(die_with_parent: bool = False) -> None:
+def _init_worker(die_with_parent: bool = False, warm: BuildSpec | None = None) -> None:
     try:
         import cv2
 
         cv2.setNumThreads(1)
     except Exception:  # pragma: no cover  # noqa: BLE001
         pass
+    if warm is not None:
+        _warm_up(warm)
     if die_with_parent and sys.platform.startswith("linux"):
         # a pool worker must not outlive a killed build (kill -9 of the driver): ask the kernel
         # to SIGKILL it when its parent dies (prctl PR_SET_PDEATHSIG = 1)
@@ -488,7 +490,7 @@ def _iter_local(
     os.environ.update({k: "1" for k in _THREAD_ENV})
     try:
         with ProcessPoolExecutor(
-            workers, mp_context=_mp_context(), initializer=_init_worker, initargs=(True,)
+            workers, mp_context=_mp_context(), initializer=_init_worker, initargs=(True, spec)
         ) as ex:
             pending: set[Future[list[ItemResult]]] = set()
             queue = iter(shards)
@@ -554,6 +556,18 @@ def _iter_ray(
     finally:
         if started:
             ray.shutdown()
+
+
+def _warm_up(spec: BuildSpec) -> None:
+    """Run each requested operation once on a small grey image: imports, numba cache loads and
+    texture reads then happen at worker start (about 2 s of CPU), not inside the first shards."""
+    side = _PROFILE_SIZE.get(spec.profile, 224)
+    img = np.full((side, side, 3), 128, np.uint8)
+    for name, level in dict.fromkeys((n, lv) for n, lv in spec.cells):
+        try:
+            _apply(spec, img, name, level, "warm-up")
+        except Exception:  # noqa: BLE001 - a real failure shows up on real items
+            pass
 
 
 def _ray_shard(spec: BuildSpec, shard_id: int, items: Sequence[SourceItem]) -> list[ItemResult]:
