@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import re
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -221,23 +220,20 @@ def load_image(path: str | os.PathLike[str]) -> Image.Image:
     """Open ``path`` fully and return a PIL image in RGB mode.
 
     Grayscale, CMYK, palette, 16-bit and RGBA inputs are converted with ``.convert('RGB')`` exactly
-    like the reference loader (alpha is dropped, not composited; 16-bit values are clipped by PIL).
-    Truncated files are errors (``ImageFile.LOAD_TRUNCATED_IMAGES`` is not consulted for success:
-    any decoder error or warning about truncation raises). Raises :class:`ImageLoadError`.
+    like the reference loader (alpha is dropped, not composited; 16-bit values are clipped by PIL;
+    EXIF orientation is not applied, as in the reference). Truncated files are errors (unless the
+    caller set ``ImageFile.LOAD_TRUNCATED_IMAGES``); images over PIL's decompression-bomb limit
+    too. Animated files give their first frame. Raises :class:`ImageLoadError`.
     """
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", Image.DecompressionBombWarning)
-            with Image.open(path) as im:
-                im.load()
-                if getattr(im, "n_frames", 1) > 1:
-                    im.seek(0)
-                rgb = im.convert("RGB")
+        with Image.open(path) as im:
+            im.load()  # the first frame of an animated file
+            rgb = im.convert("RGB")
     except FileNotFoundError:
         raise ImageLoadError("file not found") from None
     except Image.UnidentifiedImageError:
         raise ImageLoadError("not an image (unidentified format)") from None
-    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
+    except Image.DecompressionBombError as exc:
         raise ImageLoadError(f"image too large: {exc}") from None
     except (OSError, SyntaxError, ValueError, EOFError) as exc:
         msg = str(exc) or type(exc).__name__
