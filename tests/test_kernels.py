@@ -356,3 +356,20 @@ def test_next_pow2():
         512,
     ]
     assert all(next_pow2(n) == 2 ** math.ceil(math.log2(n)) for n in range(1, 600))
+
+
+class _UniformOnly:
+    """A random source with only ``uniform``: plasma_fractal then runs level by level in NumPy."""
+
+    def __init__(self, seed: int) -> None:
+        self.rs = np.random.RandomState(seed)
+
+    def uniform(self, low, high, size):
+        return self.rs.uniform(low, high, size)
+
+
+@pytest.mark.parametrize("mapsize,decay", [(256, 1.7), (64, 2.5), (32, 3)])
+def test_plasma_fractal_compiled_path_equals_level_by_level(mapsize, decay):
+    fast = plasma_fractal(mapsize, decay, np.random.RandomState(5))
+    slow = plasma_fractal(mapsize, decay, _UniformOnly(5))
+    np.testing.assert_array_equal(fast, slow)

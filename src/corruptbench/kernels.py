@@ -184,17 +184,86 @@ def gaussian_filter_nearest(
 # ------------------------------------------------------------------------------------------------
 
 
+@numba.njit(cache=True, nogil=True)
+def _plasma_levels(m, u, wibbles):  # pragma: no cover - compiled
+    # The reference's fillsquares / filldiamonds loop on m (n x n), in place. u holds the
+    # random_sample() draws of all levels in call order; U(-w, w) = -w + (w - -w) * u exactly as
+    # NumPy's uniform computes it. Sums are formed in the reference's order (np.roll copies).
+    n = m.shape[0]
+    step = n
+    level = 0
+    pos = 0
+    while step >= 2:
+        half = step // 2
+        k = n // step
+        w = wibbles[level]
+        lo = -w
+        span = w - lo
+        for i in range(k):  # squares
+            i1 = (i + 1) % k
+            for j in range(k):
+                j1 = (j + 1) % k
+                a = (m[i * step, j * step] + m[i1 * step, j * step]) + (
+                    m[i * step, j1 * step] + m[i1 * step, j1 * step]
+                )
+                m[half + i * step, half + j * step] = a / 4 + w * (lo + span * u[pos + i * k + j])
+        pos += k * k
+        for i in range(k):  # diamonds, first set: m[0::s, s/2::s]
+            i0 = (i - 1) % k
+            for j in range(k):
+                j1 = (j + 1) % k
+                a = (m[half + i * step, half + j * step] + m[half + i0 * step, half + j * step]) + (
+                    m[i * step, j * step] + m[i * step, j1 * step]
+                )
+                m[i * step, half + j * step] = a / 4 + w * (lo + span * u[pos + i * k + j])
+        pos += k * k
+        for i in range(k):  # diamonds, second set: m[s/2::s, 0::s]
+            i1 = (i + 1) % k
+            for j in range(k):
+                j0 = (j - 1) % k
+                a = (m[half + i * step, half + j * step] + m[half + i * step, half + j0 * step]) + (
+                    m[i * step, j * step] + m[i1 * step, j * step]
+                )
+                m[half + i * step, j * step] = a / 4 + w * (lo + span * u[pos + i * k + j])
+        pos += k * k
+        step //= 2
+        level += 1
+
+
 def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
     """Diamond-square plasma fractal in [0, 1], shape (mapsize, mapsize), float64.
 
     The "wibbled mean" is ``A / 4 + w * U(-w, w)`` — the amplitude is ``w**2`` (reference quirk).
     Random draws (legacy order): per level one uniform array for the squares, then two for the
-    diamonds, each ``(mapsize / s) x (mapsize / s)``.
+    diamonds, each ``(mapsize / s) x (mapsize / s)``. With a ``RandomState`` all of them come from
+    one ``random_sample`` call (the same stream: legacy ``uniform(lo, hi)`` is
+    ``lo + (hi - lo) * random_sample()``) and the levels run compiled; other sources are called
+    level by level as the reference does.
     """
     if mapsize < 2 or mapsize & (mapsize - 1):
         raise ValueError(f"mapsize must be a power of two >= 2, got {mapsize}")
     m = np.empty((mapsize, mapsize), dtype=np.float64)
     m[0, 0] = 0
+    if isinstance(rng, np.random.RandomState):
+        wibbles = []
+        wibble = 100.0
+        total = 0
+        step = mapsize
+        while step >= 2:
+            wibbles.append(wibble)
+            total += 3 * (mapsize // step) ** 2
+            step //= 2
+            wibble /= wibbledecay
+        u = rng.random_sample(total)
+        _plasma_levels(m, u, np.array(wibbles, dtype=np.float64))
+    else:
+        _plasma_levels_numpy(m, wibbledecay, rng)
+    m -= m.min()
+    return m / m.max()
+
+
+def _plasma_levels_numpy(m: np.ndarray, wibbledecay: float, rng: Any) -> None:
+    mapsize = m.shape[0]
     step = mapsize
     wibble = 100.0
 
@@ -217,8 +286,6 @@ def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
         )
         step //= 2
         wibble /= wibbledecay
-    m -= m.min()
-    return m / m.max()
 
 
 # ------------------------------------------------------------------------------------------------
