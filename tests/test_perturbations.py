@@ -239,17 +239,72 @@ def test_scale_schedule() -> None:
 
 
 def test_tilt_matches_transcription(photo: np.ndarray) -> None:
+    """Tilt = warp of the whole Resize(256) canvas, then CenterCrop; close to today's OpenCV."""
     import cv2
+
+    from corruptbench.perturbations._affine import warp_perspective
 
     canvas = np.asarray(_canvas(photo, "imagenet"))
     h, w = canvas.shape[:2]
     frames = perturb(photo, "tilt")
     for i in (0, 15, 30):
         mat = tilt_homography(w, h, np.deg2rad(i - 15), np.deg2rad(i - 15))
-        warped = cv2.warpPerspective(canvas, mat, (w, h))
+        warped = warp_perspective(canvas, mat, (w, h))
         np.testing.assert_array_equal(
             frames[i], np.asarray(center_crop(Image.fromarray(warped), 224))
         )
+        modern = np.asarray(
+            center_crop(Image.fromarray(cv2.warpPerspective(canvas, mat, (w, h))), 224)
+        )
+        assert _maxdiff(frames[i], modern) <= 6  # OpenCV >= 4.11 float32 warp kernels
+        assert np.mean(frames[i] == modern) > 0.7
+
+
+def _tilt_synth(h: int, w: int) -> np.ndarray:
+    yy, xx = np.mgrid[0:h, 0:w]
+    return np.stack(
+        [(xx * 37 + yy * 11) % 256, (xx * xx + 3 * yy) % 256, (yy * yy * 5 + xx) % 256], axis=2
+    ).astype(np.uint8)
+
+
+# (w, h, frame i) -> (the homography as float.hex, md5 of opencv-python 3.4.18's warpPerspective)
+_TILT_GOLDEN = {
+    (64, 48, 30): (
+        "0x1.5518a4c8d776dp+6 0x1.0907dc1930690p+3 -0x1.66646b176ba70p+8 0x1.483344dcbfaa7p-1 "
+        "0x1.4df1616b3400ap+6 -0x1.971c3ae78b870p+6 0x1.fffffffffffffp-3 0x1.0907dc1930690p-2 "
+        "0x1.0ae2ab0c28fafp+6",
+        "39a06ae3a9f8445fef288651dc6abc9e",
+    ),
+    (32, 32, 7): (
+        "0x1.54dfe23a8f383p+5 -0x1.1d06c968d9e19p+1 0x1.8fc797ec227f0p+6 -0x1.8a7365600439bp+1 "
+        "0x1.54b3808134284p+5 0x1.c7a22fcb140f8p+6 -0x1.1a40add328e29p-3 -0x1.1d06c968d9e19p-3 "
+        "0x1.9556b2d81fb88p+5",
+        "495420b79e9da17f1a0ff7d6697d11e5",
+    ),
+    (341, 256, 0): (
+        "0x1.713eede7924ecp+8 -0x1.6107782d8d7bep+5 0x1.e9759dcbff914p+13 -0x1.e481d11286e6bp+5 "
+        "0x1.7abdf2646c41ap+8 0x1.04314349f4c54p+14 -0x1.fffffffffffffp-3 -0x1.0907dc1930690p-2 "
+        "0x1.f7163ee81a51dp+8",
+        "0bf4ed8af808e146acef2680dd99d281",
+    ),
+}
+
+
+@pytest.mark.parametrize("key", list(_TILT_GOLDEN))
+def test_warp_perspective_matches_opencv34(key: tuple[int, int, int]) -> None:
+    """Golden hashes computed with opencv-python 3.4.18 (the reference env) on synthetic images."""
+    import hashlib
+
+    from corruptbench.perturbations._affine import warp_perspective
+
+    w, h, i = key
+    hexes, md5 = _TILT_GOLDEN[key]
+    mat = np.array([float.fromhex(t) for t in hexes.split()]).reshape(3, 3)
+    np.testing.assert_allclose(
+        tilt_homography(w, h, np.deg2rad(i - 15), np.deg2rad(i - 15)), mat, rtol=1e-12
+    )
+    out = warp_perspective(_tilt_synth(h, w), mat, (w, h))
+    assert hashlib.md5(out.tobytes()).hexdigest() == md5
 
 
 def test_tilt_homography_hand_computed() -> None:
