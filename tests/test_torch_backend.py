@@ -222,8 +222,9 @@ def test_pil_box_resize_is_exact(size, new):
 
     img = _rand_images(1, *size, seed=9)[0]
     expect = np.asarray(Image.fromarray(img).resize((new[1], new[0]), Image.Resampling.BOX))
-    got = _ops.pil_box_resize(_to_tensor(img[None]).to(torch.float64), new)
-    np.testing.assert_array_equal(_to_numpy(got)[0].astype(np.uint8), expect)
+    for dtype in (torch.int32, torch.float64):
+        got = _ops.pil_box_resize(_to_tensor(img[None]).to(dtype), new)
+        np.testing.assert_array_equal(_to_numpy(got)[0].astype(np.uint8), expect)
 
 
 def test_plasma_fractal_matches_cpu():

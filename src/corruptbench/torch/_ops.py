@@ -280,9 +280,9 @@ def clipped_zoom(x: torch.Tensor, z: float) -> torch.Tensor:
         crop = crop.expand(*crop.shape[:-2], max(ch, 2), max(cw, 2))
     out = F.interpolate(crop, size=(nh, nw), mode="bilinear", align_corners=True)
     out = out[..., trim_h : trim_h + h, trim_w : trim_w + w]
-    dead_h = to_device(_zoom_dead, (h, z), x.device, x.dtype)
-    dead_w = to_device(_zoom_dead, (w, z), x.device, x.dtype)
-    if not (bool(dead_h.all()) and bool(dead_w.all())):  # pragma: no cover - non-native sizes only
+    if not (_zoom_dead(h, z).all() and _zoom_dead(w, z).all()):  # pragma: no cover - odd sizes only
+        dead_h = to_device(_zoom_dead, (h, z), x.device, x.dtype)
+        dead_w = to_device(_zoom_dead, (w, z), x.device, x.dtype)
         out = out * dead_h[:, None] * dead_w[None, :]
     return out
 
@@ -322,21 +322,47 @@ def pil_box_coefficients(in_size: int, out_size: int) -> np.ndarray:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _box_taps(in_size: int, out_size: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sparse form of :func:`pil_box_coefficients`: ``(index, weight)`` arrays ``(out_size, k)``."""
+    coef = pil_box_coefficients(in_size, out_size)
+    nz = coef != 0
+    k = max(1, int(nz.sum(axis=1).max()))
+    first = np.where(nz.any(axis=1), nz.argmax(axis=1), 0)
+    idx = np.minimum(first[:, None] + np.arange(k)[None, :], in_size - 1)
+    wts = np.take_along_axis(coef, idx, axis=1)
+    wts[first[:, None] + np.arange(k)[None, :] > in_size - 1] = 0  # clipped positions: no weight
+    return idx, wts
+
+
+def _box_idx(in_size: int, out_size: int) -> np.ndarray:
+    return _box_taps(in_size, out_size)[0]
+
+
+def _box_wts(in_size: int, out_size: int) -> np.ndarray:
+    return _box_taps(in_size, out_size)[1]
+
+
 def _box_pass(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.Tensor:
-    kk = to_device(pil_box_coefficients, (in_size, out_size), v.device, v.dtype)
-    if axis == -1:
-        acc = torch.matmul(v, kk.transpose(0, 1))
-    else:
-        acc = torch.matmul(kk, v)
-    return torch.floor(
-        (acc + float(1 << (_PRECISION_BITS - 1))) / float(1 << _PRECISION_BITS)
-    ).clamp_(0, 255)
+    idx = to_device(_box_idx, (in_size, out_size), v.device, torch.long)
+    wts = to_device(_box_wts, (in_size, out_size), v.device, v.dtype)
+    acc = None
+    for j in range(idx.shape[1]):
+        wj = wts[:, j] if axis == -1 else wts[:, j, None]
+        term = v.index_select(axis, idx[:, j]) * wj
+        acc = term if acc is None else acc.add_(term)
+    assert acc is not None
+    half = 1 << (_PRECISION_BITS - 1)
+    if v.is_floating_point():
+        return torch.floor((acc + half) / float(1 << _PRECISION_BITS)).clamp_(0, 255)
+    return torch.bitwise_right_shift(acc.add_(half), _PRECISION_BITS).clamp_(0, 255)
 
 
 def pil_box_resize(v: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
-    """Pillow ``Image.resize((w, h), Image.BOX)`` of 8-bit planes: ``v`` holds integer values 0..255
-    (float64 for exact fixed-point sums; ``(..., H, W)``). Horizontal pass first, then vertical,
-    each rounded to 8 bits as Pillow does. Returns integer values in ``v``'s dtype."""
+    """Pillow ``Image.resize((w, h), Image.BOX)`` of 8-bit planes ``(..., H, W)`` holding integer
+    values 0..255, as int32 (exact, Pillow's own arithmetic) or float64 (exact too). Horizontal pass
+    first, then vertical, each rounded to 8 bits with Pillow's 22-bit fixed-point coefficients.
+    Returns integer values in ``v``'s dtype."""
     out_h, out_w = size
     h, w = v.shape[-2:]
     if out_w != w:

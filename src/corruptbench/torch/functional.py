@@ -110,18 +110,31 @@ class _Ctx:
         draws: Mapping[str, Any] | None,
     ) -> None:
         self.is_u8 = x.dtype == torch.uint8
+        self.raw = x
         self.device = x.device
         self.n, _, self.h, self.w = x.shape
-        if self.is_u8:
-            self.v = x.to(torch.float32)  # exact 0..255 integers
-            self.x = self.v / 255.0
-        else:
-            self.x = x.to(torch.float32)
-            self.v = self.x * 255.0
         self.profile = profile
         self.severity = severity
         self.rnd = rnd
         self.draws = draws
+        self._x: torch.Tensor | None = None
+        self._v: torch.Tensor | None = None
+
+    @property
+    def x(self) -> torch.Tensor:
+        """The image in [0, 1], float32 (``uint8 / 255`` for uint8 input). Shared: do not modify."""
+        if self._x is None:
+            self._x = (
+                self.raw.to(torch.float32).div_(255.0) if self.is_u8 else self.raw.to(torch.float32)
+            )
+        return self._x
+
+    @property
+    def v(self) -> torch.Tensor:
+        """The image in the [0, 255] domain, float32 (exact integers for uint8 input). Shared."""
+        if self._v is None:
+            self._v = self.raw.to(torch.float32) if self.is_u8 else self.x * 255.0
+        return self._v
 
     def params(self, name: str) -> Any:
         return get_params(name, self.severity, self.profile.name)
@@ -402,16 +415,27 @@ def _saturate(ctx: _Ctx) -> torch.Tensor:
 
 def _contrast(ctx: _Ctx) -> torch.Tensor:
     c = ctx.params("contrast")
-    means = ctx.x.to(_hi_dtype(ctx.device)).mean(dim=(2, 3), keepdim=True).to(torch.float32)
+    dt = _hi_dtype(ctx.device)
+    if ctx.is_u8:
+        # per-channel means from exact integer sums, then one 256-entry table per (image, channel)
+        # evaluated with the reference formula in float64, applied by a gather (as the CPU library)
+        raw = ctx.raw.reshape(ctx.n, 3, -1)
+        means = raw.sum(dim=2, dtype=torch.int64).to(dt) / 255.0 / raw.shape[2]
+        unit = torch.arange(256, device=ctx.device, dtype=dt) / 255.0
+        lut = torch.floor(((unit - means[..., None]) * c + means[..., None]).clamp(0, 1) * 255.0)
+        out = lut.to(torch.uint8).gather(2, raw.to(torch.int64))
+        return out.reshape(ctx.raw.shape)
+    means = ctx.x.to(dt).mean(dim=(2, 3), keepdim=True).to(torch.float32)
     return _unit255((ctx.x - means) * c + means)
 
 
 def _pixelate(ctx: _Ctx) -> torch.Tensor:
     c = ctx.params("pixelate")
     h, w = ctx.h, ctx.w
-    v = ctx.u8().to(_hi_dtype(ctx.device))
+    v = ctx.raw if ctx.is_u8 else ctx.u8()
+    v = v.to(torch.int32)  # Pillow's fixed-point arithmetic is exact in int32
     small = _ops.pil_box_resize(v, (max(1, int(h * c)), max(1, int(w * c))))
-    return _ops.pil_box_resize(small, (h, w)).to(torch.float32)
+    return _ops.pil_box_resize(small, (h, w)).to(torch.uint8)
 
 
 def _jpeg_compression(ctx: _Ctx) -> torch.Tensor:
@@ -516,11 +540,38 @@ def _run(
     prof = resolve_profile(profile, (int(x.shape[2]), int(x.shape[3])))
     if x.shape[0] == 0:
         return x.clone()
-    ctx = _Ctx(x.detach(), prof, sev, _Random(generator, x.device), draws)
-    y = _IMPLS[name](ctx)  # float32 in the [0, 255] domain, already clipped as the reference
-    if x.dtype == torch.uint8:
-        return torch.floor(y).clamp_(0, 255).to(torch.uint8)
-    return (y / 255.0).to(x.dtype)
+    rnd = _Random(generator, x.device)
+    n = int(x.shape[0])
+    step = _chunk_size(x)
+    outs = []
+    for s in range(0, n, step):
+        part = None if draws is None else {k: v[s : s + step] for k, v in draws.items()}
+        ctx = _Ctx(x[s : s + step].detach(), prof, sev, rnd, part)
+        # float32 in the [0, 255] domain (already clipped as the reference), or final uint8 values
+        y = _IMPLS[name](ctx)
+        if y.dtype == torch.uint8:
+            outs.append(
+                y if x.dtype == torch.uint8 else y.to(torch.float32).div_(255.0).to(x.dtype)
+            )
+        elif x.dtype == torch.uint8:
+            outs.append(y.clamp_(0, 255).to(torch.uint8))  # float -> uint8 truncates (np.uint8)
+        else:
+            outs.append(y.div_(255.0).to(x.dtype))
+    return outs[0] if len(outs) == 1 else torch.cat(outs)
+
+
+#: CPU working-set budget per chunk (bytes of one float32 batch tensor). Large tensors are
+#: allocated with mmap and page-faulted afresh by every operation; chunks of a few MB stay in the
+#: allocator's heap, which makes the CPU path several times faster. Other devices: one chunk.
+CPU_CHUNK_BYTES = 6 * 2**20
+
+
+def _chunk_size(x: torch.Tensor) -> int:
+    n = int(x.shape[0])
+    if x.device.type != "cpu":
+        return max(1, n)
+    per_image = 4 * int(x.shape[1]) * int(x.shape[2]) * int(x.shape[3])
+    return max(1, min(n, CPU_CHUNK_BYTES // max(1, per_image)))
 
 
 def corrupt_batch(
