@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 
 import cv2
+import numba
 import numpy as np
 from PIL import Image
 
@@ -122,6 +123,28 @@ _INTER_TAB_SIZE = 1 << _INTER_BITS
 _BLOCK = 32  # OpenCV's WarpPerspectiveInvoker works in blocks of at most 32 * 32 pixels
 
 
+@numba.njit(cache=True)
+def _perspective_maps(m, bw0, xy, alpha):  # pragma: no cover - compiled
+    """OpenCV 3.4's fixed-point source coordinates (see :func:`warp_perspective`), in double."""
+    h, w = alpha.shape
+    lo, hi = -(2.0**31), 2.0**31 - 1
+    for y in range(h):
+        for x in range(w):
+            x0 = (x // bw0) * bw0
+            x1 = x - x0
+            big0 = m[0] * x0 + m[1] * y + m[2]
+            big1 = m[3] * x0 + m[4] * y + m[5]
+            wgt = (m[6] * x0 + m[7] * y + m[8]) + m[6] * x1
+            wgt = 32.0 / wgt if wgt != 0 else 0.0
+            fx = min(max((big0 + m[0] * x1) * wgt, lo), hi)
+            fy = min(max((big1 + m[3] * x1) * wgt, lo), hi)
+            xi = np.int64(np.rint(fx))
+            yi = np.int64(np.rint(fy))
+            xy[y, x, 0] = min(max(xi >> 5, -32768), 32767)
+            xy[y, x, 1] = min(max(yi >> 5, -32768), 32767)
+            alpha[y, x] = (yi & 31) * 32 + (xi & 31)
+
+
 def warp_perspective(src: np.ndarray, matrix: np.ndarray, dsize: tuple[int, int]) -> np.ndarray:
     """``cv2.warpPerspective(src, matrix, dsize)`` as OpenCV 3.4 computes it (bilinear, black border).
 
@@ -144,29 +167,12 @@ def warp_perspective(src: np.ndarray, matrix: np.ndarray, dsize: tuple[int, int]
     """
     w, h = dsize
     ok, inv = cv2.invert(np.asarray(matrix, dtype=np.float64), flags=cv2.DECOMP_LU)
-    m = inv.ravel() if ok else np.zeros(9)
+    m = np.ascontiguousarray(inv.ravel() if ok else np.zeros(9), dtype=np.float64)
     bh0 = min(_BLOCK // 2, h)
     bw0 = min(_BLOCK * _BLOCK // bh0, w)
-    xs = np.arange(w)
-    x0 = ((xs // bw0) * bw0).astype(np.float64)[None, :]
-    x1 = (xs % bw0).astype(np.float64)[None, :]
-    ys = np.arange(h, dtype=np.float64)[:, None]
-    big0 = m[0] * x0 + m[1] * ys + m[2]
-    big1 = m[3] * x0 + m[4] * ys + m[5]
-    wgt = (m[6] * x0 + m[7] * ys + m[8]) + m[6] * x1
-    nz = wgt != 0
-    wgt = np.divide(float(_INTER_TAB_SIZE), wgt, out=np.zeros_like(wgt), where=nz)
-    limit = (-(2.0**31), 2.0**31 - 1)
-    fx = np.clip((big0 + m[0] * x1) * wgt, *limit)
-    fy = np.clip((big1 + m[3] * x1) * wgt, *limit)
-    xi = np.rint(fx).astype(np.int64)
-    yi = np.rint(fy).astype(np.int64)
-    mask = _INTER_TAB_SIZE - 1
-    xy = np.stack(
-        [np.clip(xi >> _INTER_BITS, -32768, 32767), np.clip(yi >> _INTER_BITS, -32768, 32767)],
-        axis=-1,
-    ).astype(np.int16)
-    alpha = ((yi & mask) * _INTER_TAB_SIZE + (xi & mask)).astype(np.uint16)
+    xy = np.empty((h, w, 2), dtype=np.int16)
+    alpha = np.empty((h, w), dtype=np.uint16)
+    _perspective_maps(m, bw0, xy, alpha)
     return cv2.remap(
         src, xy, alpha, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
     )
