@@ -193,6 +193,9 @@ def test_html_escapes_and_is_self_contained(three: list[Path], tmp_path: Path) -
     data["dataset"]["notes"] = ['<img src=x onerror="alert(2)">']
     data["dataset"]["path"] = "/data/<b>bold</b>&amp;"
     data["versions"]["<i>pkg</i>"] = "<u>1</u>"
+    data["demo"] = {
+        "photos": [{"name": EVIL, "description": "<b>bold</b>", "accepted": ["<i>pkg</i>"]}]
+    }
     evil2 = write(tmp_path, "evil2.json", data)
     out = build_report([*three, evil2], tmp_path / "report.html", contact_sheet=False)
     html = out.read_text(encoding="utf-8")
@@ -200,6 +203,7 @@ def test_html_escapes_and_is_self_contained(three: list[Path], tmp_path: Path) -
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "onerror=" not in html.replace("onerror=&quot;", "")
     assert "<b>bold</b>" not in html and "<i>pkg</i>" not in html and "<u>1</u>" not in html
+    assert 'id="photos"' in html
     # self-contained: no external resources of any kind
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html, re.I)
     assert "<link" not in html.lower() and "@import" not in html
@@ -340,3 +344,32 @@ def test_screenshot_in_chromium(three: list[Path], tmp_path: Path) -> None:
     img = np.asarray(Image.open(png).convert("L"))
     assert img.shape == (2000, 1400)
     assert (img < 128).mean() > 0.01  # text and figures were drawn, not a blank page
+
+
+def test_p_only_results(tmp_path: Path) -> None:
+    demo = make_results("pmodel", 0.9, 0.3, p=True)
+    data = {k: demo[k] for k in ("schema", "model", "dataset", "versions", "time_s", "created")}
+    data.update(demo["p"], kind="p")
+    path = write(tmp_path, "p.json", data)
+    html = build_report([path], tmp_path / "p.html", contact_sheet=False).read_text(
+        encoding="utf-8"
+    )
+    assert 'id="imagenet-p"' in html and 'id="ce"' not in html
+    md = render_report([load_results(path)], "md")
+    assert "### ImageNet-P" in md and "Rotate" in md
+
+
+def test_bad_sample_image(
+    three: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main(
+        [
+            "report",
+            str(three[0]),
+            "--out",
+            str(tmp_path / "r.html"),
+            "--sample",
+            str(tmp_path / "nope.jpg"),
+        ]
+    )
+    assert rc == 2 and "nope.jpg" in capsys.readouterr().err

@@ -48,7 +48,7 @@ nav { margin: 12px 0 0; font-size: 13px; }
 nav a { color: var(--accent); text-decoration: none; margin-right: 14px; }
 .cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(290px, 1fr)); gap: 14px; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; background: var(--soft); }
-.card h3 { margin: 0 0 8px; word-break: break-all; }
+.card h3 { margin: 0 0 8px; overflow-wrap: anywhere; }
 .card dl { display: grid; grid-template-columns: 1fr auto; gap: 3px 12px; margin: 0; }
 .card dt { color: var(--muted); }
 .card dd { margin: 0; text-align: right; font-variant-numeric: tabular-nums; font-weight: 600; }
@@ -59,7 +59,7 @@ table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 6
 th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th { background: var(--soft); font-weight: 600; position: sticky; top: 0; }
 th:first-child, td:first-child { text-align: left; }
-td.name, th.name { word-break: break-all; white-space: normal; max-width: 360px; text-align: left; }
+td.name, th.name { overflow-wrap: anywhere; white-space: normal; max-width: 360px; text-align: left; }
 th.name { text-align: center; }
 tr.sep td { border-top: 2px solid #c9ced8; }
 tr.mean td { font-weight: 600; background: #fafbfc; }
@@ -71,7 +71,7 @@ code { background: var(--soft); padding: 1px 4px; border-radius: 4px; font-size:
 .notes li { color: var(--muted); }
 dl.kv { display: grid; grid-template-columns: 170px 1fr; gap: 2px 14px; margin: 4px 0 14px; font-size: 13px; }
 dl.kv dt { color: var(--muted); }
-dl.kv dd { margin: 0; word-break: break-all; }
+dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 """
 
 
@@ -259,6 +259,40 @@ def _p_table(results: Sequence[Results]) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
+def _demo_photos(res: Results) -> str:
+    """The demo's photo table (only for demo results that list their photos)."""
+    demo = res.data.get("demo")
+    photos = demo.get("photos") if isinstance(demo, dict) else None
+    if not isinstance(photos, list) or not photos:
+        return ""
+    head = "<tr><th>Photo</th><th>Source</th><th>Accepted ImageNet classes</th><th>Clean prediction</th><th>correct?</th><th>prediction changed by corruption</th></tr>"
+    body = []
+    for ph in photos:
+        if not isinstance(ph, dict):
+            continue
+        accepted = ph.get("accepted") or ph.get("accepted_wnids") or []
+        accepted_text = (
+            ", ".join(map(str, accepted)) if isinstance(accepted, list) else str(accepted)
+        )
+        changed = ph.get("changed_prediction")
+        body.append(
+            "<tr>"
+            f'<td class="name">{e(ph.get("name"))}<br><span class="muted small">{e(ph.get("description"))}</span></td>'
+            f'<td class="name small">{e(ph.get("source"))}</td>'
+            f'<td class="name small">{e(accepted_text)}</td>'
+            f'<td class="name small">{e(ph.get("clean_prediction_label") or ph.get("clean_prediction"))}</td>'
+            f"<td>{'yes' if ph.get('clean_correct') else 'no'}</td>"
+            f"<td>{pct(changed) if isinstance(changed, (int, float)) else DASH}</td>"
+            "</tr>"
+        )
+    return (
+        '<section id="photos"><h2>The photos</h2><p class="muted">An image counts as correct when the '
+        "top-1 class is any of the photo's accepted classes. The last column is the share of the photo's "
+        "corrupted versions (all corruptions and severities) whose top-1 class differs from the clean one.</p>"
+        f'<div class="scroll"><table>{head}{"".join(body)}</table></div></section>'
+    )
+
+
 def _provenance(res: Results) -> str:
     m, ds = res.model, res.dataset
     pairs: list[tuple[str, Any]] = [("results file", res.source), ("kind", res.kind)]
@@ -354,6 +388,8 @@ def render_html(
         nav += [("ce", "CE per corruption"), ("severity", "Error by severity")]
     if p_rows:
         nav.append(("imagenet-p", "ImageNet-P"))
+    if any(r.kind == "demo" and isinstance(r.data.get("demo"), dict) for r in results):
+        nav.append(("photos", "Photos"))
     if contact_sheet or perturbation_strip:
         nav.append(("examples", "What the corruptions look like"))
     nav += [("provenance", "Provenance"), ("how-to-read", "How to read this")]
@@ -415,6 +451,7 @@ def render_html(
         )
         parts.append(_p_table(ordered))
         parts.append("</section>")
+    parts += [_demo_photos(r) for r in ordered]
     if contact_sheet or perturbation_strip:
         parts.append('<section id="examples"><h2>What the corruptions look like</h2>')
         who = f" ({e(sample_name)})" if sample_name else ""
