@@ -180,6 +180,38 @@ def test_glass_shuffle_equals_python_loop(shape, d, iterations):
     assert rs2.random_sample() == rs.random_sample()  # exactly as many draws
 
 
+class _RandintOnly:
+    """A random source with only ``randint`` (glass_shuffle then draws all pairs in one call)."""
+
+    def __init__(self, rs: np.random.RandomState) -> None:
+        self.rs = rs
+
+    def randint(self, low, high, size):
+        return self.rs.randint(low, high, size=size)
+
+
+@pytest.mark.parametrize("d,iterations", [(1, 2), (3, 2), (4, 1), (6, 1)])
+def test_glass_shuffle_inline_mt19937_equals_randint_path(d, iterations):
+    img = _image(60, 70, seed=d)
+    inline = np.random.RandomState(99)
+    inline.standard_normal()  # leaves a cached Gaussian in the legacy state: must survive
+    a = glass_shuffle(img.copy(), d, iterations, inline)
+    batch = np.random.RandomState(99)
+    batch.standard_normal()
+    b = glass_shuffle(img.copy(), d, iterations, _RandintOnly(batch))
+    np.testing.assert_array_equal(a, b)
+    assert inline.standard_normal() == batch.standard_normal()  # cached value kept
+    assert inline.random_sample() == batch.random_sample()  # same position in the stream
+
+
+def test_glass_shuffle_non_mt19937_randomstate():
+    img = _image(40, 40)
+    pcg = np.random.RandomState(np.random.PCG64(3))
+    out = glass_shuffle(img.copy(), 2, 1, pcg)
+    ref = glass_shuffle(img.copy(), 2, 1, _RandintOnly(np.random.RandomState(np.random.PCG64(3))))
+    np.testing.assert_array_equal(out, ref)
+
+
 def test_glass_shuffle_copies_rather_than_swaps():
     # spec §7.1: the tuple "swap" leaves both pixels equal to the source pixel
     x = np.zeros((2, 2, 3), np.uint8)
