@@ -8,8 +8,9 @@ Usage::
 
 For each profile prints milliseconds per ``corruptbench.perturb`` call (one whole sequence, all
 frames, from the full source image: the minimum over ``--repeats`` timed calls after one untimed
-warm-up call, which also absorbs numba compilation), the number of frames, and the total for the 14
-perturbations. Sequences slower than the 300 ms target are marked. The source is a real ImageNet
+warm-up call, which also absorbs numba compilation) as wall time and as process CPU time (the
+better figure on a busy machine), the number of frames, and the total for the 14 perturbations.
+Sequences whose CPU time exceeds the 300 ms target are marked. The source is a real ImageNet
 photo (500 x 375 -> Resize(256) = 341 x 256) when /work/shared is present, otherwise a synthetic
 341 x 256 image; the cifar profile uses a 32 x 32 CIFAR-10 test image (or a synthetic one).
 
@@ -66,15 +67,22 @@ def source_image(profile: str) -> tuple[np.ndarray, str]:
     return _synthetic(256, 341), "synthetic 341x256"
 
 
-def time_sequence(img: np.ndarray, name: str, profile: str, repeats: int) -> tuple[float, int]:
-    """Minimum seconds per ``perturb`` call over ``repeats`` timed calls (after one warm-up)."""
+def time_sequence(
+    img: np.ndarray, name: str, profile: str, repeats: int
+) -> tuple[float, float, int]:
+    """Minimum wall and CPU seconds per ``perturb`` call over ``repeats`` calls (after a warm-up).
+
+    The CPU time (``time.process_time``) of this single-threaded process is the better figure on a
+    busy machine: it leaves out the time the process waited for a core.
+    """
     frames = perturb(img, name, profile=profile, rng=0)
-    best = float("inf")
+    best = best_cpu = float("inf")
     for k in range(repeats):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         perturb(img, name, profile=profile, rng=k)
         best = min(best, time.perf_counter() - t0)
-    return best, frames.shape[0]
+        best_cpu = min(best_cpu, time.process_time() - c0)
+    return best, best_cpu, frames.shape[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,19 +103,25 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"\nprofile {profile}: source {label}; ms per sequence (min of {args.repeats}), one thread"
         )
-        print(f"  {'perturbation':<16} {'frames':>6} {'ms':>9} {'ms/frame':>9}")
-        total = 0.0
+        print(
+            f"  {'perturbation':<20} {'frames':>6} {'wall ms':>9} {'cpu ms':>9} {'cpu ms/frame':>13}"
+        )
+        total = total_cpu = 0.0
         results[profile] = {}
         for name in ALL_PERTURBATIONS:
-            secs, frames = time_sequence(img, name, profile, args.repeats)
-            ms = secs * 1000
+            secs, cpu, frames = time_sequence(img, name, profile, args.repeats)
+            ms, cpu_ms = secs * 1000, cpu * 1000
             total += ms
-            results[profile][name] = ms
-            flag = "  > target" if ms > TARGET_MS else ""
+            total_cpu += cpu_ms
+            results[profile][name] = cpu_ms
+            results[profile][name + ":wall"] = ms
+            flag = "  > target" if cpu_ms > TARGET_MS else ""
             tag = " (val)" if name in EXTRA_PERTURBATIONS else ""
-            print(f"  {name + tag:<16} {frames:>6} {ms:>9.1f} {ms / frames:>9.2f}{flag}")
-        print(f"  {'total (14)':<16} {'':>6} {total:>9.1f}")
-        slow = [n for n, v in results[profile].items() if v > TARGET_MS]
+            print(
+                f"  {name + tag:<20} {frames:>6} {ms:>9.1f} {cpu_ms:>9.1f} {cpu_ms / frames:>13.2f}{flag}"
+            )
+        print(f"  {'total (14)':<20} {'':>6} {total:>9.1f} {total_cpu:>9.1f}")
+        slow = [n for n, v in results[profile].items() if ":" not in n and v > TARGET_MS]
         print(f"  sequences over {TARGET_MS:.0f} ms: {', '.join(slow) if slow else 'none'}")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
