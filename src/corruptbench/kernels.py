@@ -152,7 +152,9 @@ def gaussian_filter_nearest(
     axis 1, each output ``x[i] * w0 + sum_{k=r..1} (x[i-k] + x[i+k]) * w_k`` summed in double in
     SciPy's order, edges replicated, the intermediate stored in the image's dtype. Matching the
     order matters: in flat areas the sum lands on an integer after ``* 255``, and a different
-    rounding would flip the uint8 truncation. (float32 agrees to ~1 ulp.) The channels are not mixed. Returns a new array of
+    rounding would flip the uint8 truncation. (float32 agrees to ~1 ulp.) The channels are not mixed.
+    The kernel uses ``np.exp`` of the running NumPy, like SciPy; NumPy builds whose ``exp`` differs
+    in the last bit (e.g. 1.26 with AVX-512) can move such flat-area values by one level. Returns a new array of
     the input's float dtype (or ``out``, a C-contiguous array of that shape and dtype).
     """
     if image.dtype not in (np.float32, np.float64):

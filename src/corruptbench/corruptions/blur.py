@@ -227,7 +227,8 @@ def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any
     ``disk`` is the reference's unnormalised anti-aliased kernel (:func:`corruptbench.kernels.disk`);
     ``cv2.filter2D`` in float64, border REFLECT_101, applied to the three channels at once (the
     reference filters each channel separately with the same kernel: identical). The kernel's
-    all-zero outer rows/columns are dropped (they contribute nothing). No random draws.
+    all-zero outer rows/columns are dropped (they contribute nothing). No random draws. Any size
+    works: the kernel depends on the profile only.
     """
     radius, alias_blur = get_params("defocus_blur", severity, profile.name)
     kernel = _trimmed_disk(radius, alias_blur)
