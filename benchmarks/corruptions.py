@@ -150,6 +150,9 @@ def main(argv: list[str] | None = None) -> int:
     clock = CLOCKS[args.clock]
 
     registered = set(corruption_registry())
+    unknown = [n for n in args.names if n not in REFERENCE_ORDER]
+    if unknown:
+        print(f"unknown corruption names ignored: {', '.join(unknown)}")
     names = [n for n in args.names if n in REFERENCE_ORDER]
     available = [n for n in names if n in registered]
     missing = [n for n in names if n not in registered]
@@ -183,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         print(head)
         total = 0.0
         ref_total = 0.0
-        complete = True
+        complete = all(n in names for n in BENCHMARK)
         for name in names:
             sec = rows.get(name)
             line = f"{name:<18}"
@@ -205,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
                     total += sum(sec)
                     if ref is not None and name in ref:
                         ref_total += sum(ref[name])
-        tag = "" if complete else " (incomplete: some corruptions n/a)"
+        tag = "" if complete else " (incomplete: some of the 15 not timed or n/a)"
         line = f"total of the 15 benchmark corruptions x 5 severities: {total * 1e3:.1f} ms{tag}"
         if ref is not None and total > 0:
             line += f"; reference {ref_total * 1e3:.1f} ms; ratio {ref_total / total:.1f}x"
