@@ -452,9 +452,12 @@ def _jpeg_compression(ctx: _Ctx) -> torch.Tensor:
 
 def _affine_inverse(jitter: np.ndarray, h: int, w: int) -> np.ndarray:
     """Per sample: ``cv2.getAffineTransform(pts1, pts1 + jitter)`` inverted as OpenCV's warpAffine does."""
-    center = np.float32((h, w)) // 2
+    center = np.array((h, w), dtype=np.float32) // 2
     square = min(h, w) // 3
-    pts1 = np.float32([center + square, [center[0] + square, center[1] - square], center - square])
+    pts1 = np.array(
+        [center + square, [center[0] + square, center[1] - square], center - square],
+        dtype=np.float32,
+    )
     out = np.empty((len(jitter), 2, 3))
     for s, jit in enumerate(jitter):
         pts2 = pts1 + np.asarray(jit).astype(np.float32)
