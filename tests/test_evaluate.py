@@ -215,14 +215,6 @@ def small_c(tmp_path: Path) -> Path:
 
 
 def test_labels_are_standard_imagenet_indices(small_c: Path) -> None:
-    seen: list[int] = []
-    model = fast_model()
-    inner = model.forward
-
-    def spy(x: torch.Tensor) -> torch.Tensor:
-        return inner(x)
-
-    model.forward = spy
     from corruptbench import evaluate as ev
 
     plan = ev._plan_imagenet_c(small_c, ["fog"], [2], None, 0, 1000, None)

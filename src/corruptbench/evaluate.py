@@ -215,9 +215,46 @@ def _batches(cell_of: Sequence[int], batch_size: int) -> list[list[int]]:
     return out
 
 
-def default_workers() -> int:
-    """Data-loader worker processes by default: the CPU count, at most 8."""
-    return max(1, min(8, os.cpu_count() or 1))
+def plan_resources(
+    device: str, *, heavy: bool, workers: int | None = None, threads: int | None = None
+) -> tuple[int, int | None]:
+    """Data-loader workers and model threads that do not oversubscribe the CPU.
+
+    On CPU the model's intra-op threads and the loader processes share the cores, and an
+    OpenMP model slows down badly when a thread is preempted, so ``workers + threads <= CPUs``:
+    decoding stored images is cheap next to the model (``workers = CPUs // 4``; 0 on a 2-core
+    machine), corrupting on the fly is not (``workers = CPUs // 2``); the model gets the rest. On a
+    GPU the loader gets up to 8 processes and torch keeps its own thread setting (``None``).
+    Explicit ``workers`` / ``threads`` are kept.
+    """
+    n = os.cpu_count() or 1
+    if device.startswith("cuda"):
+        return (min(8, n) if workers is None else int(workers)), threads
+    w = (n // 2 if heavy else n // 4) if workers is None else int(workers)
+    t = max(1, n - w) if threads is None else int(threads)
+    return w, t
+
+
+class _Threads:
+    """Context manager: ``torch.set_num_threads(n)`` for the duration, restored afterwards."""
+
+    def __init__(self, n: int | None) -> None:
+        self.n = n
+        self.old: int | None = None
+
+    def __enter__(self) -> _Threads:
+        if self.n is not None:
+            import torch
+
+            self.old = torch.get_num_threads()
+            torch.set_num_threads(self.n)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.old is not None:
+            import torch
+
+            torch.set_num_threads(self.old)
 
 
 def _iterate(
@@ -227,6 +264,7 @@ def _iterate(
     *,
     batch_size: int,
     workers: int,
+    threads: int | None = None,
 ) -> Iterable[tuple[Any, Any, Any, list[tuple[int, str]]]]:
     """Yield ``(logits or None, labels, cells, bad)`` per batch, model run in this process."""
     import torch
@@ -245,7 +283,7 @@ def _iterate(
         persistent_workers=False,
     )
     dev = torch.device(model.device)
-    with torch.inference_mode():
+    with _Threads(threads), torch.inference_mode():
         for x, y, c, bad in loader:
             if x is None:
                 yield None, None, None, bad
@@ -825,6 +863,7 @@ def evaluate_c(
     seed: int = 0,
     profile: str | None = None,
     overwrite: bool = False,
+    threads: int | None = None,
     log: Log | None = _stderr,
 ) -> dict[str, Any]:
     """Evaluate ``model`` on ImageNet-C style data and return the results dict (RESULTS_SCHEMA).
@@ -842,7 +881,8 @@ def evaluate_c(
         baseline: ``auto`` (AlexNet for ImageNet, uniform for CIFAR), ``alexnet``, ``uniform`` or an
             eval-c results file of the baseline model.
         batch_size: images per model call.
-        workers: data-loader processes (0 = load in this process); default :func:`default_workers`.
+        workers: data-loader processes (0 = load in this process); default: :func:`plan_resources`.
+        threads: torch threads of the model during the run (default: :func:`plan_resources`).
         limit: use at most this many images per cell (a seeded subset, the same images per cell).
         seed: base seed of on-the-fly corruption (as ``make-c --seed``) and of the ``limit`` subset.
         profile: parameter profile for on-the-fly/clean preparation (default: detected).
@@ -955,11 +995,14 @@ def evaluate_c(
     for it in plan.items:
         remaining[it[1]] += 1
     started = [time.perf_counter()] * len(plan.cells)
-    nw = default_workers() if workers is None else int(workers)
+    nw, nthreads = plan_resources(
+        model.device, heavy=plan.layout == "on-the-fly", workers=workers, threads=threads
+    )
     cfg = _Config(model.preprocessing, plan.profile, seed, "c")
     log(
         f"eval-c: {model.id} on {plan.root} ({plan.layout}, profile {plan.profile}): "
-        f"{len(plan.cells)} cells, {len(plan.items)} images, {nw} workers"
+        f"{len(plan.cells)} cells, {len(plan.items)} images, {nw} workers, "
+        f"{nthreads or 'default'} model threads"
     )
     if plan.missing:
         log(f"  {len(plan.missing)} requested cells absent from the data (reported as missing)")
@@ -983,7 +1026,9 @@ def evaluate_c(
     if not plan.items:
         log("  nothing to evaluate: every requested cell is already in the results file")
     batches = (
-        _iterate(model, plan.items, cfg, batch_size=batch_size, workers=nw) if plan.items else []
+        _iterate(model, plan.items, cfg, batch_size=batch_size, workers=nw, threads=nthreads)
+        if plan.items
+        else []
     )
     for logits, y, c, bad in batches:
         done_cells: set[int] = set()
@@ -1115,6 +1160,7 @@ def evaluate_p(
     seed: int = 0,
     profile: str | None = None,
     overwrite: bool = False,
+    threads: int | None = None,
     log: Log | None = _stderr,
 ) -> dict[str, Any]:
     """Evaluate ``model`` on ImageNet-P style sequences: FP, T5D and Zipf per perturbation.
@@ -1264,7 +1310,9 @@ def evaluate_p(
             top_notes,
         )
 
-    nw = default_workers() if workers is None else int(workers)
+    nw, nthreads = plan_resources(
+        model.device, heavy=layout == "on-the-fly", workers=workers, threads=threads
+    )
     cfg = _Config(model.preprocessing, prof, seed, "p")
     log(
         f"eval-p: {model.id} on {root} ({layout}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers"
@@ -1276,7 +1324,9 @@ def evaluate_p(
         t_cell = time.perf_counter()
         frames_hint = 41 if layout != "cifar-p" else 21
         per_batch = max(1, batch_size // frames_hint)
-        for logits, _y, _c, bad in _iterate(model, items, cfg, batch_size=per_batch, workers=nw):
+        for logits, _y, _c, bad in _iterate(
+            model, items, cfg, batch_size=per_batch, workers=nw, threads=nthreads
+        ):
             if bad:
                 skipped[p] = skipped.get(p, 0) + len(bad)
             if logits is None:

@@ -229,6 +229,9 @@ class LoadedModel:
     weights_sha256: str | None = None
     device: str = "cpu"
     module: Any = None  #: the torch module when there is one
+    #: feed batches in ``torch.channels_last`` memory format (same values; ~1.5-2x faster for
+    #: conv nets on CPU). On for the built-in conv nets, off for user code that may ``.view`` it.
+    channels_last: bool = False
     notes: list[str] = field(default_factory=list)
 
     def to(self, device: str) -> LoadedModel:
@@ -246,6 +249,8 @@ class LoadedModel:
     def predict(self, x: Any) -> Any:
         import torch
 
+        if self.channels_last and x.ndim == 4:
+            x = x.contiguous(memory_format=torch.channels_last)
         out = self.forward(x)
         if isinstance(out, (tuple, list)):
             out = out[0]
@@ -509,6 +514,7 @@ def _make_lite(k: int) -> Callable[..., LoadedModel]:
             module=net,
             num_classes=1000,
             weights=wdesc,
+            channels_last=True,
             weights_sha256=sha,
         )
 
@@ -630,6 +636,7 @@ def _make_cifar_resnet(depth: int) -> Callable[..., LoadedModel]:
             module=net,
             num_classes=None,
             weights=wdesc,
+            channels_last=True,
             weights_sha256=sha,
         )
 
@@ -688,6 +695,7 @@ def _load_torchvision(
         forward=_torch_forward(net),
         module=net,
         weights="random" if wobj is None else str(wobj),
+        channels_last=True,
     )
 
 
@@ -727,6 +735,7 @@ def _load_timm(
         forward=_torch_forward(net),
         module=net,
         weights="random" if random_weights else "timm pretrained",
+        channels_last=True,
     )
 
 

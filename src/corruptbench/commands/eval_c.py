@@ -48,14 +48,15 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "--workers",
         type=int,
         default=None,
-        help="data-loader processes (default: CPU count, max 8; 0 = none)",
+        help="data-loader processes (default on CPU: CPUs // 4 for stored images, CPUs // 2 "
+        "on the fly, so loader + model threads never exceed the CPUs; on GPU: min(8, CPUs))",
     )
     p.add_argument("--device", default="cpu", help="cpu | cuda | cuda:N")
     p.add_argument(
         "--threads",
         type=int,
         default=None,
-        help="torch threads for the model (default: torch's choice)",
+        help="torch threads for the model (default: CPUs minus loader workers on CPU)",
     )
     p.add_argument(
         "--limit",
@@ -158,6 +159,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         profile=args.profile,
         overwrite=args.overwrite,
+        threads=args.threads,
         log=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
     )
     finish(args, res)

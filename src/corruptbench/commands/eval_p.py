@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         profile=args.profile,
         overwrite=args.overwrite,
+        threads=args.threads,
         log=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
     )
     finish(args, res)

@@ -1,0 +1,167 @@
+"""How much does the eval-c harness add to the pure model time?
+
+1. Builds an ImageNet-C folder (one cell, ``gaussian_noise/3``) from N real photos of
+   ``../shared/data/imagenet-sample`` exactly like make-c (Resize(256)+CenterCrop(224), corrupt,
+   JPEG q85) - not timed.
+2. *Pure model time*: the same JPEGs decoded and normalised beforehand into one tensor; only the
+   batched forward passes under ``torch.inference_mode`` are timed.
+3. *Harness time*: ``evaluate_c`` on the folder (scan, fingerprint, decode in DataLoader workers,
+   normalise, model, bookkeeping, results file) - wall clock of the whole call.
+
+Prints both times and the overhead (the target: at most 15 % on CPU). On a shared machine the model
+time itself varies by tens of percent between runs, so the headline number is measured inside each
+harness run: wall time spent outside the model's forward calls (scan, fingerprint, waiting for the
+loader, normalisation, bookkeeping, results file) divided by the forward time of that same run.
+The plain ratio of the fastest harness run to the fastest pure run is printed too.
+
+Usage: ``python benchmarks/eval_overhead.py [--images 96] [--batch-size 32] [--workers 2] [--repeat 3]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared" / "data" / "imagenet-sample"
+
+
+def build_folder(root: Path, n: int) -> list[Path]:
+    from corruptbench import corrupt
+    from corruptbench.build import item_seed
+    from corruptbench.preprocess import profile_preprocess
+
+    files = sorted(SHARED.iterdir())[:n]
+    out = []
+    for f in files:
+        wnid = f.name.split("_")[0]
+        rel = f"{wnid}/{f.name}"
+        img = profile_preprocess(Image.open(f), "imagenet")
+        arr = corrupt(
+            img,
+            "gaussian_noise",
+            3,
+            profile="imagenet",
+            rng=item_seed(0, "c", "gaussian_noise", 3, rel),
+        )
+        p = root / "gaussian_noise" / "3" / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        Image.fromarray(arr).save(p, quality=85, optimize=True)
+        out.append(p)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="efficientnet_lite0")
+    ap.add_argument("--images", type=int, default=96)
+    ap.add_argument("--batch-size", type=int, default=32)
+    ap.add_argument("--workers", type=int, default=None, help="default: CPU count (max 8)")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument(
+        "--threads", type=int, default=None, help="torch threads (default: torch's choice)"
+    )
+    args = ap.parse_args(argv)
+    if not SHARED.is_dir():
+        print(f"skipped: {SHARED} is absent", file=sys.stderr)
+        return 0
+
+    import torch
+
+    from corruptbench.datasets.imagenet import load_image
+    from corruptbench.evaluate import evaluate_c, plan_resources
+    from corruptbench.models import load_model
+
+    workers, threads = plan_resources(
+        "cpu", heavy=False, workers=args.workers, threads=args.threads
+    )
+    torch.set_num_threads(threads)  # the pure-model runs use the threads the harness will use
+    model = load_model(args.model)
+    with tempfile.TemporaryDirectory(prefix="cb-overhead-") as d:
+        root = Path(d)
+        files = build_folder(root, args.images)
+        pre = model.preprocessing
+        x_all = torch.from_numpy(
+            np.stack([pre.prepare(np.asarray(load_image(f))).transpose(2, 0, 1) for f in files])
+        )
+        x_all = pre.normalize(x_all)
+        with torch.inference_mode():
+            model.predict(x_all[: args.batch_size])  # warm-up
+
+        def cpu() -> float:
+            own = resource.getrusage(resource.RUSAGE_SELF)
+            kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # joined DataLoader workers
+            return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+        def pure() -> tuple[float, float]:
+            t, c = time.perf_counter(), cpu()
+            with torch.inference_mode():
+                for i in range(0, len(x_all), args.batch_size):
+                    model.predict(x_all[i : i + args.batch_size])
+            return time.perf_counter() - t, cpu() - c
+
+        def harness() -> tuple[float, float]:
+            t, c = time.perf_counter(), cpu()
+            evaluate_c(
+                model,
+                data=root,
+                out=root / "r.json",
+                overwrite=True,
+                workers=workers,
+                threads=threads,
+                batch_size=args.batch_size,
+                log=None,
+            )
+            return time.perf_counter() - t, cpu() - c
+
+        inner = model.forward
+        in_model = [0.0]
+
+        def timed_forward(x: torch.Tensor) -> torch.Tensor:
+            t = time.perf_counter()
+            out = inner(x)
+            in_model[0] += time.perf_counter() - t
+            return out
+
+        model.forward = timed_forward
+        pures, harnesses, rest = [], [], []
+        for _ in range(args.repeat):  # interleaved, so slow phases of a shared machine hit both
+            pures.append(pure())
+            in_model[0] = 0.0
+            harnesses.append(harness())
+            rest.append(harnesses[-1][0] - in_model[0])
+    tp, th = min(v[0] for v in pures), min(v[0] for v in harnesses)
+    cp, ch = min(v[1] for v in pures), min(v[1] for v in harnesses)
+    print(
+        f"model {model.id}, {args.images} images, batch {args.batch_size}, {workers} workers, "
+        f"torch threads {torch.get_num_threads()}, CPUs {os.cpu_count()}"
+    )
+    print(
+        f"pure model time   {tp:8.3f} s  ({tp / args.images * 1e3:.1f} ms/image)  wall runs {[round(v[0], 2) for v in pures]}"
+    )
+    print(
+        f"eval-c harness    {th:8.3f} s  ({th / args.images * 1e3:.1f} ms/image)  wall runs {[round(v[0], 2) for v in harnesses]}"
+    )
+    print(
+        f"overhead, min wall / min wall: {(th / tp - 1) * 100:+.1f} %  (noisy on a shared machine)"
+    )
+    paired = sorted(r / (h[0] - r) for r, h in zip(rest, harnesses))
+    print(
+        f"harness time outside the model's forward calls: {[round(r, 3) for r in rest]} s; "
+        f"relative to the model time of the same run: median {paired[len(paired) // 2] * 100:+.1f} %  "
+        "(the overhead; target <= 15 %)"
+    )
+    print(f"CPU time (incl. loader workers): model {cp:.2f} s, harness {ch:.2f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
