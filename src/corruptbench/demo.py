@@ -164,7 +164,7 @@ def run_demo(
     photos: int | None = None,
     corruptions: Sequence[str] | None = None,
     perturbations: Sequence[str] = DEMO_PERTURBATIONS,
-    batch_size: int = 32,
+    batch_size: int = 8,
     max_frames: int | None = None,
     progress: bool = True,
     quiet: bool = False,

@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..baselines import ALL_PERTURBATIONS
 from ._common import (
     ALL_CORRUPTIONS,
     BENCHMARK_CORRUPTIONS,
@@ -61,6 +62,7 @@ th { background: var(--soft); font-weight: 600; position: sticky; top: 0; }
 th:first-child, td:first-child { text-align: left; }
 td.name, th.name { overflow-wrap: anywhere; white-space: normal; max-width: 360px; text-align: left; }
 th.name { text-align: center; }
+table.photos th, table.photos td { text-align: left; vertical-align: top; }
 tr.sep td { border-top: 2px solid #c9ced8; }
 tr.mean td { font-weight: 600; background: #fafbfc; }
 figure { margin: 14px 0 22px; }
@@ -238,9 +240,7 @@ def _severity_table(res: Results) -> str:
 
 def _p_table(results: Sequence[Results]) -> str:
     rows = [r for r in results if r.p is not None]
-    names: list[str] = []
-    for r in rows:
-        names += [n for n in r.p.flip_probability if n not in names]  # type: ignore[union-attr]
+    names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in rows)]
     head = (
         "<tr><th rowspan=2>Perturbation</th>"
         + "".join(f'<th colspan=3 class="name">{e(r.label)}</th>' for r in rows)
@@ -289,7 +289,7 @@ def _demo_photos(res: Results) -> str:
         '<section id="photos"><h2>The photos</h2><p class="muted">An image counts as correct when the '
         "top-1 class is any of the photo's accepted classes. The last column is the share of the photo's "
         "corrupted versions (all corruptions and severities) whose top-1 class differs from the clean one.</p>"
-        f'<div class="scroll"><table>{head}{"".join(body)}</table></div></section>'
+        f'<div class="scroll"><table class="photos">{head}{"".join(body)}</table></div></section>'
     )
 
 

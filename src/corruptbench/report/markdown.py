@@ -6,6 +6,7 @@ import csv
 import io
 from collections.abc import Sequence
 
+from ..baselines import ALL_PERTURBATIONS
 from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty
 from .io import Results
 
@@ -108,9 +109,9 @@ def render_markdown(results: Sequence[Results]) -> str:
             parts += [_table(["Corruption", "clean", "1", "2", "3", "4", "5", "mean"], rows), ""]
     if p_rows:
         parts += ["### ImageNet-P", ""]
-        names = []
-        for r in p_rows:
-            names += [n for n in r.p.flip_probability if n not in names]  # type: ignore[union-attr]
+        names = [
+            n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)
+        ]
         header = ["Perturbation"]
         for r in p_rows:
             header += [f"{_md_cell(r.label)} FP", f"{_md_cell(r.label)} T5D"]

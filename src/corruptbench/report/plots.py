@@ -13,6 +13,7 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ..baselines import ALL_PERTURBATIONS  # noqa: E402
 from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
 from .io import Results  # noqa: E402
 
@@ -186,10 +187,7 @@ def flip_bars(results: Sequence[Results]) -> bytes | None:
     rows = [r for r in results if r.p is not None]
     if not rows:
         return None
-    names: list[str] = []
-    for r in rows:
-        assert r.p is not None
-        names += [n for n in r.p.flip_probability if n not in names]
+    names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in rows)]
     with plt.rc_context(_STYLE):
         fig, ax = plt.subplots(figsize=(max(5.0, 0.8 * len(names) + 2), 3.6))
         width = 0.8 / len(rows)
@@ -207,5 +205,5 @@ def flip_bars(results: Sequence[Results]) -> bytes | None:
         ax.set_ylabel("Flip probability (%)")
         ax.set_title("ImageNet-P: flip probability per perturbation")
         if len(rows) > 1:
-            ax.legend(fontsize=8, frameon=False)
+            ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return _png(fig)
