@@ -316,10 +316,6 @@ def test_bad_inputs_are_clear_errors(small_c: Path, tmp_path: Path) -> None:
         evaluate_c(fast_model(), data=tmp_path, log=None)
     with pytest.raises(EvalError, match="4 classes but the model outputs 2"):
         evaluate_c(fast_model(classes=2), data=small_c, log=None)
-    from corruptbench.evaluate import _require_torch_backend
-
-    with pytest.raises(EvalError, match="--device cpu"):
-        _require_torch_backend()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -363,6 +359,23 @@ def test_on_the_fly_pixels_equal_make_c(tmp_path: Path) -> None:
     )
     assert res["dataset"]["layout"] == "on-the-fly" and res["clean_count"] == 3
     assert any("before JPEG encoding" in n for n in res["dataset"]["notes"])
+
+
+def test_on_the_fly_on_the_device_backend(tmp_path: Path) -> None:
+    pytest.importorskip("corruptbench.torch")
+    rng = np.random.RandomState(1)
+    src = tmp_path / "src"
+    for w in WNIDS[:2]:
+        for k in range(3):
+            save_jpeg(rng.randint(0, 256, (256, 300, 3), dtype=np.uint8), src / w / f"{k}.jpg")
+    kw = dict(corruptions=["gaussian_noise"], severities=[5], workers=0, log=None)
+    res = evaluate_c(fast_model(size=240), on_the_fly=src, corrupt_on="device", **kw)
+    assert res["counts"]["gaussian_noise"][4] == 6 and res["clean_count"] == 6
+    assert any("corrupt_batch" in n for n in res["dataset"]["notes"])
+    again = evaluate_c(fast_model(size=240), on_the_fly=src, corrupt_on="device", **kw)
+    assert again["errors"] == res["errors"]  # seeded
+    with pytest.raises(EvalError, match="corrupt_on"):
+        evaluate_c(fast_model(), on_the_fly=src, corrupt_on="gpu", **kw)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -168,6 +168,10 @@ def _load_item(ds: _ItemDataset, op: str, payload: Any) -> np.ndarray:
             build._preprocess(build.BuildSpec("c", "", cfg.profile, "npy", (), cfg.seed), payload),
             cfg.prep,
         )
+    if op == "raw":  # make-c's preprocessing only; corrupted later on the model's device
+        item = payload[0]
+        img = build._preprocess(build.BuildSpec("c", "", cfg.profile, "npy", (), cfg.seed), item)
+        return np.ascontiguousarray(np.asarray(img, dtype=np.uint8).transpose(2, 0, 1))
     if op == "otf":  # make-c / make-p pixels, computed here instead of read from disk
         item, name, level = payload
         img = build._preprocess(spec, item)
@@ -265,6 +269,7 @@ def _iterate(
     batch_size: int,
     workers: int,
     threads: int | None = None,
+    on_device: Callable[[Any, int], Any] | None = None,
 ) -> Iterable[tuple[Any, Any, Any, list[tuple[int, str]]]]:
     """Yield ``(logits or None, labels, cells, bad)`` per batch, model run in this process."""
     import torch
@@ -289,8 +294,10 @@ def _iterate(
                 yield None, None, None, bad
                 continue
             frames = x.shape[1] if x.ndim == 5 else None
-            xb = x.reshape(-1, *x.shape[-3:]) if frames else x
-            logits = model.predict(model.preprocessing.normalize(xb.to(dev, non_blocking=True)))
+            xb = (x.reshape(-1, *x.shape[-3:]) if frames else x).to(dev, non_blocking=True)
+            if on_device is not None:  # corrupt on the device, then the model's resize there
+                xb = _device_prepare(on_device(xb, int(c[0])), model.preprocessing)
+            logits = model.predict(model.preprocessing.normalize(xb))
             if frames:
                 logits = logits.reshape(x.shape[0], frames, -1)
             yield logits, y, c, bad
@@ -724,6 +731,8 @@ def _cells_items_on_the_fly(plan: _CPlan, todo: list[Cell]) -> None:
         plan.cells.append(cell)
         if cell == _CLEAN:
             plan.items.extend(("clean", cid, lab, it) for it, lab in plan._source_items)  # type: ignore[attr-defined]
+        elif getattr(plan, "_raw", False):
+            plan.items.extend(("raw", cid, lab, (it,)) for it, lab in plan._source_items)  # type: ignore[attr-defined]
         else:
             plan.items.extend(
                 ("otf", cid, lab, (it, cell[0], cell[1])) for it, lab in plan._source_items
@@ -864,6 +873,7 @@ def evaluate_c(
     profile: str | None = None,
     overwrite: bool = False,
     threads: int | None = None,
+    corrupt_on: str = "auto",
     log: Log | None = _stderr,
 ) -> dict[str, Any]:
     """Evaluate ``model`` on ImageNet-C style data and return the results dict (RESULTS_SCHEMA).
@@ -883,6 +893,9 @@ def evaluate_c(
         batch_size: images per model call.
         workers: data-loader processes (0 = load in this process); default: :func:`plan_resources`.
         threads: torch threads of the model during the run (default: :func:`plan_resources`).
+        corrupt_on: on-the-fly only. ``workers``: CPU data-loader workers, the exact make-c
+            pixels; ``device``: the model's device with :func:`corruptbench.torch.corrupt_batch`
+            (fast on a GPU; seeded per batch, not make-c's bytes); ``auto``: device on CUDA.
         limit: use at most this many images per cell (a seeded subset, the same images per cell).
         seed: base seed of on-the-fly corruption (as ``make-c --seed``) and of the ``limit`` subset.
         profile: parameter profile for on-the-fly/clean preparation (default: detected).
@@ -900,10 +913,25 @@ def evaluate_c(
     if limit is not None and limit < 1:
         raise EvalError(f"--limit must be positive, got {limit}")
     nc = model.num_classes
+    if corrupt_on not in ("auto", "workers", "device"):
+        raise EvalError(f"corrupt_on must be auto, workers or device, got {corrupt_on!r}")
+    on_device = on_the_fly is not None and (
+        corrupt_on == "device" or (corrupt_on == "auto" and model.device.startswith("cuda"))
+    )
+    if on_device:
+        _require_torch_backend()
+        if model.preprocessing.enhance != "none":
+            raise EvalError("--preprocess clahe runs on the CPU: use --corrupt-on workers with it")
     if on_the_fly is not None:
-        if model.device.startswith("cuda"):
-            _require_torch_backend()
         plan = _plan_on_the_fly(Path(on_the_fly), names, sevs, limit, seed, nc, profile)
+        if on_device:
+            plan._raw = True  # type: ignore[attr-defined]
+            plan.cell_fp = {k: _hash([v, "device"]) for k, v in plan.cell_fp.items()}
+            plan.notes[-1] = (
+                "corrupted on the fly on the model's device with corruptbench.torch.corrupt_batch "
+                f"(make-c's preprocessing, profile {plan.profile}; random draws from torch "
+                "generators seeded per batch, so not the bytes make-c writes)"
+            )
     else:
         root = Path(data)  # type: ignore[arg-type]
         if not root.is_dir():
@@ -1026,7 +1054,15 @@ def evaluate_c(
     if not plan.items:
         log("  nothing to evaluate: every requested cell is already in the results file")
     batches = (
-        _iterate(model, plan.items, cfg, batch_size=batch_size, workers=nw, threads=nthreads)
+        _iterate(
+            model,
+            plan.items,
+            cfg,
+            batch_size=batch_size,
+            workers=nw,
+            threads=nthreads,
+            on_device=_device_corruptor(plan, seed) if on_device else None,
+        )
         if plan.items
         else []
     )
@@ -1065,18 +1101,50 @@ def evaluate_c(
 
 def _require_torch_backend() -> Any:
     try:
-        from .torch import corrupt_batch  # type: ignore[attr-defined]  # noqa: F401
+        from .torch import corrupt_batch
     except ImportError:
         raise EvalError(
-            "--on-the-fly with --device cuda corrupts on the GPU with corruptbench.torch.corrupt_batch, "
-            "which is not available in this installation. Use --device cpu (CPU workers corrupt "
-            "exactly like make-c), or build the dataset with `corruptbench make-c` and evaluate it "
-            "with --data on the GPU."
+            "on-the-fly corruption on the model's device (--device cuda, --corrupt-on device) needs "
+            "corruptbench.torch.corrupt_batch, which is not available in this installation. Use "
+            "--corrupt-on workers (CPU workers corrupt exactly like make-c) or --device cpu, or "
+            "build the dataset with `corruptbench make-c` and evaluate it with --data."
         ) from None
-    raise EvalError(
-        "--on-the-fly with --device cuda: the GPU corruption backend is present but eval-c does not "
-        "use it yet; use --device cpu, or make-c + --data"
+    return corrupt_batch
+
+
+def _device_prepare(x: Any, prep: Any) -> Any:
+    """The model's resize step on a uint8 device batch (CLAHE needs the CPU path)."""
+    import torch
+
+    s = prep.input_size
+    if x.shape[-1] == s and x.shape[-2] == s:
+        return x
+    y = torch.nn.functional.interpolate(
+        x.float(), size=(s, s), mode=prep.interpolation, align_corners=False
     )
+    return y.round_().clamp_(0, 255).to(torch.uint8)
+
+
+def _device_corruptor(plan: _CPlan, seed: int) -> Callable[[Any, int], Any]:
+    """Per batch: ``corrupt_batch`` with a generator seeded from (seed, cell, batch number)."""
+    import torch
+
+    from .build import item_seed
+
+    corrupt_batch = _require_torch_backend()
+    counters: dict[int, int] = {}
+
+    def fn(x: Any, cid: int) -> Any:
+        cell = plan.cells[cid]
+        if cell == _CLEAN:
+            return x
+        k = counters.get(cid, 0)
+        counters[cid] = k + 1
+        g = torch.Generator(device=x.device)
+        g.manual_seed(item_seed(seed, "c-device", cell[0], cell[1], f"batch-{k}"))
+        return corrupt_batch(x, cell[0], cell[1], profile=plan.profile, generator=g)
+
+    return fn
 
 
 # ================================================================================================

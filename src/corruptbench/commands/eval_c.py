@@ -136,6 +136,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="NAME",
         help=f"subset (names or benchmark/extra/all/noise/blur/weather/digital); default all 19: {', '.join(ALL_CORRUPTIONS)}",
     )
+    p.add_argument(
+        "--corrupt-on",
+        choices=("auto", "workers", "device"),
+        default="auto",
+        help="with --on-the-fly: workers = CPU loader processes, exactly make-c's pixels; "
+        "device = the model's device via corruptbench.torch.corrupt_batch (fast on a GPU, seeded "
+        "per batch); auto = device when --device is cuda",
+    )
     p.add_argument("--severities", nargs="+", type=int, default=[1, 2, 3, 4, 5], metavar="S")
     p.set_defaults(func=run)
 
@@ -160,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         profile=args.profile,
         overwrite=args.overwrite,
         threads=args.threads,
+        corrupt_on=args.corrupt_on,
         log=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
     )
     finish(args, res)
