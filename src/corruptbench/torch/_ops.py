@@ -517,24 +517,11 @@ def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> tor
 # ------------------------------------------------------------------------------------------------
 
 
-def _reflect101_t(p: torch.Tensor, n: int) -> torch.Tensor:
-    if n == 1:
-        return torch.zeros_like(p)
-    period = 2 * n - 2
-    p = torch.remainder(p.abs(), period)
-    return torch.where(p >= n, period - p, p)
-
-
-def _gather4(img: torch.Tensor, idx: list[torch.Tensor], wts: list[torch.Tensor]) -> torch.Tensor:
-    n, c, h, w = img.shape
-    flat = img.reshape(n, c, h * w)
-    out = None
-    for i, wt in zip(idx, wts):
-        v = flat.gather(2, i.reshape(n, 1, h * w).expand(n, c, h * w)).reshape(n, c, h, w)
-        term = v * wt.unsqueeze(1)
-        out = term if out is None else out + term
-    assert out is not None
-    return out
+def _grid(xs: torch.Tensor, ys: torch.Tensor, w: int, h: int) -> torch.Tensor:
+    # pixel coordinates -> grid_sample's normalised coordinates (align_corners=True)
+    gx = xs * (2.0 / max(w - 1, 1)) - 1.0
+    gy = ys * (2.0 / max(h - 1, 1)) - 1.0
+    return torch.stack((gx, gy), dim=-1).to(torch.float32)
 
 
 def warp_affine_cv34(img: torch.Tensor, inverse: np.ndarray) -> torch.Tensor:
@@ -545,8 +532,11 @@ def warp_affine_cv34(img: torch.Tensor, inverse: np.ndarray) -> torch.Tensor:
         inverse: ``(N, 2, 3)`` float64 *inverse* maps (destination -> source), computed as OpenCV
             does (:func:`corruptbench.corruptions.digital.warp_affine_cv34`).
 
-    Mapped coordinates are rounded to 1/1024 then 1/32 pixel in fixed point, weights are OpenCV's
-    32 x 32 bilinear table values, as in OpenCV 3.4 (the reference's version).
+    Mapped coordinates are rounded to 1/1024 then 1/32 pixel in fixed point as in OpenCV 3.4 (the
+    reference's version); the bilinear sample is then taken with ``grid_sample`` (reflection about
+    the first/last pixel centre with ``align_corners=True`` is exactly REFLECT_101, for the
+    interpolated value as for the taps, because mirroring about integer positions commutes with
+    linear interpolation).
     """
     n, c, h, w = img.shape
     dev = img.device
@@ -559,17 +549,21 @@ def warp_affine_cv34(img: torch.Tensor, inverse: np.ndarray) -> torch.Tensor:
         np.rint((m[:, 0, 1, None] * ys + m[:, 0, 2, None]) * 1024.0).astype(np.int64) + 16
     )  # (N, H)
     y0 = np.rint((m[:, 1, 1, None] * ys + m[:, 1, 2, None]) * 1024.0).astype(np.int64) + 16
-    t = lambda a: torch.as_tensor(a, device=dev)  # noqa: E731
+
+    # coordinates in 1/32 pixel: (x0[y] + adelta[x]) >> 5; int32 unless the values need more
+    big = max(np.abs(a).max(initial=0) for a in (x0, y0, adelta, bdelta)) >= 2**30
+    itype = torch.int64 if big else torch.int32
+
+    def t(a: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(a, device=dev).to(itype)
+
     xx = torch.bitwise_right_shift(t(x0)[:, :, None] + t(adelta)[:, None, :], 5)
     yy = torch.bitwise_right_shift(t(y0)[:, :, None] + t(bdelta)[:, None, :], 5)
-    sx, sy = torch.bitwise_right_shift(xx, 5), torch.bitwise_right_shift(yy, 5)
-    tx = torch.bitwise_and(xx, 31).to(torch.float32) / 32.0
-    ty = torch.bitwise_and(yy, 31).to(torch.float32) / 32.0
-    xa, xb = _reflect101_t(sx, w), _reflect101_t(sx + 1, w)
-    ya, yb = _reflect101_t(sy, h), _reflect101_t(sy + 1, h)
-    wts = [(1 - ty) * (1 - tx), (1 - ty) * tx, ty * (1 - tx), ty * tx]
-    idx = [ya * w + xa, ya * w + xb, yb * w + xa, yb * w + xb]
-    return _gather4(img, idx, wts)
+    ftype = (
+        torch.float64 if big else torch.float32
+    )  # multiples of 1/32 below 2**19: exact in float32
+    grid = _grid(xx.to(ftype) / 32.0, yy.to(ftype) / 32.0, w, h)
+    return F.grid_sample(img, grid, mode="bilinear", padding_mode="reflection", align_corners=True)
 
 
 def _scipy_reflect_coordinate(c: torch.Tensor, n: int) -> torch.Tensor:
@@ -586,38 +580,20 @@ def _scipy_reflect_coordinate(c: torch.Tensor, n: int) -> torch.Tensor:
     return torch.where(c < 0, cn, torch.where(c > n - 1, cp, c))
 
 
-def _scipy_reflect_index(i: torch.Tensor, n: int) -> torch.Tensor:
-    # border-neighbour folding, half-sample symmetric: ... 1 0 | 0 1 ... n-1 | n-1 n-2 ...
-    if n <= 1:
-        return torch.zeros_like(i)
-    s2 = 2 * n
-    i = torch.remainder(i, s2)
-    return torch.where(i >= n, s2 - 1 - i, i)
-
-
-def _linear_setup(
-    c: torch.Tensor, n: int
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
-    cc = _scipy_reflect_coordinate(c, n)
-    start = torch.floor(cc)
-    t = cc - start
-    w0 = 1.0 - t
-    w1 = 1.0 - w0
-    s = start.to(torch.long)
-    valid = (cc > -1.0).to(c.dtype)
-    return _scipy_reflect_index(s, n), _scipy_reflect_index(s + 1, n), w0 * valid, w1 * valid
-
-
 def map_coordinates_reflect(img: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
-    """``scipy.ndimage.map_coordinates(img, (y + dy, x + dx, z), order=1, mode='reflect')`` per sample:
-    SciPy's coordinate folding and half-sample symmetric neighbours at the borders, bilinear weights
-    ``1 - t`` / ``1 - (1 - t)``. ``img`` ``(N, C, H, W)``, ``dx``/``dy`` ``(N, H, W)``."""
+    """``scipy.ndimage.map_coordinates(img, (y + dy, x + dx, z), order=1, mode='reflect')`` per sample.
+
+    SciPy folds each coordinate into ``(-1, n)`` (its 'reflect' rule) and takes border neighbours
+    half-sample symmetric (index -1 is 0, n is n - 1): that is a bilinear sample of the image padded
+    by one replicated pixel, taken here with ``grid_sample`` at the folded coordinate + 1.
+    ``img`` ``(N, C, H, W)``, ``dx``/``dy`` ``(N, H, W)`` (float32 or float64).
+    """
     n, c, h, w = img.shape
     dev = img.device
     ys = torch.arange(h, device=dev, dtype=dy.dtype).view(1, h, 1)
     xs = torch.arange(w, device=dev, dtype=dx.dtype).view(1, 1, w)
-    y0, y1, wy0, wy1 = _linear_setup(ys + dy, h)
-    x0, x1, wx0, wx1 = _linear_setup(xs + dx, w)
-    idx = [y0 * w + x0, y0 * w + x1, y1 * w + x0, y1 * w + x1]
-    wts = [wy0 * wx0, wy0 * wx1, wy1 * wx0, wy1 * wx1]
-    return _gather4(img, idx, wts)
+    cy = _scipy_reflect_coordinate(ys + dy, h) + 1.0
+    cx = _scipy_reflect_coordinate(xs + dx, w) + 1.0
+    padded = _pad(img, (1, 1, 1, 1), "nearest")
+    grid = _grid(cx, cy, w + 2, h + 2)
+    return F.grid_sample(padded, grid, mode="bilinear", padding_mode="border", align_corners=True)

@@ -484,13 +484,11 @@ def _elastic_transform(ctx: _Ctx) -> torch.Tensor:
     uy = ctx.draw("uy", lambda: ctx.rnd.uniform((n, h, w), -1.0, 1.0))
     inv = _affine_inverse(jit.detach().cpu().double().numpy(), h, w)
     x = _ops.warp_affine_cv34(ctx.x, inv)
-    dt = _hi_dtype(ctx.device)
     op_h = _ops.gaussian_operator(h, sigma, ctx.device, truncate=3.0, mode="reflect")
     op_w = _ops.gaussian_operator(w, sigma, ctx.device, truncate=3.0, mode="reflect")
     dx = (_ops.apply_separable(ux.to(torch.float32), op_h, op_w) * alpha).to(torch.float32)
     dy = (_ops.apply_separable(uy.to(torch.float32), op_h, op_w) * alpha).to(torch.float32)
-    out = _ops.map_coordinates_reflect(x, dx.to(dt), dy.to(dt))
-    return _unit255(out.to(torch.float32))
+    return _unit255(_ops.map_coordinates_reflect(x, dx, dy))
 
 
 _IMPLS: dict[str, Callable[[_Ctx], torch.Tensor]] = {
