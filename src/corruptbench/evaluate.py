@@ -187,12 +187,11 @@ def _collate(batch: list[tuple[Any, int, int, str]]) -> tuple[Any, Any, Any, lis
 
     good = [b for b in batch if b[0] is not None]
     bad = [(b[2], b[3]) for b in batch if b[0] is None]
-    if good:
-        x = torch.from_numpy(np.stack([b[0] for b in good]))
-        y = torch.tensor([b[1] for b in good], dtype=torch.int64)
-        c = torch.tensor([b[2] for b in good], dtype=torch.int64)
-    else:
-        x = y = c = None
+    if not good:
+        return None, None, None, bad
+    x = torch.from_numpy(np.stack([b[0] for b in good]))
+    y = torch.tensor([b[1] for b in good], dtype=torch.int64)
+    c = torch.tensor([b[2] for b in good], dtype=torch.int64)
     return x, y, c, bad
 
 
@@ -277,7 +276,7 @@ def _iterate(
 
     ds = _ItemDataset(items, cfg)
     batches = _batches([it[1] for it in items], batch_size)
-    loader = DataLoader(
+    loader: Any = DataLoader(
         ds,  # type: ignore[arg-type]
         batch_sampler=batches,
         num_workers=workers,
@@ -422,6 +421,17 @@ class _CPlan:
     notes: list[str] = field(default_factory=list)
     images_per_cell: int = 0
     clean_path: str | None = None
+    # layout-specific state filled by the _plan_* functions
+    _index: Any = None  #: ImageNetCIndex
+    _label: Any = None  #: wnid -> class index
+    _keys: set[str] = field(default_factory=set)  #: "<wnid>/<file>" of the selected images
+    _sel: list[int] = field(default_factory=list)  #: CIFAR-C rows used (per severity)
+    _labels: Any = None  #: CIFAR-C labels.npy
+    _files: dict[str, Path] = field(default_factory=dict)
+    _n: int = 0
+    _source_items: list[tuple[Any, int]] = field(default_factory=list)
+    _clean: list[tuple[Any, int]] = field(default_factory=list)
+    _raw: bool = False
 
 
 def _cell_key(cell: Cell) -> str:
@@ -553,22 +563,21 @@ def _plan_imagenet_c(
         raise EvalError(
             f"{root}: files directly in a severity folder have no class (wnid) folder, so no label"
         )
-    plan._index = index  # type: ignore[attr-defined]
-    plan._keys = set()  # type: ignore[attr-defined]
-    plan._label = _label_mapper(index.classes, num_classes, plan.notes)  # type: ignore[attr-defined]
+    plan._index = index
+    plan._label = _label_mapper(index.classes, num_classes, plan.notes)
     for cell, entries in index.cells.items():
         keys = [f"{w}/{p.name}" for p, w in entries]
         sel = _select(len(entries), keys, limit, seed)
         chosen = [entries[i] for i in sel]
-        plan._keys.update(keys[i] for i in sel)  # type: ignore[attr-defined]
+        plan._keys.update(keys[i] for i in sel)
         plan.cell_fp[_cell_key(cell)] = _files_fingerprint(root, (p for p, _ in chosen))
         plan.images_per_cell = max(plan.images_per_cell, len(chosen))
     return plan
 
 
 def _cells_items_imagenet_c(plan: _CPlan, todo: list[Cell], limit: int | None, seed: int) -> None:
-    index = plan._index  # type: ignore[attr-defined]
-    label = plan._label  # type: ignore[attr-defined]
+    index = plan._index
+    label = plan._label
     for cell in todo:
         entries = index.cells[cell]
         sel = _select(len(entries), [f"{w}/{p.name}" for p, w in entries], limit, seed)
@@ -608,13 +617,13 @@ def _plan_cifar_c(
     keys = [str(i) for i in range(n)]
     sel = _select(n, keys, limit, seed)
     plan.images_per_cell = len(sel)
-    plan._sel = sel  # type: ignore[attr-defined]
+    plan._sel = sel
     labels = load_cifar_c_labels(root)
     if num_classes is not None and labels.size and int(labels.max()) >= num_classes:
         raise EvalError(
             f"labels.npy has class {int(labels.max())} but the model outputs {num_classes} logits"
         )
-    plan._labels = labels  # type: ignore[attr-defined]
+    plan._labels = labels
     plan.notes.append(f"labels: labels.npy ({int(labels.max()) + 1 if labels.size else 0} classes)")
     for c in corruptions:
         for s in severities:
@@ -626,8 +635,8 @@ def _plan_cifar_c(
             plan.cell_fp[_cell_key((c, s))] = _npy_fingerprint(
                 arr[sel], labels[(s - 1) * n : s * n][sel]
             )
-    plan._files = index.files  # type: ignore[attr-defined]
-    plan._n = n  # type: ignore[attr-defined]
+    plan._files = index.files
+    plan._n = n
     return plan
 
 
@@ -635,7 +644,7 @@ def _match_clean(plan: _CPlan, source: Any) -> list[Any] | None:
     """The clean items that correspond to the corrupted images evaluated (same relative path for
     an ImageNet-C folder; same index for a CIFAR batch of N images), or None if none match."""
     if plan.layout == "imagenet-c":
-        keys = plan._keys  # type: ignore[attr-defined]
+        keys = plan._keys
         chosen = [it for it in source.items if it.rel in keys]
         if chosen and len(chosen) < len(source.items):
             plan.notes.append(
@@ -644,17 +653,17 @@ def _match_clean(plan: _CPlan, source: Any) -> list[Any] | None:
             )
         if chosen:
             return chosen
-    if plan.layout == "cifar-c" and source.kind == "cifar-batch" and len(source.items) == plan._n:  # type: ignore[attr-defined]
-        return [source.items[i] for i in plan._sel]  # type: ignore[attr-defined]
+    if plan.layout == "cifar-c" and source.kind == "cifar-batch" and len(source.items) == plan._n:
+        return [source.items[i] for i in plan._sel]
     return None
 
 
 def _cells_items_cifar_c(plan: _CPlan, todo: list[Cell]) -> None:
-    n, sel, labels = plan._n, plan._sel, plan._labels  # type: ignore[attr-defined]
+    n, sel, labels = plan._n, plan._sel, plan._labels
     for c, s in todo:
         cid = len(plan.cells)
         plan.cells.append((c, s))
-        path = str(plan._files[c])  # type: ignore[attr-defined]
+        path = str(plan._files[c])
         base = (s - 1) * n
         plan.items.extend(("npy", cid, int(labels[base + i]), (path, base + i)) for i in sel)
 
@@ -719,7 +728,7 @@ def _plan_on_the_fly(
     base = _hash([source.fingerprint, str(seed), prof, *(it.rel for it in items)])
     for cell in plan.present:
         plan.cell_fp[_cell_key(cell)] = _hash([base, _cell_key(cell)])
-    plan._source_items = list(zip(items, labels))  # type: ignore[attr-defined]
+    plan._source_items = list(zip(items, labels))
     plan.cell_fp["clean"] = _hash([base, "clean"])
     plan.clean_path = str(src)
     return plan
@@ -730,13 +739,14 @@ def _cells_items_on_the_fly(plan: _CPlan, todo: list[Cell]) -> None:
         cid = len(plan.cells)
         plan.cells.append(cell)
         if cell == _CLEAN:
-            plan.items.extend(("clean", cid, lab, it) for it, lab in plan._source_items)  # type: ignore[attr-defined]
+            plan.items.extend(("clean", cid, lab, it) for it, lab in plan._source_items)
         elif getattr(plan, "_raw", False):
-            plan.items.extend(("raw", cid, lab, (it,)) for it, lab in plan._source_items)  # type: ignore[attr-defined]
+            src_items = plan._source_items
+            plan.items.extend(("raw", cid, lab, (it,)) for it, lab in src_items)
         else:
             plan.items.extend(
                 ("otf", cid, lab, (it, cell[0], cell[1])) for it, lab in plan._source_items
-            )  # type: ignore[attr-defined]
+            )
 
 
 def _baseline_arg(baseline: str, layout: str) -> tuple[Any, float | None, str]:
@@ -925,7 +935,7 @@ def evaluate_c(
     if on_the_fly is not None:
         plan = _plan_on_the_fly(Path(on_the_fly), names, sevs, limit, seed, nc, profile)
         if on_device:
-            plan._raw = True  # type: ignore[attr-defined]
+            plan._raw = True
             plan.cell_fp = {k: _hash([v, "device"]) for k, v in plan.cell_fp.items()}
             plan.notes[-1] = (
                 "corrupted on the fly on the model's device with corruptbench.torch.corrupt_batch "
@@ -948,7 +958,7 @@ def evaluate_c(
         csrc, citems, clabels = _open_source(
             Path(clean), nc, [], limit, seed, restrict=lambda src: _match_clean(plan, src)
         )
-        plan._clean = list(zip(citems, clabels))  # type: ignore[attr-defined]
+        plan._clean = list(zip(citems, clabels))
         plan.cell_fp["clean"] = _hash([csrc.fingerprint, plan.profile, *(it.rel for it in citems)])
         plan.clean_path = str(clean)
         plan.notes.append(
@@ -992,7 +1002,7 @@ def evaluate_c(
     if _CLEAN in todo and plan.layout != "on-the-fly":
         cid = len(plan.cells)
         plan.cells.append(_CLEAN)
-        plan.items.extend(("clean", cid, lab, it) for it, lab in plan._clean)  # type: ignore[attr-defined]
+        plan.items.extend(("clean", cid, lab, it) for it, lab in plan._clean)
 
     extra_notes: list[str] = []
     skipped: dict[Cell, int] = {}
@@ -1526,8 +1536,8 @@ def print_summary(results: dict[str, Any], file: Any = None) -> None:
     try:
         from .report.terminal import print_summary as fancy
     except ImportError:
-        fancy = None
-    if fancy is not None:
+        pass
+    else:
         fancy(results)
         return
     f = file or sys.stdout

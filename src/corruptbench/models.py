@@ -167,9 +167,9 @@ class Preprocessing:
             from PIL import Image
 
             resample = {
-                "bilinear": Image.BILINEAR,
-                "bicubic": Image.BICUBIC,
-                "nearest": Image.NEAREST,
+                "bilinear": Image.Resampling.BILINEAR,
+                "bicubic": Image.Resampling.BICUBIC,
+                "nearest": Image.Resampling.NEAREST,
             }[self.interpolation]
             arr = np.asarray(Image.fromarray(arr).resize((s, s), resample))
         return np.ascontiguousarray(arr, dtype=np.uint8)
