@@ -438,6 +438,60 @@ def test_eval_p_imagenet_mp4(tmp_path: Path, photo224: np.ndarray) -> None:
     assert any("gaussian_noise" in n for n in res2["notes"])
 
 
+def test_eval_p_on_the_fly_frames_equal_make_p(tmp_path: Path) -> None:
+    from corruptbench import evaluate as ev
+    from corruptbench.perturbations import perturb
+
+    rng = np.random.RandomState(2)
+    src = tmp_path / "src"
+    for k in range(3):
+        save_jpeg(rng.randint(0, 256, (32, 32, 3), dtype=np.uint8), src / "cat" / f"{k}.jpg")
+    res = evaluate_p(
+        fast_model(10, 32),
+        on_the_fly=src,
+        perturbations=["translate", "gaussian_noise"],
+        profile="cifar",
+        seed=3,
+        workers=0,
+        log=None,
+    )
+    assert res["dataset"]["layout"] == "on-the-fly" and res["num_sequences"]["translate"] == 3
+    assert 0 <= res["flip_probability"]["gaussian_noise"] <= 1
+    from corruptbench.build import open_source
+
+    item = open_source(src).items[1]
+    ds = ev._ItemDataset(
+        [("otf", 0, 0, (item, "translate", 1))], ev._Config(Preprocessing(32), "cifar", 3, "p")
+    )
+    frames = ds[0][0]
+    img = np.asarray(Image.open(item.path).convert("RGB"))
+    want = perturb(
+        img, "translate", profile="cifar", rng=item_seed(3, "p", "translate", 1, item.rel)
+    )
+    np.testing.assert_array_equal(frames.transpose(0, 2, 3, 1), want)
+
+
+def test_limit_picks_the_same_images_in_every_cell(small_c: Path, tmp_path: Path) -> None:
+    from corruptbench import evaluate as ev
+
+    plan = ev._plan_imagenet_c(small_c, ["gaussian_noise"], [1, 2], 3, 5, 1000, None)
+    ev._cells_items_imagenet_c(plan, [("gaussian_noise", 1), ("gaussian_noise", 2)], 3, 5)
+    names = [[Path(it[3]).name for it in plan.items if it[1] == cid] for cid in (0, 1)]
+    assert len(names[0]) == 3 and names[0] == names[1]
+    res = evaluate_c(fast_model(), data=small_c, limit=3, seed=5, workers=0, log=None)
+    assert res["counts"]["gaussian_noise"] == [3] * 5 and res["dataset"]["num_images"] == 3
+
+
+def test_baseline_from_a_results_file(small_c: Path, tmp_path: Path) -> None:
+    base = tmp_path / "base.json"
+    evaluate_c(fast_model(name="base"), data=small_c, out=base, workers=0, log=None)
+    res = evaluate_c(fast_model(name="base"), data=small_c, baseline=str(base), workers=0, log=None)
+    assert res["ce"]["gaussian_noise"] == pytest.approx(1.0) and res["baseline"] == str(base)
+    assert res["mce"] == pytest.approx(1.0) and res["partial"] is True
+    with pytest.raises(EvalError, match="--baseline"):
+        evaluate_c(fast_model(), data=small_c, baseline="alexnett", workers=0, log=None)
+
+
 # ------------------------------------------------------------------------------------------------
 # CLI
 # ------------------------------------------------------------------------------------------------

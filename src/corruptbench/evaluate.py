@@ -655,6 +655,11 @@ def _match_clean(plan: _CPlan, source: Any) -> list[Any] | None:
             return chosen
     if plan.layout == "cifar-c" and source.kind == "cifar-batch" and len(source.items) == plan._n:
         return [source.items[i] for i in plan._sel]
+    plan.notes.append(
+        "the clean images cannot be matched one-to-one to the corrupted ones (different names or "
+        "order), so the clean error is over the clean source itself"
+        + (" (--limit: a seeded subset of it)" if plan._sel or plan._keys else "")
+    )
     return None
 
 
