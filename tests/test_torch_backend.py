@@ -173,6 +173,18 @@ def test_seeded_calls_are_reproducible():
         assert not torch.equal(a, c), name
 
 
+def test_impulse_noise_rates():
+    """The default path draws one uniform field; salt and pepper each hit c / 2 of the values."""
+    x = torch.full((4, 3, 64, 64), 128, dtype=torch.uint8)
+    y = corrupt_batch(
+        x, "impulse_noise", 5, profile="imagenet", generator=torch.Generator().manual_seed(0)
+    )
+    c = corruptbench.params.get_params("impulse_noise", 5, "imagenet")
+    assert abs((y == 0).float().mean().item() - c / 2) < 0.01
+    assert abs((y == 255).float().mean().item() - c / 2) < 0.01
+    assert ((y == 0) | (y == 255) | (y == 128)).all()
+
+
 def test_default_generator_follows_manual_seed():
     x = _to_tensor(_rand_images(2, 32, 32, seed=6))
     torch.manual_seed(3)

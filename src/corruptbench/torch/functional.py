@@ -181,16 +181,22 @@ def _shot_noise(ctx: _Ctx) -> torch.Tensor:
 
 def _impulse_noise(ctx: _Ctx) -> torch.Tensor:
     c = ctx.params("impulse_noise")
-    shape = tuple(ctx.x.shape)
+    shape = (ctx.n, 3, ctx.h, ctx.w)
     # thresholds exactly as the legacy choice([True, False], p=[c, 1 - c]): u < cdf[0]
     thr_flip = float(np.cumsum([c, 1.0 - c])[0] / np.cumsum([c, 1.0 - c])[-1])
     thr_salt = float(np.cumsum([0.5, 0.5])[0] / np.cumsum([0.5, 0.5])[-1])
-    u1 = ctx.draw("u_flip", lambda: ctx.rnd.uniform(shape, 0.0, 1.0))
-    u2 = ctx.draw("u_salt", lambda: ctx.rnd.uniform(shape, 0.0, 1.0))
-    flipped = u1 < thr_flip
-    salted = u2 < thr_salt
-    y = torch.where(flipped, torch.zeros_like(ctx.v), ctx.v)
-    return torch.where(flipped & salted, torch.full_like(y, 255.0), y)
+    if ctx.draws is None:
+        # one uniform field: flipped where u < c, salt where u < c / 2 (the same joint law as two
+        # independent fields; P(salt | flipped) = 1/2); half the random numbers
+        u = ctx.rnd.uniform(shape, 0.0, 1.0)
+        flipped = u < thr_flip
+        salted = u < thr_flip * thr_salt
+    else:
+        flipped = ctx.draw("u_flip", lambda: torch.empty(0)) < thr_flip
+        salted = ctx.draw("u_salt", lambda: torch.empty(0)) < thr_salt
+    base = ctx.raw if ctx.is_u8 else ctx.v  # untouched values stay exact (uint8 in, uint8 out)
+    y = torch.where(flipped, torch.zeros_like(base), base)
+    return torch.where(flipped & salted, torch.full_like(y, 255), y)
 
 
 def _speckle_noise(ctx: _Ctx) -> torch.Tensor:
@@ -256,10 +262,11 @@ def _motion_blur(ctx: _Ctx) -> torch.Tensor:
 def _zoom_blur(ctx: _Ctx) -> torch.Tensor:
     stop, step = ctx.params("zoom_blur")
     factors = np.arange(1, stop, step)
-    acc = torch.zeros_like(ctx.x)
+    x = ctx.x.contiguous(memory_format=torch.channels_last)  # faster bilinear resampling
+    acc = torch.zeros_like(x)
     for z in factors:
-        acc += _ops.clipped_zoom(ctx.x, float(z))
-    return _unit255((ctx.x + acc) / float(len(factors) + 1))
+        acc += _ops.clipped_zoom(x, float(z))
+    return _unit255((x + acc) / float(len(factors) + 1)).contiguous()
 
 
 # ------------------------------------------------------------------------------------------------
