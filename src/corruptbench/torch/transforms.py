@@ -36,7 +36,9 @@ class Corrupt(nn.Module):
         severity: 1..5.
         profile: parameter table (``auto`` picks by image size).
         generator: ``torch.Generator`` for the random draws (``None``: torch's default generator,
-            which DataLoader workers seed individually).
+            which DataLoader workers seed individually). In a DataLoader with workers prefer
+            ``None``: every worker receives a *copy* of a given generator, so the workers would
+            repeat each other's noise.
 
     Shape:
         ``(3, H, W)`` or ``(N, 3, H, W)``, uint8 (0..255) or float (0..1) -> same shape, dtype, device.
