@@ -6,12 +6,13 @@ Usage::
     .venv/bin/python benchmarks/corruptions.py --sizes 224 --repeats 20 --no-reference
     .venv/bin/python benchmarks/corruptions.py --json timings.json
 
-Prints, per image size, a table of milliseconds per call (the minimum over ``--repeats`` timed
-calls, after one untimed warm-up call per case) for the 19 corruptions and 5 severities, the sum
-over severities, and the total of the 15 benchmark corruptions. At 224 px, when the reference
-environment (``tools/reference/setup_refenv.sh``) is built, it also prints the reference's time
-(``tests/reference.py`` ``reference_timings``: median of its repeats, on the same image) and the
-speed-up ratio per corruption and in total. Corruptions not (yet) registered are shown as n/a.
+Prints, per image size, a table of milliseconds per call (the minimum over ``--repeats``
+rounds that each time one call of every case, after one untimed warm-up call per case) for the
+19 corruptions and 5 severities, the sum over severities, and the total of the 15 benchmark
+corruptions. At 224 px, when the reference environment (``tools/reference/setup_refenv.sh``) is built, it also prints the reference's time
+(``tests/reference.py`` ``reference_timings``: wall-clock median of its repeats, on the same
+image) and the speed-up ratio per corruption and in total. ``--clock thread_time`` times our
+calls in CPU time instead (steadier on a busy machine; the reference stays wall-clock). Corruptions not (yet) registered are shown as n/a.
 The first call of each corruption (numba JIT compile or cache load, imports, file reads) is
 reported separately and excluded from the table.
 
@@ -84,15 +85,25 @@ CLOCKS = {"perf_counter": time.perf_counter, "thread_time": time.thread_time}
 clock = time.perf_counter
 
 
-def time_case(img: np.ndarray, name: str, severity: int, profile: str, repeats: int) -> float:
-    """Minimum seconds over ``repeats`` calls (after one warm-up call)."""
-    corruptbench.corrupt(img, name, severity, profile=profile, rng=0)
-    best = float("inf")
+def time_cases(
+    img: np.ndarray, names: list[str], profile: str, repeats: int
+) -> dict[str, list[float]]:
+    """Minimum seconds per (corruption, severity) over ``repeats`` rounds.
+
+    Every case gets one untimed warm-up call; then each round times one call of every case. Spreading
+    a case's samples over the whole run (rather than timing it ``repeats`` times in a row) keeps a
+    burst of load from another process from spoiling all of its samples.
+    """
+    cases = [(n, s) for n in names for s in SEVERITIES]
+    for name, sev in cases:
+        corruptbench.corrupt(img, name, sev, profile=profile, rng=0)
+    best = dict.fromkeys(cases, float("inf"))
     for _ in range(repeats):
-        t0 = clock()
-        corruptbench.corrupt(img, name, severity, profile=profile, rng=0)
-        best = min(best, clock() - t0)
-    return best
+        for name, sev in cases:
+            t0 = clock()
+            corruptbench.corrupt(img, name, sev, profile=profile, rng=0)
+            best[(name, sev)] = min(best[(name, sev)], clock() - t0)
+    return {n: [best[(n, s)] for s in SEVERITIES] for n in names}
 
 
 def first_calls(img: np.ndarray, profile: str, names: list[str]) -> dict[str, float]:
@@ -167,9 +178,7 @@ def main(argv: list[str] | None = None) -> int:
         profile = SIZE_PROFILE[size]
         img, desc = test_image(size)
         firsts = first_calls(img, profile, available)
-        rows: dict[str, list[float]] = {}
-        for name in available:
-            rows[name] = [time_case(img, name, s, profile, args.repeats) for s in SEVERITIES]
+        rows = time_cases(img, available, profile, args.repeats)
         ref = None
         if size == 224 and not args.no_reference:
             ref = reference_seconds(img, args.reference_repeats)
