@@ -636,7 +636,7 @@ def _make_cifar_resnet(depth: int) -> Callable[..., LoadedModel]:
             module=net,
             num_classes=None,
             weights=wdesc,
-            channels_last=True,
+            channels_last=False,  # 32 px inputs: no measured gain
             weights_sha256=sha,
         )
 
