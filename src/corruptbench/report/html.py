@@ -414,6 +414,14 @@ def render_html(
                 "mCE and relative mCE against clean error, one point per model. In the paper, mCE falls as accuracy rises while relative mCE stays flat: accuracy gains carried most of the robustness gains.",
             )
         )
+    bases = sorted({r.c.baseline for r in c_rows if r.c is not None})
+    if len(bases) > 1:
+        parts.append(
+            '<p class="badge">These results use different CE baselines ('
+            + e(", ".join(bases))
+            + "): their CE / mCE are not comparable. Put them on one footing with <code>--baseline</code> "
+            "(alexnet for ImageNet results, uniform for CIFAR).</p>"
+        )
     parts.append(
         _img(
             ce_bars(ordered),

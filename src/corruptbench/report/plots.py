@@ -94,8 +94,16 @@ def ce_bars(results: Sequence[Results]) -> bytes | None:
         ax.set_xticks(x, [pretty(n) for n in names], rotation=35, ha="right")
         ax.set_xlim(-0.6, len(names) - 0.4)
         if len(rows) > 1:
-            ax.legend(fontsize=8, ncol=min(4, len(rows)), loc="upper left", frameon=False)
-        ax.set_title("Corruption error per corruption")
+            ax.legend(
+                fontsize=8,
+                ncol=min(5, len(rows)),
+                loc="lower center",
+                bbox_to_anchor=(0.5, 1.0),
+                frameon=False,
+            )
+            ax.set_title("Corruption error per corruption", pad=12 + 14 * ((len(rows) + 4) // 5))
+        else:
+            ax.set_title("Corruption error per corruption")
         return _png(fig)
 
 
@@ -115,7 +123,7 @@ def severity_curves(results: Sequence[Results], max_models: int = 6) -> bytes | 
                 names = [n for n in ALL_CORRUPTIONS if family_of(n) == fam]
                 for j, name in enumerate(names):
                     values = res.c.errors.get(name)
-                    if values is None:
+                    if values is None or all(v is None for v in values):
                         continue
                     ys = [res.c.clean_error, *values]
                     ax.plot(
@@ -159,7 +167,7 @@ def headline_scatter(results: Sequence[Results]) -> bytes | None:
         for r in results
         if r.c is not None and r.c.clean_error is not None and r.c.mce is not None
     ]
-    if not rows:
+    if len(rows) < 2:  # a trend needs at least two models
         return None
     rows.sort(key=lambda r: r.c.clean_error if r.c and r.c.clean_error is not None else 0.0)
     x = np.array([100 * float(r.c.clean_error or 0.0) for r in rows if r.c])
