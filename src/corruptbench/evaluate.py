@@ -1405,7 +1405,12 @@ def evaluate_p(
         noise = is_noise_perturbation(p)
         acc = [0.0, 0.0, 0.0, 0]
         t_cell = time.perf_counter()
-        frames_hint = 41 if layout != "cifar-p" else 21
+        try:
+            from .perturbations import frame_count
+
+            frames_hint = frame_count(p, prof)
+        except Exception:  # noqa: BLE001 - unknown profile: assume the longest sequences
+            frames_hint = 41
         per_batch = max(1, batch_size // frames_hint)
         for logits, _y, _c, bad in _iterate(
             model, items, cfg, batch_size=per_batch, workers=nw, threads=nthreads
