@@ -12,7 +12,8 @@ rounds that each time one call of every case, after one untimed warm-up call per
 corruptions. At 224 px, when the reference environment (``tools/reference/setup_refenv.sh``) is built, it also prints the reference's time
 (``tests/reference.py`` ``reference_timings``: wall-clock median of its repeats, on the same
 image) and the speed-up ratio per corruption and in total. ``--clock thread_time`` times our
-calls in CPU time instead (steadier on a busy machine; the reference stays wall-clock). Corruptions not (yet) registered are shown as n/a.
+calls in CPU time instead (steadier on a busy machine; the reference stays wall-clock).
+Corruptions not (yet) registered are shown as n/a.
 The first call of each corruption (numba JIT compile or cache load, imports, file reads) is
 reported separately and excluded from the table.
 
@@ -167,10 +168,15 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in args.names if n in REFERENCE_ORDER]
     available = [n for n in names if n in registered]
     missing = [n for n in names if n not in registered]
-    report: dict = {"threads": 1, "repeats": args.repeats, "sizes": {}, "missing": missing}
-    print(
-        f"corruptbench {getattr(corruptbench, '__version__', '?')}: single thread, min of {args.repeats} calls, ms"
-    )
+    report: dict = {
+        "threads": 1,
+        "repeats": args.repeats,
+        "clock": args.clock,
+        "sizes": {},
+        "missing": missing,
+    }
+    version = getattr(corruptbench, "__version__", "?")
+    print(f"corruptbench {version}: single thread, min of {args.repeats} rounds, ms ({args.clock})")
     if missing:
         print(f"not registered (n/a): {', '.join(missing)}")
 
