@@ -6,16 +6,16 @@ Usage::
     .venv/bin/python benchmarks/corruptions.py --sizes 224 --repeats 20 --no-reference
     .venv/bin/python benchmarks/corruptions.py --json timings.json
 
-Prints, per image size, a table of milliseconds per call (the minimum over ``--repeats``
-rounds that each time one call of every case, after one untimed warm-up call per case) for the
-19 corruptions and 5 severities, the sum over severities, and the total of the 15 benchmark
-corruptions. At 224 px, when the reference environment (``tools/reference/setup_refenv.sh``) is built, it also prints the reference's time
-(``tests/reference.py`` ``reference_timings``: wall-clock median of its repeats, on the same
-image) and the speed-up ratio per corruption and in total. ``--clock thread_time`` times our
-calls in CPU time instead (steadier on a busy machine; the reference stays wall-clock).
-Corruptions not (yet) registered are shown as n/a.
-The first call of each corruption (numba JIT compile or cache load, imports, file reads) is
-reported separately and excluded from the table.
+Prints, per image size, a table of milliseconds per call (the minimum over ``--repeats`` rounds
+that each time one call of every case, after one untimed warm-up call per case) for the 19
+corruptions and 5 severities, the sum over severities, and the total of the 15 benchmark
+corruptions. At 224 px, when the reference environment (``tools/reference/setup_refenv.sh``) is
+built, it also prints the reference's time (``tests/reference.py`` ``reference_timings``:
+wall-clock median of its repeats, on the same image) and the speed-up ratio per corruption and in
+total. ``--clock thread_time`` times our calls in CPU time instead (steadier on a busy machine;
+the reference stays wall-clock). Corruptions not (yet) registered are shown as n/a. The first
+call of each corruption (numba JIT compile or cache load, imports, file reads) is reported
+separately and excluded from the table.
 
 Everything runs on one thread: ``OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=1`` are set before NumPy,
 OpenCV and numba load, and ``cv2.setNumThreads(1)``.
