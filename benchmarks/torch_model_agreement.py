@@ -187,6 +187,14 @@ def table(rows, clean_err=None) -> str:
         if ok_all
         else "NOT all within target"
     )
+    d_t = np.array([abs(r["err_torch"] - r["err_cpu"]) for r in rows])
+    lines.append(f"mean |torch - cpu| over all rows: {d_t.mean():.2f} points")
+    if base:
+        d_c = np.array([abs(r["err_cpu2"] - r["err_cpu"]) for r in rows])
+        lines.append(
+            f"mean |cpu(other seeds) - cpu| (sampling-noise floor): {d_c.mean():.2f} points; "
+            f"max {d_c.max():.1f}"
+        )
     return "\n".join(lines)
 
 
