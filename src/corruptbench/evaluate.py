@@ -195,6 +195,12 @@ def _collate(batch: list[tuple[Any, int, int, str]]) -> tuple[Any, Any, Any, lis
     return x, y, c, bad
 
 
+def _mp_context() -> str:
+    import multiprocessing as mp
+
+    return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
+
+
 def _worker_init(_: int) -> None:
     try:
         import cv2
@@ -285,6 +291,9 @@ def _iterate(
         pin_memory=model.device.startswith("cuda"),
         prefetch_factor=4 if workers else None,
         persistent_workers=False,
+        # Never fork this process: it holds torch/OpenMP/numba thread pools, and a forked worker
+        # can deadlock on their locks (seen as workers hanging in worker_init).
+        multiprocessing_context=_mp_context() if workers else None,
     )
     dev = torch.device(model.device)
     with _Threads(threads), torch.inference_mode():
