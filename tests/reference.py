@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from corruptbench._registry import BENCHMARK_CORRUPTIONS, REFERENCE_ORDER
+
 REPO = Path(__file__).resolve().parents[1]
 RUNNER = REPO / "tools" / "reference" / "ref_runner.py"
 DEFAULT_LOCATIONS = (Path("/work/refenv"), REPO / ".refenv")
@@ -34,26 +36,9 @@ REFERENCE_MISSING = (
     "or set CORRUPTBENCH_REFENV to its directory)"
 )
 
-# The 15 benchmark corruptions and the 4 extra ("validation") ones, in imagenet_c's order.
-BENCHMARK_CORRUPTIONS = (
-    "gaussian_noise",
-    "shot_noise",
-    "impulse_noise",
-    "defocus_blur",
-    "glass_blur",
-    "motion_blur",
-    "zoom_blur",
-    "snow",
-    "frost",
-    "fog",
-    "brightness",
-    "contrast",
-    "elastic_transform",
-    "pixelate",
-    "jpeg_compression",
-)
-EXTRA_CORRUPTIONS = ("speckle_noise", "gaussian_blur", "spatter", "saturate")
-ALL_CORRUPTIONS = BENCHMARK_CORRUPTIONS + EXTRA_CORRUPTIONS
+# The 15 benchmark corruptions and the 4 extra ("validation") ones, in imagenet_c's order: the
+# package's one registry (this client runs in our venv; the runner it starts never imports corruptbench).
+ALL_CORRUPTIONS = REFERENCE_ORDER
 
 
 class ReferenceRunnerError(RuntimeError):

@@ -14,12 +14,21 @@ __all__ = [
     "get_corruption",
     "corruption_registry",
     "REFERENCE_ORDER",
+    "BENCHMARK_CORRUPTIONS",
+    "EXTRA_CORRUPTIONS",
+    "TEST_PERTURBATIONS",
+    "VALIDATION_PERTURBATIONS",
+    "ALL_PERTURBATIONS",
+    "NOISE_PERTURBATIONS",
     "FAMILIES",
     "suggest",
 ]
 
-#: The reference order (imagenet_c.corruption_tuple): 15 benchmark corruptions, then the 4 extra.
-REFERENCE_ORDER: tuple[str, ...] = (
+# --- names: the single source of every corruption / perturbation list -----------------------
+# Reference order (imagenet_c.corruption_tuple; make_imagenet_c.py:599-618, imagenet_c/__init__.py:5-8,
+# ImageNet-C/test.py:272-278; reference-spec.md §0). mCE averages the 15 benchmark corruptions only.
+#: The 15 benchmark corruptions, in the reference order.
+BENCHMARK_CORRUPTIONS: tuple[str, ...] = (
     "gaussian_noise",
     "shot_noise",
     "impulse_noise",
@@ -35,11 +44,32 @@ REFERENCE_ORDER: tuple[str, ...] = (
     "elastic_transform",
     "pixelate",
     "jpeg_compression",
-    "speckle_noise",
-    "gaussian_blur",
-    "spatter",
-    "saturate",
 )
+#: The four "extra" / validation corruptions (issue #36), reported separately from mCE.
+EXTRA_CORRUPTIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "saturate")
+#: All 19: the 15 benchmark corruptions, then the 4 extra.
+REFERENCE_ORDER: tuple[str, ...] = BENCHMARK_CORRUPTIONS + EXTRA_CORRUPTIONS
+
+# ImageNet-P (make_imagenet_p.py:61, :384; reference-spec.md §3.1). mFR / mT5D average the 10 test ones.
+#: The 10 test perturbations, in the generator scripts' order.
+TEST_PERTURBATIONS: tuple[str, ...] = (
+    "gaussian_noise",
+    "shot_noise",
+    "motion_blur",
+    "zoom_blur",
+    "snow",
+    "brightness",
+    "translate",
+    "rotate",
+    "tilt",
+    "scale",
+)
+#: The 4 validation perturbations.
+VALIDATION_PERTURBATIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "shear")
+ALL_PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS + VALIDATION_PERTURBATIONS
+#: ImageNet-P/test.py:234,257 treats a perturbation as "noise" iff 'noise' is in its name: those
+#: sequences compare every frame with the clean frame 0 (and have difficulty 2/3 datasets).
+NOISE_PERTURBATIONS: tuple[str, ...] = tuple(p for p in ALL_PERTURBATIONS if "noise" in p)
 
 FAMILIES: tuple[str, ...] = ("noise", "blur", "weather", "digital")
 

@@ -6,15 +6,21 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import REFERENCE_ORDER, corruption_registry, get_corruption, suggest
+from ._registry import (
+    BENCHMARK_CORRUPTIONS,
+    REFERENCE_ORDER,
+    corruption_registry,
+    get_corruption,
+    suggest,
+)
+from ._registry import EXTRA_CORRUPTIONS as EXTRA_CORRUPTIONS
 from ._rng import RNGLike, as_rng, check_rng
 from ._validation import check_image, check_severity, resolve_profile
 from .params import Profile
 
 __all__ = ["corrupt", "get_corruption_names", "CORRUPTIONS", "EXTRA_CORRUPTIONS", "ALL_CORRUPTIONS"]
 
-CORRUPTIONS: tuple[str, ...] = REFERENCE_ORDER[:15]
-EXTRA_CORRUPTIONS: tuple[str, ...] = REFERENCE_ORDER[15:]
+CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS
 ALL_CORRUPTIONS: tuple[str, ...] = REFERENCE_ORDER
 
 _SUBSET_ALIASES = {"common": "benchmark", "validation": "extra"}

@@ -31,6 +31,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
+# The names are re-exported from the one registry (reference order; reference-spec.md §0, §3.1).
+from ._registry import (
+    ALL_PERTURBATIONS,
+    BENCHMARK_CORRUPTIONS,
+    EXTRA_CORRUPTIONS,
+    NOISE_PERTURBATIONS,
+    TEST_PERTURBATIONS,
+    VALIDATION_PERTURBATIONS,
+)
+from ._registry import REFERENCE_ORDER as ALL_CORRUPTIONS
+
 __all__ = [
     "ALEXNET_CLEAN_ERROR",
     "ALEXNET_C_AVERAGES",
@@ -43,49 +54,6 @@ __all__ = [
     "TEST_PERTURBATIONS",
     "VALIDATION_PERTURBATIONS",
 ]
-
-# --- names --------------------------------------------------------------------------------------
-# Reference order (make_imagenet_c.py:599-618, imagenet_c/__init__.py:5-8, ImageNet-C/test.py:272-278;
-# reference-spec.md §0). mCE averages the 15 benchmark corruptions only.
-BENCHMARK_CORRUPTIONS: tuple[str, ...] = (
-    "gaussian_noise",
-    "shot_noise",
-    "impulse_noise",
-    "defocus_blur",
-    "glass_blur",
-    "motion_blur",
-    "zoom_blur",
-    "snow",
-    "frost",
-    "fog",
-    "brightness",
-    "contrast",
-    "elastic_transform",
-    "pixelate",
-    "jpeg_compression",
-)
-# The four "extra" / validation corruptions (issue #36), reported separately from mCE.
-EXTRA_CORRUPTIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "saturate")
-ALL_CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS + EXTRA_CORRUPTIONS
-
-# ImageNet-P (make_imagenet_p.py:61, :384; reference-spec.md §3.1). mFR / mT5D average the 10 test ones.
-TEST_PERTURBATIONS: tuple[str, ...] = (
-    "gaussian_noise",
-    "shot_noise",
-    "motion_blur",
-    "zoom_blur",
-    "snow",
-    "brightness",
-    "translate",
-    "rotate",
-    "tilt",
-    "scale",
-)
-VALIDATION_PERTURBATIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "shear")
-ALL_PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS + VALIDATION_PERTURBATIONS
-# ImageNet-P/test.py:234,257 treats a perturbation as "noise" iff 'noise' is in its name: those
-# sequences compare every frame with the clean frame 0 instead of consecutive frames.
-NOISE_PERTURBATIONS: tuple[str, ...] = tuple(p for p in ALL_PERTURBATIONS if "noise" in p)
 
 # --- ImageNet-C: AlexNet top-1 errors, severities 1..5 -----------------------------------------
 # Source for every row: hendrycks/robustness README.md:36-60 at commits 76d9393..ac836a5 (PR #20),

@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from .._registry import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
+
 __all__ = [
     "PERTURBATION_NAMES",
     "NOISE_PERTURBATIONS",
@@ -52,25 +54,8 @@ __all__ = [
     "scan_imagenet_p",
 ]
 
-#: The 10 test perturbations then the 4 validation ones (spec §3.1).
-PERTURBATION_NAMES: tuple[str, ...] = (
-    "gaussian_noise",
-    "shot_noise",
-    "motion_blur",
-    "zoom_blur",
-    "snow",
-    "brightness",
-    "translate",
-    "rotate",
-    "tilt",
-    "scale",
-    "speckle_noise",
-    "gaussian_blur",
-    "spatter",
-    "shear",
-)
-#: Perturbations with separate datasets for difficulty 2 and 3, encoded with ``tune=grain``.
-NOISE_PERTURBATIONS: tuple[str, ...] = ("gaussian_noise", "shot_noise", "speckle_noise")
+#: The 10 test perturbations then the 4 validation ones (spec §3.1; defined in the registry).
+PERTURBATION_NAMES: tuple[str, ...] = ALL_PERTURBATIONS
 
 DEFAULT_PRESET = "medium"
 DEFAULT_PIX_FMT = "yuv444p"

@@ -37,12 +37,18 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import suggest
+from .._registry import (
+    ALL_PERTURBATIONS,
+    NOISE_PERTURBATIONS,
+    TEST_PERTURBATIONS,
+    VALIDATION_PERTURBATIONS,
+    suggest,
+)
 from .._rng import RNGLike, as_rng
 from .._validation import MIN_SIZE, check_image
 from ..params import PROFILES, Profile
 from .perturbation_params import FRAME_COUNTS, PERTURBATION_PARAMS, frame_count, get_schedule
-from .sequences import GENERATORS, NOISE_PERTURBATIONS, Source
+from .sequences import GENERATORS, Source
 
 __all__ = [
     "perturb",
@@ -57,22 +63,10 @@ __all__ = [
     "is_noise",
 ]
 
-#: the 10 test perturbations (make_imagenet_p.py order; spec §3.1)
-PERTURBATIONS: tuple[str, ...] = (
-    "gaussian_noise",
-    "shot_noise",
-    "motion_blur",
-    "zoom_blur",
-    "snow",
-    "brightness",
-    "translate",
-    "rotate",
-    "tilt",
-    "scale",
-)
+#: the 10 test perturbations (make_imagenet_p.py order; spec §3.1; defined in the registry)
+PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS
 #: the 4 validation perturbations
-EXTRA_PERTURBATIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "shear")
-ALL_PERTURBATIONS: tuple[str, ...] = PERTURBATIONS + EXTRA_PERTURBATIONS
+EXTRA_PERTURBATIONS: tuple[str, ...] = VALIDATION_PERTURBATIONS
 
 #: profile -> frame size S
 _SIZES = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}

@@ -29,15 +29,13 @@ import numpy as np
 from PIL import Image
 from scipy.ndimage import gaussian_filter
 
+from .._registry import NOISE_PERTURBATIONS
 from ..kernels import clipped_zoom
 from ..preprocess import center_crop, inception_crop, resize_short
 from ._affine import affine, tilt_homography, warp_perspective
 from ._legacy_poisson import PoissonPlan
 
 __all__ = ["Source", "GENERATORS", "NOISE_PERTURBATIONS"]
-
-#: perturbations whose frames 1..T-1 are independent noise draws on the clean frame 0
-NOISE_PERTURBATIONS = ("gaussian_noise", "shot_noise", "speckle_noise")
 
 _F32_255 = np.float32(255.0)
 
