@@ -383,30 +383,32 @@ def rgb2hsv(rgb: torch.Tensor) -> torch.Tensor:
     v = torch.maximum(torch.maximum(r, g), b)
     delta = v - torch.minimum(torch.minimum(r, g), b)
     zero = delta == 0
-    safe = torch.where(zero, torch.ones_like(delta), delta)
-    s = torch.where(
-        zero, torch.zeros_like(delta), delta / torch.where(v == 0, torch.ones_like(v), v)
-    )
+    safe = delta.masked_fill(zero, 1.0)
+    s = (delta / v.masked_fill(zero, 1.0)).masked_fill_(zero, 0.0)
     h6 = torch.where(
-        b == v, 4.0 + (r - g) / safe, torch.where(g == v, 2.0 + (b - r) / safe, (g - b) / safe)
+        b == v,
+        (r - g).div_(safe).add_(4.0),
+        torch.where(g == v, (b - r).div_(safe).add_(2.0), (g - b).div_(safe)),
     )
-    h = torch.remainder(h6 / 6.0, 1.0)
-    h = torch.where(zero, torch.zeros_like(h), h)
+    h = torch.remainder(h6.div_(6.0), 1.0).masked_fill_(zero, 0.0)
     return torch.stack((h, s, v), 1)
 
 
 def hsv2rgb(hsv: torch.Tensor) -> torch.Tensor:
-    """``skimage.color.hsv2rgb`` for ``(N, 3, H, W)``."""
+    """``skimage.color.hsv2rgb`` for ``(N, 3, H, W)`` (same formulas: sextant ``floor(6 h) mod 6``,
+    ``p = v (1 - s)``, ``q = v (1 - f s)``, ``t = v (1 - (1 - f) s)``)."""
     h, s, v = hsv.unbind(1)
-    hi = torch.floor(h * 6)
-    f = h * 6 - hi
+    h6 = h * 6
+    hi = torch.floor(h6)
+    f = h6.sub_(hi)
     p = v * (1 - s)
     q = v * (1 - f * s)
     t = v * (1 - (1 - f) * s)
-    i = torch.remainder(hi, 6).to(torch.long)
-    r = torch.stack((v, q, p, p, t, v), 0).gather(0, i.unsqueeze(0))[0]
-    g = torch.stack((t, v, v, q, p, p), 0).gather(0, i.unsqueeze(0))[0]
-    b = torch.stack((p, p, t, v, v, q), 0).gather(0, i.unsqueeze(0))[0]
+    i = torch.remainder(hi, 6)
+    i0, i1, i2, i3, i4 = (i == 0), (i == 1), (i == 2), (i == 3), (i == 4)
+    r = torch.where(i0 | (i == 5), v, torch.where(i1, q, torch.where(i4, t, p)))
+    g = torch.where(i0, t, torch.where(i1 | i2, v, torch.where(i3, q, p)))
+    b = torch.where(i0 | i1, p, torch.where(i2, t, torch.where(i3 | i4, v, q)))
     return torch.stack((r, g, b), 1)
 
 
