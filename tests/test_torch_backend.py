@@ -418,6 +418,17 @@ def test_model_level_agreement_small():
         assert abs(row["err_torch"] - row["err_cpu"]) <= limit, row
 
 
+def test_docstring_examples():
+    import doctest
+
+    import corruptbench.torch.functional as functional
+    import corruptbench.torch.transforms as transforms
+
+    for mod in (functional, transforms):
+        res = doctest.testmod(mod)
+        assert res.failed == 0 and res.attempted > 0, mod.__name__
+
+
 def test_benchmark_scripts_exist():
     for name in ("torch_backend.py", "torch_model_agreement.py"):
         assert (Path(REPO) / "benchmarks" / name).is_file()
