@@ -58,16 +58,20 @@ class Classifier:
 
             path = Path(tempfile.mkdtemp()) / "efficientnet_lite0.onnx"
             net = self.model.module.eval()
-            torch.onnx.export(
-                net,
-                (torch.zeros(1, 3, 224, 224),),
-                str(path),
-                dynamo=False,
-                input_names=["x"],
-                output_names=["logits"],
-                dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}},
-                opset_version=17,
-            )
+            import warnings
+
+            with warnings.catch_warnings():  # tracer chatter of the export
+                warnings.simplefilter("ignore")
+                torch.onnx.export(
+                    net,
+                    (torch.zeros(1, 3, 224, 224),),
+                    str(path),
+                    dynamo=False,
+                    input_names=["x"],
+                    output_names=["logits"],
+                    dynamic_axes={"x": {0: "n"}, "logits": {0: "n"}},
+                    opset_version=17,
+                )
             opts = ort.SessionOptions()
             if threads:
                 opts.intra_op_num_threads = threads
