@@ -458,7 +458,8 @@ def _jpeg_compression(ctx: _Ctx) -> torch.Tensor:
     from ..corruptions.digital import jpeg_compression
 
     # Pillow on the CPU, per image (explicit: libjpeg has no device implementation here)
-    host = ctx.u8().to("cpu", torch.uint8).permute(0, 2, 3, 1).contiguous().numpy()
+    src = ctx.raw if ctx.is_u8 else ctx.u8().to(torch.uint8)
+    host = src.to("cpu").permute(0, 2, 3, 1).contiguous().numpy()
     out = np.stack(
         [jpeg_compression(img, ctx.severity, profile=ctx.profile, rng=None) for img in host]
     )
