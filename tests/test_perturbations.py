@@ -755,7 +755,7 @@ def test_inception_profile(photo: np.ndarray) -> None:
 @pytest.mark.parametrize("scale", [300.0, 60.0, 9.99, 0.4, 700.0])
 def test_poisson_plan_is_numpy_legacy_poisson(scale: float) -> None:
     """The compiled sampler gives RandomState.poisson's numbers and leaves the same state."""
-    from corruptbench.perturbations._legacy_poisson import PoissonPlan, legacy_poisson
+    from corruptbench._legacy_random import PoissonPlan, legacy_poisson
 
     lam = np.random.RandomState(1).randint(0, 256, (60, 70, 3)) / 255.0 * scale
     lam[0, :5, 0] = [0.0, 10.0, 9.999999, 1e-9, 2000.0]  # sampler boundaries and a large rate

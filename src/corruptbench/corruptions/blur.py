@@ -14,6 +14,7 @@ import cv2
 import numba
 import numpy as np
 
+from .._legacy_random import glass_shuffle_mt, legacy_state
 from .._registry import register_corruption
 from ..kernels import disk, gaussian_filter_nearest, zoom_sum
 from ..params import Profile, get_params
@@ -89,87 +90,6 @@ def _glass_shuffle_kernel(x, d, iterations, offsets):  # pragma: no cover - comp
                     x[h, w, c] = x[hp, wp, c]
 
 
-# MT19937 as NumPy runs it (numpy/random/src/mt19937): the legacy RandomState stream, so that the
-# shuffle can draw its offsets inline instead of materialising iterations * (H-2d) * (W-2d) pairs.
-_MT_N = 624
-_MT_M = 397
-
-
-@numba.njit(cache=True, nogil=True)
-def _mt_refill(key, out):  # pragma: no cover - compiled
-    # mt19937_gen (the twist) followed by the tempering of all 624 words into out
-    upper = np.uint32(0x80000000)
-    lower = np.uint32(0x7FFFFFFF)
-    matrix_a = np.uint32(0x9908B0DF)
-    one = np.uint32(1)
-    for i in range(_MT_N - _MT_M):
-        y = (key[i] & upper) | (key[i + 1] & lower)
-        key[i] = key[i + _MT_M] ^ (y >> one) ^ (matrix_a * (y & one))
-    for i in range(_MT_N - _MT_M, _MT_N - 1):
-        y = (key[i] & upper) | (key[i + 1] & lower)
-        key[i] = key[i + _MT_M - _MT_N] ^ (y >> one) ^ (matrix_a * (y & one))
-    y = (key[_MT_N - 1] & upper) | (key[0] & lower)
-    key[_MT_N - 1] = key[_MT_M - 1] ^ (y >> one) ^ (matrix_a * (y & one))
-    _mt_temper(key, 0, out)
-
-
-@numba.njit(cache=True, nogil=True)
-def _mt_temper(key, start, out):  # pragma: no cover - compiled
-    for i in range(start, _MT_N):
-        y = key[i]
-        y ^= y >> np.uint32(11)
-        y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
-        y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
-        y ^= y >> np.uint32(18)
-        out[i] = y
-
-
-@numba.njit(cache=True, nogil=True)
-def _glass_shuffle_mt(x, d, iterations, key, pos):  # pragma: no cover - compiled
-    # The pixel loop drawing (dx, dy) inline: legacy randint's masked rejection on 32-bit words
-    # (random_bounded_uint64_fill for a range below 2**32), words from MT19937 in order.
-    height, width, nc = x.shape
-    rng = np.uint32(2 * d - 1)
-    mask = rng
-    for sh in (1, 2, 4, 8, 16):
-        mask |= mask >> np.uint32(sh)
-    buf = np.empty(_MT_N, dtype=np.uint32)
-    p = pos[0]
-    if p < _MT_N:
-        _mt_temper(key, p, buf)
-    for _ in range(iterations):
-        for h in range(height - d, d, -1):
-            for w in range(width - d, d, -1):
-                while True:
-                    if p >= _MT_N:
-                        _mt_refill(key, buf)
-                        p = 0
-                    v = buf[p] & mask
-                    p += 1
-                    if v <= rng:
-                        break
-                dx = np.int64(v) - d
-                while True:
-                    if p >= _MT_N:
-                        _mt_refill(key, buf)
-                        p = 0
-                    v = buf[p] & mask
-                    p += 1
-                    if v <= rng:
-                        break
-                dy = np.int64(v) - d
-                hp = h + dy
-                wp = w + dx
-                if nc == 3:
-                    x[h, w, 0] = x[hp, wp, 0]
-                    x[h, w, 1] = x[hp, wp, 1]
-                    x[h, w, 2] = x[hp, wp, 2]
-                else:
-                    for c in range(nc):
-                        x[h, w, c] = x[hp, wp, c]
-    pos[0] = p
-
-
 def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> np.ndarray:
     """The reference's "local pixel shuffle" of glass blur, in place on uint8 ``x`` (H x W x C).
 
@@ -177,8 +97,8 @@ def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> n
     ``d + 1``: ``(dx, dy) = randint(-d, d, size=2)`` (values ``-d .. d-1``) and
     ``x[h, w] = x[h + dy, w + dx]`` — the reference's tuple "swap" only copies (spec §6 item 18).
 
-    With a legacy ``RandomState`` (MT19937) the offsets are drawn inline by a compiled copy of
-    NumPy's MT19937 and bounded-integer code, and the generator's state is advanced exactly as the
+    With a legacy ``RandomState`` (MT19937) the offsets are drawn inline by the compiled copy of
+    NumPy's MT19937 and bounded-integer code (:func:`corruptbench._legacy_random.glass_shuffle_mt`), and the generator's state is advanced exactly as the
     ``n`` ``randint(-d, d, size=2)`` calls would (checked by the tests). Other sources draw all
     pairs with one ``randint(-d, d, size=(n, 2))`` call. Returns ``x``.
     """
@@ -187,15 +107,11 @@ def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> n
     n = int(iterations) * max(0, height - 2 * d) * max(0, width - 2 * d)
     if n == 0:
         return x
-    if d >= 1 and isinstance(rng, np.random.RandomState):
-        state = rng.get_state(legacy=False)
-        if state.get("bit_generator") == "MT19937":
-            key = np.array(state["state"]["key"], dtype=np.uint32)
-            pos = np.array([state["state"]["pos"]], dtype=np.int64)
-            _glass_shuffle_mt(x, d, int(iterations), key, pos)
-            state["state"] = {"key": key, "pos": int(pos[0])}
-            rng.set_state(state)
-            return x
+    state = legacy_state(rng) if d >= 1 else None
+    if state is not None:
+        glass_shuffle_mt(x, d, int(iterations), state.key, state.ints)
+        state.commit()
+        return x
     offsets = np.asarray(rng.randint(-d, d, size=(n, 2)), dtype=np.int64)
     _glass_shuffle_kernel(x, d, int(iterations), offsets)
     return x

@@ -7,23 +7,21 @@ reference does (spec §1.2 "RNG draw order"), so with ``rng = RandomState(k)`` t
 reference after ``np.random.seed(k)``.
 
 With a MT19937 ``RandomState`` (the reference-compatible case) the draws and the arithmetic run
-in compiled kernels over the generator's state: NumPy's legacy algorithms bit for bit
-(``mt19937_gen`` and tempering, ``next_double``, the polar ``legacy_gauss``, ``random_poisson``'s
-multiplication and PTRS methods with ``random_loggam``). The state is read with ``get_state`` and
-written back with ``set_state``, so the ``RandomState`` ends exactly where NumPy's own calls would
-leave it; the legacy stream is frozen by NumPy's policy (NEP 19) and the tests compare with NumPy's
+in the compiled kernels of :mod:`corruptbench._legacy_random` over the generator's state: NumPy's
+legacy algorithms bit for bit (``mt19937_gen`` and tempering, ``next_double``, the polar
+``legacy_gauss``, ``random_poisson``'s multiplication and PTRS methods with ``random_loggam``),
+leaving the ``RandomState`` exactly where NumPy's own calls would; the tests compare with NumPy's
 samplers value by value. Other random sources (a ``Generator``) take the plain NumPy path with the
 same formulas.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-import numba
 import numpy as np
 
+from .._legacy_random import PoissonPlan, gauss_u8, impulse_u8, legacy_state
 from .._registry import register_corruption
 from ..params import Profile, get_params
 
@@ -34,241 +32,6 @@ __all__ = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "ch
 _UNIT_255 = (np.arange(256) / 255.0) * 255
 _UNIT_255_U8 = _UNIT_255.astype(np.uint8)
 _UNIT = np.arange(256) / 255.0
-
-
-# ---------------------------------------------------------------------------------------------
-# NumPy's legacy RandomState stream (MT19937), compiled. Kept in this module on purpose: numba's
-# on-disk cache does not track functions inlined from other files.
-# ---------------------------------------------------------------------------------------------
-
-_N = 624
-_M = 397
-
-
-class LegacyState:
-    """The MT19937 state of a ``RandomState`` in a form the kernels update in place."""
-
-    def __init__(self, rng: np.random.RandomState, state: dict[str, Any]) -> None:
-        self._rng = rng
-        self._state = state
-        self.key = np.array(state["state"]["key"], dtype=np.uint32)
-        #: [pos, has_gauss] as int64 and the cached gaussian
-        self.ints = np.array([state["state"]["pos"], state["has_gauss"]], dtype=np.int64)
-        self.gauss = np.array([state["gauss"]], dtype=np.float64)
-
-    def commit(self) -> None:
-        """Write the advanced state back into the ``RandomState``."""
-        self._state["state"]["key"] = self.key
-        self._state["state"]["pos"] = int(self.ints[0])
-        self._state["has_gauss"] = int(self.ints[1])
-        self._state["gauss"] = float(self.gauss[0])
-        self._rng.set_state(self._state)
-
-
-def legacy_state(rng: Any) -> LegacyState | None:
-    """A :class:`LegacyState` for a MT19937 ``RandomState``; ``None`` for anything else."""
-    if not isinstance(rng, np.random.RandomState):
-        return None
-    state = rng.get_state(legacy=False)
-    if state.get("bit_generator") != "MT19937":
-        return None
-    return LegacyState(rng, state)
-
-
-@numba.njit(cache=True, nogil=True)
-def _generate(key: np.ndarray) -> None:
-    upper = np.uint32(0x80000000)
-    lower = np.uint32(0x7FFFFFFF)
-    matrix = np.uint32(0x9908B0DF)
-    one = np.uint32(1)
-    zero = np.uint32(0)
-    for i in range(_N - _M):
-        y = (key[i] & upper) | (key[i + 1] & lower)
-        key[i] = key[i + _M] ^ (y >> one) ^ (matrix if y & one else zero)
-    for i in range(_N - _M, _N - 1):
-        y = (key[i] & upper) | (key[i + 1] & lower)
-        key[i] = key[i + _M - _N] ^ (y >> one) ^ (matrix if y & one else zero)
-    y = (key[_N - 1] & upper) | (key[0] & lower)
-    key[_N - 1] = key[_M - 1] ^ (y >> one) ^ (matrix if y & one else zero)
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _next32(key: np.ndarray, pos: int) -> tuple[Any, int]:
-    if pos >= _N:
-        _generate(key)
-        pos = 0
-    y = np.uint32(key[pos])
-    y ^= y >> np.uint32(11)
-    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
-    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
-    y ^= y >> np.uint32(18)
-    return y, pos + 1
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _next_double(key: np.ndarray, pos: int) -> tuple[float, int]:
-    """One ``random_sample()`` value and the new position."""
-    a, pos = _next32(key, pos)
-    b, pos = _next32(key, pos)
-    hi = np.float64(a >> np.uint32(5))
-    lo = np.float64(b >> np.uint32(6))
-    return (hi * 67108864.0 + lo) / 9007199254740992.0, pos
-
-
-_LOGGAM_A = np.array(
-    [
-        8.333333333333333e-02,
-        -2.777777777777778e-03,
-        7.936507936507937e-04,
-        -5.952380952380952e-04,
-        8.417508417508418e-04,
-        -1.917526917526918e-03,
-        6.410256410256410e-03,
-        -2.955065359477124e-02,
-        1.796443723688307e-01,
-        -1.39243221690590e00,
-    ]
-)
-
-
-@numba.njit(cache=True, nogil=True)
-def _loggam(x: float) -> float:
-    a = _LOGGAM_A
-    x0 = x
-    n = 0
-    if x == 1.0 or x == 2.0:
-        return 0.0
-    elif x <= 7.0:
-        n = int(7 - x)
-        x0 = x + n
-    x2 = 1.0 / (x0 * x0)
-    xp = 2 * math.pi
-    gl0 = a[9]
-    for k in range(8, -1, -1):
-        gl0 *= x2
-        gl0 += a[k]
-    gl = gl0 / x0 + 0.5 * math.log(xp) + (x0 - 0.5) * math.log(x0) - x0
-    if x <= 7.0:
-        for _ in range(n):
-            gl -= math.log(x0 - 1.0)
-            x0 -= 1.0
-    return gl
-
-
-@numba.njit(cache=True, nogil=True)
-def _poisson_constants(lams: np.ndarray) -> np.ndarray:
-    """Per-rate constants of ``random_poisson``: PTRS (lam >= 10) or ``exp(-lam)`` (below)."""
-    consts = np.zeros((lams.size, 6))
-    for i in range(lams.size):
-        lam = lams[i]
-        if lam >= 10:
-            slam = math.sqrt(lam)
-            b = 0.931 + 2.53 * slam
-            a = -0.059 + 0.02483 * b
-            consts[i, 0] = math.log(lam)
-            consts[i, 1] = b
-            consts[i, 2] = a
-            consts[i, 3] = math.log(1.1239 + 1.1328 / (b - 3.4))  # log(invalpha)
-            consts[i, 4] = 0.9277 - 3.6224 / (b - 2)  # vr
-        else:
-            consts[i, 5] = math.exp(-lam)
-    return consts
-
-
-@numba.njit(cache=True, nogil=True)
-def _gauss_kernel(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[no-untyped-def]
-    """``x + normal(scale=c)`` (or ``x + x * normal(scale=c)``), clip, * 255, truncate.
-
-    The normal draws are NumPy's ``legacy_gauss`` (polar method, one value cached between calls)
-    scaled as ``legacy_normal``: ``0.0 + c * g``.
-    """
-    pos = ints[0]
-    has_gauss = ints[1] != 0
-    cached = gauss[0]
-    for k in range(values.size):
-        if has_gauss:
-            g = cached
-            has_gauss = False
-            cached = 0.0
-        else:
-            while True:
-                d1, pos = _next_double(key, pos)
-                d2, pos = _next_double(key, pos)
-                x1 = 2.0 * d1 - 1.0
-                x2 = 2.0 * d2 - 1.0
-                r2 = x1 * x1 + x2 * x2
-                if r2 < 1.0 and r2 != 0.0:
-                    break
-            f = math.sqrt(-2.0 * math.log(r2) / r2)
-            cached = f * x1
-            has_gauss = True
-            g = f * x2
-        noise = 0.0 + c * g
-        x = unit[values[k]]
-        y = x + x * noise if speckle else x + noise
-        out[k] = int(min(max(y, 0.0), 1.0) * 255.0)
-    ints[0] = pos
-    ints[1] = has_gauss
-    gauss[0] = cached
-
-
-@numba.njit(cache=True, nogil=True)
-def _shot_kernel(values, lams, consts, cf, key, ints, out):  # type: ignore[no-untyped-def]
-    """``poisson(x * c) / c``, clip, * 255, truncate; NumPy's ``random_poisson`` per value."""
-    pos = ints[0]
-    for k in range(values.size):
-        v = values[k]
-        lam = lams[v]
-        count = 0
-        if lam >= 10:  # PTRS transformed rejection (Hoermann 1993)
-            loglam = consts[v, 0]
-            b = consts[v, 1]
-            a = consts[v, 2]
-            loginvalpha = consts[v, 3]
-            vr = consts[v, 4]
-            while True:
-                u, pos = _next_double(key, pos)
-                u -= 0.5
-                w, pos = _next_double(key, pos)
-                us = 0.5 - abs(u)
-                count = int(math.floor((2 * a / us + b) * u + lam + 0.43))
-                if us >= 0.07 and w <= vr:
-                    break
-                if count < 0 or (us < 0.013 and w > us):
-                    continue
-                lhs = math.log(w) + loginvalpha - math.log(a / (us * us) + b)
-                if lhs <= -lam + count * loglam - _loggam(count + 1):
-                    break
-        elif lam != 0:  # multiplication method
-            enlam = consts[v, 5]
-            prod = 1.0
-            while True:
-                u, pos = _next_double(key, pos)
-                prod *= u
-                if prod > enlam:
-                    count += 1
-                else:
-                    break
-        y = count / cf
-        out[k] = int(min(max(y, 0.0), 1.0) * 255.0)
-    ints[0] = pos
-
-
-@numba.njit(cache=True, nogil=True)
-def _impulse_kernel(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore[no-untyped-def]
-    """Two full ``random_sample`` masks in order (flipped, then salted), as the two choice calls."""
-    pos = ints[0]
-    flipped = np.empty(values.size, np.bool_)
-    for k in range(values.size):
-        u, pos = _next_double(key, pos)
-        flipped[k] = u < thr_flip
-    for k in range(values.size):
-        u, pos = _next_double(key, pos)
-        if flipped[k]:
-            out[k] = 255 if u < thr_salt else 0
-        else:
-            out[k] = lut[values[k]]
-    ints[0] = pos
 
 
 def _flat(image: np.ndarray) -> np.ndarray:
@@ -322,7 +85,7 @@ def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: A
     state = legacy_state(rng)
     if state is not None:
         out = np.empty(image.shape, np.uint8)
-        _gauss_kernel(
+        gauss_u8(
             _flat(image),
             _UNIT,
             float(c),
@@ -349,31 +112,11 @@ def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
     ``rng.poisson(x * c)`` with the per-value rate array. Any image size.
 
     Returns:
-        uint8 H x W x 3 (legacy ``RandomState``: computed and truncated in one compiled pass) or
-        float64 H x W x 3 in [0, 255] (other random sources).
+        uint8 H x W x 3: ``uint8(clip(Poisson(x * c) / c, 0, 1) * 255)`` (legacy ``RandomState``:
+        drawn, computed and truncated in one compiled pass; other sources: their ``poisson``).
     """
     c = get_params("shot_noise", severity, profile.name)
-    state = legacy_state(rng)
-    if state is not None:
-        lams = _UNIT * c  # the rates x * c of the 256 possible values
-        out = np.empty(image.shape, np.uint8)
-        _shot_kernel(
-            _flat(image),
-            lams,
-            _poisson_constants(lams),
-            float(c),
-            state.key,
-            state.ints,
-            out.reshape(-1),
-        )
-        state.commit()
-        return out
-    x = _unit(image)
-    x *= c
-    out = rng.poisson(x) / float(c)
-    np.clip(out, 0, 1, out=out)
-    out *= 255
-    return out
+    return PoissonPlan.from_uint8(image, c).sample_unit_u8(rng, c)
 
 
 @register_corruption("impulse_noise", family="noise")
@@ -395,7 +138,7 @@ def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     if state is not None:
         out = np.empty(image.shape, np.uint8)
         thr_flip, thr_salt = _choice_threshold(c), _choice_threshold(0.5)
-        _impulse_kernel(
+        impulse_u8(
             _flat(image), _UNIT_255_U8, thr_flip, thr_salt, state.key, state.ints, out.reshape(-1)
         )
         state.commit()
@@ -422,7 +165,7 @@ def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     state = legacy_state(rng)
     if state is not None:
         out = np.empty(image.shape, np.uint8)
-        _gauss_kernel(
+        gauss_u8(
             _flat(image), _UNIT, float(c), True, state.key, state.ints, state.gauss, out.reshape(-1)
         )
         state.commit()

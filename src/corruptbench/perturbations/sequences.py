@@ -29,11 +29,11 @@ import numpy as np
 from PIL import Image
 from scipy.ndimage import gaussian_filter
 
+from .._legacy_random import PoissonPlan
 from .._registry import NOISE_PERTURBATIONS
 from ..kernels import clipped_zoom
 from ..preprocess import center_crop, inception_crop, resize_short
 from ._affine import affine, tilt_homography, warp_perspective
-from ._legacy_poisson import PoissonPlan
 
 __all__ = ["Source", "GENERATORS", "NOISE_PERTURBATIONS"]
 
@@ -164,8 +164,9 @@ def shot_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> 
 
     float64 as the reference (``np.random.poisson`` per frame, same draw order); λ = the profile's
     level for ``difficulty`` (imagenet 300 / 120 / 60). For a ``RandomState`` the draws come from
-    :class:`._legacy_poisson.PoissonPlan`, a compiled copy of NumPy's legacy sampler that gives the
-    same numbers and generator state as ``rng.poisson`` (2-3x faster).
+    :class:`corruptbench._legacy_random.PoissonPlan`, the compiled copy of NumPy's legacy sampler
+    that gives the same numbers and generator state as ``rng.poisson`` (the shot_noise corruption's
+    formula and kernel: ``uint8(clip(Poisson(x λ) / λ, 0, 1) * 255)`` in one pass).
     """
     lam = p["levels"][difficulty - 1]
     base = src.base
@@ -174,9 +175,7 @@ def shot_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> 
     )  # rates (base / 255.) * lam, the reference's ``z * 300``
     frames = [base]
     for _ in range(1, p["frames"]):
-        z = plan.sample(rng) / lam  # == rng.poisson(rate), compiled for a RandomState
-        np.clip(z, 0, 1, out=z)
-        frames.append((255 * z).astype(np.uint8))
+        frames.append(plan.sample_unit_u8(rng, lam))  # == uint8(255 * clip(poisson / lam, 0, 1))
     return _stack(frames)
 
 

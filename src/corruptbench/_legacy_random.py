@@ -1,0 +1,485 @@
+"""NumPy's legacy ``RandomState`` stream (MT19937) and samplers, compiled: the one copy.
+
+The reference draws from ``np.random`` after ``np.random.seed(k)``; to give the same numbers the
+corruptions and perturbations that draw many values run NumPy's legacy algorithms bit for bit in
+numba over the generator's state (numpy/random/src/mt19937 and distributions.c; the legacy stream
+is frozen by NumPy's policy, NEP 19):
+
+* ``mt19937_gen`` (the twist) and the tempering; ``next_double``:
+  ``((u1 >> 5) * 67108864 + (u2 >> 6)) / 2**53``;
+* ``legacy_gauss``: the polar method, one value cached between calls, scaled as ``legacy_normal``;
+* ``random_poisson``: PTRS, the transformed rejection of Hörmann (1993), with ``random_loggam`` for
+  ``lam >= 10``; multiplication of uniforms down to ``exp(-lam)`` for ``0 < lam < 10``; 0 for 0;
+* legacy ``randint``'s masked rejection on 32-bit words (``random_bounded_uint64_fill`` for a range
+  below 2**32).
+
+The state is read with ``get_state`` and written back with ``set_state`` (:class:`LegacyState`),
+so the ``RandomState`` ends exactly where NumPy's own calls would leave it. Only float64
+arithmetic, ``floor``, ``sqrt``, ``log`` and ``exp`` are involved, the last two from the same C
+math library NumPy uses; the tests compare with NumPy's samplers value by value and state by state.
+
+Every kernel that draws lives in this module on purpose: numba's on-disk cache does not notice
+changes to compiled functions called (or inlined) from other files.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numba
+import numpy as np
+
+__all__ = [
+    "LegacyState",
+    "legacy_state",
+    "PoissonPlan",
+    "legacy_poisson",
+    "gauss_u8",
+    "impulse_u8",
+    "glass_shuffle_mt",
+]
+
+
+class LegacyState:
+    """The MT19937 state of a ``RandomState`` in a form the kernels update in place."""
+
+    def __init__(self, rng: np.random.RandomState, state: dict[str, Any]) -> None:
+        self._rng = rng
+        self._state = state
+        self.key = np.array(state["state"]["key"], dtype=np.uint32)
+        #: [pos, has_gauss] as int64 and the cached gaussian
+        self.ints = np.array([state["state"]["pos"], state["has_gauss"]], dtype=np.int64)
+        self.gauss = np.array([state["gauss"]], dtype=np.float64)
+
+    def commit(self) -> None:
+        """Write the advanced state back into the ``RandomState``."""
+        self._state["state"]["key"] = self.key
+        self._state["state"]["pos"] = int(self.ints[0])
+        self._state["has_gauss"] = int(self.ints[1])
+        self._state["gauss"] = float(self.gauss[0])
+        self._rng.set_state(self._state)
+
+
+def legacy_state(rng: Any) -> LegacyState | None:
+    """A :class:`LegacyState` for a MT19937 ``RandomState``; ``None`` for anything else."""
+    if not isinstance(rng, np.random.RandomState):
+        return None
+    state = rng.get_state(legacy=False)
+    if state.get("bit_generator") != "MT19937":
+        return None
+    return LegacyState(rng, state)
+
+
+# --------------------------------------------------------------------------------- MT19937
+
+_N = 624
+_M = 397
+
+
+@numba.njit(cache=True, nogil=True)
+def _generate(key: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``mt19937_gen``: the twist of all 624 words, in place."""
+    upper = np.uint32(0x80000000)
+    lower = np.uint32(0x7FFFFFFF)
+    matrix = np.uint32(0x9908B0DF)
+    one = np.uint32(1)
+    zero = np.uint32(0)
+    for i in range(_N - _M):
+        y = (key[i] & upper) | (key[i + 1] & lower)
+        key[i] = key[i + _M] ^ (y >> one) ^ (matrix if y & one else zero)
+    for i in range(_N - _M, _N - 1):
+        y = (key[i] & upper) | (key[i + 1] & lower)
+        key[i] = key[i + _M - _N] ^ (y >> one) ^ (matrix if y & one else zero)
+    y = (key[_N - 1] & upper) | (key[0] & lower)
+    key[_N - 1] = key[_M - 1] ^ (y >> one) ^ (matrix if y & one else zero)
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _temper(y: Any) -> Any:  # pragma: no cover - compiled
+    y ^= y >> np.uint32(11)
+    y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
+    y ^= (y << np.uint32(15)) & np.uint32(0xEFC60000)
+    y ^= y >> np.uint32(18)
+    return y
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next32(key: np.ndarray, pos: int) -> tuple[Any, int]:  # pragma: no cover - compiled
+    """One tempered 32-bit word and the new position (passed as a scalar: fast in numba)."""
+    if pos >= _N:
+        _generate(key)
+        pos = 0
+    return _temper(np.uint32(key[pos])), pos + 1
+
+
+@numba.njit(cache=True, nogil=True, inline="always")
+def _next_double(key: np.ndarray, pos: int) -> tuple[float, int]:  # pragma: no cover - compiled
+    """One ``random_sample()`` value and the new position."""
+    a, pos = _next32(key, pos)
+    b, pos = _next32(key, pos)
+    hi = np.float64(a >> np.uint32(5))
+    lo = np.float64(b >> np.uint32(6))
+    return (hi * 67108864.0 + lo) / 9007199254740992.0, pos
+
+
+@numba.njit(cache=True, nogil=True)
+def _temper_from(key: np.ndarray, start: int, out: np.ndarray) -> None:  # pragma: no cover
+    for i in range(start, _N):
+        out[i] = _temper(key[i])
+
+
+# --------------------------------------------------------------------------------- Poisson
+
+_LOGGAM_A = np.array(
+    [
+        8.333333333333333e-02,
+        -2.777777777777778e-03,
+        7.936507936507937e-04,
+        -5.952380952380952e-04,
+        8.417508417508418e-04,
+        -1.917526917526918e-03,
+        6.410256410256410e-03,
+        -2.955065359477124e-02,
+        1.796443723688307e-01,
+        -1.39243221690590e00,
+    ]
+)
+
+
+@numba.njit(cache=True, nogil=True)
+def _loggam(x: float) -> float:  # pragma: no cover - compiled
+    """NumPy's ``random_loggam`` (log-gamma by Stirling's series)."""
+    a = _LOGGAM_A
+    x0 = x
+    n = 0
+    if x == 1.0 or x == 2.0:
+        return 0.0
+    elif x < 7.0:
+        n = int(7 - x)
+        x0 = x + n
+    x2 = 1.0 / (x0 * x0)
+    gl0 = a[9]
+    for k in range(8, -1, -1):
+        gl0 *= x2
+        gl0 += a[k]
+    gl = gl0 / x0 + 0.5 * 1.8378770664093453 + (x0 - 0.5) * math.log(x0) - x0
+    if x < 7.0:
+        for _ in range(n):
+            gl -= math.log(x0 - 1.0)
+            x0 -= 1.0
+    return gl
+
+
+@numba.njit(cache=True, nogil=True)
+def _poisson_tables(lams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """Per-rate constants of ``random_poisson`` and a ``random_loggam(k + 1)`` table.
+
+    ``table[j] = (lam, log(lam), a, b, log(invalpha), vr, exp(-lam))``: the float operations of
+    NumPy's ``random_poisson_ptrs`` / ``random_poisson_mult`` for the j-th rate, in its order,
+    computed once instead of per draw; ``loggam_k1[k]`` covers the counts PTRS can reach in
+    practice (beyond it :func:`_loggam` is called).
+    """
+    table = np.zeros((lams.size, 7))
+    top = 0.0
+    for j in range(lams.size):
+        lam = lams[j]
+        top = max(top, lam)
+        table[j, 0] = lam
+        if lam >= 10:
+            slam = math.sqrt(lam)
+            b = 0.931 + 2.53 * slam
+            a = -0.059 + 0.02483 * b
+            table[j, 1] = math.log(lam)
+            table[j, 2] = a
+            table[j, 3] = b
+            table[j, 4] = math.log(1.1239 + 1.1328 / (b - 3.4))  # log(invalpha)
+            table[j, 5] = 0.9277 - 3.6224 / (b - 2)  # vr
+        else:
+            table[j, 6] = math.exp(-lam)
+    n = int(top + 12 * math.sqrt(top) + 64) if top >= 10 else 0
+    loggam_k1 = np.empty(n)
+    for k in range(n):
+        loggam_k1[k] = _loggam(k + 1.0)
+    return table, loggam_k1
+
+
+@numba.njit(cache=True, nogil=True)
+def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``random_poisson(table[idx[i], 0])`` for every ``i`` in order, into ``out[i]``.
+
+    ``scale > 0``: ``out[i] = uint8(clip(count / scale, 0, 1) * 255)`` (truncation: the shot-noise
+    formula, fused); ``scale == 0``: ``out[i] = count``. (Written as one loop on purpose: a helper
+    returning from inside the rejection loop compiles to code about half as fast.)
+    """
+    pos = ints[0]
+    nk = loggam_k1.size
+    for i in range(idx.size):
+        j = idx[i]
+        lam = table[j, 0]
+        count = 0
+        if lam >= 10:  # PTRS (Hoermann 1993)
+            loglam = table[j, 1]
+            a = table[j, 2]
+            b = table[j, 3]
+            loginvalpha = table[j, 4]
+            vr = table[j, 5]
+            while True:
+                u, pos = _next_double(key, pos)
+                u -= 0.5
+                w, pos = _next_double(key, pos)
+                us = 0.5 - abs(u)
+                count = int(math.floor((2 * a / us + b) * u + lam + 0.43))
+                if us >= 0.07 and w <= vr:
+                    break
+                if count < 0 or (us < 0.013 and w > us):
+                    continue
+                lg = loggam_k1[count] if count < nk else _loggam(count + 1.0)
+                if math.log(w) + loginvalpha - math.log(a / (us * us) + b) <= (
+                    -lam + count * loglam - lg
+                ):
+                    break
+        elif lam != 0:  # multiplication method
+            enlam = table[j, 6]
+            prod = 1.0
+            while True:
+                d, pos = _next_double(key, pos)
+                prod *= d
+                if prod > enlam:
+                    count += 1
+                else:
+                    break
+        if scale > 0:
+            out[i] = int(min(max(count / scale, 0.0), 1.0) * 255.0)
+        else:
+            out[i] = count
+    ints[0] = pos
+
+
+#: ``v / 255.`` for every uint8 value ``v`` (the reference's ``np.array(x) / 255.``)
+_UNIT = np.arange(256) / 255.0
+
+
+class PoissonPlan:
+    """Repeated ``rs.poisson(lam)`` draws for one fixed rate array (e.g. one per video frame).
+
+    The per-rate constants and a ``loggam`` table are computed once (per *distinct* rate); then
+    :meth:`sample` gives, for a MT19937 ``np.random.RandomState``, exactly ``rs.poisson(lam)``
+    (values and final generator state). Other random sources call their own ``poisson``.
+    """
+
+    def __init__(
+        self,
+        lam: np.ndarray | None,
+        *,
+        _values: np.ndarray | None = None,
+        _index: np.ndarray | None = None,
+    ) -> None:
+        if _values is None or _index is None:
+            lam = np.ascontiguousarray(lam, dtype=np.float64)
+            if not np.all(np.isfinite(lam)) or np.any(lam < 0):
+                raise ValueError("Poisson rates must be finite and >= 0")
+            _values, inverse = np.unique(lam, return_inverse=True)
+            _index = np.ascontiguousarray(inverse.reshape(lam.shape), dtype=np.int64)
+        self._lam = lam
+        self.values = np.ascontiguousarray(_values, dtype=np.float64)
+        self.index = _index  # the rate of element i is values[index[i]]
+        self.shape = _index.shape
+        self.table, self.loggam_k1 = _poisson_tables(self.values)
+        self._compiled = bool(self.values.size == 0 or self.values.max() <= 1e9)
+
+    @classmethod
+    def from_uint8(cls, image: np.ndarray, scale: float) -> PoissonPlan:
+        """The plan for ``(image / 255.) * scale`` (uint8 ``image``; the shot-noise rate array).
+
+        Uses the 256 possible rates directly, indexed by the pixel values (same floats: each rate
+        is ``(v / 255.) * scale`` for the pixel value ``v``).
+        """
+        img = np.asarray(image)
+        if img.dtype != np.uint8:
+            raise TypeError(f"expected uint8, got {img.dtype}")
+        if not (math.isfinite(scale) and scale >= 0):
+            raise ValueError("Poisson rates must be finite and >= 0")
+        return cls(None, _values=_UNIT * scale, _index=np.ascontiguousarray(img))
+
+    @property
+    def lam(self) -> np.ndarray:
+        """The rate array (float64, built on first use)."""
+        if self._lam is None:
+            self._lam = self.values[self.index]
+        return self._lam
+
+    def _state(self, rng: Any) -> LegacyState | None:
+        return legacy_state(rng) if self._compiled else None
+
+    def sample(self, rng: Any) -> np.ndarray:
+        """One draw of the whole array: ``rng.poisson(lam)`` (int64, ``lam``'s shape)."""
+        state = self._state(rng)
+        if state is None:
+            return np.asarray(rng.poisson(self.lam))
+        out = np.empty(self.shape, dtype=np.int64)
+        _poisson_kernel(
+            self.index.reshape(-1),
+            self.table,
+            self.loggam_k1,
+            0.0,
+            state.key,
+            state.ints,
+            out.reshape(-1),
+        )
+        state.commit()
+        return out
+
+    def sample_unit_u8(self, rng: Any, scale: float) -> np.ndarray:
+        """``uint8(clip(rng.poisson(lam) / scale, 0, 1) * 255)`` (truncation), fused when compiled.
+
+        The shot-noise formula (``lam = x * scale``), without the int64 and float64 temporaries.
+        ``scale`` must be > 0.
+        """
+        if not scale > 0:
+            raise ValueError(f"scale must be > 0, got {scale}")
+        state = self._state(rng)
+        if state is None:
+            z = np.asarray(rng.poisson(self.lam)) / float(scale)
+            np.clip(z, 0, 1, out=z)
+            z *= 255
+            return z.astype(np.uint8)
+        out = np.empty(self.shape, dtype=np.uint8)
+        _poisson_kernel(
+            self.index.reshape(-1),
+            self.table,
+            self.loggam_k1,
+            float(scale),
+            state.key,
+            state.ints,
+            out.reshape(-1),
+        )
+        state.commit()
+        return out
+
+
+def legacy_poisson(rng: Any, lam: np.ndarray) -> np.ndarray:
+    """``rng.poisson(lam)`` for a float64 array of rates; compiled when ``rng`` is a RandomState.
+
+    Returns int64 of ``lam``'s shape. For a ``np.random.RandomState`` on MT19937 the values and
+    the final generator state equal ``rng.poisson(lam)``'s; anything else calls ``rng.poisson``.
+    """
+    return PoissonPlan(lam).sample(rng)
+
+
+# --------------------------------------------------------------------------------- Gaussian
+
+
+@numba.njit(cache=True, nogil=True)
+def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``x + normal(scale=c)`` (or ``x + x * normal(scale=c)``), clip, * 255, truncate.
+
+    ``x = unit[values[k]]``. The normal draws are NumPy's ``legacy_gauss`` (polar method, one value
+    cached between calls in ``ints[1]`` / ``gauss[0]``) scaled as ``legacy_normal``: ``0.0 + c * g``.
+    """
+    pos = ints[0]
+    has_gauss = ints[1] != 0
+    cached = gauss[0]
+    for k in range(values.size):
+        if has_gauss:
+            g = cached
+            has_gauss = False
+            cached = 0.0
+        else:
+            while True:
+                d1, pos = _next_double(key, pos)
+                d2, pos = _next_double(key, pos)
+                x1 = 2.0 * d1 - 1.0
+                x2 = 2.0 * d2 - 1.0
+                r2 = x1 * x1 + x2 * x2
+                if r2 < 1.0 and r2 != 0.0:
+                    break
+            f = math.sqrt(-2.0 * math.log(r2) / r2)
+            cached = f * x1
+            has_gauss = True
+            g = f * x2
+        noise = 0.0 + c * g
+        x = unit[values[k]]
+        y = x + x * noise if speckle else x + noise
+        out[k] = int(min(max(y, 0.0), 1.0) * 255.0)
+    ints[0] = pos
+    ints[1] = has_gauss
+    gauss[0] = cached
+
+
+# --------------------------------------------------------------------------------- uniform
+
+
+@numba.njit(cache=True, nogil=True)
+def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Salt and pepper: two full ``random_sample`` masks in order (flipped, then salted).
+
+    ``out[k] = 255 if flipped and salted, 0 if flipped only, else lut[values[k]]``, where the masks
+    are ``u < thr`` (the two legacy ``choice([True, False], p=...)`` calls).
+    """
+    pos = ints[0]
+    flipped = np.empty(values.size, np.bool_)
+    for k in range(values.size):
+        u, pos = _next_double(key, pos)
+        flipped[k] = u < thr_flip
+    for k in range(values.size):
+        u, pos = _next_double(key, pos)
+        if flipped[k]:
+            out[k] = 255 if u < thr_salt else 0
+        else:
+            out[k] = lut[values[k]]
+    ints[0] = pos
+
+
+# --------------------------------------------------------------------------------- randint
+
+
+@numba.njit(cache=True, nogil=True)
+def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Glass blur's pixel loop drawing ``(dx, dy) = randint(-d, d, size=2)`` inline (``d >= 1``).
+
+    Legacy ``randint``'s masked rejection on 32-bit words, the words from MT19937 in order
+    (tempered 624 at a time into a buffer). ``x[h, w] = x[h + dy, w + dx]`` in place.
+    """
+    height, width, nc = x.shape
+    rng = np.uint32(2 * d - 1)
+    mask = rng
+    for sh in (1, 2, 4, 8, 16):
+        mask |= mask >> np.uint32(sh)
+    buf = np.empty(_N, dtype=np.uint32)
+    p = ints[0]
+    if p < _N:
+        _temper_from(key, p, buf)
+    for _ in range(iterations):
+        for h in range(height - d, d, -1):
+            for w in range(width - d, d, -1):
+                while True:
+                    if p >= _N:
+                        _generate(key)
+                        _temper_from(key, 0, buf)
+                        p = 0
+                    v = buf[p] & mask
+                    p += 1
+                    if v <= rng:
+                        break
+                dx = np.int64(v) - d
+                while True:
+                    if p >= _N:
+                        _generate(key)
+                        _temper_from(key, 0, buf)
+                        p = 0
+                    v = buf[p] & mask
+                    p += 1
+                    if v <= rng:
+                        break
+                dy = np.int64(v) - d
+                hp = h + dy
+                wp = w + dx
+                if nc == 3:
+                    x[h, w, 0] = x[hp, wp, 0]
+                    x[h, w, 1] = x[hp, wp, 1]
+                    x[h, w, 2] = x[hp, wp, 2]
+                else:
+                    for c in range(nc):
+                        x[h, w, c] = x[hp, wp, c]
+    ints[0] = p
