@@ -242,6 +242,32 @@ def _gaussian(a: np.ndarray, sigma: float) -> np.ndarray:
     return gaussian_filter(a, sigma, mode="nearest", truncate=4.0)
 
 
+def water_drops(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:
+    """The water branch of spatter, before clipping: ``x + m * (175, 238, 238) / 255`` (float32).
+
+    ``x``: float32 H x W x 3 in [0, 1]; ``liquid``: float64 H x W, already thresholded. ``m`` as in
+    :func:`spatter`'s docstring; no water when ``max(L8 * d) == 0`` (the reference: NaN). Shared
+    with the ImageNet-P spatter sequence, which applies it to every frame.
+    """
+    # Values are >= 0 here; int64 -> uint8 wraps modulo 256 like the reference's cast.
+    liquid8 = (liquid * 255).astype(np.int64).astype(np.uint8)
+    dist = 255 - cv2.Canny(liquid8, 50, 150)
+    dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
+    _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
+    dist = cv2.blur(dist, (3, 3)).astype(np.uint8)
+    dist = cv2.equalizeHist(dist)
+    dist = cv2.filter2D(dist, cv2.CV_8U, _WATER_KERNEL)
+    dist = cv2.blur(dist, (3, 3)).astype(np.float32)
+    m = liquid8 * dist  # float32, exact (integers below 2**24)
+    peak = m.max()
+    if peak > 0:  # the reference divides 0 by 0 (NaN) when no liquid survives: we add no water
+        m /= peak
+        m *= np.float32(intensity)
+    out = m[:, :, None] * _WATER_COLOUR
+    out += x  # float32 addition is commutative: identical to x + m * colour
+    return out
+
+
 @register_corruption("spatter", family="weather", extra=True)
 def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Spatter: water drops (mode 0) or mud (mode 1) on the lens (spec §1.2 #19; extra corruption).
@@ -281,22 +307,7 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
     liquid = _gaussian(rng.normal(size=(h, w), loc=loc, scale=scale), sigma)
     liquid[liquid < threshold] = 0
     if mode == 0:
-        # Values are >= 0 here; int64 -> uint8 wraps modulo 256 like the reference's cast.
-        liquid8 = (liquid * 255).astype(np.int64).astype(np.uint8)
-        dist = 255 - cv2.Canny(liquid8, 50, 150)
-        dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
-        _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
-        dist = cv2.blur(dist, (3, 3)).astype(np.uint8)
-        dist = cv2.equalizeHist(dist)
-        dist = cv2.filter2D(dist, cv2.CV_8U, _WATER_KERNEL)
-        dist = cv2.blur(dist, (3, 3)).astype(np.float32)
-        m = liquid8 * dist  # float32, exact (integers below 2**24)
-        peak = m.max()
-        if peak > 0:
-            m /= peak
-            m *= np.float32(intensity)
-        out = m[:, :, None] * _WATER_COLOUR
-        out += x  # float32 addition is commutative: identical to x + m * colour
+        out = water_drops(x, liquid, intensity)
     else:
         mask = _gaussian((liquid > threshold).astype(np.float64), intensity)
         mask[mask < 0.8] = 0

@@ -31,6 +31,7 @@ from scipy.ndimage import gaussian_filter
 
 from .._legacy_random import PoissonPlan
 from .._registry import NOISE_PERTURBATIONS
+from ..corruptions.weather import water_drops
 from ..kernels import clipped_zoom
 from ..preprocess import center_crop, inception_crop, resize_short
 from ._affine import affine, tilt_homography, warp_perspective
@@ -305,27 +306,9 @@ def snow(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.nda
     return _stack(frames)
 
 
-_WATER_KERNEL = np.array([[-2, -1, 0], [-1, 1, 1], [0, 1, 2]], dtype=np.float32)
-_WATER_COLOUR = np.array([175 / 255.0, 238 / 255.0, 238 / 255.0], dtype=np.float32)
-
-
 def _water(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:
     """The water-spatter frame of spec §1.2 #19b on ``x`` (float32 [0, 1]) -> uint8."""
-    # int64 -> uint8 wraps modulo 256 like the reference's float -> uint8 cast (spec §6 item 28)
-    liquid8 = (liquid * 255).astype(np.int64).astype(np.uint8)
-    dist = 255 - cv2.Canny(liquid8, 50, 150)
-    dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
-    _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
-    dist = cv2.blur(dist, (3, 3)).astype(np.uint8)
-    dist = cv2.equalizeHist(dist)
-    dist = cv2.filter2D(dist, cv2.CV_8U, _WATER_KERNEL)
-    dist = cv2.blur(dist, (3, 3)).astype(np.float32)
-    m = liquid8 * dist  # float32, exact (integers below 2**24)
-    peak = m.max()
-    if peak > 0:  # the reference divides 0 by 0 (NaN) when no liquid survives: we add no water
-        m /= peak
-        m *= np.float32(intensity)
-    out = x + m[:, :, None] * _WATER_COLOUR
+    out = water_drops(x, liquid, intensity)  # the spatter corruption's water formula
     np.clip(out, 0, 1, out=out)
     out *= _F32_255
     return out.astype(np.uint8)
