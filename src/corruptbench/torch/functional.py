@@ -301,20 +301,18 @@ def _snow(ctx: _Ctx) -> torch.Tensor:
     return _unit255(x + flakes + torch.flip(flakes, dims=(-2, -1)))
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)
 def _frost_textures(
     profile_name: str, h: int, w: int, device: torch.device
 ) -> tuple[list[torch.Tensor], list[tuple[int, int]]]:
-    """The five usable frost textures for an H x W image, as float32 (3, Hf, Wf) on ``device``."""
+    """The five usable frost textures for an H x W image, as uint8 (3, Hf, Wf) on ``device``."""
     from ..params import PROFILES
 
     prof = PROFILES[profile_name]
     texs, sizes = [], []
     for i in range(5):
         tex = frost_texture(i, prof, (h, w))
-        texs.append(
-            torch.as_tensor(np.ascontiguousarray(tex.transpose(2, 0, 1))).to(device, torch.float32)
-        )
+        texs.append(torch.as_tensor(np.ascontiguousarray(tex.transpose(2, 0, 1))).to(device))
         sizes.append((int(tex.shape[0]), int(tex.shape[1])))
     return texs, sizes
 
@@ -338,7 +336,7 @@ def _frost(ctx: _Ctx) -> torch.Tensor:
             idx_l, (int(v) for v in x0.cpu().tolist()), (int(v) for v in y0.cpu().tolist())
         )
     ]
-    crop = torch.stack(crops)
+    crop = torch.stack(crops).to(torch.float32)
     return (c0 * ctx.v + c1 * crop).clamp(0, 255)
 
 
