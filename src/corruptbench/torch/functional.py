@@ -336,8 +336,12 @@ def _frost(ctx: _Ctx) -> torch.Tensor:
             idx_l, (int(v) for v in x0.cpu().tolist()), (int(v) for v in y0.cpu().tolist())
         )
     ]
-    crop = torch.stack(crops).to(torch.float32)
-    return (c0 * ctx.v + c1 * crop).clamp(0, 255)
+    crop = torch.stack(crops)
+    if ctx.is_u8:  # the reference's float64 blend and truncation, exactly
+        dt = _hi_dtype(ctx.device)
+        y = (c0 * ctx.raw.to(dt) + c1 * crop.to(dt)).clamp_(0, 255)
+        return y.to(torch.uint8)
+    return (c0 * ctx.v + c1 * crop.to(torch.float32)).clamp_(0, 255)
 
 
 def _fog(ctx: _Ctx) -> torch.Tensor:
