@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from ..baselines import ALL_CORRUPTIONS
 
@@ -99,6 +100,24 @@ def load_model_from_args(args: argparse.Namespace):  # noqa: ANN201 - LoadedMode
     )
 
 
+def common_eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments ``evaluate_c`` and ``evaluate_p`` share, from the shared options."""
+    return {
+        "data": args.data,
+        "on_the_fly": args.on_the_fly,
+        "out": args.out,
+        "baseline": args.baseline,
+        "batch_size": args.batch_size,
+        "workers": args.workers,
+        "limit": args.limit,
+        "seed": args.seed,
+        "profile": args.profile,
+        "overwrite": args.overwrite,
+        "threads": args.threads,
+        "log": None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
+    }
+
+
 def finish(args: argparse.Namespace, res: dict) -> None:
     from ..evaluate import print_summary, results_to_csv
 
@@ -154,22 +173,11 @@ def run(args: argparse.Namespace) -> int:
     model = load_model_from_args(args)
     res = evaluate_c(
         model,
-        data=args.data,
-        on_the_fly=args.on_the_fly,
         clean=args.clean,
         corruptions=args.corruptions,
         severities=args.severities,
-        out=args.out,
-        baseline=args.baseline,
-        batch_size=args.batch_size,
-        workers=args.workers,
-        limit=args.limit,
-        seed=args.seed,
-        profile=args.profile,
-        overwrite=args.overwrite,
-        threads=args.threads,
         corrupt_on=args.corrupt_on,
-        log=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
+        **common_eval_kwargs(args),
     )
     finish(args, res)
     return 0

@@ -4,9 +4,8 @@ CIFAR-10-P evaluation (flip probability, top-5 distance, Zipf distance; mFR / mT
 from __future__ import annotations
 
 import argparse
-import sys
 
-from .eval_c import add_model_args, finish, load_model_from_args
+from .eval_c import add_model_args, common_eval_kwargs, finish, load_model_from_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,20 +47,9 @@ def run(args: argparse.Namespace) -> int:
     model = load_model_from_args(args)
     res = evaluate_p(
         model,
-        data=args.data,
-        on_the_fly=args.on_the_fly,
         perturbations=args.perturbations,
         difficulty=args.difficulty,
-        out=args.out,
-        baseline=args.baseline,
-        batch_size=args.batch_size,
-        workers=args.workers,
-        limit=args.limit,
-        seed=args.seed,
-        profile=args.profile,
-        overwrite=args.overwrite,
-        threads=args.threads,
-        log=None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
+        **common_eval_kwargs(args),
     )
     finish(args, res)
     return 0
