@@ -23,43 +23,23 @@ OpenCV and numba load, and ``cv2.setNumThreads(1)``.
 
 from __future__ import annotations
 
-import os
+# first: one thread for NumPy, OpenCV and numba (set before they load); paths of the test images
+from _common import CIFAR_DIR, PHOTO, REPO, synthetic  # isort: split
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_var] = "1"
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import numpy as np
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
+import corruptbench
+from corruptbench._registry import BENCHMARK_CORRUPTIONS, REFERENCE_ORDER, corruption_registry
 
-cv2.setNumThreads(1)
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-PHOTO = SHARED / "data" / "imagenet-sample" / "n01440764_tench.JPEG"
-CIFAR_DIR = SHARED / "data" / "cifar10-test" / "airplane"
 SIZE_PROFILE = {224: "imagenet", 299: "inception", 64: "tiny", 32: "cifar"}
 SEVERITIES = (1, 2, 3, 4, 5)
-
-import corruptbench  # noqa: E402
-from corruptbench._registry import REFERENCE_ORDER, corruption_registry  # noqa: E402
-
-BENCHMARK = REFERENCE_ORDER[:15]
-
-
-def _synthetic(size: int) -> np.ndarray:
-    yy, xx = np.mgrid[0:size, 0:size]
-    img = np.stack(
-        [xx * 255 // max(1, size - 1), yy * 255 // max(1, size - 1), (xx + yy) % 256], axis=2
-    )
-    img = img.astype(np.uint8)
-    img[size // 4 : 3 * size // 4, size // 4 : 3 * size // 4] = (200, 40, 90)
-    return img
+BENCHMARK = BENCHMARK_CORRUPTIONS
 
 
 def test_image(size: int) -> tuple[np.ndarray, str]:
@@ -79,7 +59,7 @@ def test_image(size: int) -> tuple[np.ndarray, str]:
         if profile in ("imagenet", "inception", "tiny"):
             return profile_preprocess(rgb, profile), f"{PHOTO.name} ({profile} preprocessing)"
         return np.asarray(resize_exact(rgb, (size, size)), dtype=np.uint8), f"{PHOTO.name} resized"
-    return _synthetic(size), "synthetic"
+    return synthetic(size, size), "synthetic"
 
 
 CLOCKS = {"perf_counter": time.perf_counter, "thread_time": time.thread_time}

@@ -20,37 +20,20 @@ OpenCV and numba load, and ``cv2.setNumThreads(1)``.
 
 from __future__ import annotations
 
-import os
+# first: one thread for NumPy, OpenCV and numba (set before they load); paths of the test images
+from _common import CIFAR_DIR, PHOTO, synthetic  # isort: split
 
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
-    os.environ[_var] = "1"
+import argparse
+import json
+import time
+from pathlib import Path
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import time  # noqa: E402
-from pathlib import Path  # noqa: E402
+import numpy as np
+from PIL import Image
 
-import cv2  # noqa: E402
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
+from corruptbench.perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS, perturb
 
-cv2.setNumThreads(1)
-
-from corruptbench.perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS, perturb  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-PHOTO = SHARED / "data" / "imagenet-sample" / "n01440764_tench.JPEG"
-CIFAR_DIR = SHARED / "data" / "cifar10-test" / "airplane"
 TARGET_MS = 300.0
-
-
-def _synthetic(h: int, w: int) -> np.ndarray:
-    yy, xx = np.mgrid[0:h, 0:w]
-    img = np.stack([xx * 255 // max(1, w - 1), yy * 255 // max(1, h - 1), (xx + yy) % 256], axis=2)
-    img = img.astype(np.uint8)
-    img[h // 4 : 3 * h // 4, w // 4 : 3 * w // 4] = (200, 40, 90)
-    return img
 
 
 def source_image(profile: str) -> tuple[np.ndarray, str]:
@@ -59,12 +42,12 @@ def source_image(profile: str) -> tuple[np.ndarray, str]:
             f = sorted(CIFAR_DIR.iterdir())[0]
             with Image.open(f) as im:
                 return np.asarray(im.convert("RGB")), f.name
-        return _synthetic(32, 32), "synthetic 32x32"
+        return synthetic(32, 32), "synthetic 32x32"
     if PHOTO.is_file():
         with Image.open(PHOTO) as im:
             arr = np.asarray(im.convert("RGB"))
         return arr, f"{PHOTO.name} ({arr.shape[1]}x{arr.shape[0]})"
-    return _synthetic(256, 341), "synthetic 341x256"
+    return synthetic(256, 341), "synthetic 341x256"
 
 
 def time_sequence(
