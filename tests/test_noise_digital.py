@@ -543,3 +543,20 @@ def test_reference_conformance(name, reference_results, photos224):
                 assert_faithful(ours, ref, label=f"{name} sev {sev} photo {i} seed {seed}")
                 worst = min(worst, psnr(ours, ref))
     print(f"{name}: min PSNR {worst:.2f} dB")
+
+
+def test_jpeg_decode_equals_pillow_round_trip(photos224):
+    """jpeg_compression decodes with OpenCV: the pixels must be exactly Pillow's decode."""
+    for photo in photos224:
+        for h, w, profile in ((224, 224, "imagenet"), (299, 299, "inception"), (37, 61, "tiny")):
+            img = np.ascontiguousarray(
+                np.asarray(Image.fromarray(photo).resize((w, h), Image.Resampling.BILINEAR))
+            )
+            for severity in range(1, 6):
+                q = get_params("jpeg_compression", severity, profile)
+                buf = io.BytesIO()
+                Image.fromarray(img).save(buf, "JPEG", quality=q)
+                with Image.open(buf) as decoded:
+                    want = np.asarray(decoded.convert("RGB"))
+                got = corruptbench.corrupt(img, "jpeg_compression", severity, profile=profile)
+                assert np.array_equal(got, want), (h, w, profile, severity)
