@@ -161,20 +161,9 @@ def reference_motion_blur(
     layer or an RGB image with R == G == B). Otherwise the handling of imagenet_c's motion_blur
     is applied: 3-D -> reversed to RGB, 2-D -> replicated to HxWx3.
     """
-    imgs = _Images()
-    ops = [
-        {
-            "op": "magick_motion_blur",
-            "image": imgs.key(image),
-            "radius": float(radius),
-            "sigma": float(sigma),
-            "angle": float(angle),
-        }
-        for image in images
-    ]
-    _, out = _run(ops, imgs.arrays, timeout)
-    suffix = "_raw" if raw else "_rgb"
-    return [out[f"r{i}{suffix}"] for i in range(len(ops))]
+    return reference_motion_blur_cases(
+        [(image, radius, sigma, angle) for image in images], raw=raw, timeout=timeout
+    )
 
 
 def reference_motion_blur_cases(

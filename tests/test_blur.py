@@ -12,7 +12,7 @@ from scipy.ndimage import gaussian_filter
 from scipy.ndimage import zoom as scizoom
 
 import corruptbench
-from conftest import assert_faithful
+from conftest import assert_faithful, ref_disk
 from corruptbench._magick import magick_motion_blur
 from corruptbench._registry import corruption_registry
 from corruptbench.corruptions.blur import glass_shuffle
@@ -44,19 +44,6 @@ def _image(h: int, w: int, seed: int = 0) -> np.ndarray:
 def sk_gaussian(x: np.ndarray, sigma: float) -> np.ndarray:
     """skimage.filters.gaussian(x, sigma, channel_axis=-1) on a float64 image."""
     return gaussian_filter(x, (sigma, sigma, 0), mode="nearest", truncate=4.0)
-
-
-def ref_disk(radius, alias_blur=0.1, dtype=np.float32):
-    if radius <= 8:
-        L = np.arange(-8, 8 + 1)
-        ksize = (3, 3)
-    else:
-        L = np.arange(-radius, radius + 1)
-        ksize = (5, 5)
-    X, Y = np.meshgrid(L, L)
-    aliased_disk = np.array((X**2 + Y**2) <= radius**2, dtype=dtype)
-    aliased_disk /= np.sum(aliased_disk)
-    return cv2.GaussianBlur(aliased_disk, ksize=ksize, sigmaX=alias_blur)
 
 
 def ref_defocus(x: np.ndarray, c) -> np.ndarray:

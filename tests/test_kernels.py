@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 import pytest
 from scipy.ndimage import gaussian_filter
 from scipy.ndimage import zoom as scizoom
 
+from conftest import ref_disk
 from corruptbench.kernels import (
     clipped_zoom,
     clipped_zoom_geometry,
@@ -26,19 +26,6 @@ from corruptbench.params import TABLES
 # ------------------------------------------------------------------------------------------------
 # transcriptions of the reference helpers (spec §1.1), written out plainly
 # ------------------------------------------------------------------------------------------------
-
-
-def ref_disk(radius, alias_blur=0.1, dtype=np.float32):
-    if radius <= 8:
-        L = np.arange(-8, 8 + 1)
-        ksize = (3, 3)
-    else:
-        L = np.arange(-radius, radius + 1)
-        ksize = (5, 5)
-    X, Y = np.meshgrid(L, L)
-    aliased_disk = np.array((X**2 + Y**2) <= radius**2, dtype=dtype)
-    aliased_disk /= np.sum(aliased_disk)
-    return cv2.GaussianBlur(aliased_disk, ksize=ksize, sigmaX=alias_blur)
 
 
 def ref_clipped_zoom(img, zoom_factor):
