@@ -36,13 +36,13 @@ def resize_short(img: Image.Image | np.ndarray, size: int) -> Image.Image:
         ow, oh = size, int(size * h / w)
     else:
         oh, ow = size, int(size * w / h)
-    return im.resize((ow, oh), Image.BILINEAR)
+    return im.resize((ow, oh), Image.Resampling.BILINEAR)
 
 
 def resize_exact(img: Image.Image | np.ndarray, size: tuple[int, int]) -> Image.Image:
     """torchvision ``Resize((h, w))``: squash to exactly (h, w), bilinear."""
     h, w = size
-    return to_pil(img).resize((w, h), Image.BILINEAR)
+    return to_pil(img).resize((w, h), Image.Resampling.BILINEAR)
 
 
 def center_crop(img: Image.Image | np.ndarray, size: int) -> Image.Image:
@@ -67,7 +67,7 @@ def inception_crop(
     th, tw = int(fraction * h), int(fraction * w)
     i = int(round((h - th) / 2.0))
     j = int(round((w - tw) / 2.0))
-    return im.crop((j, i, j + tw, i + th)).resize((size, size), Image.BILINEAR)
+    return im.crop((j, i, j + tw, i + th)).resize((size, size), Image.Resampling.BILINEAR)
 
 
 def profile_preprocess(img: Image.Image | np.ndarray, profile: str) -> np.ndarray:
