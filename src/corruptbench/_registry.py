@@ -4,7 +4,7 @@ from it. Corruption modules register their functions with :func:`register_corrup
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,6 +22,7 @@ __all__ = [
     "NOISE_PERTURBATIONS",
     "FAMILIES",
     "suggest",
+    "resolve_name",
 ]
 
 # --- names: the single source of every corruption / perturbation list -----------------------
@@ -122,14 +123,21 @@ def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
-def get_corruption(name: str) -> CorruptionInfo:
-    reg = corruption_registry()
+def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
+    """``name`` as one of ``choices`` (case-insensitive; '-' or ' ' may stand for '_').
+
+    Raises TypeError for a non-str, ValueError (with a suggestion and the choices) for an unknown
+    name; ``what`` names the kind in the messages ("corruption", "perturbation").
+    """
     if not isinstance(name, str):
-        raise TypeError(f"corruption must be a str, got {type(name).__name__}")
+        raise TypeError(f"{what} must be a str, got {type(name).__name__}")
     key = name.strip().lower().replace("-", "_").replace(" ", "_")
-    if key not in reg:
+    if key not in choices:
         raise ValueError(
-            f"unknown corruption {name!r}{suggest(key, list(REFERENCE_ORDER))} "
-            f"(choices: {', '.join(REFERENCE_ORDER)})"
+            f"unknown {what} {name!r}{suggest(key, list(choices))} (choices: {', '.join(choices)})"
         )
-    return reg[key]
+    return key
+
+
+def get_corruption(name: str) -> CorruptionInfo:
+    return corruption_registry()[resolve_name(name, REFERENCE_ORDER, "corruption")]

@@ -42,7 +42,7 @@ from .._registry import (
     NOISE_PERTURBATIONS,
     TEST_PERTURBATIONS,
     VALIDATION_PERTURBATIONS,
-    suggest,
+    resolve_name,
 )
 from .._rng import RNGLike, as_rng
 from .._validation import MIN_SIZE, check_image
@@ -78,15 +78,7 @@ def is_noise(name: str) -> bool:
 
 
 def _check_name(name: Any) -> str:
-    if not isinstance(name, str):
-        raise TypeError(f"perturbation must be a str, got {type(name).__name__}")
-    key = name.strip().lower().replace("-", "_").replace(" ", "_")
-    if key not in GENERATORS:
-        raise ValueError(
-            f"unknown perturbation {name!r}{suggest(key, list(ALL_PERTURBATIONS))} "
-            f"(choices: {', '.join(ALL_PERTURBATIONS)})"
-        )
-    return key
+    return resolve_name(name, ALL_PERTURBATIONS, "perturbation")
 
 
 def _check_profile(profile: Any) -> str:
