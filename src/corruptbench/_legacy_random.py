@@ -453,26 +453,18 @@ def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-de
     for _ in range(iterations):
         for h in range(height - d, d, -1):
             for w in range(width - d, d, -1):
-                while True:
-                    if p >= _N:
-                        _generate(key)
-                        _temper_from(key, 0, buf)
-                        p = 0
-                    v = buf[p] & mask
-                    p += 1
-                    if v <= rng:
-                        break
-                dx = np.int64(v) - d
-                while True:
-                    if p >= _N:
-                        _generate(key)
-                        _temper_from(key, 0, buf)
-                        p = 0
-                    v = buf[p] & mask
-                    p += 1
-                    if v <= rng:
-                        break
-                dy = np.int64(v) - d
+                dx = dy = np.int64(0)
+                for _draw in range(2):  # dx, then dy
+                    while True:
+                        if p >= _N:
+                            _generate(key)
+                            _temper_from(key, 0, buf)
+                            p = 0
+                        v = buf[p] & mask
+                        p += 1
+                        if v <= rng:
+                            break
+                    dx, dy = dy, np.int64(v) - d
                 hp = h + dy
                 wp = w + dx
                 if nc == 3:

@@ -64,6 +64,33 @@ def _choice_threshold(p_true: float) -> float:
     return float(cdf[0])
 
 
+def _normal_noise(image: np.ndarray, c: float, rng: Any, *, speckle: bool) -> np.ndarray:
+    """``clip(x + n, 0, 1) * 255`` (or ``x + x * n`` with ``speckle``), ``n = rng.normal(scale=c)``."""
+    state = legacy_state(rng)
+    if state is not None:
+        out = np.empty(image.shape, np.uint8)
+        gauss_u8(
+            _flat(image),
+            _UNIT,
+            float(c),
+            speckle,
+            state.key,
+            state.ints,
+            state.gauss,
+            out.reshape(-1),
+        )
+        state.commit()
+        return out
+    x = _unit(image)
+    noise = rng.normal(size=image.shape, scale=c)
+    if speckle:
+        noise *= x
+    x += noise
+    np.clip(x, 0, 1, out=x)
+    x *= 255
+    return x
+
+
 @register_corruption("gaussian_noise", family="noise")
 def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Additive Gaussian noise: ``clip(x + N(0, c^2), 0, 1) * 255`` (spec §1.2 #1).
@@ -82,26 +109,7 @@ def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: A
         float64 H x W x 3 in [0, 255] (other random sources).
     """
     c = get_params("gaussian_noise", severity, profile.name)
-    state = legacy_state(rng)
-    if state is not None:
-        out = np.empty(image.shape, np.uint8)
-        gauss_u8(
-            _flat(image),
-            _UNIT,
-            float(c),
-            False,
-            state.key,
-            state.ints,
-            state.gauss,
-            out.reshape(-1),
-        )
-        state.commit()
-        return out
-    x = _unit(image)
-    x += rng.normal(size=image.shape, scale=c)
-    np.clip(x, 0, 1, out=x)
-    x *= 255
-    return x
+    return _normal_noise(image, c, rng, speckle=False)
 
 
 @register_corruption("shot_noise", family="noise")
@@ -162,18 +170,4 @@ def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
         float64 H x W x 3 in [0, 255] (other random sources).
     """
     c = get_params("speckle_noise", severity, profile.name)
-    state = legacy_state(rng)
-    if state is not None:
-        out = np.empty(image.shape, np.uint8)
-        gauss_u8(
-            _flat(image), _UNIT, float(c), True, state.key, state.ints, state.gauss, out.reshape(-1)
-        )
-        state.commit()
-        return out
-    x = _unit(image)
-    noise = rng.normal(size=image.shape, scale=c)
-    noise *= x
-    x += noise
-    np.clip(x, 0, 1, out=x)
-    x *= 255
-    return x
+    return _normal_noise(image, c, rng, speckle=True)
