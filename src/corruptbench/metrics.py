@@ -37,10 +37,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from corruptbench.baselines import (
-    ALEXNET_C_ERRORS,
-    ALEXNET_CLEAN_ERROR,
-    ALL_CORRUPTIONS,
+from corruptbench._registry import (
     ALL_PERTURBATIONS,
     BENCHMARK_CORRUPTIONS,
     EXTRA_CORRUPTIONS,
@@ -48,6 +45,8 @@ from corruptbench.baselines import (
     TEST_PERTURBATIONS,
     VALIDATION_PERTURBATIONS,
 )
+from corruptbench._registry import REFERENCE_ORDER as ALL_CORRUPTIONS
+from corruptbench.baselines import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
 
 __all__ = [
     "CSummary",
