@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from ..baselines import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+
+if TYPE_CHECKING:
+    from .io import Results
 
 FAMILIES = ("noise", "blur", "weather", "digital")
 
@@ -76,6 +80,26 @@ def is_extra(name: str) -> bool:
     return name in EXTRA_CORRUPTIONS
 
 
+def summary_cells(r: Results, with_p: bool) -> list[str]:
+    """A comparison-table row's figures: clean error, mCE, relative mCE, mean error, extra mean
+    error (then mFR and mT5D when ``with_p``), as percentages; em dashes where missing."""
+    c, p = r.c, r.p
+    cells = (
+        [
+            pct(c.clean_error),
+            pct(c.mce),
+            pct(c.relative_mce),
+            pct(c.mean_error),
+            pct(c.extra_mean_error),
+        ]
+        if c
+        else [DASH] * 5
+    )
+    if with_p:
+        cells += [pct(p.mfr), pct(p.mt5d)] if p else [DASH, DASH]
+    return cells
+
+
 __all__ = [
     "ALL_CORRUPTIONS",
     "BENCHMARK_CORRUPTIONS",
@@ -87,4 +111,5 @@ __all__ = [
     "pct",
     "num",
     "is_extra",
+    "summary_cells",
 ]

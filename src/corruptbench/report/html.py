@@ -21,6 +21,7 @@ from ._common import (
     num,
     pct,
     pretty,
+    summary_cells,
 )
 from .io import Results
 from .plots import ce_bars, flip_bars, headline_scatter, png_data_uri, severity_curves
@@ -151,19 +152,7 @@ def _comparison(results: Sequence[Results]) -> str:
             e(r.label)
             + ('<span class="badge">partial</span>' if c is not None and c.partial else ""),
         ]
-        cells += (
-            [
-                pct(c.clean_error),
-                pct(c.mce),
-                pct(c.relative_mce),
-                pct(c.mean_error),
-                pct(c.extra_mean_error),
-            ]
-            if c
-            else [DASH] * 5
-        )
-        if has_p:
-            cells += [pct(r.p.mfr), pct(r.p.mt5d)] if r.p else [DASH, DASH]
+        cells += summary_cells(r, has_p)
         body.append(
             "<tr>"
             + "".join(

@@ -7,7 +7,7 @@ import io
 from collections.abc import Sequence
 
 from ..baselines import ALL_PERTURBATIONS
-from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty
+from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty, summary_cells
 from .io import Results
 
 __all__ = ["render_markdown", "render_csv"]
@@ -56,19 +56,7 @@ def render_markdown(results: Sequence[Results]) -> str:
     for r in ordered:
         c = r.c
         row = [_md_cell(r.label) + (" (partial)" if c is not None and c.partial else "")]
-        row += (
-            [
-                pct(c.clean_error),
-                pct(c.mce),
-                pct(c.relative_mce),
-                pct(c.mean_error),
-                pct(c.extra_mean_error),
-            ]
-            if c
-            else ["\u2014"] * 5
-        )
-        if has_p:
-            row += [pct(r.p.mfr), pct(r.p.mt5d)] if r.p else ["\u2014"] * 2
+        row += summary_cells(r, has_p)
         rows.append(row)
     parts += [_table(header, rows), ""]
     baselines = sorted({r.c.baseline for r in c_rows if r.c})
