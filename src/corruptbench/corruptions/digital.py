@@ -27,6 +27,7 @@ import numba
 import numpy as np
 import scipy.fft
 import scipy.ndimage
+import simplejpeg
 from PIL import Image
 
 from .._color import hsv_adjust_uint8
@@ -269,11 +270,12 @@ def pil_box_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
 def jpeg_compression(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """JPEG round trip at quality ``c`` (Pillow encoder with its defaults: 4:2:0, no optimize; §1.2 #16).
 
-    Encoded with Pillow as the reference, in memory; decoded with OpenCV's ``imdecode`` straight
-    into an RGB array (libjpeg-turbo with the same defaults as Pillow's decoder: the same pixels,
-    checked against Pillow's decode in the tests, about 30 % faster than ``Image.open`` + array
-    conversion). (The dataset scripts then store the result as a quality-85 JPEG: that second
-    compression belongs to the dataset writer, not to this function.) No random draws; any size.
+    Encoded with Pillow as the reference, in memory; decoded with libjpeg-turbo through
+    ``simplejpeg`` straight into an RGB array (the same decoder defaults as Pillow's — accurate
+    integer DCT, fancy upsampling —: the same pixels, checked against Pillow's decode in the
+    tests, and faster than ``Image.open`` + array conversion). (The dataset scripts then store the
+    result as a quality-85 JPEG: that second compression belongs to the dataset writer, not to this
+    function.) No random draws; any size.
 
     Returns:
         uint8 H x W x 3.
@@ -281,12 +283,9 @@ def jpeg_compression(image: np.ndarray, severity: int, *, profile: Profile, rng:
     q = get_params("jpeg_compression", severity, profile.name)
     buf = io.BytesIO()
     Image.fromarray(np.ascontiguousarray(image)).save(buf, "JPEG", quality=int(q))
-    out = cv2.imdecode(np.frombuffer(buf.getbuffer(), np.uint8), cv2.IMREAD_COLOR_RGB)
-    if out is None or out.shape != image.shape:  # pragma: no cover - decoder failure
-        buf.seek(0)
-        with Image.open(buf) as decoded:
-            return np.array(decoded.convert("RGB"))
-    return out
+    return simplejpeg.decode_jpeg(
+        buf.getbuffer(), colorspace="RGB", fastdct=False, fastupsample=False
+    )
 
 
 # --------------------------------------------------------------------------------------------
