@@ -343,7 +343,7 @@ def _box_wts(in_size: int, out_size: int) -> np.ndarray:
     return _box_taps(in_size, out_size)[1]
 
 
-def _box_pass(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.Tensor:
+def _box_pass_taps(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.Tensor:
     idx = to_device(_box_idx, (in_size, out_size), v.device, torch.long)
     wts = to_device(_box_wts, (in_size, out_size), v.device, v.dtype)
     acc = None
@@ -358,10 +358,75 @@ def _box_pass(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.
     return torch.bitwise_right_shift(acc.add_(half), _PRECISION_BITS).clamp_(0, 255)
 
 
+@functools.lru_cache(maxsize=256)
+def _box_gather(in_size: int, out_size: int) -> np.ndarray | None:
+    """Source index per output position when every row of the BOX coefficients is a single full
+    weight ``2^22`` (upsampling: the pass copies pixels exactly), else ``None``."""
+    coef = pil_box_coefficients(in_size, out_size)
+    full = float(1 << _PRECISION_BITS)
+    if not ((coef != 0).sum(axis=1) == 1).all() or not (coef.max(axis=1) == full).all():
+        return None
+    return coef.argmax(axis=1).astype(np.int64)
+
+
+def _box_gather_idx(in_size: int, out_size: int) -> np.ndarray:
+    idx = _box_gather(in_size, out_size)
+    assert idx is not None
+    return idx
+
+
+@functools.lru_cache(maxsize=256)
+def _box_windows(in_size: int, out_size: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(ones, weight)``: the 0/1 window matrix ``(out_size, in_size)`` and each row's single
+    coefficient value, when every row of the BOX coefficients has one value (Pillow's BOX filter
+    is 0/1 before normalisation, so always at these sizes); else ``None``."""
+    coef = pil_box_coefficients(in_size, out_size)
+    weight = coef.max(axis=1)
+    ones = coef != 0
+    if not (coef == np.where(ones, weight[:, None], 0.0)).all() or weight.max() > 1 << 22:
+        return None
+    return ones.astype(np.float64), weight
+
+
+def _box_ones(in_size: int, out_size: int) -> np.ndarray:
+    win = _box_windows(in_size, out_size)
+    assert win is not None
+    return win[0]
+
+
+def _box_weight(in_size: int, out_size: int) -> np.ndarray:
+    win = _box_windows(in_size, out_size)
+    assert win is not None
+    return win[1]
+
+
+def _box_pass(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.Tensor:
+    gather = _box_gather(in_size, out_size)
+    if gather is not None:  # exact copies: no arithmetic at all
+        idx = to_device(_box_gather_idx, (in_size, out_size), v.device, torch.long)
+        return v.index_select(axis, idx)
+    if v.device.type != "cpu" or _box_windows(in_size, out_size) is None:
+        return _box_pass_taps(v, in_size, out_size, axis)  # exact: int32 / float64 tap sums
+    # CPU: window sums of 8-bit values by one float32 matmul with a 0/1 matrix (exact integers
+    # < 2^24), times the row's coefficient in int32 (< 2^31), rounded as Pillow does
+    ones = to_device(_box_ones, (in_size, out_size), v.device, torch.float32)
+    weight = to_device(_box_weight, (in_size, out_size), v.device, torch.int32)
+    vf = v.to(torch.float32)
+    if axis == -1:
+        acc = torch.matmul(vf, ones.transpose(0, 1)).to(torch.int32).mul_(weight)
+    else:
+        acc = torch.matmul(ones, vf).to(torch.int32).mul_(weight[:, None])
+    acc.add_(1 << (_PRECISION_BITS - 1)).bitwise_right_shift_(_PRECISION_BITS).clamp_(0, 255)
+    return acc.to(v.dtype)
+
+
 def pil_box_resize(v: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
     """Pillow ``Image.resize((w, h), Image.BOX)`` of 8-bit planes ``(..., H, W)`` holding integer
-    values 0..255, as int32 (exact, Pillow's own arithmetic) or float64 (exact too). Horizontal pass
-    first, then vertical, each rounded to 8 bits with Pillow's 22-bit fixed-point coefficients.
+    values 0..255, in any dtype that holds them (exact: Pillow's own fixed-point arithmetic).
+    Horizontal pass first, then vertical, each rounded to 8 bits with Pillow's 22-bit
+    coefficients. Passes where every output copies one input pixel (upsampling) are gathers; on the
+    CPU the others are float32 matmuls with 0/1 window matrices (exact integer sums) scaled in
+    int32, elsewhere tap sums in ``v``'s dtype (int32 or float64).
     Returns integer values in ``v``'s dtype."""
     out_h, out_w = size
     h, w = v.shape[-2:]

@@ -418,17 +418,33 @@ def _spatter(ctx: _Ctx) -> torch.Tensor:
 
 
 def _brightness(ctx: _Ctx) -> torch.Tensor:
+    # hsv2rgb(h, s, v') with h, s of x: every channel of scikit-image's hsv2rgb (v, p, q, t) is
+    # v times a function of (h, s), so the result is x * (v' / v) (x / v: exactly 1 for the max
+    # channel and for gray pixels, 0 / 0 -> 1 where v = 0 (black: h = s = 0, every channel v')).
     c = ctx.params("brightness")
-    hsv = _ops.rgb2hsv(ctx.x)
-    hsv = torch.stack((hsv[:, 0], hsv[:, 1], (hsv[:, 2] + c).clamp(0, 1)), 1)
-    return _unit255(_ops.hsv2rgb(hsv))
+    x = ctx.x
+    v = x.amax(dim=1, keepdim=True)
+    out = x / v
+    out.nan_to_num_(nan=1.0).mul_(v.add_(c).clamp_(0.0, 1.0))
+    return _unit255(out)
 
 
 def _saturate(ctx: _Ctx) -> torch.Tensor:
+    # hsv2rgb(h, s', v) with h, v of x: channel = v - v s w(h) with w(h) = (v - channel) / delta
+    # (delta = v s = max - min), so channel' = v - (v - channel) * (v s' / delta). Gray pixels
+    # (delta = 0, h = s = 0) become (v, v (1 - s'), v (1 - s')) as hsv2rgb of hue 0.
     c0, c1 = ctx.params("saturate")
-    hsv = _ops.rgb2hsv(ctx.x)
-    hsv = torch.stack((hsv[:, 0], (hsv[:, 1] * c0 + c1).clamp(0, 1), hsv[:, 2]), 1)
-    return _unit255(_ops.hsv2rgb(hsv))
+    x = ctx.x
+    v = x.amax(dim=1, keepdim=True)
+    delta = v - x.amin(dim=1, keepdim=True)
+    gray = delta == 0
+    s2 = (delta / v).nan_to_num_(nan=0.0).mul_(c0).add_(c1).clamp_(0.0, 1.0)  # s' (v = 0: s = 0)
+    factor = (v * s2).div_(delta.masked_fill_(gray, 1.0))
+    out = torch.sub(v, x).mul_(factor)  # v - channel' (the max channel: 0)
+    if bool(gray.any()):
+        hue0 = torch.tensor([0.0, 1.0, 1.0], device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
+        out = torch.where(gray, (v * s2) * hue0, out)
+    return _unit255(torch.sub(v, out))
 
 
 def _contrast(ctx: _Ctx) -> torch.Tensor:
@@ -451,7 +467,9 @@ def _pixelate(ctx: _Ctx) -> torch.Tensor:
     c = ctx.params("pixelate")
     h, w = ctx.h, ctx.w
     v = ctx.raw if ctx.is_u8 else ctx.u8()
-    v = v.to(torch.int32)  # Pillow's fixed-point arithmetic is exact in int32
+    # Pillow's fixed-point arithmetic is exact in int32; on the CPU the passes are float32
+    # matmuls / gathers that take 8-bit values in any dtype, so uint8 keeps the copies small.
+    v = v.to(torch.uint8 if v.device.type == "cpu" else torch.int32)
     small = _ops.pil_box_resize(v, (max(1, int(h * c)), max(1, int(w * c))))
     return _ops.pil_box_resize(small, (h, w)).to(torch.uint8)
 
