@@ -223,6 +223,9 @@ def test_glass_shuffle_equals_sequential_loop(d):
     asc = offs.reshape(h - 2 * d, w - 2 * d, 2)[::-1, ::-1].copy()
     got = _ops.glass_shuffle(_to_tensor(img[None]), d, torch.as_tensor(asc)[None])
     np.testing.assert_array_equal(_to_numpy(got)[0], expect)
+    # the pointer-jumping form (used off the CPU) gives the same result
+    jump = _ops._glass_shuffle_jump(_to_tensor(img[None]), d, torch.as_tensor(asc)[None])
+    np.testing.assert_array_equal(_to_numpy(jump)[0], expect)
 
 
 @pytest.mark.parametrize(

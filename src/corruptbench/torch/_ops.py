@@ -22,6 +22,7 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
+import numba
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -533,6 +534,19 @@ def plasma_fractal(
 # ------------------------------------------------------------------------------------------------
 
 
+@numba.njit(cache=True, nogil=True)
+def _glass_loop(x, d, offsets):  # pragma: no cover - compiled
+    # the reference's sequential copy loop, in place on (N, C, H, W); offsets (N, H-2d, W-2d, 2)
+    n, nc, height, width = x.shape
+    for i in range(n):
+        for h in range(height - d, d, -1):
+            for w in range(width - d, d, -1):
+                dx = offsets[i, h - d - 1, w - d - 1, 0]
+                dy = offsets[i, h - d - 1, w - d - 1, 1]
+                for c in range(nc):
+                    x[i, c, h, w] = x[i, c, h + dy, w + dx]
+
+
 def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> torch.Tensor:
     """One pass of the reference's glass-blur copy loop, for every sample at once.
 
@@ -542,6 +556,7 @@ def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> tor
     Each pixel's value is therefore ``old[root]`` where ``root`` is found by following the sources
     that were already overwritten: a functional graph whose chains are resolved here by pointer
     jumping (``O(log chain length)`` gathers). The result equals the sequential loop exactly.
+    On the CPU the loop itself runs (compiled with Numba), which is the same computation.
 
     Args:
         x: ``(N, C, H, W)`` tensor (any dtype).
@@ -552,6 +567,21 @@ def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> tor
     Returns:
         a new tensor, the image after the pass.
     """
+    n, c, h, w = x.shape
+    d = int(max_delta)
+    hr, wr = h - 2 * d, w - 2 * d
+    if hr <= 0 or wr <= 0:
+        return x.clone()
+    if x.device.type == "cpu":  # the sequential loop itself (compiled): same copies, fewer ops
+        out = x.detach().clone(memory_format=torch.contiguous_format)
+        off = offsets.detach().to(device="cpu", dtype=torch.int64).contiguous()
+        _glass_loop(out.numpy(), d, off.numpy())
+        return out
+    return _glass_shuffle_jump(x, d, offsets)
+
+
+def _glass_shuffle_jump(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> torch.Tensor:
+    """:func:`glass_shuffle` by pointer jumping (any device)."""
     n, c, h, w = x.shape
     d = int(max_delta)
     hr, wr = h - 2 * d, w - 2 * d
