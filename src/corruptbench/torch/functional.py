@@ -439,12 +439,12 @@ def _saturate(ctx: _Ctx) -> torch.Tensor:
     delta = v - x.amin(dim=1, keepdim=True)
     gray = delta == 0
     s2 = (delta / v).nan_to_num_(nan=0.0).mul_(c0).add_(c1).clamp_(0.0, 1.0)  # s' (v = 0: s = 0)
-    factor = (v * s2).div_(delta.masked_fill_(gray, 1.0))
-    out = torch.sub(v, x).mul_(factor)  # v - channel' (the max channel: 0)
-    if bool(gray.any()):
+    factor = s2.mul_(v).div_(delta.masked_fill_(gray, 1.0))  # v s' / delta (gray: v s')
+    out = torch.sub(v, x).mul_(factor)  # v - channel' (the max channel and gray pixels: 0)
+    if c1 != 0:  # gray pixels (s' = c1): v - channel' = v s' (0, 1, 1); s' = 0 when c1 = 0
         hue0 = torch.tensor([0.0, 1.0, 1.0], device=x.device, dtype=x.dtype).view(1, 3, 1, 1)
-        out = torch.where(gray, (v * s2) * hue0, out)
-    return _unit255(torch.sub(v, out))
+        out.addcmul_(gray.to(x.dtype).mul_(factor), hue0)
+    return _unit255(out.neg_().add_(v))
 
 
 def _contrast(ctx: _Ctx) -> torch.Tensor:
