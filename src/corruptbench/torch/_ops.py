@@ -279,7 +279,10 @@ def clipped_zoom(x: torch.Tensor, z: float) -> torch.Tensor:
     crop = x[..., top_h : top_h + ch, top_w : top_w + cw]
     if ch == 1 or cw == 1:  # interpolate cannot use align_corners with a single sample
         crop = crop.expand(*crop.shape[:-2], max(ch, 2), max(cw, 2))
-    out = F.interpolate(crop, size=(nh, nw), mode="bilinear", align_corners=True)
+    # every plane on its own (one channel): the fastest bilinear kernel on the CPU
+    planes = crop.contiguous().reshape(-1, 1, *crop.shape[-2:])
+    out = F.interpolate(planes, size=(nh, nw), mode="bilinear", align_corners=True)
+    out = out.reshape(*crop.shape[:-2], nh, nw)
     out = out[..., trim_h : trim_h + h, trim_w : trim_w + w]
     if not (_zoom_dead(h, z).all() and _zoom_dead(w, z).all()):  # pragma: no cover - odd sizes only
         dead_h = to_device(_zoom_dead, (h, z), x.device, x.dtype)

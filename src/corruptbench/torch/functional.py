@@ -270,11 +270,11 @@ def _motion_blur(ctx: _Ctx) -> torch.Tensor:
 def _zoom_blur(ctx: _Ctx) -> torch.Tensor:
     stop, step = ctx.params("zoom_blur")
     factors = np.arange(1, stop, step)
-    x = ctx.x.contiguous(memory_format=torch.channels_last)  # faster bilinear resampling
+    x = ctx.x
     acc = torch.zeros_like(x)
     for z in factors:
         acc += _ops.clipped_zoom(x, float(z))
-    return _unit255((x + acc) / float(len(factors) + 1)).contiguous()
+    return _unit255((x + acc) / float(len(factors) + 1))
 
 
 # ------------------------------------------------------------------------------------------------
