@@ -240,6 +240,10 @@ def test_pil_box_resize_is_exact(size, new):
     for dtype in (torch.int32, torch.float64):
         got = _ops.pil_box_resize(_to_tensor(img[None]).to(dtype), new)
         np.testing.assert_array_equal(_to_numpy(got)[0].astype(np.uint8), expect)
+        # the tap sums used off the CPU give the same pixels
+        taps = _ops._box_pass_taps(_to_tensor(img[None]).to(dtype), size[1], new[1], -1)
+        taps = _ops._box_pass_taps(taps, size[0], new[0], -2)
+        np.testing.assert_array_equal(_to_numpy(taps)[0].astype(np.uint8), expect)
 
 
 def test_plasma_fractal_matches_cpu():
