@@ -230,7 +230,13 @@ def test_glass_shuffle_equals_sequential_loop(d):
 
 @pytest.mark.parametrize(
     "size,new",
-    [((224, 224), (134, 134)), ((37, 53), (22, 31)), ((32, 32), (30, 30)), ((13, 9), (40, 27))],
+    [
+        ((224, 224), (134, 134)),
+        ((37, 53), (22, 31)),
+        ((32, 32), (30, 30)),
+        ((13, 9), (40, 27)),
+        ((32, 48), (16, 12)),  # regular windows (2 and 4 pixels)
+    ],
 )
 def test_pil_box_resize_is_exact(size, new):
     from PIL import Image

@@ -404,6 +404,15 @@ def _box_weight(in_size: int, out_size: int) -> np.ndarray:
     return win[1]
 
 
+@functools.lru_cache(maxsize=256)
+def _box_regular(in_size: int, out_size: int) -> bool:
+    """Whether the BOX windows are ``[j k, (j + 1) k)`` with ``k = in_size / out_size``."""
+    if in_size % out_size:
+        return False
+    k = in_size // out_size
+    return bool((_box_ones(in_size, out_size) == np.kron(np.eye(out_size), np.ones(k))).all())
+
+
 def _box_pass(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.Tensor:
     gather = _box_gather(in_size, out_size)
     if gather is not None:  # exact copies: no arithmetic at all
@@ -413,13 +422,17 @@ def _box_pass(v: torch.Tensor, in_size: int, out_size: int, axis: int) -> torch.
         return _box_pass_taps(v, in_size, out_size, axis)  # exact: int32 / float64 tap sums
     # CPU: window sums of 8-bit values by one float32 matmul with a 0/1 matrix (exact integers
     # < 2^24), times the row's coefficient in int32 (< 2^31), rounded as Pillow does
-    ones = to_device(_box_ones, (in_size, out_size), v.device, torch.float32)
     weight = to_device(_box_weight, (in_size, out_size), v.device, torch.int32)
     vf = v.to(torch.float32)
-    if axis == -1:
-        acc = torch.matmul(vf, ones.transpose(0, 1)).to(torch.int32).mul_(weight)
+    k = in_size // out_size
+    if _box_regular(in_size, out_size):  # windows [j k, (j + 1) k): k strided slices
+        sums = vf[..., 0::k] if axis == -1 else vf[..., 0::k, :]
+        for i in range(1, k):
+            sums = sums + (vf[..., i::k] if axis == -1 else vf[..., i::k, :])
     else:
-        acc = torch.matmul(ones, vf).to(torch.int32).mul_(weight[:, None])
+        ones = to_device(_box_ones, (in_size, out_size), v.device, torch.float32)
+        sums = torch.matmul(vf, ones.transpose(0, 1)) if axis == -1 else torch.matmul(ones, vf)
+    acc = sums.to(torch.int32).mul_(weight if axis == -1 else weight[:, None])
     acc.add_(1 << (_PRECISION_BITS - 1)).bitwise_right_shift_(_PRECISION_BITS).clamp_(0, 255)
     return acc.to(v.dtype)
 
