@@ -355,6 +355,25 @@ def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None
                 )
 
 
+def invert_affine_cv(matrix: np.ndarray) -> np.ndarray:
+    """Invert a 2 x 3 affine matrix exactly as OpenCV's ``warpAffine`` does internally (float64).
+
+    ``D = 1 / det`` (0 when singular); ``A' = D * [[a22, -a12], [-a21, a11]]``; ``b' = -A' b``.
+    """
+    m = np.array(matrix, dtype=np.float64).reshape(2, 3)
+    d = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
+    d = 1.0 / d if d != 0 else 0.0
+    a11, a22 = m[1, 1] * d, m[0, 0] * d
+    m[0, 0] = a11
+    m[0, 1] *= -d
+    m[1, 0] *= -d
+    m[1, 1] = a22
+    b1 = -m[0, 0] * m[0, 2] - m[0, 1] * m[1, 2]
+    b2 = -m[1, 0] * m[0, 2] - m[1, 1] * m[1, 2]
+    m[0, 2], m[1, 2] = b1, b2
+    return m
+
+
 def warp_affine_cv34(
     src: np.ndarray, matrix: np.ndarray, dsize: tuple[int, int] | None = None
 ) -> np.ndarray:
@@ -369,17 +388,7 @@ def warp_affine_cv34(
     src32 = np.ascontiguousarray(src, dtype=np.float32)
     if src32.ndim == 2:
         return warp_affine_cv34(src32[:, :, None], matrix, dsize)[:, :, 0]
-    m = np.array(matrix, dtype=np.float64).reshape(2, 3)
-    d = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
-    d = 1.0 / d if d != 0 else 0.0
-    a11, a22 = m[1, 1] * d, m[0, 0] * d
-    m[0, 0] = a11
-    m[0, 1] *= -d
-    m[1, 0] *= -d
-    m[1, 1] = a22
-    b1 = -m[0, 0] * m[0, 2] - m[0, 1] * m[1, 2]
-    b2 = -m[1, 0] * m[0, 2] - m[1, 1] * m[1, 2]
-    m[0, 2], m[1, 2] = b1, b2
+    m = invert_affine_cv(matrix)
     w, h = (src32.shape[1], src32.shape[0]) if dsize is None else dsize
     dst = np.empty((h, w, src32.shape[2]), np.float32)
     _warp_affine_kernel(src32, m, dst)

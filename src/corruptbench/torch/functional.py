@@ -51,6 +51,7 @@ import torch
 from .._magick import motion_kernel
 from .._registry import get_corruption
 from .._validation import check_severity, resolve_profile
+from ..corruptions.digital import invert_affine_cv
 from ..corruptions.weather import _MUD_COLOUR, _WATER_COLOUR, _WATER_KERNEL, frost_texture
 from ..kernels import disk, next_pow2
 from ..params import Profile, get_params
@@ -497,18 +498,7 @@ def _affine_inverse(jitter: np.ndarray, h: int, w: int) -> np.ndarray:
     out = np.empty((len(jitter), 2, 3))
     for s, jit in enumerate(jitter):
         pts2 = pts1 + np.asarray(jit).astype(np.float32)
-        m = cv2.getAffineTransform(pts1, pts2).astype(np.float64)
-        d = m[0, 0] * m[1, 1] - m[0, 1] * m[1, 0]
-        d = 1.0 / d if d != 0 else 0.0
-        a11, a22 = m[1, 1] * d, m[0, 0] * d
-        m[0, 0] = a11
-        m[0, 1] *= -d
-        m[1, 0] *= -d
-        m[1, 1] = a22
-        b1 = -m[0, 0] * m[0, 2] - m[0, 1] * m[1, 2]
-        b2 = -m[1, 0] * m[0, 2] - m[1, 1] * m[1, 2]
-        m[0, 2], m[1, 2] = b1, b2
-        out[s] = m
+        out[s] = invert_affine_cv(cv2.getAffineTransform(pts1, pts2))
     return out
 
 
