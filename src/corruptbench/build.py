@@ -31,6 +31,7 @@ on Linux the workers die with the driver), or as Ray tasks that write to the sam
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import io
@@ -231,9 +232,13 @@ class BuildSpec:
     shard_size: int = 1
 
     def target(self, name: str, level: int, rel: str) -> Path:
+        return Path(self.target_str(name, level, rel))
+
+    def target_str(self, name: str, level: int, rel: str) -> str:
+        """:meth:`target` as a string (the per-output hot path: no pathlib objects)."""
         if self.kind == "c":
-            return Path(self.out, name, str(level), output_name(rel, "jpeg"))
-        return Path(self.out, perturbation_dirname(name, level), output_name(rel, "mp4"))
+            return os.path.join(self.out, name, str(level), output_name(rel, "jpeg"))
+        return os.path.join(self.out, perturbation_dirname(name, level), output_name(rel, "mp4"))
 
     @property
     def work(self) -> Path:
@@ -296,13 +301,13 @@ def _item_rng(seed: int) -> np.random.RandomState:
     return rs
 
 
-_MADE_DIRS: set[Path] = set()
+_MADE_DIRS: set[str] = set()
 
 
-def _ensure_dir(path: Path) -> None:
+def _ensure_dir(path: str) -> None:
     """``mkdir -p`` once per process and folder (95 outputs per image share ~95 folders)."""
     if path not in _MADE_DIRS:
-        path.mkdir(parents=True, exist_ok=True)
+        os.makedirs(path, exist_ok=True)
         if len(_MADE_DIRS) > 100_000:
             _MADE_DIRS.clear()
         _MADE_DIRS.add(path)
@@ -320,24 +325,26 @@ def _apply(spec: BuildSpec, img: np.ndarray, name: str, level: int, rel: str) ->
     return np.asarray(out, dtype=np.uint8)
 
 
-def _write_atomic(path: Path, writer: Callable[[Any], Any]) -> None:
+def _write_atomic(path: str | Path, writer: Callable[[Any], Any]) -> None:
     """Write through ``writer(binary file)`` into ``.<name>.<pid>.cbtmp`` beside ``path``, then rename.
 
     The pid keeps two processes that happen to make the same item (a worker orphaned by a killed
     run and the re-run) from sharing one temporary file; both write the same bytes.
     """
     _orphan_check()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}{TMP_SUFFIX}")
+    head, name = os.path.split(path)
+    tmp = os.path.join(head, f".{name}.{os.getpid()}{TMP_SUFFIX}")
     try:
         with open(tmp, "wb") as fh:
             writer(fh)
         os.replace(tmp, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
 
 
-def _write_bytes(path: Path, data: bytes) -> None:
+def _write_bytes(path: str | Path, data: bytes) -> None:
     _write_atomic(path, lambda fh: fh.write(data))
 
 
@@ -355,7 +362,8 @@ def _short_error(exc: BaseException) -> str:
 
 def _process_file_item(spec: BuildSpec, item: SourceItem) -> ItemResult:
     src = item.path or f"#{item.index}"
-    todo = [(n, lv) for n, lv in spec.cells if not spec.target(n, lv, item.rel).exists()]
+    targets = {cell: spec.target_str(*cell, item.rel) for cell in spec.cells}
+    todo = [cell for cell in spec.cells if not os.path.exists(targets[cell])]
     if not todo:
         return ItemResult(item.rel, "done", source=src)
     try:
@@ -364,14 +372,14 @@ def _process_file_item(spec: BuildSpec, item: SourceItem) -> ItemResult:
         return ItemResult(item.rel, "skipped", reason=str(exc), source=src)
     written = 0
     for name, level in todo:
-        target = spec.target(name, level, item.rel)
+        target = targets[name, level]
         try:
             out = _apply(spec, img, name, level, item.rel)
         except Exception as exc:  # noqa: BLE001 - one bad item must not stop the run
             return ItemResult(
                 item.rel, "failed", written, f"{name} {level}: {_short_error(exc)}", src
             )
-        _ensure_dir(target.parent)
+        _ensure_dir(os.path.dirname(target))
         _orphan_check()
         if spec.kind == "c":
             data = _encode_jpeg(out, spec.quality)
