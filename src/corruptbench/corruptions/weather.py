@@ -17,10 +17,10 @@ from importlib import resources
 
 import cv2
 import numpy as np
-from scipy.ndimage import gaussian_filter
 
+from .. import _weather_kernels as wk
 from .._registry import register_corruption
-from ..kernels import clipped_zoom, next_pow2, plasma_fractal
+from ..kernels import clipped_zoom, gaussian_filter_nearest, next_pow2, plasma_fractal
 from ..params import Profile, get_params
 
 __all__ = ["snow", "frost", "fog", "spatter", "frost_texture", "FROST_FILES"]
@@ -138,7 +138,8 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
         rng: legacy random source.
 
     Returns:
-        float64 H x W x 3 in [0, 255].
+        uint8 H x W x 3: the reference's float64 result, truncated (steps 3-4 and the truncation
+        run fused, :func:`corruptbench._weather_kernels.snow_compose_u8`).
     """
     loc, scale, zoom, threshold, radius, sigma, blend = get_params("snow", severity, profile.name)
     h, w = image.shape[:2]
@@ -147,18 +148,15 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
     layer = rng.normal(size=(h, w), loc=loc, scale=scale)
     # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
     layer = clipped_zoom(layer, zoom)
-    layer[layer < threshold] = 0
-    layer8 = (np.clip(layer, 0, 1) * 255).astype(np.uint8)
+    layer8 = np.empty((h, w), dtype=np.uint8)
+    wk.snow_layer_u8(layer, float(threshold), layer8)
     angle = rng.uniform(-135, -45)
     blurred = _motion_blur_u8(layer8, radius, sigma, angle)
-    flakes = (blurred / 255.0)[:, :, None]
 
-    gray = cv2.cvtColor(x, cv2.COLOR_RGB2GRAY)[:, :, None]
-    x = blend * x + (1 - blend) * np.maximum(x, gray * 1.5 + 0.5)
-    out = x + flakes
-    out += flakes[::-1, ::-1]
-    np.clip(out, 0, 1, out=out)
-    out *= 255
+    gray = cv2.cvtColor(x, cv2.COLOR_RGB2GRAY)
+    out = np.empty(x.shape, dtype=np.uint8)
+    # blend and 1 - blend are Python floats: float32 scalars next to the float32 image (NEP 50).
+    wk.snow_compose_u8(x, gray, blurred, np.float32(blend), np.float32(1 - blend), out)
     return out
 
 
@@ -182,7 +180,7 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
         rng: legacy random source.
 
     Returns:
-        float64 H x W x 3 in [0, 255].
+        uint8 H x W x 3: the float64 result, truncated (one fused pass).
     """
     c0, c1 = get_params("frost", severity, profile.name)
     h, w = image.shape[:2]
@@ -191,9 +189,8 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
     x_start = int(rng.randint(0, tex.shape[0] - h))
     y_start = int(rng.randint(0, tex.shape[1] - w))
     crop = tex[x_start : x_start + h, y_start : y_start + w]
-    out = np.multiply(image, c0, dtype=np.float64)
-    out += np.multiply(crop, c1, dtype=np.float64)
-    np.clip(out, 0, 255, out=out)
+    out = np.empty(image.shape, dtype=np.uint8)
+    wk.frost_u8(image, crop, float(c0), float(c1), out)
     return out
 
 
@@ -216,30 +213,48 @@ def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarra
         rng: legacy random source.
 
     Returns:
-        float64 H x W x 3 in [0, 255].
+        uint8 H x W x 3: the float64 result, truncated (one fused pass after the plasma).
     """
     strength, decay = get_params("fog", severity, profile.name)
     h, w = image.shape[:2]
-    x = image / 255.0
-    max_val = x.max()
     mapsize = max(profile.fog_mapsize, next_pow2(max(h, w)))
-    haze = plasma_fractal(mapsize, decay, rng)[:h, :w]
-    x += (strength * haze)[:, :, None]
-    x *= max_val
-    x /= max_val + strength
-    np.clip(x, 0, 1, out=x)
-    x *= 255
-    return x
+    haze = plasma_fractal(mapsize, decay, rng)
+    out = np.empty(image.shape, dtype=np.uint8)
+    wk.fog_u8(image, haze, float(strength), out)
+    return out
 
 
 _WATER_KERNEL = np.array([[-2, -1, 0], [-1, 1, 1], [0, 1, 2]], dtype=np.float32)
 _WATER_COLOUR = np.array([175 / 255.0, 238 / 255.0, 238 / 255.0], dtype=np.float32)
 _MUD_COLOUR = np.array([63 / 255.0, 42 / 255.0, 20 / 255.0], dtype=np.float32)
+# The reference's in-place float32 *= float64 mixes the float32 colour in float64.
+_MUD_COLOUR_F64 = _MUD_COLOUR.astype(np.float64)
 
 
 def _gaussian(a: np.ndarray, sigma: float) -> np.ndarray:
-    # skimage.filters.gaussian defaults (mode 'nearest', truncate 4) on float64, as the reference.
-    return gaussian_filter(a, sigma, mode="nearest", truncate=4.0)
+    # skimage.filters.gaussian defaults (mode 'nearest', truncate 4) on float64, as the reference;
+    # the compiled filter is bit-identical to scipy.ndimage.gaussian_filter there.
+    return gaussian_filter_nearest(a, sigma, truncate=4.0)
+
+
+def _water_distance(liquid8: np.ndarray) -> np.ndarray:
+    """The uint8 ``d`` of :func:`spatter`'s water branch from the uint8 liquid layer ``L8``."""
+    dist = 255 - cv2.Canny(liquid8, 50, 150)
+    dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
+    _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
+    dist = cv2.blur(dist, (3, 3)).astype(np.uint8)
+    dist = cv2.equalizeHist(dist)
+    dist = cv2.filter2D(dist, cv2.CV_8U, _WATER_KERNEL)
+    return cv2.blur(dist, (3, 3))
+
+
+def _liquid_u8(liquid: np.ndarray, threshold: float) -> np.ndarray:
+    """``L[L < threshold] = 0; (L * 255).astype(int64).astype(uint8)`` for float64 ``L`` (a new
+    array; values are >= 0 there, and the int64 -> uint8 cast wraps modulo 256 like the
+    reference's)."""
+    out = np.empty(liquid.shape, dtype=np.uint8)
+    wk.liquid_u8(liquid, float(threshold), out)
+    return out
 
 
 def water_drops(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:
@@ -249,16 +264,20 @@ def water_drops(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarr
     :func:`spatter`'s docstring; no water when ``max(L8 * d) == 0`` (the reference: NaN). Shared
     with the ImageNet-P spatter sequence, which applies it to every frame.
     """
+    if x.dtype != np.float32 or liquid.dtype != np.float64 or x.shape[2:] != (3,):
+        return _water_drops_numpy(x, liquid, intensity)
+    liquid8 = _liquid_u8(liquid, -np.inf)
+    dist = _water_distance(liquid8)
+    out = np.empty(x.shape, dtype=np.float32)
+    wk.water_f32(x, liquid8, dist, np.float32(intensity), _WATER_COLOUR, out)
+    return out
+
+
+def _water_drops_numpy(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:
+    # water_drops for other dtypes, in NumPy (the compiled path's definition).
     # Values are >= 0 here; int64 -> uint8 wraps modulo 256 like the reference's cast.
     liquid8 = (liquid * 255).astype(np.int64).astype(np.uint8)
-    dist = 255 - cv2.Canny(liquid8, 50, 150)
-    dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
-    _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
-    dist = cv2.blur(dist, (3, 3)).astype(np.uint8)
-    dist = cv2.equalizeHist(dist)
-    dist = cv2.filter2D(dist, cv2.CV_8U, _WATER_KERNEL)
-    dist = cv2.blur(dist, (3, 3)).astype(np.float32)
-    m = liquid8 * dist  # float32, exact (integers below 2**24)
+    m: np.ndarray = liquid8 * _water_distance(liquid8).astype(np.float32)  # exact (< 2**24)
     peak = m.max()
     if peak > 0:  # the reference divides 0 by 0 (NaN) when no liquid survives: we add no water
         m /= peak
@@ -298,26 +317,19 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
         rng: legacy random source.
 
     Returns:
-        float32 H x W x 3 in [0, 255].
+        uint8 H x W x 3: the float32 result, truncated (the elementwise steps run fused,
+        :mod:`corruptbench._weather_kernels`).
     """
     loc, scale, sigma, threshold, intensity, mode = get_params("spatter", severity, profile.name)
     h, w = image.shape[:2]
-    x = np.asarray(image, dtype=np.float32) / np.float32(255.0)
-
     liquid = _gaussian(rng.normal(size=(h, w), loc=loc, scale=scale), sigma)
-    liquid[liquid < threshold] = 0
+    out = np.empty(image.shape, dtype=np.uint8)
     if mode == 0:
-        out = water_drops(x, liquid, intensity)
+        liquid8 = _liquid_u8(liquid, threshold)
+        dist = _water_distance(liquid8)
+        wk.water_u8(image, liquid8, dist, np.float32(intensity), _WATER_COLOUR, out)
     else:
+        # L[L < t] = 0 leaves L > t unchanged (t > 0): the mask is taken from the smoothed layer.
         mask = _gaussian((liquid > threshold).astype(np.float64), intensity)
-        mask[mask < 0.8] = 0
-        mask = mask[:, :, None]
-        # The reference's in-place float32 *= float64: computed in float64, stored as float32.
-        out = np.empty(x.shape, np.float32)
-        np.multiply(x, 1 - mask, out=out, casting="same_kind")
-        colour = np.empty_like(out)
-        np.multiply(_MUD_COLOUR.astype(np.float64), mask, out=colour, casting="same_kind")
-        out += colour
-    np.clip(out, 0, 1, out=out)
-    out *= np.float32(255)
+        wk.mud_u8(image, mask, _MUD_COLOUR_F64, out)
     return out
