@@ -14,11 +14,13 @@ from corruptbench.kernels import (
     clipped_zoom,
     clipped_zoom_geometry,
     disk,
+    gaussian_blur_u8,
     gaussian_filter_nearest,
     gaussian_kernel1d,
     next_pow2,
     plasma_fractal,
     zoom_axis_table,
+    zoom_blur_u8,
     zoom_sum,
 )
 from corruptbench.params import TABLES
@@ -182,6 +184,26 @@ def test_gaussian_filter_out_float32_and_zero_sigma():
         gaussian_filter_nearest(x.astype(np.uint8), 1.0)
 
 
+@pytest.mark.parametrize("sigma", [0.0, 0.05, 0.4, 0.7, 1, 1.5, 2.5, 4, 6, 6.5])
+@pytest.mark.parametrize("shape", [(224, 224, 3), (32, 32, 3), (9, 13, 3), (40, 30), (5, 4, 1)])
+def test_gaussian_blur_u8_equals_float_steps(sigma, shape):
+    # the fused uint8 -> uint8 blur = x / 255., gaussian_filter_nearest, (clip,) * 255, truncation
+    rs = np.random.RandomState(4)
+    img = rs.randint(0, 256, shape).astype(np.uint8)
+    img[: shape[0] // 2, : shape[1] // 2] = 128  # flat area: sums land on exact levels
+    g = gaussian_filter_nearest(img / 255.0, sigma)
+    np.testing.assert_array_equal(
+        gaussian_blur_u8(img, sigma), (np.clip(g, 0, 1) * 255).astype(np.uint8)
+    )
+    np.testing.assert_array_equal(gaussian_blur_u8(img, sigma, clip=False), np.uint8(g * 255))
+    scratch = np.full(shape, 9.0)
+    np.testing.assert_array_equal(
+        gaussian_blur_u8(img, sigma, scratch=scratch), (np.clip(g, 0, 1) * 255).astype(np.uint8)
+    )
+    with pytest.raises(TypeError):
+        gaussian_blur_u8(img / 255.0, sigma)
+
+
 def test_gaussian_kernel1d_matches_scipy_radius():
     for sigma in (0.4, 1, 2.5, 6):
         k = gaussian_kernel1d(sigma)
@@ -297,6 +319,29 @@ def test_zoom_sum_equals_float32_loop(shape):
     assert not zoom_sum(x, []).any()
     with pytest.raises(TypeError):
         zoom_sum(x.astype(np.float64), [1.0])
+
+
+@pytest.mark.parametrize("shape", [(224, 224, 3), (299, 299, 3), (64, 64, 3), (37, 53, 3)])
+def test_zoom_blur_u8_equals_float32_steps(shape):
+    # the fused zoom blur = float32(x / 255.), zoom_sum, + x, / (n + 1), clip, * 255, truncation
+    img = np.random.RandomState(10).randint(0, 256, shape).astype(np.uint8)
+    img[: shape[0] // 3, : shape[1] // 3] = 77
+    x = (img / 255.0).astype(np.float32)
+    lists = [np.arange(1, stop, step) for stop, step in _zoom_factor_lists()]
+    for factors in [*lists, np.array([1.0]), np.array([1.07, 1.2]), np.array([])]:
+        out = zoom_sum(x, factors)
+        out += x
+        out /= np.float32(len(factors) + 1)
+        np.clip(out, 0, 1, out=out)
+        out *= 255
+        ref = out.astype(np.uint8)
+        np.testing.assert_array_equal(zoom_blur_u8(img, factors), ref)
+        scratch = np.full((shape[0], shape[1] * 4), 5.0, dtype=np.float32)
+        np.testing.assert_array_equal(zoom_blur_u8(img, factors, scratch=scratch), ref)
+    with pytest.raises(TypeError):
+        zoom_blur_u8(x, [1.0])
+    with pytest.raises(TypeError):
+        zoom_blur_u8(img[:, :, :2], [1.0])
 
 
 def test_zoom_sum_matches_scipy_loop_at_224():

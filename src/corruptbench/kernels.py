@@ -24,9 +24,11 @@ __all__ = [
     "disk",
     "gaussian_kernel1d",
     "gaussian_filter_nearest",
+    "gaussian_blur_u8",
     "plasma_fractal",
     "clipped_zoom",
     "zoom_sum",
+    "zoom_blur_u8",
     "zoom_axis_table",
     "clipped_zoom_geometry",
     "next_pow2",
@@ -89,57 +91,140 @@ def gaussian_kernel1d(sigma: float, truncate: float = 4.0) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _gauss_axis0(src, w, out):  # pragma: no cover - compiled
-    # Along axis 0 of (H, L) arrays, SciPy's symmetric correlate1d order, mode 'nearest':
-    # o = s[i] * w0 + sum_{k = r..1} (s[i - k] + s[i + k]) * w_k, accumulated in double.
+def _gauss_axis0_row(src, i, w, acc):  # pragma: no cover - compiled
+    # Row i of the filter along axis 0 of (H, L) ``src``, SciPy's symmetric correlate1d order,
+    # mode 'nearest': acc = s[i] * w0 + sum_{k = r..1} (s[i - k] + s[i + k]) * w_k, accumulated in
+    # double (the pair sum in the source's dtype). Four taps per sweep over the row; per element
+    # the operations and their order are unchanged.
     h, n = src.shape
     r = w.shape[0] // 2
     w0 = w[r]
-    acc = np.empty(n, dtype=np.float64)
-    for i in range(h):
-        s = src[i]
+    s = src[i]
+    for e in range(n):
+        acc[e] = s[e] * w0
+    k = r
+    while k >= 4:
+        a0 = src[max(i - k, 0)]
+        b0 = src[min(i + k, h - 1)]
+        a1 = src[max(i - k + 1, 0)]
+        b1 = src[min(i + k - 1, h - 1)]
+        a2 = src[max(i - k + 2, 0)]
+        b2 = src[min(i + k - 2, h - 1)]
+        a3 = src[max(i - k + 3, 0)]
+        b3 = src[min(i + k - 3, h - 1)]
+        u0 = w[r - k]
+        u1 = w[r - k + 1]
+        u2 = w[r - k + 2]
+        u3 = w[r - k + 3]
         for e in range(n):
-            acc[e] = s[e] * w0
-        for k in range(r, 0, -1):
-            a = src[max(i - k, 0)]
-            b = src[min(i + k, h - 1)]
-            wk = w[r - k]
-            for e in range(n):
-                acc[e] += (a[e] + b[e]) * wk
+            v = acc[e] + (a0[e] + b0[e]) * u0
+            v = v + (a1[e] + b1[e]) * u1
+            v = v + (a2[e] + b2[e]) * u2
+            acc[e] = v + (a3[e] + b3[e]) * u3
+        k -= 4
+    while k >= 1:
+        a = src[max(i - k, 0)]
+        b = src[min(i + k, h - 1)]
+        wk = w[r - k]
+        for e in range(n):
+            acc[e] += (a[e] + b[e]) * wk
+        k -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _gauss_axis1_row(pad, n, nc, w, acc):  # pragma: no cover - compiled
+    # The filter along axis 1 of one row of n = W * nc interleaved values (channels not mixed),
+    # held edge-padded by r pixels in ``pad`` (float64); same order as _gauss_axis0_row.
+    r = w.shape[0] // 2
+    w0 = w[r]
+    base = r * nc
+    for e in range(n):
+        acc[e] = pad[base + e] * w0
+    k = r
+    while k >= 4:
+        a0 = pad[base - k * nc : base - k * nc + n]
+        b0 = pad[base + k * nc : base + k * nc + n]
+        a1 = pad[base - (k - 1) * nc : base - (k - 1) * nc + n]
+        b1 = pad[base + (k - 1) * nc : base + (k - 1) * nc + n]
+        a2 = pad[base - (k - 2) * nc : base - (k - 2) * nc + n]
+        b2 = pad[base + (k - 2) * nc : base + (k - 2) * nc + n]
+        a3 = pad[base - (k - 3) * nc : base - (k - 3) * nc + n]
+        b3 = pad[base + (k - 3) * nc : base + (k - 3) * nc + n]
+        u0 = w[r - k]
+        u1 = w[r - k + 1]
+        u2 = w[r - k + 2]
+        u3 = w[r - k + 3]
+        for e in range(n):
+            v = acc[e] + (a0[e] + b0[e]) * u0
+            v = v + (a1[e] + b1[e]) * u1
+            v = v + (a2[e] + b2[e]) * u2
+            acc[e] = v + (a3[e] + b3[e]) * u3
+        k -= 4
+    while k >= 1:
+        wk = w[r - k]
+        a = pad[base - k * nc : base - k * nc + n]
+        b = pad[base + k * nc : base + k * nc + n]
+        for e in range(n):
+            acc[e] += (a[e] + b[e]) * wk
+        k -= 1
+
+
+@numba.njit(cache=True, nogil=True)
+def _gauss_fill_pad(row, n, nc, r, pad):  # pragma: no cover - compiled
+    # pad[r * nc : r * nc + n] = row; r replicated edge pixels on each side.
+    base = r * nc
+    for e in range(n):
+        pad[base + e] = row[e]
+    for j in range(r):
+        for c in range(nc):
+            pad[j * nc + c] = row[c]
+            pad[base + n + j * nc + c] = row[n - nc + c]
+
+
+@numba.njit(cache=True, nogil=True)
+def _gauss_filter(src, nc, w, out):  # pragma: no cover - compiled
+    # Separable filter of (H, W * nc) ``src`` into ``out`` (same shape and dtype): axis 0, the
+    # intermediate row stored in the source's dtype, then axis 1; one row at a time.
+    h, n = src.shape
+    r = w.shape[0] // 2
+    acc = np.empty(n, dtype=np.float64)
+    mid = np.empty(n, dtype=src.dtype)
+    pad = np.empty(n + 2 * r * nc, dtype=np.float64)
+    for i in range(h):
+        _gauss_axis0_row(src, i, w, acc)
+        for e in range(n):
+            mid[e] = acc[e]
+        _gauss_fill_pad(mid, n, nc, r, pad)
+        _gauss_axis1_row(pad, n, nc, w, acc)
         o = out[i]
         for e in range(n):
             o[e] = acc[e]
 
 
 @numba.njit(cache=True, nogil=True)
-def _gauss_axis1(src, nc, w, out):  # pragma: no cover - compiled
-    # Along axis 1 of (H, W * nc) arrays (nc interleaved channels, not mixed), same order.
-    h, n = src.shape
-    r = w.shape[0] // 2
-    w0 = w[r]
-    base = r * nc
-    pad = np.empty(n + 2 * base, dtype=np.float64)
-    acc = np.empty(n, dtype=np.float64)
+def _gauss_filter_u8(img, nc, w, clip, x, out):  # pragma: no cover - compiled
+    # uint8 (H, W * nc) ``img`` -> x = img / 255. (float64 scratch) -> _gauss_filter arithmetic ->
+    # out = uint8((clip(v, 0, 1) if clip else v) * 255) (truncation), one row at a time.
+    h, n = img.shape
     for i in range(h):
-        s = src[i]
+        si = img[i]
+        xi = x[i]
         for e in range(n):
-            pad[base + e] = s[e]
-        for j in range(r):
-            for c in range(nc):
-                pad[j * nc + c] = s[c]
-                pad[base + n + j * nc + c] = s[n - nc + c]
-        m = pad[base : base + n]
-        for e in range(n):
-            acc[e] = m[e] * w0
-        for k in range(r, 0, -1):
-            wk = w[r - k]
-            a = pad[base - k * nc : base - k * nc + n]
-            b = pad[base + k * nc : base + k * nc + n]
-            for e in range(n):
-                acc[e] += (a[e] + b[e]) * wk
+            xi[e] = si[e] / 255.0
+    r = w.shape[0] // 2
+    acc = np.empty(n, dtype=np.float64)
+    pad = np.empty(n + 2 * r * nc, dtype=np.float64)
+    for i in range(h):
+        _gauss_axis0_row(x, i, w, acc)
+        _gauss_fill_pad(acc, n, nc, r, pad)
+        _gauss_axis1_row(pad, n, nc, w, acc)
         o = out[i]
-        for e in range(n):
-            o[e] = acc[e]
+        if clip:
+            for e in range(n):
+                o[e] = np.uint8(min(max(acc[e], 0.0), 1.0) * 255.0)
+        else:
+            for e in range(n):
+                o[e] = np.uint8(acc[e] * 255.0)
 
 
 def gaussian_filter_nearest(
@@ -175,10 +260,45 @@ def gaussian_filter_nearest(
     h = image.shape[0]
     nc = image.shape[2] if image.ndim == 3 else 1
     src = np.ascontiguousarray(image).reshape(h, -1)
-    tmp = np.empty_like(src)
-    _gauss_axis0(src, w, tmp)
-    _gauss_axis1(tmp, nc, w, res.reshape(h, -1))
+    _gauss_filter(src, nc, w, res.reshape(h, -1))
     return res
+
+
+def gaussian_blur_u8(
+    image: np.ndarray,
+    sigma: float,
+    *,
+    clip: bool = True,
+    truncate: float = 4.0,
+    scratch: np.ndarray | None = None,
+) -> np.ndarray:
+    """``uint8((clip(gaussian_filter_nearest(image / 255., sigma), 0, 1)) * 255)`` for uint8 input.
+
+    The blur corruptions' Gaussian step in one compiled pass, with exactly the float64 arithmetic
+    of :func:`gaussian_filter_nearest` on ``image / 255.`` followed by NumPy's ``clip`` (skipped
+    when ``clip`` is false: glass blur's first blur truncates unclipped), ``* 255`` and the
+    truncating ``uint8`` cast. ``image``: uint8 H x W (x C). ``scratch``: optional float64
+    C-contiguous array of the image's shape (reused to avoid a large allocation). Returns a new
+    uint8 array of the image's shape.
+    """
+    if image.dtype != np.uint8 or image.ndim not in (2, 3):
+        raise TypeError(f"gaussian_blur_u8 needs a uint8 H x W (x C) image, got {image.dtype}")
+    h = image.shape[0]
+    nc = image.shape[2] if image.ndim == 3 else 1
+    src = np.ascontiguousarray(image).reshape(h, -1)
+    out = np.empty(image.shape, dtype=np.uint8)
+    if sigma <= 1e-15:  # SciPy skips axes with a negligible sigma: x itself
+        x = image / 255.0
+        if clip:
+            np.clip(x, 0, 1, out=x)
+        x *= 255
+        out[...] = x
+        return out
+    if scratch is None or scratch.shape != image.shape or scratch.dtype != np.float64:
+        scratch = np.empty(image.shape, dtype=np.float64)
+    w = _gaussian_kernel1d_cached(float(sigma), float(truncate))
+    _gauss_filter_u8(src, nc, w, bool(clip), scratch.reshape(h, -1), out.reshape(h, -1))
+    return out
 
 
 # ------------------------------------------------------------------------------------------------
@@ -399,23 +519,130 @@ def _zoom_one(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, out):  # pragma: no cover
 
 
 @numba.njit(cache=True, nogil=True)
-def _zoom_sum_f32(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc):  # pragma: no cover - compiled
-    # For each zoom z (first axis of the tables): acc += float32(clipped_zoom(src, z)), with the
-    # arithmetic of _zoom_one. acc is (h, w * C) float32.
-    t = np.empty((src.shape[0], c0.shape[1] * src.shape[2]), dtype=np.float64)
-    n = t.shape[1]
+def _zoom_column_row(s, c0, c1, cw0, cw1, nc, t):  # pragma: no cover - compiled
+    # One source row s (W * nc) -> t (w * nc, float64):
+    # t[j * nc + ch] = s[c0[j] * nc + ch] * cw0[j] + s[c1[j] * nc + ch] * cw1[j] (as _zoom_columns)
+    w = c0.shape[0]
+    if nc == 4:  # three channels padded to four: one vector per pixel
+        for j in range(w):
+            b0 = cw0[j]
+            b1 = cw1[j]
+            p = 4 * c0[j]
+            q = 4 * c1[j]
+            o = 4 * j
+            t[o] = s[p] * b0 + s[q] * b1
+            t[o + 1] = s[p + 1] * b0 + s[q + 1] * b1
+            t[o + 2] = s[p + 2] * b0 + s[q + 2] * b1
+            t[o + 3] = s[p + 3] * b0 + s[q + 3] * b1
+    elif nc == 3:
+        for j in range(w):
+            b0 = cw0[j]
+            b1 = cw1[j]
+            p = 3 * c0[j]
+            q = 3 * c1[j]
+            o = 3 * j
+            t[o] = s[p] * b0 + s[q] * b1
+            t[o + 1] = s[p + 1] * b0 + s[q + 1] * b1
+            t[o + 2] = s[p + 2] * b0 + s[q + 2] * b1
+    else:
+        for j in range(w):
+            b0 = cw0[j]
+            b1 = cw1[j]
+            p = nc * c0[j]
+            q = nc * c1[j]
+            for ch in range(nc):
+                t[j * nc + ch] = s[p + ch] * b0 + s[q + ch] * b1
+
+
+@numba.njit(cache=True, nogil=True)
+def _zoom_add_row(
+    src, nc, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc
+):  # pragma: no cover
+    # acc (w * nc, float32) += float32(clipped_zoom(src, z)[i]) for every zoom z of the stacked
+    # tables, in order, with the arithmetic of _zoom_one (columns in double, then rows in double,
+    # cast to float32, added in float32). The column-interpolated source rows are computed on
+    # demand and kept in two slots per zoom (tbuf[z, slot], row index in held[z, slot]): output
+    # rows move down monotonically, so each one is computed about once and stays cached.
+    n = acc.shape[0]
     for z in range(r0.shape[0]):
-        rlo = min(r0[z].min(), r1[z].min())
-        rhi = max(r0[z].max(), r1[z].max()) + 1
-        _zoom_columns(src, rlo, rhi, c0[z], c1[z], cw0[z], cw1[z], t)
-        for i in range(r0.shape[1]):
-            a0 = rw0[z, i]
-            a1 = rw1[z, i]
-            ta = t[r0[z, i]]
-            tb = t[r1[z, i]]
-            ai = acc[i]
-            for e in range(n):
-                ai[e] += np.float32(ta[e] * a0 + tb[e] * a1)
+        ra = r0[z, i]
+        rb = r1[z, i]
+        if held[z, 0] == ra:
+            sa = 0
+        elif held[z, 1] == ra:
+            sa = 1
+        else:
+            sa = 1 if held[z, 0] == rb else 0
+            _zoom_column_row(src[ra], c0[z], c1[z], cw0[z], cw1[z], nc, tbuf[z, sa])
+            held[z, sa] = ra
+        if held[z, 0] == rb:
+            sb = 0
+        elif held[z, 1] == rb:
+            sb = 1
+        else:
+            sb = 1 - sa
+            _zoom_column_row(src[rb], c0[z], c1[z], cw0[z], cw1[z], nc, tbuf[z, sb])
+            held[z, sb] = rb
+        a0 = rw0[z, i]
+        a1 = rw1[z, i]
+        ta = tbuf[z, sa]
+        tb = tbuf[z, sb]
+        for e in range(n):
+            acc[e] += np.float32(ta[e] * a0 + tb[e] * a1)
+
+
+@numba.njit(cache=True, nogil=True)
+def _zoom_sum_f32(src, nc, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc):  # pragma: no cover - compiled
+    # For each zoom z (first axis of the tables): acc += float32(clipped_zoom(src, z)), with the
+    # arithmetic of _zoom_one. src (H, W * C) float32, acc (h, w * C) float32.
+    nz = r0.shape[0]
+    n = acc.shape[1]
+    held = np.full((nz, 2), -1, dtype=np.int64)
+    tbuf = np.empty((nz, 2, n), dtype=np.float64)
+    for i in range(acc.shape[0]):
+        _zoom_add_row(src, nc, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc[i])
+
+
+@numba.njit(cache=True, nogil=True)
+def _zoom_blur_u8(img, identity, r0, r1, rw0, rw1, c0, c1, cw0, cw1, x4, out):  # pragma: no cover
+    # Zoom blur of a 3-channel image, fused: x = float32(img / 255.), held in x4 (H, W * 4) with
+    # the channels padded to four (one vector per pixel in the column pass; the pad lane is 0 and
+    # never reaches the output); per output row acc = x (the factor-1 zoom, when ``identity``)
+    # or 0, += each other zoom (_zoom_add_row); v = (acc + x) / float32(count);
+    # out = uint8(clip(v, 0, 1) * 255) (float32 throughout, truncation).
+    h, n = img.shape
+    w = n // 3
+    for i in range(h):
+        si = img[i]
+        xi = x4[i]
+        for j in range(w):
+            xi[4 * j] = np.float32(si[3 * j] / 255.0)
+            xi[4 * j + 1] = np.float32(si[3 * j + 1] / 255.0)
+            xi[4 * j + 2] = np.float32(si[3 * j + 2] / 255.0)
+            xi[4 * j + 3] = 0.0
+    nz = r0.shape[0]
+    count = np.float32(nz + (2 if identity else 1))
+    one = np.float32(1.0)
+    zero = np.float32(0.0)
+    f255 = np.float32(255.0)
+    n4 = 4 * w
+    held = np.full((nz, 2), -1, dtype=np.int64)
+    tbuf = np.empty((nz, 2, n4), dtype=np.float64)
+    acc = np.empty(n4, dtype=np.float32)
+    for i in range(h):
+        xi = x4[i]
+        if identity:
+            for e in range(n4):
+                acc[e] = np.float32(xi[e])
+        else:
+            for e in range(n4):
+                acc[e] = zero
+        _zoom_add_row(x4, 4, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc)
+        o = out[i]
+        for j in range(w):
+            for ch in range(3):
+                v = (acc[4 * j + ch] + np.float32(xi[4 * j + ch])) / count
+                o[3 * j + ch] = np.uint8(min(max(v, zero), one) * f255)
 
 
 def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
@@ -475,7 +702,58 @@ def zoom_sum(
         return acc
     r0, r1, rw0, rw1 = _stacked_tables(img.shape[0], key)
     c0, c1, cw0, cw1 = _stacked_tables(img.shape[1], key)
-    _zoom_sum_f32(
-        np.ascontiguousarray(img), r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc.reshape(img.shape[0], -1)
-    )
+    h, _, nc = img.shape
+    src = np.ascontiguousarray(img).reshape(h, -1)
+    _zoom_sum_f32(src, nc, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc.reshape(h, -1))
     return acc
+
+
+def zoom_blur_u8(
+    image: np.ndarray, factors: Sequence[float] | np.ndarray, scratch: np.ndarray | None = None
+) -> np.ndarray:
+    """Zoom blur of a uint8 H x W x C image in one compiled pass (float32, as the reference).
+
+    ``x = float32(image / 255.)``; ``out = zoom_sum(x, factors)``;
+    ``uint8(clip((out + x) / float32(len(factors) + 1), 0, 1) * 255)`` (truncation), with exactly
+    the float32 / float64 operations of :func:`zoom_sum` and NumPy's float32 array arithmetic.
+    ``scratch``: optional float32 C-contiguous array of the image's shape (reused). Returns a new
+    uint8 array.
+    """
+    if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        raise TypeError(
+            f"zoom_blur_u8 needs a uint8 H x W x 3 image, got {image.dtype} {image.shape}"
+        )
+    h, w, nc = image.shape
+    key = tuple(float(z) for z in factors)
+    identity = bool(key) and key[0] == 1.0  # clipped_zoom(x, 1) is exactly x: 0 + x = x
+    if identity:
+        key = key[1:]
+    if (
+        scratch is None
+        or scratch.shape != (h, w * 4)
+        or scratch.dtype not in (np.float32, np.float64)
+        or not scratch.flags.c_contiguous
+    ):
+        scratch = np.empty((h, w * 4), dtype=np.float64)
+    if key:
+        r0, r1, rw0, rw1 = _stacked_tables(h, key)
+        c0, c1, cw0, cw1 = _stacked_tables(w, key)
+    else:
+        r0 = r1 = c0 = c1 = np.zeros((0, 1), dtype=np.int64)
+        rw0 = rw1 = cw0 = cw1 = np.zeros((0, 1), dtype=np.float64)
+    out = np.empty(image.shape, dtype=np.uint8)
+    _zoom_blur_u8(
+        np.ascontiguousarray(image).reshape(h, -1),
+        identity,
+        r0,
+        r1,
+        rw0,
+        rw1,
+        c0,
+        c1,
+        cw0,
+        cw1,
+        scratch,
+        out.reshape(h, -1),
+    )
+    return out

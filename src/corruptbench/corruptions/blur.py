@@ -16,7 +16,7 @@ import numpy as np
 
 from .._legacy_random import glass_shuffle_mt, legacy_state
 from .._registry import register_corruption
-from ..kernels import disk, gaussian_filter_nearest, zoom_sum
+from ..kernels import disk, gaussian_blur_u8, zoom_blur_u8
 from ..params import Profile, get_params
 
 __all__ = [
@@ -71,9 +71,7 @@ def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     (the border is replicated however large the kernel).
     """
     sigma = get_params("gaussian_blur", severity, profile.name)
-    x = _to_unit(image)
-    out = gaussian_filter_nearest(x, sigma, out=_scratch("out", x.shape, np.float64))
-    return _finish_uint8(out)
+    return gaussian_blur_u8(image, sigma, scratch=_scratch("unit", image.shape, np.float64))
 
 
 @numba.njit(cache=True, nogil=True)
@@ -127,13 +125,11 @@ def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
     At other sizes the loops run over the actual H and W.
     """
     sigma, max_delta, iterations = get_params("glass_blur", severity, profile.name)
-    out = _scratch("out", image.shape, np.float64)
-    gaussian_filter_nearest(_to_unit(image), sigma, out=out)
-    out *= 255
-    x = _scratch("glass", image.shape, np.uint8)
-    np.copyto(x, out, casting="unsafe")  # the reference's np.uint8(...): truncation
+    unit = _scratch("unit", image.shape, np.float64)
+    # the reference's np.uint8(gaussian(...) * 255): truncation, no clip
+    x = gaussian_blur_u8(image, sigma, clip=False, scratch=unit)
     glass_shuffle(x, max_delta, iterations, rng)
-    return _finish_uint8(gaussian_filter_nearest(_to_unit(x), sigma, out=out))
+    return gaussian_blur_u8(x, sigma, scratch=unit)
 
 
 @register_corruption("defocus_blur", family="blur", random=False)
@@ -208,9 +204,5 @@ def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -
     """
     stop, step = get_params("zoom_blur", severity, profile.name)
     factors = np.arange(1, stop, step)
-    x = _scratch("zoom_x", image.shape, np.float32)
-    np.copyto(x, _to_unit(image), casting="same_kind")  # (x / 255.).astype(float32)
-    out = zoom_sum(x, factors, out=_scratch("zoom_out", image.shape, np.float32))
-    out += x
-    out /= np.float32(len(factors) + 1)
-    return _finish_uint8(out)
+    h, w = image.shape[:2]
+    return zoom_blur_u8(image, factors, scratch=_scratch("zoom_x", (h, w * 4), np.float64))
