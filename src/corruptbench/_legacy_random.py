@@ -6,7 +6,8 @@ numba over the generator's state (numpy/random/src/mt19937 and distributions.c; 
 is frozen by NumPy's policy, NEP 19):
 
 * ``mt19937_gen`` (the twist) and the tempering; ``next_double``:
-  ``((u1 >> 5) * 67108864 + (u2 >> 6)) / 2**53``;
+  ``((u1 >> 5) * 67108864 + (u2 >> 6)) / 2**53`` — computed a block (624 words, 312 doubles) at a
+  time into a buffer by branch-free, vectorised loops (:func:`_refill`), which the samplers read;
 * ``legacy_gauss``: the polar method, one value cached between calls, scaled as ``legacy_normal``;
 * ``random_poisson``: PTRS, the transformed rejection of Hörmann (1993), with ``random_loggam`` for
   ``lam >= 10``; multiplication of uniforms down to ``exp(-lam)`` for ``0 < lam < 10``; 0 for 0;
@@ -77,22 +78,29 @@ _N = 624
 _M = 397
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _twist(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - compiled
+    """One word of the twist: ``c ^ (y >> 1) ^ (0x9908B0DF if y odd)``, ``y`` from ``a`` and ``b``."""
+    y = (a & np.uint32(0x80000000)) | (b & np.uint32(0x7FFFFFFF))
+    odd = np.uint32(0) - (b & np.uint32(1))  # y's low bit is b's: all ones when set
+    return c ^ (y >> np.uint32(1)) ^ (odd & np.uint32(0x9908B0DF))
+
+
 @numba.njit(cache=True, nogil=True)
 def _generate(key: np.ndarray) -> None:  # pragma: no cover - compiled
-    """``mt19937_gen``: the twist of all 624 words, in place."""
-    upper = np.uint32(0x80000000)
-    lower = np.uint32(0x7FFFFFFF)
-    matrix = np.uint32(0x9908B0DF)
-    one = np.uint32(1)
-    zero = np.uint32(0)
-    for i in range(_N - _M):
-        y = (key[i] & upper) | (key[i + 1] & lower)
-        key[i] = key[i + _M] ^ (y >> one) ^ (matrix if y & one else zero)
-    for i in range(_N - _M, _N - 1):
-        y = (key[i] & upper) | (key[i + 1] & lower)
-        key[i] = key[i + _M - _N] ^ (y >> one) ^ (matrix if y & one else zero)
-    y = (key[_N - 1] & upper) | (key[0] & lower)
-    key[_N - 1] = key[_M - 1] ^ (y >> one) ^ (matrix if y & one else zero)
+    """``mt19937_gen``: the twist of all 624 words, in place (branch-free, vectorised loops).
+
+    Word ``i`` reads the new ``key[i - 227]`` from ``i = 227`` on; the loops are split so that no
+    loop reads a word it writes in the same run of 227.
+    """
+    k = _N - _M  # 227
+    for i in range(k):
+        key[i] = _twist(key[i], key[i + 1], key[i + _M])
+    for i in range(k, 2 * k):
+        key[i] = _twist(key[i], key[i + 1], key[i - k])
+    for i in range(2 * k, _N - 1):
+        key[i] = _twist(key[i], key[i + 1], key[i - k])
+    key[_N - 1] = _twist(key[_N - 1], key[0], key[_M - 1])
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -105,22 +113,60 @@ def _temper(y: Any) -> Any:  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _next32(key: np.ndarray, pos: int) -> tuple[Any, int]:  # pragma: no cover - compiled
-    """One tempered 32-bit word and the new position (passed as a scalar: fast in numba)."""
+def _to_double(a: Any, b: Any) -> float:  # pragma: no cover - compiled
+    """``((a >> 5) * 67108864 + (b >> 6)) / 2**53`` of two tempered words.
+
+    The 53-bit integer is formed exactly and scaled by ``2**-53`` (a power of two: exact), which
+    equals NumPy's float expression bit for bit.
+    """
+    k = (np.int64(a >> np.uint32(5)) << 26) | np.int64(b >> np.uint32(6))
+    return np.float64(k) * (1.0 / 9007199254740992.0)
+
+
+#: capacity of a buffer of doubles filled by :func:`_refill` (one block of words)
+_DBUF = _N // 2
+
+
+@numba.njit(cache=True, nogil=True)
+def _doubles_even(key: np.ndarray, dbuf: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``dbuf[i]`` = the double of words ``2i, 2i + 1`` for the 312 pairs of a block."""
+    for i in range(_N // 2):
+        dbuf[i] = _to_double(_temper(key[2 * i]), _temper(key[2 * i + 1]))
+
+
+@numba.njit(cache=True, nogil=True)
+def _doubles_odd(key: np.ndarray, dbuf: np.ndarray) -> None:  # pragma: no cover - compiled
+    """``dbuf[1 + i]`` = the double of words ``2i + 1, 2i + 2`` for the 311 pairs up to word 622."""
+    for i in range(_N // 2 - 1):
+        dbuf[1 + i] = _to_double(_temper(key[2 * i + 1]), _temper(key[2 * i + 2]))
+
+
+@numba.njit(cache=True, nogil=True)
+def _refill(key: np.ndarray, pos: int, dbuf: np.ndarray) -> tuple[int, int]:  # pragma: no cover
+    """The next ``random_sample`` values up to the end of the current block, into ``dbuf``.
+
+    Returns ``(n, pos)``: ``n >= 1`` doubles in ``dbuf[:n]`` and the word position after them
+    (623 or 624). Twists first when the block is used up; from word 623 (an odd position), the
+    double made of word 623 and the next block's word 0 comes first. A caller refills only when it
+    needs a double, so that double is always used, and after stopping with ``r`` doubles of the
+    buffer unused the generator's position is ``pos - 2 * r`` (all of them lie in the current
+    block). Whole blocks go through the two fixed-offset loops (vectorised; a loop at a variable
+    offset compiles to much slower code): only a kernel's first refill may take the general loop.
+    """
     if pos >= _N:
         _generate(key)
-        pos = 0
-    return _temper(np.uint32(key[pos])), pos + 1
-
-
-@numba.njit(cache=True, nogil=True, inline="always")
-def _next_double(key: np.ndarray, pos: int) -> tuple[float, int]:  # pragma: no cover - compiled
-    """One ``random_sample()`` value and the new position."""
-    a, pos = _next32(key, pos)
-    b, pos = _next32(key, pos)
-    hi = np.float64(a >> np.uint32(5))
-    lo = np.float64(b >> np.uint32(6))
-    return (hi * 67108864.0 + lo) / 9007199254740992.0, pos
+        _doubles_even(key, dbuf)
+        return _N // 2, _N
+    if pos == _N - 1:
+        a = _temper(key[_N - 1])
+        _generate(key)
+        dbuf[0] = _to_double(a, _temper(key[0]))
+        _doubles_odd(key, dbuf)
+        return _N // 2, _N - 1
+    m = (_N - pos) // 2
+    for i in range(m):
+        dbuf[i] = _to_double(_temper(key[pos + 2 * i]), _temper(key[pos + 2 * i + 1]))
+    return m, pos + 2 * m
 
 
 @numba.njit(cache=True, nogil=True)
@@ -214,6 +260,8 @@ def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: igno
     """
     pos = ints[0]
     nk = loggam_k1.size
+    dbuf = np.empty(_DBUF)
+    dn = dq = 0  # dbuf[dq:dn]: the next doubles of the stream
     for i in range(idx.size):
         j = idx[i]
         lam = table[j, 0]
@@ -225,9 +273,16 @@ def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: igno
             loginvalpha = table[j, 4]
             vr = table[j, 5]
             while True:
-                u, pos = _next_double(key, pos)
-                u -= 0.5
-                w, pos = _next_double(key, pos)
+                if dq >= dn:
+                    dn, pos = _refill(key, pos, dbuf)
+                    dq = 0
+                u = dbuf[dq] - 0.5
+                dq += 1
+                if dq >= dn:
+                    dn, pos = _refill(key, pos, dbuf)
+                    dq = 0
+                w = dbuf[dq]
+                dq += 1
                 us = 0.5 - abs(u)
                 count = int(math.floor((2 * a / us + b) * u + lam + 0.43))
                 if us >= 0.07 and w <= vr:
@@ -243,8 +298,11 @@ def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: igno
             enlam = table[j, 6]
             prod = 1.0
             while True:
-                d, pos = _next_double(key, pos)
-                prod *= d
+                if dq >= dn:
+                    dn, pos = _refill(key, pos, dbuf)
+                    dq = 0
+                prod *= dbuf[dq]
+                dq += 1
                 if prod > enlam:
                     count += 1
                 else:
@@ -253,7 +311,7 @@ def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: igno
             out[i] = int(min(max(count / scale, 0.0), 1.0) * 255.0)
         else:
             out[i] = count
-    ints[0] = pos
+    ints[0] = pos - 2 * (dn - dq)
 
 
 #: ``v / 255.`` for every uint8 value ``v`` (the reference's ``np.array(x) / 255.``)
@@ -370,39 +428,73 @@ def legacy_poisson(rng: Any, lam: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------- Gaussian
 
 
+#: pixels per chunk of :func:`gauss_u8` (Gaussians drawn into a buffer, then one vectorised pass)
+_GCHUNK = 2048
+
+
 @numba.njit(cache=True, nogil=True)
 def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``x + normal(scale=c)`` (or ``x + x * normal(scale=c)``), clip, * 255, truncate.
 
     ``x = unit[values[k]]``. The normal draws are NumPy's ``legacy_gauss`` (polar method, one value
     cached between calls in ``ints[1]`` / ``gauss[0]``) scaled as ``legacy_normal``: ``0.0 + c * g``.
+    Per chunk of pixels the Gaussians are drawn first (each polar attempt takes two doubles,
+    accepted or not; an accepted pair gives ``f * x2`` then ``f * x1``), then the pixels are
+    computed in one loop.
     """
+    n = values.size
     pos = ints[0]
     has_gauss = ints[1] != 0
     cached = gauss[0]
-    for k in range(values.size):
+    dbuf = np.empty(_DBUF)
+    dn = dq = 0
+    g = np.empty(_GCHUNK + 1)
+    for start in range(0, n, _GCHUNK):
+        m = min(_GCHUNK, n - start)
+        j = 0
         if has_gauss:
-            g = cached
-            has_gauss = False
-            cached = 0.0
-        else:
+            g[0] = cached
+            j = 1
+        while j < m:
             while True:
-                d1, pos = _next_double(key, pos)
-                d2, pos = _next_double(key, pos)
+                if dq + 1 < dn:
+                    d1 = dbuf[dq]
+                    d2 = dbuf[dq + 1]
+                    dq += 2
+                else:
+                    if dq >= dn:
+                        dn, pos = _refill(key, pos, dbuf)
+                        dq = 0
+                    d1 = dbuf[dq]
+                    dq += 1
+                    if dq >= dn:
+                        dn, pos = _refill(key, pos, dbuf)
+                        dq = 0
+                    d2 = dbuf[dq]
+                    dq += 1
                 x1 = 2.0 * d1 - 1.0
                 x2 = 2.0 * d2 - 1.0
                 r2 = x1 * x1 + x2 * x2
                 if r2 < 1.0 and r2 != 0.0:
                     break
             f = math.sqrt(-2.0 * math.log(r2) / r2)
-            cached = f * x1
-            has_gauss = True
-            g = f * x2
-        noise = 0.0 + c * g
-        x = unit[values[k]]
-        y = x + x * noise if speckle else x + noise
-        out[k] = int(min(max(y, 0.0), 1.0) * 255.0)
-    ints[0] = pos
+            g[j] = f * x2
+            g[j + 1] = f * x1
+            j += 2
+        # the last value of an odd count stays cached (legacy_gauss zeroes it once used)
+        has_gauss = j > m
+        cached = g[m] if has_gauss else 0.0
+        if speckle:
+            for k in range(m):
+                x = unit[values[start + k]]
+                y = x + x * (0.0 + c * g[k])
+                out[start + k] = int(min(max(y, 0.0), 1.0) * 255.0)
+        else:
+            for k in range(m):
+                x = unit[values[start + k]]
+                y = x + (0.0 + c * g[k])
+                out[start + k] = int(min(max(y, 0.0), 1.0) * 255.0)
+    ints[0] = pos - 2 * (dn - dq)
     ints[1] = has_gauss
     gauss[0] = cached
 
@@ -415,20 +507,36 @@ def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore
     """Salt and pepper: two full ``random_sample`` masks in order (flipped, then salted).
 
     ``out[k] = 255 if flipped and salted, 0 if flipped only, else lut[values[k]]``, where the masks
-    are ``u < thr`` (the two legacy ``choice([True, False], p=...)`` calls).
+    are ``u < thr`` (the two legacy ``choice([True, False], p=...)`` calls). The doubles come a
+    block at a time; the loops over a block are branch-free.
     """
+    n = values.size
     pos = ints[0]
-    flipped = np.empty(values.size, np.bool_)
-    for k in range(values.size):
-        u, pos = _next_double(key, pos)
-        flipped[k] = u < thr_flip
-    for k in range(values.size):
-        u, pos = _next_double(key, pos)
-        if flipped[k]:
-            out[k] = 255 if u < thr_salt else 0
-        else:
-            out[k] = lut[values[k]]
-    ints[0] = pos
+    dbuf = np.empty(_DBUF)
+    dn = dq = 0
+    flipped = np.empty(n, np.bool_)
+    k = 0
+    while k < n:
+        if dq >= dn:
+            dn, pos = _refill(key, pos, dbuf)
+            dq = 0
+        take = min(dn - dq, n - k)
+        for t in range(take):
+            flipped[k + t] = dbuf[dq + t] < thr_flip
+        k += take
+        dq += take
+    k = 0
+    while k < n:
+        if dq >= dn:
+            dn, pos = _refill(key, pos, dbuf)
+            dq = 0
+        take = min(dn - dq, n - k)
+        for t in range(take):
+            salt = np.uint8(255) if dbuf[dq + t] < thr_salt else np.uint8(0)
+            out[k + t] = salt if flipped[k + t] else lut[values[k + t]]
+        k += take
+        dq += take
+    ints[0] = pos - 2 * (dn - dq)
 
 
 # --------------------------------------------------------------------------------- randint

@@ -1,0 +1,131 @@
+"""The compiled legacy-``RandomState`` kernels vs NumPy's own samplers, at awkward stream positions.
+
+The kernels read the MT19937 stream a block (624 words) at a time; these tests start them at every
+kind of position (block start, odd words, the last word of a block, a used-up block), with and
+without a cached Gaussian, and for sizes around the block and chunk boundaries, and compare the
+values and the whole generator state afterwards with NumPy's ``RandomState``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from corruptbench._legacy_random import (
+    PoissonPlan,
+    gauss_u8,
+    glass_shuffle_mt,
+    impulse_u8,
+    legacy_poisson,
+    legacy_state,
+)
+
+UNIT = np.arange(256) / 255.0
+LUT = ((np.arange(256) / 255.0) * 255).astype(np.uint8)
+#: word positions: block start, odd, the middle, the last pair, the last word, a used-up block
+POSITIONS = (0, 1, 2, 311, 622, 623, 624)
+#: around one block of doubles (312), the Gaussian chunk (2048) and one Gaussian pair
+SIZES = (0, 1, 2, 3, 311, 312, 313, 625, 2047, 2048, 2049, 4099)
+
+
+def _rs(seed: int, pos: int, has_gauss: int) -> np.random.RandomState:
+    """A RandomState at word ``pos`` of its key, optionally with a cached Gaussian."""
+    rs = np.random.RandomState(seed)
+    state: Any = rs.get_state()
+    key = state[1]
+    rs.set_state(("MT19937", key, pos, has_gauss, -0.7 if has_gauss else 0.0))
+    return rs
+
+
+def _assert_same_state(a: np.random.RandomState, b: np.random.RandomState) -> None:
+    sa: Any = a.get_state()
+    sb: Any = b.get_state()
+    np.testing.assert_array_equal(sa[1], sb[1])
+    assert sa[2:] == sb[2:]
+
+
+def _values(n: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, n).astype(np.uint8)
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
+@pytest.mark.parametrize("has_gauss", [0, 1])
+@pytest.mark.parametrize("speckle", [False, True])
+def test_gauss_u8_is_numpy_normal(pos: int, has_gauss: int, speckle: bool) -> None:
+    for n in SIZES:
+        values = _values(n, n + pos)
+        ours, numpy_rs = _rs(pos + n, pos, has_gauss), _rs(pos + n, pos, has_gauss)
+        state = legacy_state(ours)
+        assert state is not None
+        out = np.empty(n, np.uint8)
+        gauss_u8(values, UNIT, 0.38, speckle, state.key, state.ints, state.gauss, out)
+        state.commit()
+        x = UNIT[values]
+        noise = numpy_rs.normal(size=n, scale=0.38)
+        y = x + x * noise if speckle else x + noise
+        np.testing.assert_array_equal(out, (np.clip(y, 0, 1) * 255).astype(np.uint8))
+        _assert_same_state(ours, numpy_rs)
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
+@pytest.mark.parametrize("has_gauss", [0, 1])
+def test_impulse_u8_is_two_numpy_masks(pos: int, has_gauss: int) -> None:
+    for n in SIZES:
+        values = _values(n, n)
+        ours, numpy_rs = _rs(n, pos, has_gauss), _rs(n, pos, has_gauss)
+        state = legacy_state(ours)
+        assert state is not None
+        out = np.empty(n, np.uint8)
+        impulse_u8(values, LUT, 0.09, 0.5, state.key, state.ints, out)
+        state.commit()
+        flipped = numpy_rs.random_sample(n) < 0.09
+        salted = numpy_rs.random_sample(n) < 0.5
+        want = LUT[values]
+        want[flipped] = 0
+        want[flipped & salted] = 255
+        np.testing.assert_array_equal(out, want)
+        _assert_same_state(ours, numpy_rs)
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
+@pytest.mark.parametrize("scale", [60.0, 25.0, 12.0, 3.0, 500.0])
+def test_poisson_u8_is_numpy_poisson(pos: int, scale: float) -> None:
+    """Both of NumPy's methods (multiplication below rate 10, PTRS above) and the 0 rate."""
+    for n in SIZES:
+        values = _values(n, n + 1)
+        ours, numpy_rs = _rs(n + 3, pos, 1), _rs(n + 3, pos, 1)
+        out = PoissonPlan.from_uint8(values, scale).sample_unit_u8(ours, scale)
+        counts = numpy_rs.poisson((values / 255.0) * scale)
+        want = (np.clip(counts / scale, 0, 1) * 255).astype(np.uint8)
+        np.testing.assert_array_equal(out, want)
+        _assert_same_state(ours, numpy_rs)
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
+def test_legacy_poisson_counts(pos: int) -> None:
+    lam = np.random.default_rng(pos).random(3000) * np.r_[0.5, 8, 40, 3000].repeat(750)
+    ours, numpy_rs = _rs(pos, pos, 0), _rs(pos, pos, 0)
+    np.testing.assert_array_equal(legacy_poisson(ours, lam), numpy_rs.poisson(lam))
+    _assert_same_state(ours, numpy_rs)
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
+@pytest.mark.parametrize("d,iterations", [(1, 2), (2, 1), (3, 2), (4, 1), (5, 1)])
+def test_glass_shuffle_mt_is_numpy_randint(pos: int, d: int, iterations: int) -> None:
+    img = np.random.default_rng(d).integers(0, 256, (37, 41, 3)).astype(np.uint8)
+    ours, numpy_rs = _rs(d, pos, 1), _rs(d, pos, 1)
+    x = img.copy()
+    state = legacy_state(ours)
+    assert state is not None
+    glass_shuffle_mt(x, d, iterations, state.key, state.ints)
+    state.commit()
+    want = img.copy()
+    for _ in range(iterations):
+        for h in range(37 - d, d, -1):
+            for w in range(41 - d, d, -1):
+                dx, dy = numpy_rs.randint(-d, d, size=(2,))
+                want[h, w] = want[h + dy, w + dx]
+    np.testing.assert_array_equal(x, want)
+    _assert_same_state(ours, numpy_rs)
