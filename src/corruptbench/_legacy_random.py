@@ -257,6 +257,11 @@ def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: igno
     ``scale > 0``: ``out[i] = uint8(clip(count / scale, 0, 1) * 255)`` (truncation: the shot-noise
     formula, fused); ``scale == 0``: ``out[i] = count``. (Written as one loop on purpose: a helper
     returning from inside the rejection loop compiles to code about half as fast.)
+
+    The multiplication method takes four doubles at a time when the buffer holds them: the running
+    products ``p1 >= p2 >= p3 >= p4`` (each a product with a double below 1, rounded: never larger),
+    so when ``p4 <= exp(-lam)`` the count grows by the number of ``p1..p3`` above ``exp(-lam)`` and
+    exactly that many doubles plus one are used — the same products and comparisons as one at a time.
     """
     pos = ints[0]
     nk = loggam_k1.size
@@ -298,6 +303,20 @@ def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: igno
             enlam = table[j, 6]
             prod = 1.0
             while True:
+                if dq + 4 <= dn:
+                    p1 = prod * dbuf[dq]
+                    p2 = p1 * dbuf[dq + 1]
+                    p3 = p2 * dbuf[dq + 2]
+                    p4 = p3 * dbuf[dq + 3]
+                    if p4 > enlam:
+                        count += 4
+                        dq += 4
+                        prod = p4
+                        continue
+                    k = int(p1 > enlam) + int(p2 > enlam) + int(p3 > enlam)
+                    count += k
+                    dq += k + 1
+                    break
                 if dq >= dn:
                     dn, pos = _refill(key, pos, dbuf)
                     dq = 0
@@ -430,6 +449,8 @@ def legacy_poisson(rng: Any, lam: np.ndarray) -> np.ndarray:
 
 #: pixels per chunk of :func:`gauss_u8` (Gaussians drawn into a buffer, then one vectorised pass)
 _GCHUNK = 2048
+#: capacity of the polar method's attempt buffers (one block of doubles and a carried one, + 1)
+_ABUF = _DBUF // 2 + 2
 
 
 @numba.njit(cache=True, nogil=True)
@@ -438,16 +459,27 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[n
 
     ``x = unit[values[k]]``. The normal draws are NumPy's ``legacy_gauss`` (polar method, one value
     cached between calls in ``ints[1]`` / ``gauss[0]``) scaled as ``legacy_normal``: ``0.0 + c * g``.
-    Per chunk of pixels the Gaussians are drawn first (each polar attempt takes two doubles,
-    accepted or not; an accepted pair gives ``f * x2`` then ``f * x1``), then the pixels are
-    computed in one loop.
+
+    Every polar attempt takes two doubles, accepted or not, so a block of doubles is cut into
+    attempts at once: the accepted ``(x1, x2, r2)`` are packed without branches (an odd double
+    left over starts the next block's first attempt), then ``f = sqrt(-2 log(r2) / r2)`` for all
+    of them; a pair gives ``f * x2`` then ``f * x1``. ``aend`` keeps how many doubles of the stream
+    each accepted attempt ends at, so the generator is left just after the last pair used. Per
+    chunk of pixels the Gaussians are collected first, then the pixels are computed in one loop.
     """
     n = values.size
     pos = ints[0]
     has_gauss = ints[1] != 0
     cached = gauss[0]
     dbuf = np.empty(_DBUF)
-    dn = dq = 0
+    ax1 = np.empty(_ABUF)
+    ax2 = np.empty(_ABUF)
+    ar2 = np.empty(_ABUF)
+    aend = np.empty(_ABUF, np.int64)
+    an = aq = 0  # accepted attempts ax1/ax2/ar2[aq:an] not used yet
+    total = used = 0  # doubles drawn from the stream so far; doubles up to the last pair used
+    carry = 0.0
+    has_carry = False
     g = np.empty(_GCHUNK + 1)
     for start in range(0, n, _GCHUNK):
         m = min(_GCHUNK, n - start)
@@ -456,30 +488,42 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[n
             g[0] = cached
             j = 1
         while j < m:
-            while True:
-                if dq + 1 < dn:
-                    d1 = dbuf[dq]
-                    d2 = dbuf[dq + 1]
-                    dq += 2
-                else:
-                    if dq >= dn:
-                        dn, pos = _refill(key, pos, dbuf)
-                        dq = 0
-                    d1 = dbuf[dq]
-                    dq += 1
-                    if dq >= dn:
-                        dn, pos = _refill(key, pos, dbuf)
-                        dq = 0
-                    d2 = dbuf[dq]
-                    dq += 1
-                x1 = 2.0 * d1 - 1.0
-                x2 = 2.0 * d2 - 1.0
-                r2 = x1 * x1 + x2 * x2
-                if r2 < 1.0 and r2 != 0.0:
-                    break
-            f = math.sqrt(-2.0 * math.log(r2) / r2)
-            g[j] = f * x2
-            g[j + 1] = f * x1
+            while aq >= an:
+                dn, pos = _refill(key, pos, dbuf)
+                base = total
+                total += dn
+                an = aq = 0
+                t = 0
+                if has_carry:
+                    x1 = 2.0 * carry - 1.0
+                    x2 = 2.0 * dbuf[0] - 1.0
+                    r2 = x1 * x1 + x2 * x2
+                    ax1[0] = x1
+                    ax2[0] = x2
+                    ar2[0] = r2
+                    aend[0] = base + 1
+                    an = int((r2 < 1.0) & (r2 != 0.0))
+                    t = 1
+                for p in range((dn - t) // 2):
+                    x1 = 2.0 * dbuf[t + 2 * p] - 1.0
+                    x2 = 2.0 * dbuf[t + 2 * p + 1] - 1.0
+                    r2 = x1 * x1 + x2 * x2
+                    ax1[an] = x1
+                    ax2[an] = x2
+                    ar2[an] = r2
+                    aend[an] = base + t + 2 * p + 2
+                    an += int((r2 < 1.0) & (r2 != 0.0))
+                has_carry = (dn - t) % 2 == 1
+                if has_carry:
+                    carry = dbuf[dn - 1]
+                for q in range(an):
+                    r2 = ar2[q]
+                    ar2[q] = math.sqrt(-2.0 * math.log(r2) / r2)  # now f
+            f = ar2[aq]
+            g[j] = f * ax2[aq]
+            g[j + 1] = f * ax1[aq]
+            used = aend[aq]
+            aq += 1
             j += 2
         # the last value of an odd count stays cached (legacy_gauss zeroes it once used)
         has_gauss = j > m
@@ -494,7 +538,7 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[n
                 x = unit[values[start + k]]
                 y = x + (0.0 + c * g[k])
                 out[start + k] = int(min(max(y, 0.0), 1.0) * 255.0)
-    ints[0] = pos - 2 * (dn - dq)
+    ints[0] = pos - 2 * (total - used)
     ints[1] = has_gauss
     gauss[0] = cached
 
