@@ -228,6 +228,71 @@ def test_glass_shuffle_equals_sequential_loop(d):
     np.testing.assert_array_equal(_to_numpy(jump)[0], expect)
 
 
+def test_glass_shuffle_passes_equal_repeated_passes():
+    rs = np.random.RandomState(5)
+    x = torch.as_tensor(rs.randint(0, 256, (2, 3, 21, 17)).astype(np.uint8))
+    for d in (1, 2, 3):
+        offs = torch.as_tensor(rs.randint(-d, d, (2, 3, 21 - 2 * d, 17 - 2 * d, 2)))
+        expect = x
+        for it in range(3):
+            expect = _ops.glass_shuffle(expect, d, offs[:, it])
+        for dtype in (torch.int8, torch.int64):
+            got = _ops.glass_shuffle_passes(x, d, offs.to(dtype))
+            assert got.dtype == torch.uint8
+            np.testing.assert_array_equal(got.numpy(), expect.numpy())
+
+
+def test_randint_small_is_uniform():
+    from corruptbench.torch.functional import _Random
+
+    rnd = _Random(torch.Generator().manual_seed(3), torch.device("cpu"))
+    for low, high in ((-1, 1), (-2, 2), (-4, 4), (-3, 3), (0, 16)):
+        v = rnd.randint_small(low, high, (5, 2, 999, 3))
+        assert v.shape == (5, 2, 999, 3)
+        assert int(v.min()) == low and int(v.max()) == high - 1
+        counts = torch.bincount((v.to(torch.int64) - low).view(-1), minlength=high - low)
+        expect = v.numel() / (high - low)
+        # binomial standard deviation < 120 for these counts: 6 sigma
+        assert (counts.double() - expect).abs().max() < 6 * expect**0.5, (low, high, counts)
+
+
+def test_poisson_u8_tables_and_samples():
+    from scipy.stats import poisson
+
+    for c in (60.0, 12.0, 3.0):
+        prob, alias = _ops._poisson_alias(c)
+        k = prob.shape[1] - 1
+        implied = np.zeros((256, k + 1))
+        for v in range(256):
+            np.add.at(implied[v], np.arange(k), prob[v, :k] / k)
+            np.add.at(implied[v], alias[v, :k].astype(int), (1 - prob[v, :k]) / k)
+        lam = np.arange(256)[:, None] / 255.0 * c
+        np.testing.assert_allclose(implied, poisson.pmf(np.arange(k + 1)[None], lam), atol=1e-13)
+    g = torch.Generator().manual_seed(0)
+    v = torch.tensor([0, 40, 128, 255], dtype=torch.uint8).repeat_interleave(50_000)
+    counts = _ops.poisson_u8(v, 12.0, torch.rand(v.shape, generator=g, dtype=torch.float64))
+    for val in (0, 40, 128, 255):
+        sel = counts[v == val]
+        lam = val / 255.0 * 12.0
+        assert abs(float(sel.mean()) - lam) < 6 * (lam / sel.numel()) ** 0.5 + 1e-12
+        assert abs(float(sel.var()) - lam) < 0.05 * lam + 1e-12
+    # the edge of the uniform (guard cell) stays in range
+    edge = _ops.poisson_u8(v[-2:], 60.0, torch.tensor([1 - 2**-53, 1.0], dtype=torch.float64))
+    assert float(edge.max()) < 120
+
+
+@pytest.mark.parametrize(
+    "size,z", [((224, 224), 1.27), ((37, 53), 1.13), ((26, 29), 1.74), ((5, 7), 1.5), ((1, 4), 1.3)]
+)
+def test_clipped_zoom_matches_cpu(size, z):
+    from corruptbench.kernels import clipped_zoom
+
+    img = np.random.RandomState(2).rand(*size, 3).astype(np.float32)
+    expect = clipped_zoom(img, z)
+    got = _ops.clipped_zoom(_to_tensor(img[None]), z)
+    np.testing.assert_allclose(_to_numpy(got)[0], expect, atol=5e-5)
+
+
 @pytest.mark.parametrize(
     "size,new",
     [

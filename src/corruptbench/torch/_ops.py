@@ -41,6 +41,8 @@ __all__ = [
     "hsv2rgb",
     "plasma_fractal",
     "glass_shuffle",
+    "glass_shuffle_passes",
+    "poisson_u8",
     "warp_affine_cv34",
     "map_coordinates_reflect",
     "to_device",
@@ -248,47 +250,45 @@ def magick_quantise(acc: torch.Tensor) -> torch.Tensor:
 # ------------------------------------------------------------------------------------------------
 
 
-def _zoom_geometry(length: int, z: float) -> tuple[int, int, int, int]:
-    c = int(math.ceil(length / z))
-    top = (length - c) // 2
-    n = int(round(c * z))
-    trim = (n - length) // 2
-    return c, top, n, trim
+@functools.lru_cache(maxsize=512)
+def _zoom_positions(length: int, z: float) -> np.ndarray:
+    """Source coordinate (uncropped axis) of each kept output position of the reference zoom, as
+    ``grid_sample``'s normalised coordinate (``align_corners=True``); -3 (every tap outside: 0)
+    where SciPy's zoom (mode 'constant') gives 0 because round-off puts the output coordinate
+    beyond the last input sample (never at the profiles' native sizes)."""
+    i0, _, w0, w1 = zoom_axis_table(length, z)
+    # the 2-tap row (i0, i1; 1 - f, f) is the linear sample at i0 + f: i1 = i0 + 1 whenever f > 0
+    # (the mirrored tap at the crop's end only occurs with f = 0)
+    pos = i0 + w1
+    g = pos * (2.0 / (length - 1)) - 1.0 if length > 1 else np.zeros(length)
+    return np.where((w0 != 0) | (w1 != 0), g, -3.0)
 
 
 @functools.lru_cache(maxsize=512)
-def _zoom_dead(length: int, z: float) -> np.ndarray:
-    # 1 where SciPy's zoom (mode 'constant') gives a real sample, 0 where round-off puts the output
-    # coordinate beyond the last input sample (never at the profiles' native sizes).
-    _, _, w0, w1 = zoom_axis_table(length, z)
-    return ((w0 != 0) | (w1 != 0)).astype(np.float64)
+def _zoom_grid(h: int, w: int, z: float) -> np.ndarray:
+    gy = _zoom_positions(h, z)
+    gx = _zoom_positions(w, z)
+    return np.stack(np.broadcast_arrays(gx[None, :], gy[:, None]), axis=-1)[None]  # (1, H, W, 2)
 
 
 def clipped_zoom(x: torch.Tensor, z: float) -> torch.Tensor:
     """The reference ``clipped_zoom`` of every ``H x W`` plane of ``x`` (``(N, C, H, W)`` float).
 
     Centre crop ``ceil(L / z)`` per axis, bilinear zoom to ``round(c z)`` with SciPy's
-    ``grid_mode=False`` mapping (``k (c - 1) / (n - 1)``, i.e. ``align_corners=True``), centred trim.
+    ``grid_mode=False`` mapping (``k (c - 1) / (n - 1)``, i.e. ``align_corners=True``), centred
+    trim: only the kept outputs are computed, as one bilinear ``grid_sample`` of the uncropped
+    image at the precomputed source coordinates (:func:`corruptbench.kernels.zoom_axis_table`;
+    every tap lies inside the crop, or has weight 0).
     """
     z = float(z)
     h, w = x.shape[-2:]
-    ch, top_h, nh, trim_h = _zoom_geometry(h, z)
-    cw, top_w, nw, trim_w = _zoom_geometry(w, z)
-    if ch == h and nh == h and cw == w and nw == w:
-        return x.clone()
-    crop = x[..., top_h : top_h + ch, top_w : top_w + cw]
-    if ch == 1 or cw == 1:  # interpolate cannot use align_corners with a single sample
-        crop = crop.expand(*crop.shape[:-2], max(ch, 2), max(cw, 2))
-    # every plane on its own (one channel): the fastest bilinear kernel on the CPU
-    planes = crop.contiguous().reshape(-1, 1, *crop.shape[-2:])
-    out = F.interpolate(planes, size=(nh, nw), mode="bilinear", align_corners=True)
-    out = out.reshape(*crop.shape[:-2], nh, nw)
-    out = out[..., trim_h : trim_h + h, trim_w : trim_w + w]
-    if not (_zoom_dead(h, z).all() and _zoom_dead(w, z).all()):  # pragma: no cover - odd sizes only
-        dead_h = to_device(_zoom_dead, (h, z), x.device, x.dtype)
-        dead_w = to_device(_zoom_dead, (w, z), x.device, x.dtype)
-        out = out * dead_h[:, None] * dead_w[None, :]
-    return out
+    if all(int(math.ceil(s / z)) == s and int(round(s * z)) == s for s in (h, w)):
+        return x.clone()  # no crop, no resampling
+    grid = to_device(_zoom_grid, (h, w, z), x.device, x.dtype)
+    # all planes as the channels of one sample: the coordinates are computed once per position
+    planes = x.reshape(1, -1, h, w)
+    out = F.grid_sample(planes, grid, mode="bilinear", padding_mode="zeros", align_corners=True)
+    return out.reshape(x.shape)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -546,6 +546,67 @@ def plasma_fractal(
 
 
 # ------------------------------------------------------------------------------------------------
+# Poisson counts of 8-bit images (shot noise): Walker alias tables
+# ------------------------------------------------------------------------------------------------
+
+
+@functools.lru_cache(maxsize=64)
+def _poisson_alias(c: float) -> tuple[np.ndarray, np.ndarray]:
+    """Walker/Vose alias tables ``(prob, alias)``, each ``(256, K + 1)`` float64, of Poisson(``v c /
+    255``) for the 256 values ``v``; ``K`` covers ``c + 12 sqrt(c) + 12`` (the mass beyond is below
+    1e-25 and is dropped, the rest renormalised)."""
+    lam = np.arange(256, dtype=np.float64) / 255.0 * c
+    k_max = int(math.ceil(c + 12.0 * math.sqrt(c) + 12.0))
+    k = np.arange(k_max, dtype=np.float64)
+    lgam = np.array([math.lgamma(i + 1.0) for i in range(k_max)])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        logp = k[None, :] * np.log(lam[:, None]) - lam[:, None] - lgam[None, :]
+    logp[0] = np.where(k == 0, 0.0, -np.inf)  # rate 0: always 0
+    pmf = np.exp(logp)
+    pmf /= pmf.sum(axis=1, keepdims=True)
+    prob = np.ones((256, k_max))
+    alias = np.tile(k, (256, 1))
+    for v in range(256):
+        q = pmf[v] * k_max
+        small = [i for i in range(k_max) if q[i] < 1.0]
+        large = [i for i in range(k_max) if q[i] >= 1.0]
+        while small and large:
+            s, lg = small.pop(), large.pop()
+            prob[v, s], alias[v, s] = q[s], lg
+            q[lg] = (q[lg] + q[s]) - 1.0
+            (small if q[lg] < 1.0 else large).append(lg)
+        # the rest (round-off leftovers): probability 1 of their own cell
+    # a guard column K, reached only if K u rounds up to K: the limit u -> 1 of the last cell
+    last = np.where(prob[:, -1] >= 1.0, k_max - 1.0, alias[:, -1])
+    return np.hstack([prob, np.zeros((256, 1))]), np.hstack([alias, last[:, None]])
+
+
+def _poisson_prob(c: float) -> np.ndarray:
+    return _poisson_alias(c)[0]
+
+
+def _poisson_aliases(c: float) -> np.ndarray:
+    return _poisson_alias(c)[1]
+
+
+def poisson_u8(v: torch.Tensor, c: float, u: torch.Tensor) -> torch.Tensor:
+    """Poisson counts with rates ``v c / 255`` for 8-bit values ``v`` (any dtype holding 0..255),
+    from one uniform ``u`` in [0, 1) per element (float64 where the device has it), by Walker's
+    alias method: cell ``j = floor(K u)``, kept if the fraction ``K u - j`` is below the cell's
+    probability, else its alias. Exactly Poisson up to the dropped tail (< 1e-25) and the
+    uniform's resolution. Returns counts in ``u``'s dtype (``u`` is overwritten)."""
+    c = float(c)
+    prob = to_device(_poisson_prob, (c,), u.device, u.dtype)
+    alias = to_device(_poisson_aliases, (c,), u.device, u.dtype)
+    stride = prob.shape[1]  # K + 1
+    cell = u.mul_(stride - 1)
+    j = torch.floor(cell)
+    frac = cell.sub_(j)
+    idx = v.to(torch.int64).mul_(stride).add_(j.to(torch.int64))
+    return torch.where(frac < prob.view(-1).take(idx), j, alias.view(-1).take(idx))
+
+
+# ------------------------------------------------------------------------------------------------
 # glass blur: the sequential pixel copy, resolved in parallel
 # ------------------------------------------------------------------------------------------------
 
@@ -561,6 +622,51 @@ def _glass_loop(x, d, offsets):  # pragma: no cover - compiled
                 dy = offsets[i, h - d - 1, w - d - 1, 1]
                 for c in range(nc):
                     x[i, c, h, w] = x[i, c, h + dy, w + dx]
+
+
+@numba.njit(cache=True, nogil=True)
+def _glass_loop_hwc(x, d, offsets):  # pragma: no cover - compiled
+    # the sequential copy loop, every pass, in place on channels-last (N, H, W, C);
+    # offsets (N, passes, H-2d, W-2d, 2) ascending
+    n, height, width, nc = x.shape
+    for i in range(n):
+        img = x[i]
+        for it in range(offsets.shape[1]):
+            off = offsets[i, it]
+            for h in range(height - d, d, -1):
+                row = off[h - d - 1]
+                for w in range(width - d, d, -1):
+                    dx = np.int64(row[w - d - 1, 0])
+                    dy = np.int64(row[w - d - 1, 1])
+                    hp = h + dy
+                    wp = w + dx
+                    if nc == 3:
+                        img[h, w, 0] = img[hp, wp, 0]
+                        img[h, w, 1] = img[hp, wp, 1]
+                        img[h, w, 2] = img[hp, wp, 2]
+                    else:
+                        for c in range(nc):
+                            img[h, w, c] = img[hp, wp, c]
+
+
+def glass_shuffle_passes(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> torch.Tensor:
+    """:func:`glass_shuffle` applied for each pass ``offsets[:, p]`` in turn (``offsets`` ``(N,
+    passes, H - 2d, W - 2d, 2)``). On the CPU all passes run in one compiled loop over a
+    channels-last copy (one cache line per pixel copy); elsewhere pass by pass."""
+    n, c, h, w = x.shape
+    d = int(max_delta)
+    if h - 2 * d <= 0 or w - 2 * d <= 0:
+        return x.clone()
+    if x.device.type != "cpu":
+        for it in range(offsets.shape[1]):
+            x = _glass_shuffle_jump(x, d, offsets[:, it])
+        return x
+    hwc = x.detach().permute(0, 2, 3, 1).contiguous()
+    off = offsets.detach().cpu()
+    if off.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64):
+        off = off.to(torch.int64)
+    _glass_loop_hwc(hwc.numpy(), d, off.contiguous().numpy())
+    return hwc.permute(0, 3, 1, 2)
 
 
 def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> torch.Tensor:

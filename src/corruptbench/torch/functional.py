@@ -15,6 +15,10 @@ the tensor's device, with these deliberate differences:
   draws. Model level (EfficientNet-Lite0 top-1 error, benchmarks/torch_model_agreement.py): the
   deterministic corruptions agree to within 1 image in 100, the random ones within the sampling
   noise of the CPU library itself run with other seeds.
+* **Samplers**: ``shot_noise`` on uint8 input draws its Poisson counts (256 possible rates) with
+  Walker alias tables from one uniform per element (:func:`corruptbench.torch._ops.poisson_u8`;
+  float input: ``torch.poisson``); glass blur's offsets (2, 4 or 8 values) are cut from random
+  bytes. Both are exact samplers of the reference's laws, only cheaper than torch's per-element ones.
 * **Glass blur** reproduces the reference's *sequential* in-place pixel copy exactly, in parallel
   (pointer jumping over the copy chains; :func:`corruptbench.torch._ops.glass_shuffle`).
 * **Intermediate 8-bit steps** of the reference are emulated on both the uint8 and the float
@@ -41,6 +45,8 @@ blur's output gets ImageMagick's quantum rounding.
 from __future__ import annotations
 
 import functools
+import math
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -94,6 +100,10 @@ class _Random:
     def normal(self, shape: tuple[int, ...]) -> torch.Tensor:
         return self._out(torch.randn(shape, generator=self.generator, device=self.gdev))
 
+    def rand(self, shape: tuple[int, ...], dtype: torch.dtype = torch.float32) -> torch.Tensor:
+        """Uniforms in [0, 1) on the generator's device (not moved)."""
+        return torch.rand(shape, generator=self.generator, device=self.gdev, dtype=dtype)
+
     def uniform(
         self, shape: tuple[int, ...], low: float, high: float, dtype: torch.dtype = torch.float32
     ) -> torch.Tensor:
@@ -104,6 +114,25 @@ class _Random:
         return self._out(
             torch.randint(low, high, shape, generator=self.generator, device=self.gdev)
         )
+
+    def randint_small(self, low: int, high: int, shape: tuple[int, ...]) -> torch.Tensor:
+        """Uniform integers in ``[low, high)`` on ``device``. Ranges of 2, 4, 8 or 16 values within
+        int8 are cut from random bytes (1, 2 or 4 bits per value: exactly uniform, 8 to 56 values
+        per generator call) and returned as int8; other ranges: ``torch.randint`` (int64)."""
+        m = high - low
+        if m not in (2, 4, 8, 16) or low < -128 or high > 128:
+            return self.randint(low, high, shape)
+        bits = {2: 1, 4: 2, 8: 4, 16: 4}[m]  # a power of two dividing 8 (8 values use 4-bit slots)
+        per = 8 // bits
+        count = math.prod(shape)
+        # random_ on int64 fills [0, 2^63): 7 random bytes per word (the top one has 7 bits)
+        words = torch.empty(-(-count // (7 * per)), dtype=torch.int64, device=self.gdev)
+        words.random_(generator=self.generator)
+        full = words.view(torch.uint8).view(-1, 8)
+        bytes7 = (full[:, :7] if sys.byteorder == "little" else full[:, 1:]).reshape(-1)
+        fields = [bytes7.bitwise_right_shift(s).bitwise_and_(m - 1) for s in range(0, 8, bits)]
+        out = torch.stack(fields, dim=1).view(-1)[:count].view(torch.int8).add_(low)
+        return self._out(out.view(shape))
 
     def poisson(self, rates: torch.Tensor) -> torch.Tensor:
         return self._out(torch.poisson(rates.to(self.gdev), generator=self.generator))
@@ -184,7 +213,14 @@ def _gaussian_noise(ctx: _Ctx) -> torch.Tensor:
 
 def _shot_noise(ctx: _Ctx) -> torch.Tensor:
     c = float(ctx.params("shot_noise"))
-    k = ctx.draw("poisson", lambda: ctx.rnd.poisson(ctx.x * c)).to(torch.float32)
+
+    def draw() -> torch.Tensor:
+        if ctx.is_u8:  # 256 rates: alias tables (same law, ~3x faster than torch.poisson on CPU)
+            u = ctx.rnd.rand(tuple(ctx.raw.shape), _hi_dtype(ctx.rnd.gdev))
+            return _ops.poisson_u8(ctx.raw.to(u.device), c, u).to(ctx.device)
+        return ctx.rnd.poisson(ctx.x * c)
+
+    k = ctx.draw("poisson", draw).to(torch.float32)
     return _unit255(k / c)
 
 
@@ -228,12 +264,13 @@ def _glass_blur(ctx: _Ctx) -> torch.Tensor:
     sigma, d, iterations = ctx.params("glass_blur")
     d, iterations = int(d), int(iterations)
     hr, wr = max(0, ctx.h - 2 * d), max(0, ctx.w - 2 * d)
-    offsets = ctx.draw("offsets", lambda: ctx.rnd.randint(-d, d, (ctx.n, iterations, hr, wr, 2)))
-    # x = uint8(gaussian(x) * 255): truncation to 8 bits
-    x8 = torch.floor(_ops.gaussian_nearest(ctx.x, sigma) * 255.0).clamp_(0, 255)
-    for it in range(iterations):
-        x8 = _ops.glass_shuffle(x8, d, offsets[:, it])
-    return _unit255(_ops.gaussian_nearest(x8 / 255.0, sigma))
+    offsets = ctx.draw(
+        "offsets", lambda: ctx.rnd.randint_small(-d, d, (ctx.n, iterations, hr, wr, 2))
+    )
+    # x = uint8(gaussian(x) * 255): truncation to 8 bits (exact in uint8: the copies move bytes)
+    x8 = torch.floor(_ops.gaussian_nearest(ctx.x, sigma) * 255.0).clamp_(0, 255).to(torch.uint8)
+    x8 = _ops.glass_shuffle_passes(x8, d, offsets)
+    return _unit255(_ops.gaussian_nearest(x8.to(torch.float32).div_(255.0), sigma))
 
 
 @functools.lru_cache(maxsize=64)
@@ -272,10 +309,10 @@ def _zoom_blur(ctx: _Ctx) -> torch.Tensor:
     stop, step = ctx.params("zoom_blur")
     factors = np.arange(1, stop, step)
     x = ctx.x
-    acc = torch.zeros_like(x)
-    for z in factors:
-        acc += _ops.clipped_zoom(x, float(z))
-    return _unit255((x + acc) / float(len(factors) + 1))
+    acc = torch.zeros_like(x) if len(factors) == 0 else _ops.clipped_zoom(x, float(factors[0]))
+    for z in factors[1:]:  # 0 + zoom(x, z0) is exact: start from the first zoom
+        acc.add_(_ops.clipped_zoom(x, float(z)))
+    return _unit255(acc.add_(x).div_(float(len(factors) + 1)))
 
 
 # ------------------------------------------------------------------------------------------------
