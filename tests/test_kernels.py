@@ -336,7 +336,7 @@ def test_zoom_blur_u8_equals_float32_steps(shape):
         out *= 255
         ref = out.astype(np.uint8)
         np.testing.assert_array_equal(zoom_blur_u8(img, factors), ref)
-        scratch = np.full((shape[0], shape[1] * 4), 5.0, dtype=np.float32)
+        scratch = np.full(shape[0] * shape[1] * 3 + 1, 5.0, dtype=np.float32)
         np.testing.assert_array_equal(zoom_blur_u8(img, factors, scratch=scratch), ref)
     with pytest.raises(TypeError):
         zoom_blur_u8(x, [1.0])

@@ -158,6 +158,30 @@ def _blur_rows(padded, weights, rows, cols, out):  # pragma: no cover - compiled
             out[y, j] = q // 257
 
 
+@numba.njit(cache=True, nogil=True)
+def _pad_quanta(image, pad_top, pad_left, ch, padded):  # pragma: no cover - compiled
+    """``padded`` (float64 (Hp, Wp * C)) = ``257 * image`` edge-padded (``np.pad`` mode "edge").
+
+    ``image``: uint8 (H, W * C); the image sits at row ``pad_top``, pixel column ``pad_left``.
+    """
+    h, n = image.shape
+    w = n // ch
+    hp, np_ = padded.shape
+    wp = np_ // ch
+    for y in range(hp):
+        src = image[min(max(y - pad_top, 0), h - 1)]
+        dst = padded[y]
+        for x in range(pad_left):
+            for c in range(ch):
+                dst[x * ch + c] = src[c] * 257.0
+        base = pad_left * ch
+        for e in range(n):
+            dst[base + e] = src[e] * 257.0
+        for x in range(pad_left + w, wp):
+            for c in range(ch):
+                dst[x * ch + c] = src[n - ch + c] * 257.0
+
+
 def apply_motion_kernel(
     image: np.ndarray, weights: np.ndarray, offsets_x: np.ndarray, offsets_y: np.ndarray
 ) -> np.ndarray:
@@ -173,8 +197,8 @@ def apply_motion_kernel(
     pad_bottom = max(0, int(offsets_y.max()))
     pad_left = max(0, -int(offsets_x.min()))
     pad_right = max(0, int(offsets_x.max()))
-    padded = np.pad(image, ((pad_top, pad_bottom), (pad_left, pad_right), (0, 0)), mode="edge")
-    padded = (padded.reshape(padded.shape[0], -1) * 257.0).astype(np.float64)
+    padded = np.empty((h + pad_top + pad_bottom, (w + pad_left + pad_right) * ch), dtype=np.float64)
+    _pad_quanta(np.ascontiguousarray(image).reshape(h, -1), pad_top, pad_left, ch, padded)
     rows = (np.asarray(offsets_y, dtype=np.int64) + pad_top).astype(np.int64)
     cols = (np.asarray(offsets_x, dtype=np.int64) + pad_left) * ch
     out = np.empty((h, w * ch), dtype=np.uint8)

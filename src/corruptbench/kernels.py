@@ -19,6 +19,9 @@ from typing import Any
 import cv2
 import numba
 import numpy as np
+from llvmlite import ir
+from numba.core import types as nbtypes
+from numba.extending import intrinsic
 
 __all__ = [
     "disk",
@@ -518,22 +521,68 @@ def _zoom_one(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, out):  # pragma: no cover
             oi[e] = ta[e] * a0 + tb[e] * a1
 
 
+@intrinsic
+def _lerp4(typingctx, t, o, s, p, q, b0, b1):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``t[o : o + 4] = s[p : p + 4] * b0 + s[q : q + 4] * b1`` as one 4 x double vector operation.
+
+    Lane by lane the same IEEE operations as the scalar expression (float32 ``s`` widened exactly,
+    two products rounded, then their sum; no fused multiply-add). ``t`` float64 and ``s``
+    float32/float64 1-D C-contiguous arrays; no bounds checks (the caller's indices are valid).
+    numba leaves its SLP vectoriser off, so a pixel's four lanes would otherwise stay scalar.
+    """
+    ok = (
+        isinstance(t, nbtypes.Array)
+        and isinstance(s, nbtypes.Array)
+        and t.ndim == 1
+        and s.ndim == 1
+        and t.layout == "C"
+        and s.layout == "C"
+        and t.dtype == nbtypes.float64
+        and s.dtype in (nbtypes.float32, nbtypes.float64)
+    )
+    if not ok:
+        return None
+    sig = nbtypes.void(t, o, s, p, q, nbtypes.float64, nbtypes.float64)
+
+    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+        targ, oarg, sarg, parg, qarg, b0arg, b1arg = args
+        tary = context.make_array(signature.args[0])(context, builder, targ)
+        sary = context.make_array(signature.args[2])(context, builder, sarg)
+        vty = ir.VectorType(ir.DoubleType(), 4)
+        s_el = context.get_data_type(signature.args[2].dtype)
+        i32 = ir.IntType(32)
+
+        def load(idx):  # type: ignore[no-untyped-def]
+            ptr = builder.gep(sary.data, [idx])
+            v = builder.load(builder.bitcast(ptr, ir.VectorType(s_el, 4).as_pointer()), align=4)
+            return v if s_el == ir.DoubleType() else builder.fpext(v, vty)
+
+        def splat(x):  # type: ignore[no-untyped-def]
+            v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
+            mask = ir.Constant(ir.VectorType(i32, 4), [0, 0, 0, 0])
+            return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined), mask)
+
+        b0v = context.cast(builder, b0arg, signature.args[5], nbtypes.float64)
+        b1v = context.cast(builder, b1arg, signature.args[6], nbtypes.float64)
+        r = builder.fadd(builder.fmul(load(parg), splat(b0v)), builder.fmul(load(qarg), splat(b1v)))
+        dst = builder.bitcast(builder.gep(tary.data, [oarg]), vty.as_pointer())
+        builder.store(r, dst, align=8)
+        return context.get_dummy_value()
+
+    return sig, codegen
+
+
 @numba.njit(cache=True, nogil=True)
-def _zoom_column_row(s, c0, c1, cw0, cw1, nc, t):  # pragma: no cover - compiled
+def _zoom_column_row(s, c0, c1, cw0, cw1, nc, vec, t):  # pragma: no cover - compiled
     # One source row s (W * nc) -> t (w * nc, float64):
     # t[j * nc + ch] = s[c0[j] * nc + ch] * cw0[j] + s[c1[j] * nc + ch] * cw1[j] (as _zoom_columns)
+    # ``vec`` (nc == 3 only): one 4-lane operation per pixel, left to right; the fourth lane reads
+    # the next pixel's first value and writes a value that the next pixel overwrites, so s's and
+    # t's buffers need one element of slack past the row's end (the last pixel's fourth lane).
     w = c0.shape[0]
-    if nc == 4:  # three channels padded to four: one vector per pixel
+    if vec:
         for j in range(w):
-            b0 = cw0[j]
-            b1 = cw1[j]
-            p = 4 * c0[j]
-            q = 4 * c1[j]
-            o = 4 * j
-            t[o] = s[p] * b0 + s[q] * b1
-            t[o + 1] = s[p + 1] * b0 + s[q + 1] * b1
-            t[o + 2] = s[p + 2] * b0 + s[q + 2] * b1
-            t[o + 3] = s[p + 3] * b0 + s[q + 3] * b1
+            _lerp4(t, 3 * j, s, 3 * c0[j], 3 * c1[j], cw0[j], cw1[j])
     elif nc == 3:
         for j in range(w):
             b0 = cw0[j]
@@ -556,7 +605,7 @@ def _zoom_column_row(s, c0, c1, cw0, cw1, nc, t):  # pragma: no cover - compiled
 
 @numba.njit(cache=True, nogil=True)
 def _zoom_add_row(
-    src, nc, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc
+    src, nc, vec, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc
 ):  # pragma: no cover
     # acc (w * nc, float32) += float32(clipped_zoom(src, z)[i]) for every zoom z of the stacked
     # tables, in order, with the arithmetic of _zoom_one (columns in double, then rows in double,
@@ -573,7 +622,7 @@ def _zoom_add_row(
             sa = 1
         else:
             sa = 1 if held[z, 0] == rb else 0
-            _zoom_column_row(src[ra], c0[z], c1[z], cw0[z], cw1[z], nc, tbuf[z, sa])
+            _zoom_column_row(src[ra], c0[z], c1[z], cw0[z], cw1[z], nc, vec, tbuf[z, sa])
             held[z, sa] = ra
         if held[z, 0] == rb:
             sb = 0
@@ -581,7 +630,7 @@ def _zoom_add_row(
             sb = 1
         else:
             sb = 1 - sa
-            _zoom_column_row(src[rb], c0[z], c1[z], cw0[z], cw1[z], nc, tbuf[z, sb])
+            _zoom_column_row(src[rb], c0[z], c1[z], cw0[z], cw1[z], nc, vec, tbuf[z, sb])
             held[z, sb] = rb
         a0 = rw0[z, i]
         a1 = rw1[z, i]
@@ -600,49 +649,45 @@ def _zoom_sum_f32(src, nc, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc):  # pragma: 
     held = np.full((nz, 2), -1, dtype=np.int64)
     tbuf = np.empty((nz, 2, n), dtype=np.float64)
     for i in range(acc.shape[0]):
-        _zoom_add_row(src, nc, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc[i])
+        _zoom_add_row(src, nc, False, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc[i])
 
 
 @numba.njit(cache=True, nogil=True)
-def _zoom_blur_u8(img, identity, r0, r1, rw0, rw1, c0, c1, cw0, cw1, x4, out):  # pragma: no cover
-    # Zoom blur of a 3-channel image, fused: x = float32(img / 255.), held in x4 (H, W * 4) with
-    # the channels padded to four (one vector per pixel in the column pass; the pad lane is 0 and
-    # never reaches the output); per output row acc = x (the factor-1 zoom, when ``identity``)
-    # or 0, += each other zoom (_zoom_add_row); v = (acc + x) / float32(count);
-    # out = uint8(clip(v, 0, 1) * 255) (float32 throughout, truncation).
+def _zoom_blur_u8(img, identity, r0, r1, rw0, rw1, c0, c1, cw0, cw1, xbuf, out):  # pragma: no cover
+    # Zoom blur of a 3-channel image (H, W * 3), fused: x = float32(img / 255.) in the flat
+    # float32 scratch xbuf (H * W * 3 + 1: one element of slack for the 4-lane column pass); per
+    # output row acc = x (the factor-1 zoom, when ``identity``) or 0, += each other zoom
+    # (_zoom_add_row); v = (acc + x) / float32(count); out = uint8(clip(v, 0, 1) * 255)
+    # (float32 throughout, truncation).
     h, n = img.shape
-    w = n // 3
+    x = xbuf[: h * n].reshape((h, n))
     for i in range(h):
         si = img[i]
-        xi = x4[i]
-        for j in range(w):
-            xi[4 * j] = np.float32(si[3 * j] / 255.0)
-            xi[4 * j + 1] = np.float32(si[3 * j + 1] / 255.0)
-            xi[4 * j + 2] = np.float32(si[3 * j + 2] / 255.0)
-            xi[4 * j + 3] = 0.0
+        xi = x[i]
+        for e in range(n):
+            xi[e] = np.float32(si[e] / 255.0)
+    xbuf[h * n] = 0.0
     nz = r0.shape[0]
     count = np.float32(nz + (2 if identity else 1))
     one = np.float32(1.0)
     zero = np.float32(0.0)
     f255 = np.float32(255.0)
-    n4 = 4 * w
     held = np.full((nz, 2), -1, dtype=np.int64)
-    tbuf = np.empty((nz, 2, n4), dtype=np.float64)
-    acc = np.empty(n4, dtype=np.float32)
+    tbuf = np.empty((nz, 2, n + 1), dtype=np.float64)
+    acc = np.empty(n, dtype=np.float32)
     for i in range(h):
-        xi = x4[i]
+        xi = x[i]
         if identity:
-            for e in range(n4):
+            for e in range(n):
                 acc[e] = np.float32(xi[e])
         else:
-            for e in range(n4):
+            for e in range(n):
                 acc[e] = zero
-        _zoom_add_row(x4, 4, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc)
+        _zoom_add_row(x, 3, True, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc)
         o = out[i]
-        for j in range(w):
-            for ch in range(3):
-                v = (acc[4 * j + ch] + np.float32(xi[4 * j + ch])) / count
-                o[3 * j + ch] = np.uint8(min(max(v, zero), one) * f255)
+        for e in range(n):
+            v = (acc[e] + np.float32(xi[e])) / count
+            o[e] = np.uint8(min(max(v, zero), one) * f255)
 
 
 def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
@@ -711,13 +756,13 @@ def zoom_sum(
 def zoom_blur_u8(
     image: np.ndarray, factors: Sequence[float] | np.ndarray, scratch: np.ndarray | None = None
 ) -> np.ndarray:
-    """Zoom blur of a uint8 H x W x C image in one compiled pass (float32, as the reference).
+    """Zoom blur of a uint8 H x W x 3 image in one compiled pass (float32, as the reference).
 
     ``x = float32(image / 255.)``; ``out = zoom_sum(x, factors)``;
     ``uint8(clip((out + x) / float32(len(factors) + 1), 0, 1) * 255)`` (truncation), with exactly
     the float32 / float64 operations of :func:`zoom_sum` and NumPy's float32 array arithmetic.
-    ``scratch``: optional float32 C-contiguous array of the image's shape (reused). Returns a new
-    uint8 array.
+    ``scratch``: optional flat float32 array of ``H * W * 3 + 1`` elements (reused; others are
+    ignored). Returns a new uint8 array.
     """
     if image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
         raise TypeError(
@@ -728,13 +773,9 @@ def zoom_blur_u8(
     identity = bool(key) and key[0] == 1.0  # clipped_zoom(x, 1) is exactly x: 0 + x = x
     if identity:
         key = key[1:]
-    if (
-        scratch is None
-        or scratch.shape != (h, w * 4)
-        or scratch.dtype not in (np.float32, np.float64)
-        or not scratch.flags.c_contiguous
-    ):
-        scratch = np.empty((h, w * 4), dtype=np.float64)
+    size = h * w * 3 + 1
+    if scratch is None or scratch.shape != (size,) or scratch.dtype != np.float32:
+        scratch = np.empty(size, dtype=np.float32)
     if key:
         r0, r1, rw0, rw1 = _stacked_tables(h, key)
         c0, c1, cw0, cw1 = _stacked_tables(w, key)

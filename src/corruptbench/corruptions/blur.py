@@ -48,18 +48,38 @@ def _scratch(key: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return arr
 
 
+@numba.njit(cache=True, nogil=True)
+def _divide_255(src, out):  # pragma: no cover - compiled
+    # out = src / 255. (float64), flat C-contiguous arrays
+    for e in range(src.shape[0]):
+        out[e] = src[e] / 255.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _clip_scale_u8(src, out):  # pragma: no cover - compiled
+    # out = uint8(clip(src, 0, 1) * 255) (float64 arithmetic, truncation), flat arrays
+    for e in range(src.shape[0]):
+        out[e] = np.uint8(min(max(src[e], 0.0), 1.0) * 255.0)
+
+
 def _to_unit(image: np.ndarray, key: str = "unit") -> np.ndarray:
     """``image / 255.`` (float64) into a scratch array."""
     x = _scratch(key, image.shape, np.float64)
-    np.divide(image, 255.0, out=x)
+    if image.dtype == np.uint8:
+        _divide_255(np.ascontiguousarray(image).reshape(-1), x.reshape(-1))
+    else:  # pragma: no cover - the corruptions get uint8
+        np.divide(image, 255.0, out=x)
     return x
 
 
 def _finish_uint8(out: np.ndarray) -> np.ndarray:
-    """``np.uint8(clip(out, 0, 1) * 255)`` (truncation, as the dispatcher would), in a new array."""
-    np.clip(out, 0, 1, out=out)
-    out *= 255
-    return out.astype(np.uint8)
+    """``np.uint8(clip(out, 0, 1) * 255)`` (truncation, as the dispatcher would), in a new array.
+
+    ``out``: C-contiguous float64 (left unchanged).
+    """
+    res = np.empty(out.shape, dtype=np.uint8)
+    _clip_scale_u8(out.reshape(-1), res.reshape(-1))
+    return res
 
 
 @register_corruption("gaussian_blur", family="blur", extra=True, random=False)
@@ -205,4 +225,4 @@ def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -
     stop, step = get_params("zoom_blur", severity, profile.name)
     factors = np.arange(1, stop, step)
     h, w = image.shape[:2]
-    return zoom_blur_u8(image, factors, scratch=_scratch("zoom_x", (h, w * 4), np.float64))
+    return zoom_blur_u8(image, factors, scratch=_scratch("zoom_x", (h * w * 3 + 1,), np.float32))
