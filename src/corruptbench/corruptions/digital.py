@@ -13,6 +13,11 @@ Fidelity notes:
   differently, so it is re-implemented here —, the displacement fields of
   ``skimage.filters.gaussian(mode='reflect', truncate=3)`` and ``scipy.ndimage.map_coordinates(
   order=1, mode='reflect')`` with SciPy's exact coordinate folding, weights and summation order.
+  The steps are fused where that keeps every float operation: ``image / 255`` is read through a
+  256-entry float32 table, the warp writes a zero-padded 4-channel float64 copy of its float32
+  results (vector sums over the lanes, here and in the sampling), each displacement field's
+  ``* alpha`` and float32 cast run in the filter's last pass, and the sampling writes the clipped
+  uint8 result directly.
 """
 
 from __future__ import annotations
@@ -26,7 +31,6 @@ import cv2
 import numba
 import numpy as np
 import scipy.fft
-import scipy.ndimage
 import simplejpeg
 from PIL import Image
 
@@ -48,6 +52,7 @@ __all__ = [
 ]
 
 _UNIT = np.arange(256) / 255.0  # value / 255. for every uint8 value
+_UNIT32 = np.arange(256, dtype=np.uint8).astype(np.float32) / 255.0  # float32 image / 255.0
 
 
 # --------------------------------------------------------------------------------------------
@@ -312,6 +317,7 @@ def _reflect101(p: int, n: int) -> int:
 
 @numba.njit(cache=True, nogil=True)
 def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None:
+    # float32 src; dst float32, or float64 to hold the float32 results exactly
     h, w, cn = src.shape
     oh, ow = dst.shape[0], dst.shape[1]
     ab_scale = float(1 << _AB_BITS)
@@ -320,6 +326,15 @@ def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None
     mask = _INTER_TAB - 1
     scale = np.float32(1.0) / np.float32(_INTER_TAB)
     one = np.float32(1.0)
+    wtab = np.empty((_INTER_TAB, _INTER_TAB, 4), np.float32)  # OpenCV's bilinear table
+    for iy in range(_INTER_TAB):
+        ty = np.float32(iy) * scale
+        for ix in range(_INTER_TAB):
+            tx = np.float32(ix) * scale
+            wtab[iy, ix, 0] = (one - ty) * (one - tx)
+            wtab[iy, ix, 1] = (one - ty) * tx
+            wtab[iy, ix, 2] = ty * (one - tx)
+            wtab[iy, ix, 3] = ty * tx
     adelta = np.empty(ow, np.int64)
     bdelta = np.empty(ow, np.int64)
     for x in range(ow):
@@ -333,12 +348,11 @@ def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None
             yy = (y0 + bdelta[x]) >> shift
             sx = xx >> _INTER_BITS
             sy = yy >> _INTER_BITS
-            tx = np.float32(xx & mask) * scale
-            ty = np.float32(yy & mask) * scale
-            w0 = (one - ty) * (one - tx)
-            w1 = (one - ty) * tx
-            w2 = ty * (one - tx)
-            w3 = ty * tx
+            wt = wtab[yy & mask, xx & mask]
+            w0 = wt[0]
+            w1 = wt[1]
+            w2 = wt[2]
+            w3 = wt[3]
             if 0 <= sx < w - 1 and 0 <= sy < h - 1:
                 xa, xb, ya, yb = sx, sx + 1, sy, sy + 1
             else:
@@ -346,13 +360,27 @@ def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None
                 xb = _reflect101(sx + 1, w)
                 ya = _reflect101(sy, h)
                 yb = _reflect101(sy + 1, h)
-            for k in range(cn):
-                dst[y, x, k] = (
-                    src[ya, xa, k] * w0
-                    + src[ya, xb, k] * w1
-                    + src[yb, xa, k] * w2
-                    + src[yb, xb, k] * w3
-                )
+            p00 = src[ya, xa]
+            p01 = src[ya, xb]
+            p10 = src[yb, xa]
+            p11 = src[yb, xb]
+            d = dst[y, x]
+            for k in range(cn):  # float32 products and sums in OpenCV's order
+                d[k] = p00[k] * w0 + p01[k] * w1 + p10[k] * w2 + p11[k] * w3
+
+
+@numba.njit(cache=True, nogil=True)
+def _unit_rgb_padded(src: np.ndarray, lut: np.ndarray, dst: np.ndarray) -> None:
+    # dst[..., :3] = lut[src] (uint8 RGB; lut[v] == float32(v) / 255), dst[..., 3] = 0
+    n = src.shape[0] * src.shape[1]
+    s = src.reshape(n, 3)
+    d = dst.reshape(n, 4)
+    zero = np.float32(0.0)
+    for p in range(n):
+        d[p, 0] = lut[s[p, 0]]
+        d[p, 1] = lut[s[p, 1]]
+        d[p, 2] = lut[s[p, 2]]
+        d[p, 3] = zero
 
 
 def invert_affine_cv(matrix: np.ndarray) -> np.ndarray:
@@ -466,6 +494,87 @@ def _map_coordinates_kernel(
                 out[i, j, k] = t
 
 
+@numba.njit(cache=True, nogil=True)
+def _map_coordinates_u8_kernel(
+    img: np.ndarray, dx: np.ndarray, dy: np.ndarray, out: np.ndarray
+) -> None:
+    # _map_coordinates_kernel followed by _to_uint8_255 on its float32 result, for a float64
+    # image holding float32 values (converting them to float64 is exact), possibly padded with
+    # zero channels so that the per-channel sums run as one vector (out has the real channels).
+    # Row by row: a branch-free pass sets up the interior samples (no folding: floor ==
+    # truncation, both neighbours inside), a second one the others, a third one samples.
+    h, w, cn = img.shape
+    cno = out.shape[2]
+    zero = np.float32(0.0)
+    one = np.float32(1.0)
+    s255 = np.float32(255.0)
+    ya = np.empty(w, np.int64)
+    yb = np.empty(w, np.int64)
+    xa = np.empty(w, np.int64)
+    xb = np.empty(w, np.int64)
+    wya = np.empty(w)
+    wyb = np.empty(w)
+    wxa = np.empty(w)
+    wxb = np.empty(w)
+    ok = np.empty(w, np.bool_)
+    acc = np.empty(cn)
+    for i in range(h):
+        fi = np.float64(i)
+        for j in range(w):
+            cy = fi + np.float64(dy[i, j])
+            cx = np.float64(j) + np.float64(dx[i, j])
+            inside = (cy >= 0.0) & (cy < h - 1) & (cx >= 0.0) & (cx < w - 1)
+            sy = cy if inside else 0.0
+            sx = cx if inside else 0.0
+            y0 = int(sy)
+            x0 = int(sx)
+            wy0 = 1.0 - (sy - np.float64(y0))
+            wx0 = 1.0 - (sx - np.float64(x0))
+            ya[j] = y0
+            yb[j] = y0 + 1
+            xa[j] = x0
+            xb[j] = x0 + 1
+            wya[j] = wy0
+            wyb[j] = 1.0 - wy0
+            wxa[j] = wx0
+            wxb[j] = 1.0 - wx0
+            ok[j] = inside
+        for j in range(w):
+            if not ok[j]:
+                oky, ya[j], yb[j], wya[j], wyb[j] = _linear_setup(fi + np.float64(dy[i, j]), h)
+                okx, xa[j], xb[j], wxa[j], wxb[j] = _linear_setup(
+                    np.float64(j) + np.float64(dx[i, j]), w
+                )
+                ok[j] = oky and okx
+        for j in range(w):
+            if ok[j]:
+                y0 = ya[j]
+                y1 = yb[j]
+                x0 = xa[j]
+                x1 = xb[j]
+                wy0 = wya[j]
+                wy1 = wyb[j]
+                wx0 = wxa[j]
+                wx1 = wxb[j]
+                p00 = img[y0, x0]
+                p01 = img[y0, x1]
+                p10 = img[y1, x0]
+                p11 = img[y1, x1]
+                for k in range(cn):
+                    # the summation order of NI_GeometricTransform (see _map_coordinates_kernel)
+                    t = 0.0
+                    t += p00[k] * wy0 * wx0
+                    t += p01[k] * wy0 * wx1
+                    t += p10[k] * wy1 * wx0
+                    t += p11[k] * wy1 * wx1
+                    acc[k] = t
+                for k in range(cno):
+                    out[i, j, k] = np.uint8(min(max(np.float32(acc[k]), zero), one) * s255)
+            else:
+                for k in range(cno):
+                    out[i, j, k] = 0
+
+
 def map_coordinates_reflect_bilinear(
     image: np.ndarray, dx: np.ndarray, dy: np.ndarray
 ) -> np.ndarray:
@@ -514,11 +623,97 @@ def _reflect_gaussian_fft(a: np.ndarray, sigma: float, radius: int, axis: int) -
     return out[:n] if axis == 0 else out[:, :n]
 
 
+@numba.njit(cache=True, nogil=True)
+def _correlate_reflect_rows(src: np.ndarray, wts: np.ndarray, dst: np.ndarray) -> None:
+    # scipy.ndimage.correlate1d(src, wts, axis=0, mode='reflect') for a symmetric float64 kernel
+    # (NI_Correlate1D's symmetric branch): out = x[i] * w[c], then for k = c .. 1 (outer taps
+    # first) out += (x[i - k] + x[i + k]) * w[c - k], the neighbours folded half-sample
+    # symmetrically; vectorised over the columns (the same per-element operations and order)
+    n = src.shape[0]
+    c = wts.shape[0] // 2
+    for i in range(n):
+        acc = dst[i]
+        row = src[i]
+        wc = wts[c]
+        for j in range(src.shape[1]):
+            acc[j] = row[j] * wc
+        for k in range(c, 0, -1):
+            lo = src[_scipy_reflect_index(i - k, n)]
+            hi = src[_scipy_reflect_index(i + k, n)]
+            wk = wts[c - k]
+            for j in range(src.shape[1]):
+                acc[j] += (lo[j] + hi[j]) * wk
+
+
+@numba.njit(cache=True, nogil=True)
+def _correlate_reflect_cols_scaled(
+    src: np.ndarray, wts: np.ndarray, scale: float, dst: np.ndarray
+) -> None:
+    # the same correlation along axis 1, then ``(result * scale)`` cast to dst's dtype; each row
+    # is first copied into a buffer extended by the kernel radius with the reflected values
+    n = src.shape[1]
+    c = wts.shape[0] // 2
+    buf = np.empty(n + 2 * c)
+    acc = np.empty(n)
+    wc = wts[c]
+    for i in range(src.shape[0]):
+        row = src[i]
+        for j in range(c):
+            buf[j] = row[_scipy_reflect_index(j - c, n)]
+            buf[n + c + j] = row[_scipy_reflect_index(n + j, n)]
+        for j in range(n):
+            buf[c + j] = row[j]
+        mid = buf[c : c + n]
+        for j in range(n):
+            acc[j] = mid[j] * wc
+        for k in range(c, 0, -1):
+            wk = wts[c - k]
+            lo = buf[c - k : c - k + n]  # (views: plain non-negative indices in the loop)
+            hi = buf[c + k : c + k + n]
+            for j in range(n):
+                acc[j] += (lo[j] + hi[j]) * wk
+        out = dst[i]
+        for j in range(n):
+            out[j] = acc[j] * scale
+
+
+def _gaussian_small_scaled(
+    field: np.ndarray, sigma: float, radius: int, scale: float, dtype: type
+) -> np.ndarray:
+    """``(scipy.ndimage.gaussian_filter(field, sigma, mode='reflect', radius) * scale)`` as ``dtype``.
+
+    Compiled, bit-identical to SciPy (axis 0 then axis 1, float64, SciPy's symmetric-kernel
+    summation order), the scaling and cast fused into the second pass.
+    """
+    _, phi = _gaussian_weights(sigma, radius)
+    wts = np.ascontiguousarray(phi[::-1])  # scipy correlates with the reversed kernel
+    src = np.ascontiguousarray(field, dtype=np.float64)
+    tmp = np.empty(src.shape)
+    _correlate_reflect_rows(src, wts, tmp)
+    out: np.ndarray = np.empty(src.shape, dtype)
+    _correlate_reflect_cols_scaled(tmp, wts, float(scale), out)
+    return out
+
+
+def _smoothed_displacement(field: np.ndarray, sigma: float, alpha: float) -> np.ndarray:
+    """``(gaussian_filter_reflect(field, sigma) * alpha).astype(np.float32)`` (same bytes)."""
+    sigma = float(sigma)
+    radius = int(3.0 * sigma + 0.5)
+    if sigma > 1e-15 and 2 * radius + 1 <= _SMALL_KERNEL and field.ndim == 2:
+        return _gaussian_small_scaled(field, sigma, radius, alpha, np.float32)
+    return (gaussian_filter_reflect(field, sigma) * alpha).astype(np.float32)
+
+
+#: the widest kernel (taps) filtered directly, as SciPy; wider ones use exact folded operators
+_SMALL_KERNEL = 48
+
+
 def gaussian_filter_reflect(field: np.ndarray, sigma: float, truncate: float = 3.0) -> np.ndarray:
     """``skimage.filters.gaussian(field, sigma, mode='reflect', truncate=truncate)`` of a 2-D field.
 
     Equals ``scipy.ndimage.gaussian_filter(field, sigma, mode='reflect', truncate=truncate)``
-    (float64). Small kernels call SciPy (bit-identical). Kernels much wider than that (the
+    (float64). Small kernels (up to 48 taps) run a compiled copy of SciPy's separable
+    correlation (its symmetric-kernel summation order: bit-identical). Kernels much wider (the
     reference's elastic sigmas reach 0.7 x 244 px, wider than the image) are applied exactly folded
     onto the image's period-2n symmetric extension, as two dense matrix products (sides up to
     512 px) or FFT convolutions: equal to SciPy's up to float64 round-off (~1e-15 relative).
@@ -529,25 +724,13 @@ def gaussian_filter_reflect(field: np.ndarray, sigma: float, truncate: float = 3
         return field.copy()
     radius = int(truncate * sigma + 0.5)
     h, w = field.shape
-    if 2 * radius + 1 <= 48:
-        return scipy.ndimage.gaussian_filter(field, sigma, mode="reflect", truncate=truncate)
+    if 2 * radius + 1 <= _SMALL_KERNEL:
+        return _gaussian_small_scaled(field, sigma, radius, 1.0, np.float64)
     if max(h, w) <= 512:
         op_h = _reflect_gaussian_operator(h, sigma, radius)
         op_w = _reflect_gaussian_operator(w, sigma, radius)
         return op_h @ field @ op_w.T
     return _reflect_gaussian_fft(_reflect_gaussian_fft(field, sigma, radius, 0), sigma, radius, 1)
-
-
-@numba.njit(cache=True, nogil=True)
-def _to_uint8_255(x: np.ndarray, out: np.ndarray) -> None:
-    # np.uint8(np.clip(x, 0, 1) * 255) with float32 x (float32 product, truncating cast)
-    flat_x = x.ravel()
-    flat_o = out.ravel()
-    one = np.float32(1.0)
-    zero = np.float32(0.0)
-    s = np.float32(255.0)
-    for k in range(flat_x.size):
-        flat_o[k] = np.uint8(min(max(flat_x[k], zero), one) * s)
 
 
 @register_corruption("elastic_transform", family="digital")
@@ -570,7 +753,6 @@ def elastic_transform(
     """
     alpha, sigma, jitter = get_params("elastic_transform", severity, profile.name)
     h, w = image.shape[:2]
-    x = image.astype(np.float32) / 255.0
 
     center = np.array((h, w), dtype=np.float32) // 2
     square = min(h, w) // 3
@@ -580,16 +762,22 @@ def elastic_transform(
     )
     pts2 = pts1 + np.asarray(rng.uniform(-jitter, jitter, size=pts1.shape)).astype(np.float32)
     matrix = cv2.getAffineTransform(pts1, pts2)
-    x = warp_affine_cv34(x, matrix, (w, h))
+    # warpAffine of x = image / 255 (float32), reading x through a 256-entry table
+    src = np.ascontiguousarray(image)
+    # (RGB padded with a zero channel, for 4-lane vector sums here and in the sampling below;
+    # the warped float32 values are held as float64, exactly)
+    if src.dtype == np.uint8 and src.shape[2:] == (3,):
+        x32 = np.empty((h, w, 4), np.float32)
+        _unit_rgb_padded(src, _UNIT32, x32)
+    else:
+        x32 = src.astype(np.float32) / 255.0
+    x = np.empty(x32.shape)
+    _warp_affine_kernel(x32, invert_affine_cv(matrix), x)
 
-    dx = (gaussian_filter_reflect(rng.uniform(-1, 1, size=(h, w)), sigma) * alpha).astype(
-        np.float32
-    )
-    dy = (gaussian_filter_reflect(rng.uniform(-1, 1, size=(h, w)), sigma) * alpha).astype(
-        np.float32
-    )
+    dx = _smoothed_displacement(rng.uniform(-1, 1, size=(h, w)), sigma, alpha)
+    dy = _smoothed_displacement(rng.uniform(-1, 1, size=(h, w)), sigma, alpha)
 
-    sampled = map_coordinates_reflect_bilinear(x, dx, dy)
-    out = np.empty(sampled.shape, np.uint8)
-    _to_uint8_255(sampled, out)
+    # map_coordinates, then np.uint8(np.clip(., 0, 1) * 255) of its float32 result, fused
+    out = np.empty((h, w, src.shape[2]), np.uint8)
+    _map_coordinates_u8_kernel(x, dx, dy, out)
     return out
