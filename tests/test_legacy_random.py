@@ -15,6 +15,7 @@ import pytest
 
 from corruptbench._legacy_random import (
     PoissonPlan,
+    _raw_view_works,
     gauss_u8,
     glass_shuffle_mt,
     impulse_u8,
@@ -57,7 +58,7 @@ def test_gauss_u8_is_numpy_normal(pos: int, has_gauss: int, speckle: bool) -> No
     for n in SIZES:
         values = _values(n, n + pos)
         ours, numpy_rs = _rs(pos + n, pos, has_gauss), _rs(pos + n, pos, has_gauss)
-        state = legacy_state(ours)
+        state = legacy_state(ours, gauss=True)
         assert state is not None
         out = np.empty(n, np.uint8)
         gauss_u8(values, UNIT, 0.38, speckle, state.key, state.ints, state.gauss, out)
@@ -129,3 +130,22 @@ def test_glass_shuffle_mt_is_numpy_randint(pos: int, d: int, iterations: int) ->
                 want[h, w] = want[h + dy, w + dx]
     np.testing.assert_array_equal(x, want)
     _assert_same_state(ours, numpy_rs)
+
+
+def test_state_in_place_without_gauss() -> None:
+    """Kernels without normals work on the generator's own state; the cached Gaussian stays."""
+    assert _raw_view_works()
+    rs = _rs(5, 17, 1)
+    state = legacy_state(rs)
+    assert state is not None
+    before: Any = rs.get_state()
+    np.testing.assert_array_equal(state.key, before[1])
+    assert state.ints[0] == 17
+    state.ints[0] = 624
+    state.key[:] = np.arange(624, dtype=np.uint32)
+    state.commit()
+    after: Any = rs.get_state()
+    np.testing.assert_array_equal(after[1], np.arange(624))
+    assert after[2:] == (624, 1, -0.7)
+    assert legacy_state(np.random.RandomState(np.random.PCG64(1))) is None
+    assert legacy_state(np.random.default_rng(1)) is None

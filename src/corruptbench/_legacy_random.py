@@ -25,6 +25,7 @@ changes to compiled functions called (or inlined) from other files.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from typing import Any
 
@@ -41,13 +42,36 @@ __all__ = [
     "glass_shuffle_mt",
 ]
 
+_N = 624  # MT19937 words per block
+_M = 397
+
 
 class LegacyState:
-    """The MT19937 state of a ``RandomState`` in a form the kernels update in place."""
+    """The MT19937 state of a ``RandomState`` in a form the kernels update in place.
 
-    def __init__(self, rng: np.random.RandomState, state: dict[str, Any]) -> None:
+    ``key`` (624 uint32), ``ints = [pos, has_gauss]`` (int64) and ``gauss = [cached]`` (float64);
+    :meth:`commit` writes them back. Built either from ``get_state`` (a copy, written back with
+    ``set_state``) or, without the cached Gaussian, over the generator's own memory (see
+    :func:`legacy_state`): then ``key`` is the live key, only ``pos`` is written back, and
+    ``ints[1]`` / ``gauss`` are placeholders that must not be used.
+    """
+
+    def __init__(
+        self,
+        rng: np.random.RandomState,
+        state: dict[str, Any] | None,
+        view: np.ndarray | None = None,
+    ) -> None:
         self._rng = rng
         self._state = state
+        self._pos: np.ndarray | None = None
+        if view is not None:
+            self.key = view[:_N]
+            self._pos = view[_N:].view(np.int32)
+            self.ints = np.array([self._pos[0], 0], dtype=np.int64)
+            self.gauss = np.zeros(1, dtype=np.float64)
+            return
+        assert state is not None
         self.key = np.array(state["state"]["key"], dtype=np.uint32)
         #: [pos, has_gauss] as int64 and the cached gaussian
         self.ints = np.array([state["state"]["pos"], state["has_gauss"]], dtype=np.int64)
@@ -55,6 +79,10 @@ class LegacyState:
 
     def commit(self) -> None:
         """Write the advanced state back into the ``RandomState``."""
+        if self._pos is not None:
+            self._pos[0] = self.ints[0]
+            return
+        assert self._state is not None
         self._state["state"]["key"] = self.key
         self._state["state"]["pos"] = int(self.ints[0])
         self._state["has_gauss"] = int(self.ints[1])
@@ -62,10 +90,59 @@ class LegacyState:
         self._rng.set_state(self._state)
 
 
-def legacy_state(rng: Any) -> LegacyState | None:
-    """A :class:`LegacyState` for a MT19937 ``RandomState``; ``None`` for anything else."""
+def _raw_view(rng: np.random.RandomState) -> np.ndarray | None:
+    """The MT19937 state struct of ``rng``'s bit generator as 625 uint32 (``key[624]``, ``pos``).
+
+    Through the bit generator's documented ``ctypes.state_address`` (NumPy's ``mt19937_state``:
+    ``uint32_t key[624]; int pos;``). ``None`` when unavailable.
+    """
+    bitgen = getattr(rng, "_bit_generator", None)
+    if type(bitgen) is not np.random.MT19937:
+        return None
+    try:
+        address = bitgen.ctypes.state_address
+    except Exception:  # pragma: no cover - NumPy without the ctypes interface
+        return None
+    raw = (ctypes.c_uint32 * (_N + 1)).from_address(address)
+    return np.frombuffer(memoryview(raw), dtype=np.uint32)
+
+
+def _raw_view_works() -> bool:
+    """Whether :func:`_raw_view` reads and writes the state as ``get_state`` / NumPy see it."""
+    probe = np.random.RandomState(20240531)
+    probe.random_sample(3)
+    view = _raw_view(probe)
+    if view is None:
+        return False
+    state: Any = probe.get_state()
+    if not (np.array_equal(view[:_N], state[1]) and int(view[_N]) == state[2] == 6):
+        return False
+    view[_N] = 11  # move the position through the view: NumPy must draw from word 11 on
+    expected = np.random.RandomState()
+    expected.set_state(("MT19937", state[1], 11, 0, 0.0))
+    return bool(probe.random_sample(700).tobytes() == expected.random_sample(700).tobytes())
+
+
+_RAW_VIEW_OK: list[bool] = []  # filled on first use: the check above, once per process
+
+
+def legacy_state(rng: Any, *, gauss: bool = False) -> LegacyState | None:
+    """A :class:`LegacyState` for a MT19937 ``RandomState``; ``None`` for anything else.
+
+    Without ``gauss`` (kernels that draw no normals: they neither read nor change the cached
+    Gaussian) the state is used in place in the generator's memory, which saves ``get_state`` /
+    ``set_state`` (tens of microseconds per call); ``gauss=True`` copies the whole state, cached
+    Gaussian included.
+    """
     if not isinstance(rng, np.random.RandomState):
         return None
+    if not gauss:
+        view = _raw_view(rng)
+        if view is not None:
+            if not _RAW_VIEW_OK:
+                _RAW_VIEW_OK.append(_raw_view_works())
+            if _RAW_VIEW_OK[0]:
+                return LegacyState(rng, None, view)
     state = rng.get_state(legacy=False)
     if state.get("bit_generator") != "MT19937":
         return None
@@ -73,9 +150,6 @@ def legacy_state(rng: Any) -> LegacyState | None:
 
 
 # --------------------------------------------------------------------------------- MT19937
-
-_N = 624
-_M = 397
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
@@ -337,6 +411,10 @@ def _poisson_kernel(idx, table, loggam_k1, scale, key, ints, out):  # type: igno
 _UNIT = np.arange(256) / 255.0
 
 
+#: ``scale`` -> (rates, table, loggam table) of :meth:`PoissonPlan.from_uint8` (never modified)
+_U8_TABLES: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
 class PoissonPlan:
     """Repeated ``rs.poisson(lam)`` draws for one fixed rate array (e.g. one per video frame).
 
@@ -351,6 +429,7 @@ class PoissonPlan:
         *,
         _values: np.ndarray | None = None,
         _index: np.ndarray | None = None,
+        _tables: tuple[np.ndarray, np.ndarray] | None = None,
     ) -> None:
         if _values is None or _index is None:
             lam = np.ascontiguousarray(lam, dtype=np.float64)
@@ -362,7 +441,7 @@ class PoissonPlan:
         self.values = np.ascontiguousarray(_values, dtype=np.float64)
         self.index = _index  # the rate of element i is values[index[i]]
         self.shape = _index.shape
-        self.table, self.loggam_k1 = _poisson_tables(self.values)
+        self.table, self.loggam_k1 = _poisson_tables(self.values) if _tables is None else _tables
         self._compiled = bool(self.values.size == 0 or self.values.max() <= 1e9)
 
     @classmethod
@@ -370,14 +449,24 @@ class PoissonPlan:
         """The plan for ``(image / 255.) * scale`` (uint8 ``image``; the shot-noise rate array).
 
         Uses the 256 possible rates directly, indexed by the pixel values (same floats: each rate
-        is ``(v / 255.) * scale`` for the pixel value ``v``).
+        is ``(v / 255.) * scale`` for the pixel value ``v``); their tables are kept per ``scale``.
         """
         img = np.asarray(image)
         if img.dtype != np.uint8:
             raise TypeError(f"expected uint8, got {img.dtype}")
         if not (math.isfinite(scale) and scale >= 0):
             raise ValueError("Poisson rates must be finite and >= 0")
-        return cls(None, _values=_UNIT * scale, _index=np.ascontiguousarray(img))
+        key = float(scale)
+        cached = _U8_TABLES.get(key)
+        if cached is None:
+            values = _UNIT * key
+            if len(_U8_TABLES) >= 64:
+                _U8_TABLES.clear()
+            cached = _U8_TABLES[key] = (values, *_poisson_tables(values))
+        values, table, loggam_k1 = cached
+        return cls(
+            None, _values=values, _index=np.ascontiguousarray(img), _tables=(table, loggam_k1)
+        )
 
     @property
     def lam(self) -> np.ndarray:

@@ -66,7 +66,7 @@ def _choice_threshold(p_true: float) -> float:
 
 def _normal_noise(image: np.ndarray, c: float, rng: Any, *, speckle: bool) -> np.ndarray:
     """``clip(x + n, 0, 1) * 255`` (or ``x + x * n`` with ``speckle``), ``n = rng.normal(scale=c)``."""
-    state = legacy_state(rng)
+    state = legacy_state(rng, gauss=True)
     if state is not None:
         out = np.empty(image.shape, np.uint8)
         gauss_u8(
