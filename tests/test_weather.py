@@ -495,16 +495,39 @@ def test_kernels_frost_fog_match_numpy():
         wk.frost_u8(img, tex, 7, 11, float(c0), float(c1), got)
         want = np.clip(c0 * img.astype(np.float64) + c1 * crop, 0, 255).astype(np.uint8)
         np.testing.assert_array_equal(got, want)
-    plasma = np.random.RandomState(5).random_sample((64, 128))
+    raw = np.random.RandomState(5).normal(3, 40, (64, 128))
+    plasma = raw - raw.min()
+    plasma = plasma / plasma.max()
+    lo, span = raw.min(), raw.max() - raw.min()
     for image in (img, img // 2, np.zeros_like(img)):
         for strength in (1.5, 2, 3, 0.2):
-            got = np.empty(image.shape, np.uint8)
-            wk.fog_u8(image, plasma, float(strength), got)
             x = image / 255.0
             m = x.max()
             x += (strength * plasma[:50, :70])[:, :, None]
             want = (np.clip(x * m / (m + strength), 0, 1) * 255).astype(np.uint8)
-            np.testing.assert_array_equal(got, want)
+            for args in ((plasma, 0.0, 1.0), (raw, lo, span)):
+                got = np.empty(image.shape, np.uint8)
+                wk.fog_u8(image, *args, float(strength), got)
+                np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("mapsize", [2, 8, 32, 64, 256, 512])
+def test_fog_plasma_matches_plasma_fractal(mapsize):
+    import corruptbench.corruptions.weather as weather
+    from corruptbench.kernels import plasma_fractal
+
+    for decay in (1.4, 1.75, 2, 3):
+        for seed in (0, 1):
+            rs_ref, rs = np.random.RandomState(seed), np.random.RandomState(seed)
+            want = plasma_fractal(mapsize, decay, rs_ref)
+            raw, lo, span = weather._plasma(mapsize, decay, rs)
+            np.testing.assert_array_equal((raw - lo) / span, want)
+            assert lo == raw.min() and span == (raw - raw.min()).max()
+            assert rs.randint(2**31) == rs_ref.randint(2**31)  # same draws consumed
+    gen = np.random.default_rng(3)
+    got, lo, span = weather._plasma(mapsize, 2.0, gen)
+    np.testing.assert_array_equal(got, plasma_fractal(mapsize, 2.0, np.random.default_rng(3)))
+    assert (lo, span) == (0.0, 1.0)
 
 
 def test_kernels_spatter_match_numpy():

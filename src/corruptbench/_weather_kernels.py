@@ -30,6 +30,7 @@ __all__ = [
     "water_f32",
     "mud_u8",
     "sparse_motion_blur_u8",
+    "plasma_raw",
 ]
 
 
@@ -113,11 +114,13 @@ def frost_u8(image, tex, x0, y0, c0, c1, out):  # type: ignore[no-untyped-def]  
 
 
 @numba.njit(cache=True, nogil=True)
-def fog_u8(image, plasma, strength, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """Fog from the uint8 image and the normalised plasma map (float64, at least H x W)::
+def fog_u8(image, plasma, lo, span, strength, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Fog from the uint8 image and a plasma map ``P`` (float64, at least H x W) whose
+    normalised form is ``(P - lo) / span`` (``lo = min(P)``, ``span = max(P) - lo``, as the
+    reference's ``P -= P.min(); P / P.max()``; ``0, 1`` for a map already normalised)::
 
         x = image / 255.0; m = x.max()                               # float64
-        x += (strength * plasma[:H, :W])[:, :, None]
+        x += (strength * ((P - lo) / span)[:H, :W])[:, :, None]
         out = uint8(clip(x * m / (m + strength), 0, 1) * 255)
 
     (``x * m / d`` as the in-place ``x *= m; x /= d``: left to right.) ``image``, ``out``:
@@ -136,7 +139,7 @@ def fog_u8(image, plasma, strength, out):  # type: ignore[no-untyped-def]  # pra
     for i in range(h):
         p = plasma[i]
         for j in range(w):
-            s = strength * p[j]
+            s = strength * ((p[j] - lo) / span)
             for c in range(nc):
                 s_row[j * nc + c] = s
         base = i * n
@@ -362,3 +365,69 @@ def sparse_motion_blur_u8(layer, weights, offsets_x, offsets_y, out):  # type: i
         else:
             q = np.int32(v + 0.5)
         of[k] = np.uint8(q // 257)
+
+
+@numba.njit(cache=True, nogil=True)
+def plasma_raw(m, u, wibbles):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The diamond-square levels of :func:`corruptbench.kernels.plasma_fractal`, in place on the
+    n x n float64 map ``m`` (``m[0, 0] = 0`` set here), *before* its normalisation; returns
+    ``(min, max)`` of the map.
+
+    ``u``: all the ``random_sample()`` draws in call order (per level: squares, diamonds of the
+    first set, diamonds of the second set, each ``k x k`` in C order); ``wibbles``: the per-level
+    ``w``. A point is ``A / 4 + w * (-w + (w - -w) * u)`` with ``A`` summed in the reference's
+    order (its ``np.roll`` pairs); the neighbours wrap around (``% k``), handled here at the last
+    row/column instead of by a modulo per point.
+    """
+    n = m.shape[0]
+    m[0, 0] = 0.0
+    step = n
+    level = 0
+    pos = 0
+    while step >= 2:
+        half = step // 2
+        k = n // step
+        w = wibbles[level]
+        lo = -w
+        span = w - lo
+        for i in range(k):  # squares: m[half::step, half::step]
+            r0 = m[i * step]
+            r1 = m[((i + 1) % k) * step]
+            out = m[half + i * step]
+            base = pos + i * k
+            for j in range(k):
+                j1 = (j + 1) * step if j + 1 < k else 0
+                a = (r0[j * step] + r1[j * step]) + (r0[j1] + r1[j1])
+                out[half + j * step] = a / 4 + w * (lo + span * u[base + j])
+        pos += k * k
+        for i in range(k):  # diamonds m[0::step, half::step]: dr above/below, ul left/right
+            d0 = m[half + i * step]
+            d1 = m[half + ((i - 1) % k) * step]
+            ul = m[i * step]
+            base = pos + i * k
+            for j in range(k):
+                j1 = (j + 1) * step if j + 1 < k else 0
+                a = (d0[half + j * step] + d1[half + j * step]) + (ul[j * step] + ul[j1])
+                ul[half + j * step] = a / 4 + w * (lo + span * u[base + j])
+        pos += k * k
+        for i in range(k):  # diamonds m[half::step, 0::step]
+            d0 = m[half + i * step]
+            u0 = m[i * step]
+            u1 = m[((i + 1) % k) * step]
+            base = pos + i * k
+            for j in range(k):
+                j0 = (j - 1) * step if j > 0 else (k - 1) * step
+                a = (d0[half + j * step] + d0[half + j0]) + (u0[j * step] + u1[j * step])
+                d0[j * step] = a / 4 + w * (lo + span * u[base + j])
+        pos += k * k
+        step //= 2
+        level += 1
+    lo_v = m[0, 0]
+    hi_v = m[0, 0]
+    for i in range(n):
+        row = m[i]
+        for j in range(n):
+            v = row[j]
+            lo_v = min(lo_v, v)
+            hi_v = max(hi_v, v)
+    return lo_v, hi_v

@@ -237,10 +237,39 @@ def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarra
     strength, decay = get_params("fog", severity, profile.name)
     h, w = image.shape[:2]
     mapsize = max(profile.fog_mapsize, next_pow2(max(h, w)))
-    haze = plasma_fractal(mapsize, decay, rng)
+    haze, lo, span = _plasma(mapsize, decay, rng)
     out = np.empty(image.shape, dtype=np.uint8)
-    wk.fog_u8(np.ascontiguousarray(image), haze, float(strength), out)
+    wk.fog_u8(np.ascontiguousarray(image), haze, lo, span, float(strength), out)
     return out
+
+
+def _plasma(mapsize: int, decay: float, rng) -> tuple[np.ndarray, float, float]:
+    """:func:`corruptbench.kernels.plasma_fractal` as ``(P, lo, span)``, normalised ``(P - lo) / span``.
+
+    For a ``RandomState`` the map is built by :func:`corruptbench._weather_kernels.plasma_raw`
+    (the same draws, one ``random_sample`` call, and the same sums) and left unnormalised: the
+    fog kernel normalises the H x W it uses. Other sources: the normalised map, ``lo, span = 0, 1``.
+    """
+    if not isinstance(rng, np.random.RandomState):
+        return plasma_fractal(mapsize, decay, rng), 0.0, 1.0
+    wibbles = []
+    wibble = 100.0
+    total = 0
+    step = mapsize
+    while step >= 2:
+        wibbles.append(wibble)
+        total += 3 * (mapsize // step) ** 2
+        step //= 2
+        wibble /= decay
+    u = rng.random_sample(total)
+    m = np.empty((mapsize, mapsize), dtype=np.float64)
+    lo, hi = wk.plasma_raw(m, u, np.array(wibbles, dtype=np.float64))
+    span = hi - lo  # = max(P - lo): the subtraction is monotonic
+    if not span > 0:  # pragma: no cover - every draw would have to cancel
+        m -= lo
+        with np.errstate(invalid="ignore"):
+            return m / m.max(), 0.0, 1.0
+    return m, float(lo), float(span)
 
 
 _WATER_KERNEL = np.array([[-2, -1, 0], [-1, 1, 1], [0, 1, 2]], dtype=np.float32)
