@@ -1,0 +1,132 @@
+"""corruptbench._jpeg.encode_jpeg: byte-identical to Pillow's ``save(..., optimize=True)``."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from corruptbench import ALL_CORRUPTIONS, _jpeg, corrupt
+from corruptbench._jpeg import encode_jpeg
+from corruptbench.build import _encode_jpeg
+
+
+def pillow(arr: np.ndarray, quality: int = 85, **kw: object) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(arr).save(buf, format="JPEG", quality=quality, optimize=True, **kw)
+    return buf.getvalue()
+
+
+def assert_same(arr: np.ndarray, quality: int = 85) -> None:
+    """Pillow's bytes, and through the transcoder (not a fallback to Pillow)."""
+    ref = pillow(arr, quality)
+    assert encode_jpeg(arr, quality) == ref
+    base = _jpeg._BASES[_jpeg._choose_base(quality)]
+    assert _jpeg._transcode(base(np.ascontiguousarray(arr), quality)) == ref
+
+
+def noise(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, 256, shape, dtype=np.uint8)
+
+
+def test_photos_all_profiles(photos224: list[np.ndarray]) -> None:
+    from conftest import PHOTO_NAMES, load_photo
+    from corruptbench.preprocess import profile_preprocess
+
+    for a in photos224:
+        assert_same(a)
+        assert_same(np.ascontiguousarray(a[:, :, 1]))  # 2-D grayscale
+    im = load_photo(PHOTO_NAMES[1])
+    for profile in ("inception", "tiny"):
+        assert_same(profile_preprocess(im, profile))
+    assert_same(np.asarray(im.resize((32, 32), Image.Resampling.BILINEAR)))  # CIFAR-sized
+
+
+def test_all_corruptions(photo224: np.ndarray) -> None:
+    # every corruption at its mildest and strongest severity; noise gives long codes
+    for name in ALL_CORRUPTIONS:
+        for sev in (1, 5):
+            assert_same(np.ascontiguousarray(corrupt(photo224, name, sev, rng=7)))
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [(1, 1), (2, 3), (8, 300), (300, 8), (33, 47), (15, 16), (16, 17), (17, 9), (224, 224)],
+)
+def test_odd_sizes_colour_and_gray(shape: tuple[int, int]) -> None:
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    ramp = np.stack([xx * 7 % 256, yy * 5 % 256, (xx * yy) % 256], axis=2).astype(np.uint8)
+    assert_same(ramp)
+    assert_same(np.ascontiguousarray(ramp[:, :, 2]))
+    assert_same(noise((h, w, 3), seed=h * 1000 + w))
+    assert_same(noise((h, w), seed=h * 1000 + w))
+
+
+@pytest.mark.parametrize("value", [0, 1, 128, 254, 255])
+def test_flat_images(value: int) -> None:
+    for shape in ((224, 224, 3), (224, 224), (5, 7, 3)):
+        assert_same(np.full(shape, value, dtype=np.uint8))
+
+
+def test_worst_case_noise() -> None:
+    # random noise and saturated black/white: symbol counts that need the 16-bit limit
+    assert_same(noise((299, 299, 3), seed=1))
+    assert_same(noise((224, 224), seed=2))
+    bw = noise((224, 224, 3), seed=3) // 128 * 255
+    assert_same(bw.astype(np.uint8))
+
+
+@pytest.mark.parametrize("quality", [1, 10, 50, 75, 95, 100])
+def test_other_qualities(quality: int, synthetic_image: np.ndarray) -> None:
+    assert_same(synthetic_image, quality)
+    assert_same(noise((40, 56, 3), seed=quality), quality)
+    assert_same(noise((24, 40), seed=quality), quality)
+
+
+def test_non_contiguous_input() -> None:
+    a = noise((64, 96, 3))
+    assert encode_jpeg(a[::2, ::3], 85) == pillow(np.ascontiguousarray(a[::2, ::3]))
+
+
+def test_unsupported_inputs_go_to_pillow() -> None:
+    rgba = noise((16, 16, 4))
+    with pytest.raises(OSError):
+        pillow(rgba)
+    with pytest.raises(OSError):
+        encode_jpeg(rgba, 85)
+    # quality 0 and non-int qualities are Pillow's business
+    a = noise((16, 24, 3))
+    assert encode_jpeg(a, 0) == pillow(a, 0)
+    with pytest.raises(ValueError):
+        pillow(a, np.int64(90))  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        encode_jpeg(a, np.int64(90))  # type: ignore[arg-type]
+
+
+def test_streams_the_transcoder_does_not_handle() -> None:
+    a = noise((32, 32, 3))
+    buf = io.BytesIO()
+    Image.fromarray(a).save(buf, format="JPEG", quality=85, progressive=True)
+    assert _jpeg._transcode(buf.getvalue()) is None
+    buf = io.BytesIO()
+    Image.fromarray(a).save(buf, format="JPEG", quality=85, restart_marker_blocks=1)
+    assert _jpeg._transcode(buf.getvalue()) is None
+    good = _jpeg._opencv_bytes(a, 85)
+    for bad in (good[:-40] + b"\xff\xd9", good[:200], good[:2] + good[30:], b"", b"\xff\xd8"):
+        assert _jpeg._transcode(bad) is None
+    # flipping bits of the entropy data never crashes; the result is None or a stream
+    rng = np.random.default_rng(0)
+    data = bytearray(good)
+    for _ in range(50):
+        corrupted = bytearray(data)
+        pos = int(rng.integers(len(good) - 400, len(good) - 2))
+        corrupted[pos] ^= 1 << int(rng.integers(0, 8))
+        out = _jpeg._transcode(bytes(corrupted))
+        assert out is None or out[:2] == b"\xff\xd8"
+
+
+def test_build_uses_it(photo224: np.ndarray) -> None:
+    assert _encode_jpeg(photo224, 85) == pillow(photo224)
