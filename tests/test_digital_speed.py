@@ -1,5 +1,8 @@
 """The fused / compiled fast paths of the digital corruptions equal their unfused building blocks.
 
+The vectorised HSV edit of brightness / saturate is compared with the per-pixel conversions
+(``_color.rgb2hsv`` / ``hsv2rgb``, themselves checked against scikit-image) on many colours.
+
 ``elastic_transform`` runs fused kernels (the uint8 -> float32 image through a table, the warp
 into a zero-padded float64 copy, the small Gaussian kernels compiled with SciPy's summation
 order, the sampling with the uint8 conversion fused); these tests restate the unfused pipeline
@@ -15,6 +18,7 @@ import pytest
 import scipy.ndimage
 
 from conftest import load_photo
+from corruptbench import _color
 from corruptbench._registry import corruption_registry
 from corruptbench.corruptions import digital
 from corruptbench.params import PROFILES, get_params
@@ -132,3 +136,40 @@ def test_elastic_float_input_takes_the_generic_warp():
     func = corruption_registry()["elastic_transform"].func
     got = func(as_float, 2, profile=PROFILES["tiny"], rng=np.random.RandomState(4))
     assert np.array_equal(got, _unfused_elastic(img, 2, "tiny", 4))
+
+
+def _colour_cube() -> np.ndarray:
+    """Many colours: a 0..255 grid of step 5 (ties, grays, 0 and 255), two channels equal with
+    every third value, and random colours."""
+    grid = np.arange(0, 256, 5)
+    cube = np.stack(np.meshgrid(grid, grid, grid, indexing="ij"), axis=-1).reshape(-1, 3)
+    v = np.arange(256)
+    a = np.repeat(v, 256)
+    b = np.tile(v, 256)
+    ties = np.concatenate([np.stack(t, axis=1) for t in ((a, a, b), (a, b, a), (b, a, a))], axis=0)
+    rand = np.random.RandomState(3).randint(0, 256, size=(200_000, 3))
+    return np.concatenate([cube, ties, rand]).astype(np.uint8).reshape(1, -1, 3)
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"v_add": 0.1},
+        {"v_add": 0.5},
+        {"v_add": -0.3},
+        {"s_mul": 0.3, "s_add": 0.0},
+        {"s_mul": 2.0, "s_add": 0.1},
+        {"s_mul": 30.0, "s_add": 0.2},
+        {"s_mul": 0.0, "s_add": 0.5},
+        {"s_mul": 1.0, "s_add": -0.2},
+    ],
+)
+def test_vectorised_hsv_edit_equals_per_pixel_conversions(edit):
+    img = _colour_cube()
+    hsv = _color.rgb2hsv(img / 255.0)  # the per-pixel scikit-image-exact kernels
+    if "v_add" in edit:
+        hsv[..., 2] = np.clip(hsv[..., 2] + edit["v_add"], 0, 1)
+    else:
+        hsv[..., 1] = np.clip(hsv[..., 1] * edit["s_mul"] + edit["s_add"], 0, 1)
+    want = (np.clip(_color.hsv2rgb(hsv), 0, 1) * 255).astype(np.uint8)
+    assert np.array_equal(_color.hsv_adjust_uint8(img, **edit), want)
