@@ -97,8 +97,8 @@ def gaussian_kernel1d(sigma: float, truncate: float = 4.0) -> np.ndarray:
 def _gauss_axis0_row(src, i, w, acc):  # pragma: no cover - compiled
     # Row i of the filter along axis 0 of (H, L) ``src``, SciPy's symmetric correlate1d order,
     # mode 'nearest': acc = s[i] * w0 + sum_{k = r..1} (s[i - k] + s[i + k]) * w_k, accumulated in
-    # double (the pair sum in the source's dtype). Four taps per sweep over the row; per element
-    # the operations and their order are unchanged.
+    # double (the pair sum in the source's dtype). Four taps per sweep over the row, the last one
+    # to three in one sweep; per element the operations and their order are unchanged.
     h, n = src.shape
     r = w.shape[0] // 2
     w0 = w[r]
@@ -125,13 +125,36 @@ def _gauss_axis0_row(src, i, w, acc):  # pragma: no cover - compiled
             v = v + (a2[e] + b2[e]) * u2
             acc[e] = v + (a3[e] + b3[e]) * u3
         k -= 4
-    while k >= 1:
-        a = src[max(i - k, 0)]
-        b = src[min(i + k, h - 1)]
-        wk = w[r - k]
+    if k == 3:
+        a0 = src[max(i - 3, 0)]
+        b0 = src[min(i + 3, h - 1)]
+        a1 = src[max(i - 2, 0)]
+        b1 = src[min(i + 2, h - 1)]
+        a2 = src[max(i - 1, 0)]
+        b2 = src[min(i + 1, h - 1)]
+        u0 = w[r - 3]
+        u1 = w[r - 2]
+        u2 = w[r - 1]
+        for e in range(n):
+            v = acc[e] + (a0[e] + b0[e]) * u0
+            v = v + (a1[e] + b1[e]) * u1
+            acc[e] = v + (a2[e] + b2[e]) * u2
+    elif k == 2:
+        a0 = src[max(i - 2, 0)]
+        b0 = src[min(i + 2, h - 1)]
+        a1 = src[max(i - 1, 0)]
+        b1 = src[min(i + 1, h - 1)]
+        u0 = w[r - 2]
+        u1 = w[r - 1]
+        for e in range(n):
+            v = acc[e] + (a0[e] + b0[e]) * u0
+            acc[e] = v + (a1[e] + b1[e]) * u1
+    elif k == 1:
+        a = src[max(i - 1, 0)]
+        b = src[min(i + 1, h - 1)]
+        wk = w[r - 1]
         for e in range(n):
             acc[e] += (a[e] + b[e]) * wk
-        k -= 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -163,13 +186,36 @@ def _gauss_axis1_row(pad, n, nc, w, acc):  # pragma: no cover - compiled
             v = v + (a2[e] + b2[e]) * u2
             acc[e] = v + (a3[e] + b3[e]) * u3
         k -= 4
-    while k >= 1:
-        wk = w[r - k]
-        a = pad[base - k * nc : base - k * nc + n]
-        b = pad[base + k * nc : base + k * nc + n]
+    if k == 3:
+        a0 = pad[base - 3 * nc : base - 3 * nc + n]
+        b0 = pad[base + 3 * nc : base + 3 * nc + n]
+        a1 = pad[base - 2 * nc : base - 2 * nc + n]
+        b1 = pad[base + 2 * nc : base + 2 * nc + n]
+        a2 = pad[base - nc : base - nc + n]
+        b2 = pad[base + nc : base + nc + n]
+        u0 = w[r - 3]
+        u1 = w[r - 2]
+        u2 = w[r - 1]
+        for e in range(n):
+            v = acc[e] + (a0[e] + b0[e]) * u0
+            v = v + (a1[e] + b1[e]) * u1
+            acc[e] = v + (a2[e] + b2[e]) * u2
+    elif k == 2:
+        a0 = pad[base - 2 * nc : base - 2 * nc + n]
+        b0 = pad[base + 2 * nc : base + 2 * nc + n]
+        a1 = pad[base - nc : base - nc + n]
+        b1 = pad[base + nc : base + nc + n]
+        u0 = w[r - 2]
+        u1 = w[r - 1]
+        for e in range(n):
+            v = acc[e] + (a0[e] + b0[e]) * u0
+            acc[e] = v + (a1[e] + b1[e]) * u1
+    elif k == 1:
+        a = pad[base - nc : base - nc + n]
+        b = pad[base + nc : base + nc + n]
+        wk = w[r - 1]
         for e in range(n):
             acc[e] += (a[e] + b[e]) * wk
-        k -= 1
 
 
 @numba.njit(cache=True, nogil=True)
@@ -209,17 +255,25 @@ def _gauss_filter_u8(img, nc, w, clip, x, out):  # pragma: no cover - compiled
     # uint8 (H, W * nc) ``img`` -> x = img / 255. (float64 scratch) -> _gauss_filter arithmetic ->
     # out = uint8((clip(v, 0, 1) if clip else v) * 255) (truncation), one row at a time.
     h, n = img.shape
+    lut = np.empty(256, dtype=np.float64)  # v / 255. by table: no division per pixel
+    for v in range(256):
+        lut[v] = v / 255.0
     for i in range(h):
         si = img[i]
         xi = x[i]
         for e in range(n):
-            xi[e] = si[e] / 255.0
+            xi[e] = lut[si[e]]
     r = w.shape[0] // 2
+    base = r * nc
     acc = np.empty(n, dtype=np.float64)
-    pad = np.empty(n + 2 * r * nc, dtype=np.float64)
+    pad = np.empty(n + 2 * base, dtype=np.float64)
+    mid = pad[base : base + n]
     for i in range(h):
-        _gauss_axis0_row(x, i, w, acc)
-        _gauss_fill_pad(acc, n, nc, r, pad)
+        _gauss_axis0_row(x, i, w, mid)  # straight into the padded row
+        for j in range(r):
+            for c in range(nc):
+                pad[j * nc + c] = mid[c]
+                pad[base + n + j * nc + c] = mid[n - nc + c]
         _gauss_axis1_row(pad, n, nc, w, acc)
         o = out[i]
         if clip:
@@ -661,11 +715,14 @@ def _zoom_blur_u8(img, identity, r0, r1, rw0, rw1, c0, c1, cw0, cw1, xbuf, out):
     # (float32 throughout, truncation).
     h, n = img.shape
     x = xbuf[: h * n].reshape((h, n))
+    lut = np.empty(256, dtype=np.float32)  # float32(v / 255.) by table
+    for v in range(256):
+        lut[v] = np.float32(v / 255.0)
     for i in range(h):
         si = img[i]
         xi = x[i]
         for e in range(n):
-            xi[e] = np.float32(si[e] / 255.0)
+            xi[e] = lut[si[e]]
     xbuf[h * n] = 0.0
     nz = r0.shape[0]
     count = np.float32(nz + (2 if identity else 1))

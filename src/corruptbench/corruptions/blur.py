@@ -50,9 +50,12 @@ def _scratch(key: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
 
 @numba.njit(cache=True, nogil=True)
 def _divide_255(src, out):  # pragma: no cover - compiled
-    # out = src / 255. (float64), flat C-contiguous arrays
+    # out = src / 255. (float64; uint8 src, by table), flat C-contiguous arrays
+    lut = np.empty(256, dtype=np.float64)
+    for v in range(256):
+        lut[v] = v / 255.0
     for e in range(src.shape[0]):
-        out[e] = src[e] / 255.0
+        out[e] = lut[src[e]]
 
 
 @numba.njit(cache=True, nogil=True)
