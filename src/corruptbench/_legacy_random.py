@@ -636,40 +636,74 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[n
 
 
 @numba.njit(cache=True, nogil=True)
+def _below_even(key, thr, dst, base):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``dst[base + i] = (double of words 2i, 2i + 1) < thr`` for the 312 pairs of a block."""
+    for i in range(_N // 2):
+        dst[base + i] = _to_double(_temper(key[2 * i]), _temper(key[2 * i + 1])) < thr
+
+
+@numba.njit(cache=True, nogil=True)
+def _below_odd(key, thr, dst, base):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``dst[base + i] = (double of words 2i + 1, 2i + 2) < thr`` for the 311 pairs to word 622."""
+    for i in range(_N // 2 - 1):
+        dst[base + i] = _to_double(_temper(key[2 * i + 1]), _temper(key[2 * i + 2])) < thr
+
+
+@numba.njit(cache=True, nogil=True)
+def _below(key, pos, thr, dst):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``dst[k] = random_sample() < thr`` for the whole of ``dst``, in order; returns the position.
+
+    Straight from the tempered words: whole blocks from word 0 (or word 1, after the double made of
+    word 623 and the next block's word 0) by the two fixed loops above, vectorised; the first and
+    last, partial blocks by a general loop (which compiles to much slower code).
+    """
+    n = dst.size
+    k = 0
+    while k < n:
+        if pos >= _N:
+            _generate(key)
+            pos = 0
+        if pos == _N - 1:
+            a = _temper(key[_N - 1])
+            _generate(key)
+            dst[k] = _to_double(a, _temper(key[0])) < thr
+            k += 1
+            pos = 1
+            continue
+        cnt = (_N - pos) >> 1  # doubles left in the block (to word 623 or 622)
+        if pos == 0 and cnt <= n - k:
+            _below_even(key, thr, dst, k)
+        elif pos == 1 and cnt <= n - k:
+            _below_odd(key, thr, dst, k)
+        else:
+            cnt = min(cnt, n - k)
+            for i in range(cnt):
+                dst[k + i] = (
+                    _to_double(_temper(key[pos + 2 * i]), _temper(key[pos + 2 * i + 1])) < thr
+                )
+        pos += 2 * cnt
+        k += cnt
+    return pos
+
+
+@numba.njit(cache=True, nogil=True)
 def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Salt and pepper: two full ``random_sample`` masks in order (flipped, then salted).
 
     ``out[k] = 255 if flipped and salted, 0 if flipped only, else lut[values[k]]``, where the masks
-    are ``u < thr`` (the two legacy ``choice([True, False], p=...)`` calls). The doubles come a
-    block at a time; the loops over a block are branch-free.
+    are ``u < thr`` (the two legacy ``choice([True, False], p=...)`` calls), each drawn by
+    :func:`_below`.
     """
     n = values.size
-    pos = ints[0]
-    dbuf = np.empty(_DBUF)
-    dn = dq = 0
     flipped = np.empty(n, np.bool_)
-    k = 0
-    while k < n:
-        if dq >= dn:
-            dn, pos = _refill(key, pos, dbuf)
-            dq = 0
-        take = min(dn - dq, n - k)
-        for t in range(take):
-            flipped[k + t] = dbuf[dq + t] < thr_flip
-        k += take
-        dq += take
-    k = 0
-    while k < n:
-        if dq >= dn:
-            dn, pos = _refill(key, pos, dbuf)
-            dq = 0
-        take = min(dn - dq, n - k)
-        for t in range(take):
-            salt = np.uint8(255) if dbuf[dq + t] < thr_salt else np.uint8(0)
-            out[k + t] = salt if flipped[k + t] else lut[values[k + t]]
-        k += take
-        dq += take
-    ints[0] = pos - 2 * (dn - dq)
+    salted = np.empty(n, np.bool_)
+    pos = _below(key, ints[0], thr_flip, flipped)
+    ints[0] = _below(key, pos, thr_salt, salted)
+    for k in range(n):
+        out[k] = lut[values[k]]
+    for k in range(n):  # (a separate loop: vectorised)
+        salt = np.uint8(255) if salted[k] else np.uint8(0)
+        out[k] = salt if flipped[k] else out[k]
 
 
 # --------------------------------------------------------------------------------- randint
