@@ -133,9 +133,13 @@ def fog_u8(image, plasma, lo, span, strength, out):  # type: ignore[no-untyped-d
     top = np.uint8(0)
     for k in range(a.size):
         top = max(top, a[k])
-    mx = top / 255.0  # division is monotonic: max(image / 255) = max(image) / 255
+    lut = np.empty(256, dtype=np.float64)
+    for v in range(256):
+        lut[v] = v / 255.0
+    mx = lut[top]  # division is monotonic: max(image / 255) = max(image) / 255
     den = mx + strength
     s_row = np.empty(n, dtype=np.float64)
+    x_row = np.empty(n, dtype=np.float64)
     for i in range(h):
         p = plasma[i]
         for j in range(w):
@@ -144,7 +148,9 @@ def fog_u8(image, plasma, lo, span, strength, out):  # type: ignore[no-untyped-d
                 s_row[j * nc + c] = s
         base = i * n
         for k in range(n):
-            v = ((np.float64(a[base + k]) / 255.0 + s_row[k]) * mx) / den
+            x_row[k] = lut[a[base + k]]
+        for k in range(n):
+            v = ((x_row[k] + s_row[k]) * mx) / den
             v = min(max(v, 0.0), 1.0)
             of[base + k] = np.uint8(np.int32(v * 255.0))
 
