@@ -15,7 +15,7 @@ import corruptbench
 from conftest import assert_faithful, ref_disk
 from corruptbench._magick import magick_motion_blur
 from corruptbench._registry import corruption_registry
-from corruptbench.corruptions.blur import glass_shuffle
+from corruptbench.corruptions.blur import _is_gray, glass_shuffle
 from corruptbench.params import PROFILES, get_params
 
 BLURS = ("defocus_blur", "glass_blur", "motion_blur", "zoom_blur", "gaussian_blur")
@@ -297,6 +297,16 @@ def test_motion_blur_gray_branch_replicates():
     radius, sigma = get_params("motion_blur", 4, "imagenet")
     angle = np.random.RandomState(2).uniform(-45, 45)
     np.testing.assert_array_equal(out, magick_motion_blur(gray, radius, sigma, angle))
+
+
+def test_is_gray_checks_every_pixel():
+    gray = np.repeat(_image(30, 20)[:, :, 1:2], 3, axis=2)
+    assert _is_gray(gray) and _is_gray(gray[:, ::-1])  # also a non-contiguous view
+    for y, x, c in ((0, 0, 1), (29, 19, 2), (15, 7, 0)):
+        img = gray.copy()
+        img[y, x, c] ^= 1
+        assert not _is_gray(img)
+    assert not _is_gray(_image(30, 20))
 
 
 # ---------------------------------------------------------------------------------------------

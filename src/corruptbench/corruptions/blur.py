@@ -208,8 +208,20 @@ def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any)
     return magick_motion_blur(image, radius, sigma, angle)
 
 
+@numba.njit(cache=True, nogil=True)
+def _channels_equal(flat):  # pragma: no cover - compiled
+    # True when every pixel of the flat (H * W * 3) array has R == G == B; stops at the first
+    # pixel that differs (the first few pixels of a colour photo).
+    for e in range(0, flat.shape[0], 3):
+        if flat[e] != flat[e + 1] or flat[e] != flat[e + 2]:
+            return False
+    return True
+
+
 def _is_gray(image: np.ndarray) -> bool:
-    return bool(
+    if image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8:
+        return bool(_channels_equal(np.ascontiguousarray(image).reshape(-1)))
+    return bool(  # pragma: no cover - the corruptions get uint8 RGB
         np.array_equal(image[:, :, 0], image[:, :, 1])
         and np.array_equal(image[:, :, 0], image[:, :, 2])
     )
