@@ -16,6 +16,7 @@ import cv2
 import numpy as np
 import pytest
 import scipy.ndimage
+from PIL import Image
 
 from conftest import load_photo
 from corruptbench import _color
@@ -173,3 +174,21 @@ def test_vectorised_hsv_edit_equals_per_pixel_conversions(edit):
         hsv[..., 1] = np.clip(hsv[..., 1] * edit["s_mul"] + edit["s_add"], 0, 1)
     want = (np.clip(_color.hsv2rgb(hsv), 0, 1) * 255).astype(np.uint8)
     assert np.array_equal(_color.hsv_adjust_uint8(img, **edit), want)
+
+
+def test_box_upscale_copies_equal_pillow():
+    rs = np.random.RandomState(8)
+    cases = [
+        (s, max(1, int(s * c))) for s in (32, 64, 224, 299) for c in (0.6, 0.5, 0.4, 0.3, 0.25)
+    ]
+    cases += [(7, 3), (200, 57), (300, 111), (5, 1)]
+    for big, small in cases:
+        assert digital._pil_box_single_taps(small, big) is not None  # upscaling: the copy path
+        img = rs.randint(0, 256, size=(small, small + 1, 3)).astype(np.uint8)
+        for size in ((big, big + 3), (small + 1, big), (big, small)):
+            want = np.asarray(Image.fromarray(img).resize(size, Image.BOX))
+            assert np.array_equal(digital.pil_box_resize(img, size), want), (img.shape, size)
+        gray = img[..., 1].copy()
+        want = np.asarray(Image.fromarray(gray).resize((big, big), Image.BOX))
+        assert np.array_equal(digital.pil_box_resize(gray, (big, big)), want)
+    assert digital._pil_box_single_taps(224, 134) is None  # downscaling: weighted sums

@@ -179,6 +179,48 @@ def _pil_box_coefficients(in_size: int, out_size: int) -> tuple[np.ndarray, np.n
 _PIL_PRECISION_BITS = 32 - 8 - 2
 
 
+@functools.lru_cache(maxsize=64)
+def _pil_box_single_taps(in_size: int, out_size: int) -> np.ndarray | None:
+    """The source index of each output when every output has one tap of fixed weight 1.0.
+
+    Then Pillow's pass is a copy: ``(2**21 + v * 2**22) >> 22 == v`` for every uint8 ``v``.
+    The same size gives the identity (Pillow skips that pass); ``None`` otherwise.
+    """
+    if in_size == out_size:
+        idx = np.arange(in_size)
+    else:
+        bounds, fixed = _pil_box_coefficients(in_size, out_size)
+        if not (bounds[:, 1] == 1).all() or not (fixed[:, 0] == 1 << _PIL_PRECISION_BITS).all():
+            return None
+        idx = bounds[:, 0].copy()
+    idx.flags.writeable = False
+    return idx
+
+
+@numba.njit(cache=True, nogil=True)
+def _gather_pixels(src: np.ndarray, rows: np.ndarray, cols: np.ndarray, dst: np.ndarray) -> None:
+    # dst[y, x] = src[rows[y], cols[x]] (C-contiguous arrays); a row equal to the previous
+    # output row's source is copied from it
+    cn = src.shape[2]
+    row_in = src.shape[1] * cn
+    row_out = dst.shape[1] * cn
+    flat_s = src.ravel()
+    flat_d = dst.ravel()
+    offs = np.empty(row_out, np.int64)
+    for x in range(dst.shape[1]):
+        for c in range(cn):
+            offs[x * cn + c] = cols[x] * cn + c
+    for y in range(dst.shape[0]):
+        o = y * row_out
+        if y > 0 and rows[y] == rows[y - 1]:
+            for k in range(row_out):
+                flat_d[o + k] = flat_d[o - row_out + k]
+        else:
+            base = rows[y] * row_in
+            for k in range(row_out):
+                flat_d[o + k] = flat_s[base + offs[k]]
+
+
 @numba.njit(cache=True, nogil=True)
 def _pil_resample_rows(
     src: np.ndarray, offset: int, bounds: np.ndarray, kk: np.ndarray, dst: np.ndarray
@@ -254,6 +296,13 @@ def pil_box_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     out_w, out_h = int(size[0]), int(size[1])
     if (out_w, out_h) == (w, h):
         return src.copy()
+    rows = _pil_box_single_taps(h, out_h)
+    cols = _pil_box_single_taps(w, out_w)
+    if rows is not None and cols is not None:
+        # every output pixel has one tap of weight 1 (BOX upscaling): the passes copy pixels
+        out = np.empty((out_h, out_w, src.shape[2]), np.uint8)
+        _gather_pixels(src, rows, cols, out)
+        return out
     bounds_v, kk_v = _pil_box_coefficients(h, out_h)
     first = int(bounds_v[0, 0])
     last = int(bounds_v[-1, 0] + bounds_v[-1, 1])
