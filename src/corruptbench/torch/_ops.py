@@ -103,6 +103,12 @@ def _pad(x: torch.Tensor, pads: tuple[int, int, int, int], mode: str) -> torch.T
     """Pad the last two axes of ``x`` by ``(top, bottom, left, right)`` with index folding."""
     top, bottom, left, right = pads
     h, w = x.shape[-2:]
+    if x.dim() == 4 and x.is_floating_point() and (top or bottom or left or right):
+        # torch's own padding kernels (a plain copy): 'reflect' is REFLECT_101 for pads < size
+        if mode == "nearest":
+            return F.pad(x, (left, right, top, bottom), mode="replicate")
+        if mode == "reflect101" and max(top, bottom) < h and max(left, right) < w:
+            return F.pad(x, (left, right, top, bottom), mode="reflect")
     if top or bottom:
         idx = to_device(fold_index, (h, top, bottom, mode), x.device, torch.long)
         x = x.index_select(-2, idx)
@@ -182,6 +188,20 @@ def _kernel_spectrum(
     return torch.fft.rfft2(k, s=size)
 
 
+@functools.lru_cache(maxsize=256)
+def _fast_fft_len(n: int) -> int:
+    """The smallest ``m >= n`` whose prime factors are all 2, 3 or 5."""
+    m = max(1, n)
+    while True:
+        r = m
+        for p in (2, 3, 5):
+            while r % p == 0:
+                r //= p
+        if r == 1:
+            return m
+        m += 1
+
+
 def filter2d_fft(x: torch.Tensor, kernel: np.ndarray, border: str = "reflect101") -> torch.Tensor:
     """``cv2.filter2D(x, -1, kernel, borderType=REFLECT_101)`` (correlation, centred anchor) of every
     ``H x W`` plane of ``x`` (odd square ``kernel``), by FFT of the border-padded planes."""
@@ -190,7 +210,9 @@ def filter2d_fft(x: torch.Tensor, kernel: np.ndarray, border: str = "reflect101"
     rh, rw = kh // 2, kw // 2
     h, w = x.shape[-2:]
     xp = _pad(x, (rh, rh, rw, rw), border)
-    size = (h + 2 * rh, w + 2 * rw)
+    # FFT lengths: the next 5-smooth lengths (zero padding past the padded image changes no kept
+    # output: each reads only padded-image positions); sizes like 244 = 4 * 61 are slow
+    size = (_fast_fft_len(h + 2 * rh), _fast_fft_len(w + 2 * rw))
     spec = _kernel_spectrum(k.tobytes(), k.shape, size, x.device)
     full = torch.fft.irfft2(torch.fft.rfft2(xp, s=size) * spec, s=size)
     return full[..., kh - 1 : kh - 1 + h, kw - 1 : kw - 1 + w]
@@ -226,23 +248,30 @@ def motion_blur_taps(
     top, bottom = max(0, -int(oy.min())), max(0, int(oy.max()))
     left, right = max(0, -int(ox.min())), max(0, int(ox.max()))
     xp = _pad(x, (top, bottom, left, right), "nearest")
-    out = torch.zeros_like(x)
+    out = torch.empty_like(x)
     for s, (wts, dx, dy) in enumerate(kernels):
         acc = out[s]
         src = xp[s]
+        first = True
         for wt, ddx, ddy in zip(wts.tolist(), dx.tolist(), dy.tolist()):
             if wt < min_weight:
                 continue
             r0, c0 = top + ddy, left + ddx
-            acc.add_(src[:, r0 : r0 + h, c0 : c0 + w], alpha=wt)
+            if first:  # 0 + w x is w x: the first tap initialises the sum
+                torch.mul(src[:, r0 : r0 + h, c0 : c0 + w], wt, out=acc)
+                first = False
+            else:
+                acc.add_(src[:, r0 : r0 + h, c0 : c0 + w], alpha=wt)
+        if first:
+            acc.zero_()
     return out
 
 
 def magick_quantise(acc: torch.Tensor) -> torch.Tensor:
     """ImageMagick Q16 ``ClampToQuantum`` + 8-bit PNG write of a [0, 1] blur result: integer values
     ``floor(round(65535 acc) / 257)`` in 0..255 (float tensor)."""
-    q = torch.floor(acc * 65535.0 + 0.5).clamp_(0.0, 65535.0)
-    return torch.floor(q / 257.0)
+    q = torch.mul(acc, 65535.0).add_(0.5).floor_().clamp_(0.0, 65535.0)
+    return q.div_(257.0).floor_()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -737,10 +766,12 @@ def _glass_shuffle_jump(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) 
 
 
 def _grid(xs: torch.Tensor, ys: torch.Tensor, w: int, h: int) -> torch.Tensor:
-    # pixel coordinates -> grid_sample's normalised coordinates (align_corners=True)
-    gx = xs * (2.0 / max(w - 1, 1)) - 1.0
-    gy = ys * (2.0 / max(h - 1, 1)) - 1.0
-    return torch.stack((gx, gy), dim=-1).to(torch.float32)
+    # pixel coordinates -> grid_sample's normalised coordinates (align_corners=True), float32
+    shape = torch.broadcast_shapes(xs.shape, ys.shape)
+    grid = torch.empty((*shape, 2), dtype=torch.float32, device=xs.device)
+    torch.mul(xs, 2.0 / max(w - 1, 1), out=grid[..., 0]).sub_(1.0)
+    torch.mul(ys, 2.0 / max(h - 1, 1), out=grid[..., 1]).sub_(1.0)
+    return grid
 
 
 def warp_affine_cv34(img: torch.Tensor, inverse: np.ndarray) -> torch.Tensor:
@@ -785,10 +816,8 @@ def warp_affine_cv34(img: torch.Tensor, inverse: np.ndarray) -> torch.Tensor:
     return F.grid_sample(img, grid, mode="bilinear", padding_mode="reflection", align_corners=True)
 
 
-def _scipy_reflect_coordinate(c: torch.Tensor, n: int) -> torch.Tensor:
+def _scipy_reflect_fold(c: torch.Tensor, n: int) -> torch.Tensor:
     # scipy.ndimage map_coordinate() folding for mode 'reflect' (as the CPU library's kernel)
-    if n <= 1:
-        return torch.zeros_like(c)
     sz2 = float(2 * n)
     cn = torch.where(c < -sz2, sz2 * torch.trunc(-c / sz2) + c, c)
     cn = torch.where(
@@ -799,20 +828,33 @@ def _scipy_reflect_coordinate(c: torch.Tensor, n: int) -> torch.Tensor:
     return torch.where(c < 0, cn, torch.where(c > n - 1, cp, c))
 
 
+def _scipy_reflect_coordinate(c: torch.Tensor, n: int) -> torch.Tensor:
+    """SciPy's 'reflect' folding of coordinates into ``(-1, n)``; coordinates already in
+    ``[0, n - 1]`` are kept, so only the others (near the borders) go through the fold."""
+    if n <= 1:
+        return torch.zeros_like(c)
+    outside = (c < 0).logical_or_(c > n - 1)
+    out = c.clone()
+    if bool(outside.any()):
+        out[outside] = _scipy_reflect_fold(c[outside], n)
+    return out
+
+
 def map_coordinates_reflect(img: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor) -> torch.Tensor:
     """``scipy.ndimage.map_coordinates(img, (y + dy, x + dx, z), order=1, mode='reflect')`` per sample.
 
     SciPy folds each coordinate into ``(-1, n)`` (its 'reflect' rule) and takes border neighbours
-    half-sample symmetric (index -1 is 0, n is n - 1): that is a bilinear sample of the image padded
-    by one replicated pixel, taken here with ``grid_sample`` at the folded coordinate + 1.
+    half-sample symmetric (index -1 is 0, n is n - 1): a bilinear sample of the image padded by one
+    replicated pixel, which is the bilinear sample at the coordinate clamped to ``[0, n - 1]``
+    (the padding is separable and constant across the clamped half-pixel): ``grid_sample`` with
+    ``padding_mode='border'`` at the folded coordinate.
     ``img`` ``(N, C, H, W)``, ``dx``/``dy`` ``(N, H, W)`` (float32 or float64).
     """
     n, c, h, w = img.shape
     dev = img.device
     ys = torch.arange(h, device=dev, dtype=dy.dtype).view(1, h, 1)
     xs = torch.arange(w, device=dev, dtype=dx.dtype).view(1, 1, w)
-    cy = _scipy_reflect_coordinate(ys + dy, h) + 1.0
-    cx = _scipy_reflect_coordinate(xs + dx, w) + 1.0
-    padded = _pad(img, (1, 1, 1, 1), "nearest")
-    grid = _grid(cx, cy, w + 2, h + 2)
-    return F.grid_sample(padded, grid, mode="bilinear", padding_mode="border", align_corners=True)
+    cy = _scipy_reflect_coordinate(ys + dy, h)
+    cx = _scipy_reflect_coordinate(xs + dx, w)
+    grid = _grid(cx, cy, w, h)
+    return F.grid_sample(img, grid, mode="bilinear", padding_mode="border", align_corners=True)

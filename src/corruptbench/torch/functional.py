@@ -295,14 +295,14 @@ def _motion(
         motion_kernel(radius, sigma, float(a)) for a in angles.detach().cpu().double().tolist()
     ]
     acc = _ops.motion_blur_taps(x, kernels)
-    return _ops.magick_quantise(acc) if quantise else acc * 255.0
+    return _ops.magick_quantise(acc) if quantise else acc.mul_(255.0)
 
 
 def _motion_blur(ctx: _Ctx) -> torch.Tensor:
     radius, sigma = ctx.params("motion_blur")
     angles = ctx.draw("angle", lambda: ctx.rnd.uniform((ctx.n,), -45.0, 45.0, torch.float64))
     # ImageMagick writes an 8-bit PNG: quantised on the uint8 path, exact blur on the float path
-    return _motion(ctx.x, radius, sigma, angles, quantise=ctx.is_u8).clamp(0, 255)
+    return _motion(ctx.x, radius, sigma, angles, quantise=ctx.is_u8).clamp_(0, 255)
 
 
 def _zoom_blur(ctx: _Ctx) -> torch.Tensor:
@@ -492,10 +492,19 @@ def _contrast(ctx: _Ctx) -> torch.Tensor:
         # per-channel means from exact integer sums, then one 256-entry table per (image, channel)
         # evaluated with the reference formula in float64, applied by a gather (as the CPU library)
         raw = ctx.raw.reshape(ctx.n, 3, -1)
-        means = raw.sum(dim=2, dtype=torch.int64).to(dt) / 255.0 / raw.shape[2]
+        # exact integer sums: int32 holds them below 2^31 / 255 pixels (and is much faster)
+        acc = torch.int32 if raw.shape[2] < 2**31 // 255 else torch.int64
+        means = raw.sum(dim=2, dtype=acc).to(dt) / 255.0 / raw.shape[2]
         unit = torch.arange(256, device=ctx.device, dtype=dt) / 255.0
         lut = torch.floor(((unit - means[..., None]) * c + means[..., None]).clamp(0, 1) * 255.0)
-        out = lut.to(torch.uint8).gather(2, raw.to(torch.int64))
+        lut = lut.to(torch.uint8)
+        if raw.device.type != "cpu":
+            return lut.gather(2, raw.to(torch.int64)).reshape(ctx.raw.shape)
+        # CPU: one table lookup per plane with int32 indices (no int64 index tensor)
+        out = torch.empty_like(raw)
+        for i in range(ctx.n):
+            for ch in range(3):
+                torch.index_select(lut[i, ch], 0, raw[i, ch].to(torch.int32), out=out[i, ch])
         return out.reshape(ctx.raw.shape)
     means = ctx.x.to(dt).mean(dim=(2, 3), keepdim=True).to(torch.float32)
     return _unit255((ctx.x - means) * c + means)
