@@ -19,6 +19,7 @@ from corruptbench._legacy_random import (
     gauss_u8,
     glass_shuffle_mt,
     impulse_u8,
+    legacy_normal_u8,
     legacy_poisson,
     legacy_state,
 )
@@ -149,3 +150,27 @@ def test_state_in_place_without_gauss() -> None:
     assert after[2:] == (624, 1, -0.7)
     assert legacy_state(np.random.RandomState(np.random.PCG64(1))) is None
     assert legacy_state(np.random.default_rng(1)) is None
+
+
+@pytest.mark.parametrize("pos", POSITIONS)
+@pytest.mark.parametrize("has_gauss", [0, 1])
+@pytest.mark.parametrize("speckle", [False, True])
+def test_legacy_normal_u8_is_numpy_normal(pos: int, has_gauss: int, speckle: bool) -> None:
+    """The in-place path: NumPy draws the first value(s) and an odd last one itself."""
+    for n in (*SIZES, 4, 5):
+        values = _values(n, n + pos + 7)
+        ours, numpy_rs = _rs(pos + n + 1, pos, has_gauss), _rs(pos + n + 1, pos, has_gauss)
+        out = np.empty(n, np.uint8)
+        assert legacy_normal_u8(ours, values, 0.6, speckle, out)
+        x = UNIT[values]
+        noise = numpy_rs.normal(size=n, scale=0.6)
+        y = x + x * noise if speckle else x + noise
+        np.testing.assert_array_equal(out, (np.clip(y, 0, 1) * 255).astype(np.uint8))
+        _assert_same_state(ours, numpy_rs)
+
+
+def test_legacy_normal_u8_other_sources() -> None:
+    out = np.empty(3, np.uint8)
+    values = np.zeros(3, np.uint8)
+    assert not legacy_normal_u8(np.random.default_rng(0), values, 0.1, False, out)
+    assert not legacy_normal_u8(np.random.RandomState(np.random.PCG64(0)), values, 0.1, False, out)

@@ -38,6 +38,7 @@ __all__ = [
     "PoissonPlan",
     "legacy_poisson",
     "gauss_u8",
+    "legacy_normal_u8",
     "impulse_u8",
     "glass_shuffle_mt",
 ]
@@ -630,6 +631,67 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[n
     ints[0] = pos - 2 * (total - used)
     ints[1] = has_gauss
     gauss[0] = cached
+
+
+def _u8_pixel(x: float, c: float, g: float, speckle: bool) -> int:
+    """One pixel of :func:`gauss_u8` in Python floats (the same IEEE double operations)."""
+    noise = 0.0 + c * g
+    y = x + x * noise if speckle else x + noise
+    return int(min(max(y, 0.0), 1.0) * 255.0)
+
+
+def legacy_normal_u8(
+    rng: Any, values: np.ndarray, c: float, speckle: bool, out: np.ndarray
+) -> bool:
+    """:func:`gauss_u8` (``x = values / 255.``) with ``rng.normal(scale=c)`` for a RandomState.
+
+    Returns ``False`` (nothing done) unless ``rng`` is a MT19937 ``RandomState``. ``values`` and
+    ``out`` are flat uint8 arrays of one size. Same values and final state as NumPy's draws.
+
+    The cached Gaussian lives where only ``get_state`` / ``set_state`` reach it (tens of
+    microseconds each), so NumPy handles it itself: the first value is ``rng.standard_normal()``
+    (the cached value if there is one: then the stream does not move; else a new pair, whose
+    second value is taken by a second call), the kernel draws whole pairs in place on the
+    generator's state from no cached value, and for an odd remainder the last value is again
+    ``rng.standard_normal()``, which leaves that pair's second value cached exactly as NumPy's
+    ``normal`` would. The few pixels of those values are computed here, in the same arithmetic.
+    """
+    if not isinstance(rng, np.random.RandomState):
+        return False
+    view = _raw_view(rng)
+    if view is not None and not _RAW_VIEW_OK:
+        _RAW_VIEW_OK.append(_raw_view_works())
+    if view is None or not _RAW_VIEW_OK[0]:
+        state = legacy_state(rng, gauss=True)
+        if state is None:
+            return False
+        gauss_u8(values, _UNIT, c, speckle, state.key, state.ints, state.gauss, out)
+        state.commit()
+        return True
+    n = values.size
+    if n == 0:
+        return True
+    c = float(c)
+    pos0 = int(view[_N])
+    key0 = view[:_N].copy()
+    head = [float(rng.standard_normal())]
+    drew = int(view[_N]) != pos0 or not np.array_equal(view[:_N], key0)
+    if drew and n > 1:  # a new pair: its second value is cached now
+        head.append(float(rng.standard_normal()))
+    k0 = len(head)
+    even = (n - k0) & ~1
+    if even:
+        ints = np.array([view[_N], 0], dtype=np.int64)
+        gauss = np.zeros(1, dtype=np.float64)
+        part = slice(k0, k0 + even)
+        gauss_u8(values[part], _UNIT, c, speckle, view[:_N], ints, gauss, out[part])
+        view[_N:].view(np.int32)[0] = ints[0]
+    for k, g in enumerate(head):
+        out[k] = _u8_pixel(float(_UNIT[values[k]]), c, g, speckle)
+    if k0 + even < n:
+        g = float(rng.standard_normal())
+        out[n - 1] = _u8_pixel(float(_UNIT[values[n - 1]]), c, g, speckle)
+    return True
 
 
 # --------------------------------------------------------------------------------- uniform

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from .._legacy_random import PoissonPlan, gauss_u8, impulse_u8, legacy_state
+from .._legacy_random import PoissonPlan, impulse_u8, legacy_normal_u8, legacy_state
 from .._registry import register_corruption
 from ..params import Profile, get_params
 
@@ -31,7 +31,6 @@ __all__ = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "ch
 #: reference truncates it: impulse noise keeps these values where it does not flip.
 _UNIT_255 = (np.arange(256) / 255.0) * 255
 _UNIT_255_U8 = _UNIT_255.astype(np.uint8)
-_UNIT = np.arange(256) / 255.0
 
 
 def _flat(image: np.ndarray) -> np.ndarray:
@@ -66,20 +65,8 @@ def _choice_threshold(p_true: float) -> float:
 
 def _normal_noise(image: np.ndarray, c: float, rng: Any, *, speckle: bool) -> np.ndarray:
     """``clip(x + n, 0, 1) * 255`` (or ``x + x * n`` with ``speckle``), ``n = rng.normal(scale=c)``."""
-    state = legacy_state(rng, gauss=True)
-    if state is not None:
-        out = np.empty(image.shape, np.uint8)
-        gauss_u8(
-            _flat(image),
-            _UNIT,
-            float(c),
-            speckle,
-            state.key,
-            state.ints,
-            state.gauss,
-            out.reshape(-1),
-        )
-        state.commit()
+    out = np.empty(image.shape, np.uint8)
+    if legacy_normal_u8(rng, _flat(image), float(c), speckle, out.reshape(-1)):
         return out
     x = _unit(image)
     noise = rng.normal(size=image.shape, scale=c)
