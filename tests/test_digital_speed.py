@@ -192,3 +192,13 @@ def test_box_upscale_copies_equal_pillow():
         want = np.asarray(Image.fromarray(gray).resize((big, big), Image.BOX))
         assert np.array_equal(digital.pil_box_resize(gray, (big, big)), want)
     assert digital._pil_box_single_taps(224, 134) is None  # downscaling: weighted sums
+
+
+def test_channel_lut_equals_cv2_lut():
+    rs = np.random.RandomState(6)
+    lut = rs.randint(0, 256, size=(256, 3)).astype(np.uint8)
+    for shape in ((1, 1, 3), (31, 17, 3), (224, 224, 3)):
+        img = rs.randint(0, 256, size=shape).astype(np.uint8)
+        out = np.empty_like(img)
+        digital._apply_channel_lut(img, lut, out)
+        assert np.array_equal(out, cv2.LUT(img, lut.reshape(256, 1, 3)))

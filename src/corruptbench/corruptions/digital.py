@@ -107,10 +107,22 @@ def contrast(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
     c = get_params("contrast", severity, profile.name)
     img = np.ascontiguousarray(image)
     means = _channel_sums(img, _UNIT) / (img.shape[0] * img.shape[1])
-    lut = np.empty((256, 3), np.uint8)
-    for ch in range(3):
-        lut[:, ch] = (np.clip((_UNIT - means[ch]) * c + means[ch], 0, 1) * 255).astype(np.uint8)
-    return cv2.LUT(img, lut.reshape(256, 1, 3))
+    # (the same float64 operations per channel and value, broadcast over the 3 channels)
+    lut = (np.clip((_UNIT[:, None] - means) * c + means, 0, 1) * 255).astype(np.uint8)
+    out = np.empty(img.shape, np.uint8)
+    _apply_channel_lut(img, lut, out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _apply_channel_lut(img: np.ndarray, lut: np.ndarray, out: np.ndarray) -> None:
+    # out[..., ch] = lut[img[..., ch], ch] (cv2.LUT with a 3-channel table)
+    src = img.reshape(-1, 3)
+    dst = out.reshape(-1, 3)
+    for k in range(src.shape[0]):
+        dst[k, 0] = lut[src[k, 0], 0]
+        dst[k, 1] = lut[src[k, 1], 1]
+        dst[k, 2] = lut[src[k, 2], 2]
 
 
 @numba.njit(cache=True, nogil=True)
