@@ -4,6 +4,9 @@ Each function follows the reference (``hendrycks/robustness`` ``make_imagenet_c.
 #10-12, #19) formula by formula, with the reference's dtypes (float32 where it uses float32,
 float64 elsewhere) and its random draws in the same order and shapes, so that with
 ``rng=np.random.RandomState(k)`` the result equals the reference after ``np.random.seed(k)``.
+The elementwise chains run compiled and fused (:mod:`corruptbench._weather_kernels`) with the
+same float operations in the same order, and the functions return the uint8 image directly (the
+reference's float result truncated, as ``corrupt`` does for float results).
 
 The frost textures (``corruptbench/data/frost/``, Apache-2.0, see NOTICE) are decoded once per
 process and cached, together with their per-profile rescaled versions.
