@@ -771,44 +771,106 @@ def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore
 # --------------------------------------------------------------------------------- randint
 
 
+@numba.njit(cache=True, nogil=True, inline="always")
+def _glass_copy(x, h, w, hp, wp, nc):  # type: ignore[no-untyped-def]  # pragma: no cover
+    if nc == 3:
+        x[h, w, 0] = x[hp, wp, 0]
+        x[h, w, 1] = x[hp, wp, 1]
+        x[h, w, 2] = x[hp, wp, 2]
+    else:
+        for c in range(nc):
+            x[h, w, c] = x[hp, wp, c]
+
+
+@numba.njit(cache=True, nogil=True)
+def _randint_block(key, p, mask, rng, d, acc, src):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The accepted masked words of the rest of the block (twisting first when it is used up).
+
+    ``acc[j] = (word & mask) - d`` for the words with ``word & mask <= rng`` from position ``p``
+    to 623, in order, and ``src[j]`` their positions; returns their number (packed without
+    branches).
+    """
+    if p >= _N:
+        _generate(key)
+        p = 0
+    na = 0
+    for i in range(p, _N):
+        v = _temper(key[i]) & mask
+        acc[na] = np.int64(v) - d
+        src[na] = i
+        na += int(v <= rng)
+    return na
+
+
 @numba.njit(cache=True, nogil=True)
 def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Glass blur's pixel loop drawing ``(dx, dy) = randint(-d, d, size=2)`` inline (``d >= 1``).
 
-    Legacy ``randint``'s masked rejection on 32-bit words, the words from MT19937 in order
-    (tempered 624 at a time into a buffer). ``x[h, w] = x[h + dy, w + dx]`` in place.
+    Legacy ``randint``'s masked rejection on 32-bit words, the words from MT19937 in order.
+    ``x[h, w] = x[h + dy, w + dx]`` in place. When ``2d`` is a power of two every word is
+    accepted: the words are tempered 624 at a time into a buffer and read in order. Otherwise
+    the accepted values of a block are packed first (:func:`_randint_block`: no unpredictable
+    branch per word), then read in order, and the generator is left just after the last word
+    used.
     """
     height, width, nc = x.shape
     rng = np.uint32(2 * d - 1)
     mask = rng
     for sh in (1, 2, 4, 8, 16):
         mask |= mask >> np.uint32(sh)
-    buf = np.empty(_N, dtype=np.uint32)
     p = ints[0]
-    if p < _N:
-        _temper_from(key, p, buf)
-    for _ in range(iterations):
-        for h in range(height - d, d, -1):
-            for w in range(width - d, d, -1):
-                dx = dy = np.int64(0)
-                for _draw in range(2):  # dx, then dy
-                    while True:
+    if mask == rng:
+        buf = np.empty(_N, dtype=np.uint32)
+        if p < _N:
+            _temper_from(key, p, buf)
+        for _ in range(iterations):
+            for h in range(height - d, d, -1):
+                for w in range(width - d, d, -1):
+                    if p + 2 <= _N:
+                        dx = np.int64(buf[p] & mask) - d
+                        dy = np.int64(buf[p + 1] & mask) - d
+                        p += 2
+                    else:
                         if p >= _N:
                             _generate(key)
                             _temper_from(key, 0, buf)
                             p = 0
-                        v = buf[p] & mask
+                        dx = np.int64(buf[p] & mask) - d
                         p += 1
-                        if v <= rng:
-                            break
-                    dx, dy = dy, np.int64(v) - d
-                hp = h + dy
-                wp = w + dx
-                if nc == 3:
-                    x[h, w, 0] = x[hp, wp, 0]
-                    x[h, w, 1] = x[hp, wp, 1]
-                    x[h, w, 2] = x[hp, wp, 2]
+                        if p >= _N:
+                            _generate(key)
+                            _temper_from(key, 0, buf)
+                            p = 0
+                        dy = np.int64(buf[p] & mask) - d
+                        p += 1
+                    _glass_copy(x, h, w, h + dy, w + dx, nc)
+        ints[0] = p
+        return
+    acc = np.empty(_N, dtype=np.int64)
+    src = np.empty(_N, dtype=np.int64)
+    na = q = 0  # acc[q:na] not used yet; p: where the next block read starts
+    last = p - 1  # position of the last word used
+    for _ in range(iterations):
+        for h in range(height - d, d, -1):
+            for w in range(width - d, d, -1):
+                if q + 2 <= na:
+                    dx = acc[q]
+                    dy = acc[q + 1]
+                    q += 2
                 else:
-                    for c in range(nc):
-                        x[h, w, c] = x[hp, wp, c]
-    ints[0] = p
+                    while q >= na:
+                        na = _randint_block(key, p, mask, rng, d, acc, src)
+                        p = _N
+                        q = 0
+                    dx = acc[q]
+                    q += 1
+                    while q >= na:
+                        na = _randint_block(key, p, mask, rng, d, acc, src)
+                        p = _N
+                        q = 0
+                    dy = acc[q]
+                    q += 1
+                _glass_copy(x, h, w, h + dy, w + dx, nc)
+    if q > 0:
+        last = src[q - 1]
+    ints[0] = last + 1
