@@ -97,6 +97,11 @@ def test_unsupported_inputs_go_to_pillow() -> None:
         pillow(rgba)
     with pytest.raises(OSError):
         encode_jpeg(rgba, 85)
+    too_tall = np.zeros((65501, 2, 3), dtype=np.uint8)
+    with pytest.raises(OSError):
+        pillow(too_tall)
+    with pytest.raises(OSError):
+        encode_jpeg(too_tall, 85)
     # quality 0 and non-int qualities are Pillow's business
     a = noise((16, 24, 3))
     assert encode_jpeg(a, 0) == pillow(a, 0)
@@ -130,3 +135,79 @@ def test_streams_the_transcoder_does_not_handle() -> None:
 
 def test_build_uses_it(photo224: np.ndarray) -> None:
     assert _encode_jpeg(photo224, 85) == pillow(photo224)
+
+
+def libjpeg_optimal_table(freq_in: np.ndarray) -> tuple[list[int], list[int]]:
+    """Straight transcription of T.81 K.2/K.3 with libjpeg's tie order (linear scans)."""
+    freq = [int(f) for f in freq_in[:256]] + [1]
+    codesize = [0] * 257
+    others = [-1] * 257
+    while True:
+        c1 = c2 = -1
+        v = 10**18
+        for i in range(257):
+            if freq[i] and freq[i] <= v:
+                v, c1 = freq[i], i
+        v = 10**18
+        for i in range(257):
+            if freq[i] and freq[i] <= v and i != c1:
+                v, c2 = freq[i], i
+        if c2 < 0:
+            break
+        freq[c1] += freq[c2]
+        freq[c2] = 0
+        codesize[c1] += 1
+        while others[c1] >= 0:
+            c1 = others[c1]
+            codesize[c1] += 1
+        others[c1] = c2
+        codesize[c2] += 1
+        while others[c2] >= 0:
+            c2 = others[c2]
+            codesize[c2] += 1
+    bits = [0] * 33
+    for i in range(257):
+        if codesize[i]:
+            bits[codesize[i]] += 1
+    for i in range(32, 16, -1):
+        while bits[i] > 0:
+            j = i - 2
+            while bits[j] == 0:
+                j -= 1
+            bits[i] -= 2
+            bits[i - 1] += 1
+            bits[j + 1] += 2
+            bits[j] -= 1
+    i = 16
+    while bits[i] == 0:
+        i -= 1
+    bits[i] -= 1
+    vals = [j for length in range(1, 33) for j in range(256) if codesize[j] == length]
+    return bits[1:17], vals
+
+
+def test_optimal_tables_match_libjpeg_procedure() -> None:
+    rng = np.random.default_rng(5)
+    fib = [1, 1]
+    while len(fib) < 30:
+        fib.append(fib[-1] + fib[-2])
+    cases = [np.zeros(256, dtype=np.int64) for _ in range(6)]
+    cases[0][0] = 5  # one symbol
+    cases[1][[3, 200]] = 7  # two, tied
+    cases[2][:30] = fib  # code lengths far past 16 before limiting
+    cases[3][::3] = 4  # many ties
+    cases[4][rng.choice(256, 162, replace=False)] = rng.integers(1, 5, 162)
+    cases[5][:] = rng.integers(1, 1_000_000, 256)
+    for _ in range(20):
+        f = np.zeros(256, dtype=np.int64)
+        n = int(rng.integers(1, 257))
+        f[rng.choice(256, n, replace=False)] = rng.geometric(rng.uniform(0.01, 0.9), n)
+        cases.append(f)
+    for f in cases:
+        bits = np.zeros(17, dtype=np.int64)
+        vals = np.zeros(256, dtype=np.int64)
+        n = _jpeg._optimal_lengths(f, bits, vals)
+        ref_bits, ref_vals = libjpeg_optimal_table(f)
+        assert list(bits[1:]) == ref_bits
+        assert list(vals[:n]) == ref_vals
+        assert max(np.nonzero(bits)[0]) <= 16

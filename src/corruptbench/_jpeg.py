@@ -34,6 +34,8 @@ __all__ = ["encode_jpeg"]
 
 _MAX_CLEN = 32  # longest code before the 16-bit limiting (libjpeg's MAX_CLEN)
 _PAD = 512  # zero bytes after the entropy data: a corrupt block may read 256 past it
+_LOOK = 11  # bits of the decoding look-up tables (longer codes take the slow path)
+_LSIZE = 1 << _LOOK
 
 
 def _pillow_bytes(arr: np.ndarray, quality: int, optimize: bool) -> bytes:
@@ -118,8 +120,8 @@ def encode_jpeg(arr: np.ndarray, quality: int) -> bytes:
         isinstance(arr, np.ndarray)
         and arr.dtype == np.uint8
         and (arr.ndim == 2 or (arr.ndim == 3 and arr.shape[2] == 3))
-        and arr.shape[0] > 0
-        and arr.shape[1] > 0
+        and 0 < arr.shape[0] <= 65500  # JPEG's size limit
+        and 0 < arr.shape[1] <= 65500
         and type(quality) is int
         and 1 <= quality <= 100
     )
@@ -128,7 +130,11 @@ def encode_jpeg(arr: np.ndarray, quality: int) -> bytes:
         if choice is None:
             choice = _choose_base(quality)
         if choice >= 0:
-            out = _transcode(_BASES[choice](np.ascontiguousarray(arr), quality))
+            try:
+                base = _BASES[choice](np.ascontiguousarray(arr), quality)
+            except (cv2.error, ValueError, OSError):  # e.g. over JPEG's size limit
+                base = b""
+            out = _transcode(base) if base else None
             if out is not None:
                 return out
     return _pillow_bytes(arr, quality, optimize=True)
@@ -167,7 +173,7 @@ def _build_decoder(bits, vals, dc, lut, maxcode, valptr, mincode):  # type: igno
     """Decoding tables for one DHT table (T.81 Annex C and F.2.2.3).
 
     ``bits[1..16]`` counts codes per length, ``vals`` lists the symbols.  The
-    9-bit look-ahead ``lut`` holds the ``_lut_entry`` of short codes (0 where
+    ``_LOOK``-bit look-ahead ``lut`` holds the ``_lut_entry`` of short codes (0 where
     the code is longer); longer codes are resolved with ``maxcode``.
     """
     lut[:] = 0
@@ -181,10 +187,10 @@ def _build_decoder(bits, vals, dc, lut, maxcode, valptr, mincode):  # type: igno
             valptr[length] = p
             mincode[length] = code
             for _ in range(n):
-                if length <= 9:
-                    lo = code << (9 - length)
+                if length <= _LOOK:
+                    lo = code << (_LOOK - length)
                     entry = _lut_entry(length, np.int64(vals[p]), dc)
-                    for k in range(lo, lo + (1 << (9 - length))):
+                    for k in range(lo, lo + (1 << (_LOOK - length))):
                         lut[k] = entry
                 p += 1
                 code += 1
@@ -198,9 +204,9 @@ def _build_decoder(bits, vals, dc, lut, maxcode, valptr, mincode):  # type: igno
 
 @numba.njit(cache=True, nogil=True)
 def _slow_code(acc, cnt, dc, maxcode, valptr, mincode, vals):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """A code longer than 9 bits: its ``_lut_entry``, or 0 if invalid."""
-    length = 10
-    code = (acc >> (cnt - 10)) & 1023
+    """A code longer than ``_LOOK`` bits: its ``_lut_entry``, or 0 if invalid."""
+    length = _LOOK + 1
+    code = (acc >> (cnt - length)) & ((1 << length) - 1)
     while code > maxcode[length]:
         length += 1
         code = (acc >> (cnt - length)) & ((1 << length) - 1)
@@ -388,8 +394,8 @@ def _decode_scan(
         for i in range(ns):
             dslot = dc_slot[i]
             aslot = ac_slot[i]
-            dlut = dslot * 512  # offsets into the flat tables
-            alut = aslot * 512
+            dlut = dslot * _LSIZE  # offsets into the flat tables
+            alut = aslot * _LSIZE
             dfreq = dslot * 256
             afreq = aslot * 256
             dtag = dslot << 8
@@ -407,7 +413,7 @@ def _decode_scan(
                     )
                     rd += 4
                     cnt += 32
-                e = np.int64(lut[dlut + ((acc >> (cnt - 9)) & 511)])
+                e = np.int64(lut[dlut + ((acc >> (cnt - _LOOK)) & (_LSIZE - 1))])
                 if e == 0:
                     e = _slow_code(
                         acc, cnt, True, maxcode[dslot], valptr[dslot], mincode[dslot], hvals[dslot]
@@ -433,7 +439,7 @@ def _decode_scan(
                         )
                         rd += 4
                         cnt += 32
-                    e = np.int64(lut[alut + ((acc >> (cnt - 9)) & 511)])
+                    e = np.int64(lut[alut + ((acc >> (cnt - _LOOK)) & (_LSIZE - 1))])
                     if e == 0:
                         e = _slow_code(
                             acc,
@@ -527,7 +533,7 @@ def _reoptimize(src, buf, syms):  # type: ignore[no-untyped-def]  # pragma: no c
     if n < 4 or src[0] != 0xFF or src[1] != 0xD8:
         return fail
     # per DHT slot (class * 4 + id): decoding tables
-    lut = np.zeros((8, 512), dtype=np.int32)
+    lut = np.empty((8, _LSIZE), dtype=np.int32)  # each table clears its row
     maxcode = np.zeros((8, 18), dtype=np.int64)
     valptr = np.zeros((8, 17), dtype=np.int64)
     mincode = np.zeros((8, 17), dtype=np.int64)
