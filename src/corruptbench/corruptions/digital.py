@@ -426,8 +426,12 @@ def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None
             p10 = src[yb, xa]
             p11 = src[yb, xb]
             d = dst[y, x]
-            for k in range(cn):  # float32 products and sums in OpenCV's order
-                d[k] = p00[k] * w0 + p01[k] * w1 + p10[k] * w2 + p11[k] * w3
+            if cn == 4:  # (a constant trip count: one vector operation per step)
+                for k in range(4):  # float32 products and sums in OpenCV's order
+                    d[k] = p00[k] * w0 + p01[k] * w1 + p10[k] * w2 + p11[k] * w3
+            else:
+                for k in range(cn):
+                    d[k] = p00[k] * w0 + p01[k] * w1 + p10[k] * w2 + p11[k] * w3
 
 
 @numba.njit(cache=True, nogil=True)
