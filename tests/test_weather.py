@@ -491,8 +491,13 @@ def test_kernels_frost_fog_match_numpy():
     tex = _u8((90, 120, 3), 4)
     crop = tex[7:57, 11:81]
     for c0, c1 in ((1, 0.4), (0.8, 0.6), (0.6, 0.75), (1, 0.2), (0.85, 0.4)):
+        table = np.empty(1 << 16, np.uint8)
+        wk.frost_table(float(c0), float(c1), table)
+        a, b = np.divmod(np.arange(1 << 16), 256)
+        full = np.clip(c0 * a.astype(np.float64) + c1 * b.astype(np.float64), 0, 255)
+        np.testing.assert_array_equal(table, full.astype(np.uint8))
         got = np.empty(img.shape, np.uint8)
-        wk.frost_u8(img, tex, 7, 11, float(c0), float(c1), got)
+        wk.frost_u8(img, tex, 7, 11, table, got)
         want = np.clip(c0 * img.astype(np.float64) + c1 * crop, 0, 255).astype(np.uint8)
         np.testing.assert_array_equal(got, want)
     raw = np.random.RandomState(5).normal(3, 40, (64, 128))

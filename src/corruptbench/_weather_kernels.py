@@ -23,6 +23,7 @@ import numpy as np
 __all__ = [
     "snow_layer_u8",
     "snow_compose_u8",
+    "frost_table",
     "frost_u8",
     "fog_u8",
     "liquid_u8",
@@ -95,9 +96,21 @@ def snow_compose_u8(x, gray, flakes, b, nb, out):  # type: ignore[no-untyped-def
 
 
 @numba.njit(cache=True, nogil=True)
-def frost_u8(image, tex, x0, y0, c0, c1, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """``uint8(clip(float64(image) * c0 + float64(crop) * c1, 0, 255))`` with
-    ``crop = tex[x0 : x0 + H, y0 : y0 + W]`` (uint8, C-contiguous ``image``, ``tex`` and ``out``)."""
+def frost_table(c0, c1, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``out[(a << 8) | b] = uint8(clip(float64(a) * c0 + float64(b) * c1, 0, 255))`` for all
+    uint8 ``a`` (image) and ``b`` (frost): frost's whole formula as a 65536-entry table."""
+    for a in range(256):
+        pa = np.float64(a) * c0
+        for b in range(256):
+            v = pa + np.float64(b) * c1
+            v = min(max(v, 0.0), 255.0)
+            out[(a << 8) | b] = np.uint8(np.int32(v))
+
+
+@numba.njit(cache=True, nogil=True)
+def frost_u8(image, tex, x0, y0, table, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``out = table[(image << 8) | crop]`` with ``crop = tex[x0 : x0 + H, y0 : y0 + W]`` and a
+    :func:`frost_table` (uint8, C-contiguous ``image``, ``tex`` and ``out``)."""
     h, w, nc = image.shape
     n = w * nc
     tn = tex.shape[1] * nc
@@ -108,9 +121,7 @@ def frost_u8(image, tex, x0, y0, c0, c1, out):  # type: ignore[no-untyped-def]  
         base = i * n
         tbase = (x0 + i) * tn + y0 * nc
         for k in range(n):
-            v = np.float64(a[base + k]) * c0 + np.float64(t[tbase + k]) * c1
-            v = min(max(v, 0.0), 255.0)
-            of[base + k] = np.uint8(np.int32(v))
+            of[base + k] = table[(np.int64(a[base + k]) << 8) | np.int64(t[tbase + k])]
 
 
 @numba.njit(cache=True, nogil=True)

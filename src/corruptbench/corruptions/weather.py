@@ -194,7 +194,8 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
         rng: legacy random source.
 
     Returns:
-        uint8 H x W x 3: the float64 result, truncated (one fused pass).
+        uint8 H x W x 3: the float64 result, truncated (a lookup in a per-severity table of the
+        formula's 65536 possible results).
     """
     c0, c1 = get_params("frost", severity, profile.name)
     h, w = image.shape[:2]
@@ -204,16 +205,20 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
     y_start = int(rng.randint(0, tex.shape[1] - w))
     # out = clip(c0 * image + c1 * tex[x_start : x_start + h, y_start : y_start + w], 0, 255)
     out = np.empty(image.shape, dtype=np.uint8)
+    table = _frost_table(float(c0), float(c1))
     wk.frost_u8(
-        np.ascontiguousarray(image),
-        np.ascontiguousarray(tex),
-        x_start,
-        y_start,
-        float(c0),
-        float(c1),
-        out,
+        np.ascontiguousarray(image), np.ascontiguousarray(tex), x_start, y_start, table, out
     )
     return out
+
+
+@lru_cache(maxsize=64)
+def _frost_table(c0: float, c1: float) -> np.ndarray:
+    """Frost's formula for every (image, texture) uint8 pair (:func:`_weather_kernels.frost_table`)."""
+    table = np.empty(1 << 16, dtype=np.uint8)
+    wk.frost_table(c0, c1, table)
+    table.flags.writeable = False
+    return table
 
 
 @register_corruption("fog", family="weather")
