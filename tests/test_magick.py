@@ -134,6 +134,21 @@ def test_matches_plain_transcription(shape, radius, sigma, angle) -> None:
     np.testing.assert_array_equal(out, _transcription(img, radius, sigma, angle))
 
 
+@pytest.mark.parametrize("angle", [0.0, 31.0, -77.5])
+def test_saturated_and_black_areas_match_transcription(angle: float) -> None:
+    # flat 255 / 0 areas put the accumulator on (or a rounding step around) 65535 and 0: the
+    # clamp of ClampToQuantum and the // 257 of the PNG write at their edges
+    img = np.zeros((40, 52, 3), dtype=np.uint8)
+    img[:, 20:] = 255
+    img[10:30, 30:40] = (0, 128, 255)
+    img[5:8] = 1
+    for radius, sigma in ((10, 3), (20, 15), (6, 1)):
+        np.testing.assert_array_equal(
+            magick_motion_blur(img, radius, sigma, angle),
+            _transcription(img, radius, sigma, angle),
+        )
+
+
 def test_invariants(synthetic_image: np.ndarray) -> None:
     before = synthetic_image.copy()
     a = magick_motion_blur(synthetic_image, 15, 5, 12.0)

@@ -147,15 +147,11 @@ def _blur_rows(padded, weights, rows, cols, out):  # pragma: no cover - compiled
             for j in range(n):
                 acc[j] += wi * src[j]
             i += 1
-        for j in range(n):
-            v = acc[j]
-            if v <= 0.0:
-                q = 0
-            elif v >= 65535.0:
-                q = 65535
-            else:
-                q = int(v + 0.5)
-            out[y, j] = q // 257
+        o = out[y]
+        for j in range(n):  # branch-free, so that it vectorises; same values
+            # 0 if acc <= 0, 65535 if acc >= 65535, else int(acc + 0.5) (acc + 0.5 > 0: truncation)
+            q = np.uint32(min(max(acc[j], 0.0), 65535.0) + 0.5)
+            o[j] = np.uint8(q // np.uint32(257))
 
 
 @numba.njit(cache=True, nogil=True)
