@@ -211,3 +211,13 @@ def test_optimal_tables_match_libjpeg_procedure() -> None:
         assert list(bits[1:]) == ref_bits
         assert list(vals[:n]) == ref_vals
         assert max(np.nonzero(bits)[0]) <= 16
+
+
+def test_transcoding_is_idempotent_and_tables_are_rebuilt(photo224: np.ndarray) -> None:
+    # an optimised stream (other DHT contents) re-optimises to itself; switching between it
+    # and standard-table streams must rebuild the cached decoding tables each time
+    gray = np.ascontiguousarray(photo224[:, :, 0])
+    for arr in (photo224, gray, photo224, noise((40, 40, 3)), gray):
+        ref = pillow(arr)
+        assert _jpeg._transcode(ref) == ref
+        assert _jpeg._transcode(_jpeg._opencv_bytes(arr, 85)) == ref

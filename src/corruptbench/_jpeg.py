@@ -71,8 +71,29 @@ def _scratch(nbytes: int) -> tuple[np.ndarray, np.ndarray]:
     return buf, _local.syms
 
 
+def _decoder_cache() -> tuple[np.ndarray, ...]:
+    """Per-thread decoding tables of the 8 DHT slots, kept between calls.
+
+    Every base stream uses libjpeg's standard tables, so they are built once;
+    ``key[slot]`` holds the DHT contents they were built from (``key[slot, 0]``
+    its length, -1: none).
+    """
+    tabs: tuple[np.ndarray, ...] | None = getattr(_local, "tabs", None)
+    if tabs is None:
+        tabs = (
+            np.zeros((8, _LSIZE), dtype=np.int32),  # lut
+            np.zeros((8, 18), dtype=np.int64),  # maxcode
+            np.zeros((8, 17), dtype=np.int64),  # valptr
+            np.zeros((8, 17), dtype=np.int64),  # mincode
+            np.zeros((8, 256), dtype=np.uint8),  # hvals
+            np.full((8, 1 + 16 + 256), -1, dtype=np.int16),  # key
+        )
+        _local.tabs = tabs
+    return tabs
+
+
 def _transcode(base: bytes) -> bytes | None:
-    out = _reoptimize(np.frombuffer(base, dtype=np.uint8), *_scratch(len(base)))
+    out = _reoptimize(np.frombuffer(base, dtype=np.uint8), *_scratch(len(base)), *_decoder_cache())
     return out.tobytes() if out.size else None
 
 
@@ -315,13 +336,19 @@ def _optimal_lengths(freq_in, bits_out, vals_out):  # type: ignore[no-untyped-de
     for k in range(17):
         bits_out[k] = bits[k] if k > 0 else 0
     # symbols in order of their (unadjusted) code length, then symbol value
-    p = 0
-    for length in range(1, _MAX_CLEN + 1):
-        for j in range(256):
-            if codesize[j] == length:
-                vals_out[p] = j
-                p += 1
-    return p
+    start = np.zeros(_MAX_CLEN + 2, dtype=np.int64)
+    for j in range(256):
+        start[codesize[j] + 1] += 1
+    start[0] = 0
+    start[1] = 0  # codesize 0: unused symbols, not listed
+    for length in range(2, _MAX_CLEN + 2):
+        start[length] += start[length - 1]
+    for j in range(256):
+        c = codesize[j]
+        if c != 0:
+            vals_out[start[c]] = j
+            start[c] += 1
+    return start[_MAX_CLEN]
 
 
 @numba.njit(cache=True, nogil=True)
@@ -518,11 +545,14 @@ def _emit_scan(syms, nsym, enc, out, w):  # type: ignore[no-untyped-def]  # prag
 
 
 @numba.njit(cache=True, nogil=True)
-def _reoptimize(src, buf, syms):  # type: ignore[no-untyped-def]  # pragma: no cover  # noqa: C901, PLR0912, PLR0915
+def _reoptimize(src, buf, syms, lut, maxcode, valptr, mincode, hvals, key):  # type: ignore[no-untyped-def]  # pragma: no cover  # noqa: C901, PLR0912, PLR0915
     """Rewrite a baseline JPEG with libjpeg's optimal Huffman tables.
 
     ``buf`` (uint8) and ``syms`` (int32) are scratch space of at least
-    ``src.size + _PAD`` and ``8 * src.size`` entries.  Returns the
+    ``src.size + _PAD`` and ``8 * src.size`` entries; ``lut``, ``maxcode``,
+    ``valptr``, ``mincode``, ``hvals`` and ``key`` hold the decoding tables of
+    each DHT slot between calls (see ``_decoder_cache``), rebuilt only when a
+    table differs from the one in ``key``.  Returns the
     new file, or an empty array when the stream is not a single-scan baseline
     (SOF0) Huffman JPEG without restart markers.
     """
@@ -533,11 +563,6 @@ def _reoptimize(src, buf, syms):  # type: ignore[no-untyped-def]  # pragma: no c
     if n < 4 or src[0] != 0xFF or src[1] != 0xD8:
         return fail
     # per DHT slot (class * 4 + id): decoding tables
-    lut = np.empty((8, _LSIZE), dtype=np.int32)  # each table clears its row
-    maxcode = np.zeros((8, 18), dtype=np.int64)
-    valptr = np.zeros((8, 17), dtype=np.int64)
-    mincode = np.zeros((8, 17), dtype=np.int64)
-    hvals = np.zeros((8, 256), dtype=np.uint8)
     defined = np.zeros(8, dtype=np.bool_)
     # header segments kept (everything but DHT), as (start, end) byte ranges
     keep_lo = np.zeros(64, dtype=np.int64)
@@ -580,18 +605,29 @@ def _reoptimize(src, buf, syms):  # type: ignore[no-untyped-def]  # pragma: no c
                     total += bits[k + 1]
                 if total > 256 or q + 17 + total > end:
                     return fail
-                for k in range(total):
-                    hvals[slot, k] = src[q + 17 + k]
-                if not _build_decoder(
-                    bits,
-                    hvals[slot],
-                    tc == 0,
-                    lut[slot],
-                    maxcode[slot],
-                    valptr[slot],
-                    mincode[slot],
-                ):
-                    return fail
+                # the decoding tables kept from an earlier call, if the table is the same
+                same = key[slot, 0] == 16 + total
+                k = 0
+                while same and k < 16 + total:
+                    same = key[slot, 1 + k] == src[q + 1 + k]
+                    k += 1
+                if not same:
+                    key[slot, 0] = -1
+                    for k in range(total):
+                        hvals[slot, k] = src[q + 17 + k]
+                    if not _build_decoder(
+                        bits,
+                        hvals[slot],
+                        tc == 0,
+                        lut[slot],
+                        maxcode[slot],
+                        valptr[slot],
+                        mincode[slot],
+                    ):
+                        return fail
+                    for k in range(16 + total):
+                        key[slot, 1 + k] = src[q + 1 + k]
+                    key[slot, 0] = 16 + total
                 defined[slot] = True
                 q += 17 + total
             if q != end:
@@ -711,9 +747,9 @@ def _reoptimize(src, buf, syms):  # type: ignore[no-untyped-def]  # pragma: no c
         return fail
     # ---- optimal tables for the slots in use, in libjpeg's emission order
     new_bits = np.zeros((8, 17), dtype=np.int64)
-    new_vals = np.zeros((8, 256), dtype=np.int64)
+    new_vals = np.empty((8, 256), dtype=np.int64)
     new_nval = np.zeros(8, dtype=np.int64)
-    enc = np.zeros(8 * 256, dtype=np.int64)
+    enc = np.empty(8 * 256, dtype=np.int64)  # read only for the symbols that occur
     order = np.zeros(8, dtype=np.int64)
     norder = 0
     done = np.zeros(8, dtype=np.bool_)
