@@ -642,22 +642,9 @@ def poisson_u8(v: torch.Tensor, c: float, u: torch.Tensor) -> torch.Tensor:
 
 @numba.njit(cache=True, nogil=True)
 def _glass_loop(x, d, offsets):  # pragma: no cover - compiled
-    # the reference's sequential copy loop, in place on (N, C, H, W); offsets (N, H-2d, W-2d, 2)
-    n, nc, height, width = x.shape
-    for i in range(n):
-        for h in range(height - d, d, -1):
-            for w in range(width - d, d, -1):
-                dx = offsets[i, h - d - 1, w - d - 1, 0]
-                dy = offsets[i, h - d - 1, w - d - 1, 1]
-                for c in range(nc):
-                    x[i, c, h, w] = x[i, c, h + dy, w + dx]
-
-
-@numba.njit(cache=True, nogil=True)
-def _glass_loop_hwc(x, d, offsets):  # pragma: no cover - compiled
-    # the sequential copy loop, every pass, in place on channels-last (N, H, W, C);
+    # the reference's sequential copy loop, every pass, in place on (N, C, H, W);
     # offsets (N, passes, H-2d, W-2d, 2) ascending
-    n, height, width, nc = x.shape
+    n, nc, height, width = x.shape
     for i in range(n):
         img = x[i]
         for it in range(offsets.shape[1]):
@@ -665,23 +652,30 @@ def _glass_loop_hwc(x, d, offsets):  # pragma: no cover - compiled
             for h in range(height - d, d, -1):
                 row = off[h - d - 1]
                 for w in range(width - d, d, -1):
-                    dx = np.int64(row[w - d - 1, 0])
-                    dy = np.int64(row[w - d - 1, 1])
-                    hp = h + dy
-                    wp = w + dx
+                    hp = h + np.int64(row[w - d - 1, 1])
+                    wp = w + np.int64(row[w - d - 1, 0])
                     if nc == 3:
-                        img[h, w, 0] = img[hp, wp, 0]
-                        img[h, w, 1] = img[hp, wp, 1]
-                        img[h, w, 2] = img[hp, wp, 2]
+                        img[0, h, w] = img[0, hp, wp]
+                        img[1, h, w] = img[1, hp, wp]
+                        img[2, h, w] = img[2, hp, wp]
                     else:
                         for c in range(nc):
-                            img[h, w, c] = img[hp, wp, c]
+                            img[c, h, w] = img[c, hp, wp]
+
+
+def _glass_loop_cpu(x: torch.Tensor, d: int, offsets: torch.Tensor) -> torch.Tensor:
+    out = x.detach().clone(memory_format=torch.contiguous_format)
+    off = offsets.detach().cpu()
+    if off.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64):
+        off = off.to(torch.int64)
+    _glass_loop(out.numpy(), d, off.contiguous().numpy())
+    return out
 
 
 def glass_shuffle_passes(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> torch.Tensor:
     """:func:`glass_shuffle` applied for each pass ``offsets[:, p]`` in turn (``offsets`` ``(N,
-    passes, H - 2d, W - 2d, 2)``). On the CPU all passes run in one compiled loop over a
-    channels-last copy (one cache line per pixel copy); elsewhere pass by pass."""
+    passes, H - 2d, W - 2d, 2)``). On the CPU all passes run in one compiled loop (uint8 input
+    moves single bytes); elsewhere pass by pass."""
     n, c, h, w = x.shape
     d = int(max_delta)
     if h - 2 * d <= 0 or w - 2 * d <= 0:
@@ -690,12 +684,7 @@ def glass_shuffle_passes(x: torch.Tensor, max_delta: int, offsets: torch.Tensor)
         for it in range(offsets.shape[1]):
             x = _glass_shuffle_jump(x, d, offsets[:, it])
         return x
-    hwc = x.detach().permute(0, 2, 3, 1).contiguous()
-    off = offsets.detach().cpu()
-    if off.dtype not in (torch.int8, torch.int16, torch.int32, torch.int64):
-        off = off.to(torch.int64)
-    _glass_loop_hwc(hwc.numpy(), d, off.contiguous().numpy())
-    return hwc.permute(0, 3, 1, 2)
+    return _glass_loop_cpu(x, d, offsets)
 
 
 def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> torch.Tensor:
@@ -724,10 +713,7 @@ def glass_shuffle(x: torch.Tensor, max_delta: int, offsets: torch.Tensor) -> tor
     if hr <= 0 or wr <= 0:
         return x.clone()
     if x.device.type == "cpu":  # the sequential loop itself (compiled): same copies, fewer ops
-        out = x.detach().clone(memory_format=torch.contiguous_format)
-        off = offsets.detach().to(device="cpu", dtype=torch.int64).contiguous()
-        _glass_loop(out.numpy(), d, off.numpy())
-        return out
+        return _glass_loop_cpu(x, d, offsets[:, None])
     return _glass_shuffle_jump(x, d, offsets)
 
 

@@ -233,15 +233,15 @@ def _impulse_noise(ctx: _Ctx) -> torch.Tensor:
     if ctx.draws is None:
         # one uniform field: flipped where u < c, salt where u < c / 2 (the same joint law as two
         # independent fields; P(salt | flipped) = 1/2); half the random numbers
-        u = ctx.rnd.uniform(shape, 0.0, 1.0)
-        flipped = u < thr_flip
-        salted = u < thr_flip * thr_salt
+        u = ctx.rnd.rand(shape).to(ctx.device)
+        kept = u >= thr_flip
+        salt = u < thr_flip * thr_salt  # a subset of the flipped pixels
     else:
-        flipped = ctx.draw("u_flip", lambda: torch.empty(0)) < thr_flip
-        salted = ctx.draw("u_salt", lambda: torch.empty(0)) < thr_salt
-    base = ctx.raw if ctx.is_u8 else ctx.v  # untouched values stay exact (uint8 in, uint8 out)
-    y = torch.where(flipped, torch.zeros_like(base), base)
-    return torch.where(flipped & salted, torch.full_like(y, 255), y)
+        kept = ctx.draw("u_flip", lambda: torch.empty(0)) >= thr_flip
+        salt = (ctx.draw("u_salt", lambda: torch.empty(0)) < thr_salt).logical_and_(~kept)
+    if ctx.is_u8:  # untouched values stay exact: x * kept + 255 * salt (no overflow: disjoint)
+        return torch.mul(ctx.raw, kept.view(torch.uint8)).add_(salt.view(torch.uint8), alpha=255)
+    return torch.where(salt, 255.0, torch.where(kept, ctx.v, 0.0))
 
 
 def _speckle_noise(ctx: _Ctx) -> torch.Tensor:
@@ -355,6 +355,13 @@ def _frost_textures(
     return texs, sizes
 
 
+@functools.lru_cache(maxsize=32)
+def _frost_lut(c0: float, c1: float) -> torch.Tensor:
+    """``uint8(clip(c0 a + c1 b, 0, 255))`` (float64) for ``a * 256 + b``, a, b in 0..255."""
+    v = torch.arange(256, dtype=torch.float64)
+    return (c0 * v[:, None] + c1 * v[None, :]).clamp_(0, 255).to(torch.uint8).reshape(-1)
+
+
 def _frost(ctx: _Ctx) -> torch.Tensor:
     c0, c1 = ctx.params("frost")
     texs, sizes = _frost_textures(ctx.profile.name, ctx.h, ctx.w, ctx.device)
@@ -377,8 +384,18 @@ def _frost(ctx: _Ctx) -> torch.Tensor:
     crop = torch.stack(crops)
     if ctx.is_u8:  # the reference's float64 blend and truncation, exactly
         dt = _hi_dtype(ctx.device)
-        y = (c0 * ctx.raw.to(dt) + c1 * crop.to(dt)).clamp_(0, 255)
-        return y.to(torch.uint8)
+        if ctx.device.type != "cpu":
+            y = (c0 * ctx.raw.to(dt) + c1 * crop.to(dt)).clamp_(0, 255)
+            return y.to(torch.uint8)
+        # CPU: the same float64 formula for all 256 x 256 (pixel, texture) pairs, then one int32
+        # table lookup per plane
+        lut = _frost_lut(float(c0), float(c1))
+        key = ctx.raw.to(torch.int32).mul_(256).add_(crop)
+        out = torch.empty_like(ctx.raw)
+        for i in range(ctx.n):
+            for ch in range(3):
+                torch.index_select(lut, 0, key[i, ch].view(-1), out=out[i, ch].view(-1))
+        return out
     return (c0 * ctx.v + c1 * crop.to(torch.float32)).clamp_(0, 255)
 
 
@@ -405,9 +422,10 @@ def _liquid_layer(
     ctx: _Ctx, loc: float, scale: float, sigma: float, threshold: float
 ) -> torch.Tensor:
     dt = _hi_dtype(ctx.device)
-    z = ctx.draw("normal", lambda: ctx.rnd.normal((ctx.n, ctx.h, ctx.w))).to(dt)
-    liquid = _ops.gaussian_nearest(loc + scale * z, sigma)
-    return torch.where(liquid < threshold, torch.zeros_like(liquid), liquid)
+    z = ctx.draw("normal", lambda: ctx.rnd.normal((ctx.n, ctx.h, ctx.w)))
+    z = z.to(dt, copy=True)  # a private copy: modified in place below
+    liquid = _ops.gaussian_nearest(z.mul_(scale).add_(loc), sigma)  # loc + scale z
+    return liquid.mul_(liquid >= threshold)  # L[L < threshold] = 0 (a product: no masked copy)
 
 
 def _water_distance(liquid8: np.ndarray) -> np.ndarray:
@@ -428,7 +446,9 @@ def _spatter(ctx: _Ctx) -> torch.Tensor:
     x = ctx.x
     if mode == 0:
         # uint8(L * 255): values >= 0; wrap modulo 256 like the reference's cast
-        liquid8 = torch.remainder(torch.trunc(liquid * 255.0), 256.0)
+        liquid8 = torch.mul(liquid, 255.0).trunc_()
+        if bool((liquid8 >= 256.0).any()):
+            liquid8 = torch.remainder(liquid8, 256.0)
         host = liquid8.to("cpu", torch.uint8).numpy()
         dist = np.stack([_water_distance(np.ascontiguousarray(layer)) for layer in host])
         m = liquid8.to(torch.float32) * torch.as_tensor(dist, device=ctx.device)
@@ -442,7 +462,7 @@ def _spatter(ctx: _Ctx) -> torch.Tensor:
         out = x + m[:, None] * colour
     else:
         mask = _ops.gaussian_nearest((liquid > threshold).to(liquid.dtype), intensity)
-        mask = torch.where(mask < 0.8, torch.zeros_like(mask), mask)[:, None]
+        mask = mask.mul_(mask >= 0.8)[:, None]  # mask[mask < 0.8] = 0 (mask >= 0)
         mud = torch.as_tensor(
             _MUD_COLOUR.astype(np.float64), device=ctx.device, dtype=mask.dtype
         ).view(1, 3, 1, 1)
