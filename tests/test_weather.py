@@ -603,3 +603,20 @@ def test_sparse_motion_blur_matches_magick_emulation():
         wk.sparse_motion_blur_u8(layer, weights, ox, oy, got)
         want = magick_motion_blur(layer, radius, sigma, angle)
         np.testing.assert_array_equal(got, want, err_msg=f"{h}x{w} r {radius} s {sigma} a {angle}")
+
+
+@pytest.mark.parametrize("name", WEATHER)
+def test_strided_read_only_views(name):
+    # the compiled stages take C-contiguous arrays: views are copied, never written
+    base = _image(70, 90)
+    wide = np.concatenate([base, base[:, :, :1]], axis=2)  # H x W x 4
+    view = wide[5:65, 7:83, :3]
+    view.flags.writeable = False
+    dense = np.ascontiguousarray(view)
+    for sev in (1, 4):
+        got = corruptbench.corrupt(view, name, sev, profile="tiny", rng=2)
+        assert got.dtype == np.uint8 and got.shape == view.shape
+        np.testing.assert_array_equal(
+            got, corruptbench.corrupt(dense, name, sev, profile="tiny", rng=2)
+        )
+    np.testing.assert_array_equal(view, dense)
