@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+import corruptbench._legacy_random as legacy_random
 from corruptbench._legacy_random import (
     PoissonPlan,
     _raw_view_works,
@@ -174,3 +175,28 @@ def test_legacy_normal_u8_other_sources() -> None:
     values = np.zeros(3, np.uint8)
     assert not legacy_normal_u8(np.random.default_rng(0), values, 0.1, False, out)
     assert not legacy_normal_u8(np.random.RandomState(np.random.PCG64(0)), values, 0.1, False, out)
+
+
+def test_copy_path_when_the_state_cannot_be_used_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without the in-place view: get_state / set_state copies, same results."""
+    monkeypatch.setattr(legacy_random, "_RAW_VIEW_OK", [False])
+    for pos, has_gauss in ((0, 0), (623, 1), (624, 0)):
+        values = _values(1001, pos)
+        ours, numpy_rs = _rs(pos, pos, has_gauss), _rs(pos, pos, has_gauss)
+        out = np.empty(values.size, np.uint8)
+        assert legacy_normal_u8(ours, values, 0.3, False, out)
+        noise = numpy_rs.normal(size=values.size, scale=0.3)
+        want = (np.clip(UNIT[values] + noise, 0, 1) * 255).astype(np.uint8)
+        np.testing.assert_array_equal(out, want)
+        state = legacy_state(ours)
+        current: Any = ours.get_state()
+        assert state is not None and state.ints[1] == current[3]  # a copy, cached Gaussian too
+        impulse_u8(values, LUT, 0.2, 0.5, state.key, state.ints, out)
+        state.commit()
+        flipped = numpy_rs.random_sample(values.size) < 0.2
+        salted = numpy_rs.random_sample(values.size) < 0.5
+        want = LUT[values]
+        want[flipped] = 0
+        want[flipped & salted] = 255
+        np.testing.assert_array_equal(out, want)
+        _assert_same_state(ours, numpy_rs)

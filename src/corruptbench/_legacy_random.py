@@ -14,8 +14,11 @@ is frozen by NumPy's policy, NEP 19):
 * legacy ``randint``'s masked rejection on 32-bit words (``random_bounded_uint64_fill`` for a range
   below 2**32).
 
-The state is read with ``get_state`` and written back with ``set_state`` (:class:`LegacyState`),
-so the ``RandomState`` ends exactly where NumPy's own calls would leave it. Only float64
+The kernels work on the generator's own MT19937 state in place (its ``ctypes.state_address``,
+checked once per process against ``get_state``), or on a copy read with ``get_state`` and written
+back with ``set_state`` (:class:`LegacyState`; the cached Gaussian is reachable only that way, so
+:func:`legacy_normal_u8` lets NumPy draw the values that touch it), so the ``RandomState`` ends
+exactly where NumPy's own calls would leave it. Only float64
 arithmetic, ``floor``, ``sqrt``, ``log`` and ``exp`` are involved, the last two from the same C
 math library NumPy uses; the tests compare with NumPy's samplers value by value and state by state.
 
