@@ -547,10 +547,11 @@ def _jpeg_compression(ctx: _Ctx) -> torch.Tensor:
     # Pillow on the CPU, per image (explicit: libjpeg has no device implementation here)
     src = ctx.raw if ctx.is_u8 else ctx.u8().to(torch.uint8)
     host = src.to("cpu").permute(0, 2, 3, 1).contiguous().numpy()
-    out = np.stack(
-        [jpeg_compression(img, ctx.severity, profile=ctx.profile, rng=None) for img in host]
-    )
-    return torch.as_tensor(out).permute(0, 3, 1, 2).to(ctx.device, torch.float32)
+    out = torch.empty(tuple(src.shape), dtype=torch.uint8)
+    planes = out.permute(0, 2, 3, 1).numpy()  # a channels-last view of the result
+    for k, img in enumerate(host):
+        planes[k] = jpeg_compression(img, ctx.severity, profile=ctx.profile, rng=None)
+    return out.to(ctx.device)  # uint8 values (exact)
 
 
 def _affine_inverse(jitter: np.ndarray, h: int, w: int) -> np.ndarray:
