@@ -164,18 +164,27 @@ def _pad_quanta(image, pad_top, pad_left, ch, padded):  # pragma: no cover - com
     w = n // ch
     hp, np_ = padded.shape
     wp = np_ // ch
+    lut = np.empty(256, dtype=np.float64)  # v * 257. by table (the same exact products)
+    for v in range(256):
+        lut[v] = v * 257.0
     for y in range(hp):
-        src = image[min(max(y - pad_top, 0), h - 1)]
+        sy = min(max(y - pad_top, 0), h - 1)
         dst = padded[y]
+        if y > 0 and min(max(y - 1 - pad_top, 0), h - 1) == sy:  # replicated edge row: copy
+            prev = padded[y - 1]
+            for e in range(np_):
+                dst[e] = prev[e]
+            continue
+        src = image[sy]
         for x in range(pad_left):
             for c in range(ch):
-                dst[x * ch + c] = src[c] * 257.0
+                dst[x * ch + c] = lut[src[c]]
         base = pad_left * ch
         for e in range(n):
-            dst[base + e] = src[e] * 257.0
+            dst[base + e] = lut[src[e]]
         for x in range(pad_left + w, wp):
             for c in range(ch):
-                dst[x * ch + c] = src[n - ch + c] * 257.0
+                dst[x * ch + c] = lut[src[n - ch + c]]
 
 
 def apply_motion_kernel(
