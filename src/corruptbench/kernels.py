@@ -94,27 +94,29 @@ def gaussian_kernel1d(sigma: float, truncate: float = 4.0) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _gauss_axis0_row(src, i, w, acc):  # pragma: no cover - compiled
+def _gauss_axis0_row(src, i, h, mod, w, acc):  # pragma: no cover - compiled
     # Row i of the filter along axis 0 of (H, L) ``src``, SciPy's symmetric correlate1d order,
     # mode 'nearest': acc = s[i] * w0 + sum_{k = r..1} (s[i - k] + s[i + k]) * w_k, accumulated in
     # double (the pair sum in the source's dtype). Four taps per sweep over the row, the last one
-    # to three in one sweep; per element the operations and their order are unchanged.
-    h, n = src.shape
+    # to three in one sweep; per element the operations and their order are unchanged. Image row
+    # q (0 <= q < h) is src[q % mod]: mod = h for the whole image, or the number of rows of a
+    # ring buffer that holds the 2r + 1 rows around i.
+    n = src.shape[1]
     r = w.shape[0] // 2
     w0 = w[r]
-    s = src[i]
+    s = src[i % mod]
     for e in range(n):
         acc[e] = s[e] * w0
     k = r
     while k >= 4:
-        a0 = src[max(i - k, 0)]
-        b0 = src[min(i + k, h - 1)]
-        a1 = src[max(i - k + 1, 0)]
-        b1 = src[min(i + k - 1, h - 1)]
-        a2 = src[max(i - k + 2, 0)]
-        b2 = src[min(i + k - 2, h - 1)]
-        a3 = src[max(i - k + 3, 0)]
-        b3 = src[min(i + k - 3, h - 1)]
+        a0 = src[max(i - k, 0) % mod]
+        b0 = src[min(i + k, h - 1) % mod]
+        a1 = src[max(i - k + 1, 0) % mod]
+        b1 = src[min(i + k - 1, h - 1) % mod]
+        a2 = src[max(i - k + 2, 0) % mod]
+        b2 = src[min(i + k - 2, h - 1) % mod]
+        a3 = src[max(i - k + 3, 0) % mod]
+        b3 = src[min(i + k - 3, h - 1) % mod]
         u0 = w[r - k]
         u1 = w[r - k + 1]
         u2 = w[r - k + 2]
@@ -126,12 +128,12 @@ def _gauss_axis0_row(src, i, w, acc):  # pragma: no cover - compiled
             acc[e] = v + (a3[e] + b3[e]) * u3
         k -= 4
     if k == 3:
-        a0 = src[max(i - 3, 0)]
-        b0 = src[min(i + 3, h - 1)]
-        a1 = src[max(i - 2, 0)]
-        b1 = src[min(i + 2, h - 1)]
-        a2 = src[max(i - 1, 0)]
-        b2 = src[min(i + 1, h - 1)]
+        a0 = src[max(i - 3, 0) % mod]
+        b0 = src[min(i + 3, h - 1) % mod]
+        a1 = src[max(i - 2, 0) % mod]
+        b1 = src[min(i + 2, h - 1) % mod]
+        a2 = src[max(i - 1, 0) % mod]
+        b2 = src[min(i + 1, h - 1) % mod]
         u0 = w[r - 3]
         u1 = w[r - 2]
         u2 = w[r - 1]
@@ -140,18 +142,18 @@ def _gauss_axis0_row(src, i, w, acc):  # pragma: no cover - compiled
             v = v + (a1[e] + b1[e]) * u1
             acc[e] = v + (a2[e] + b2[e]) * u2
     elif k == 2:
-        a0 = src[max(i - 2, 0)]
-        b0 = src[min(i + 2, h - 1)]
-        a1 = src[max(i - 1, 0)]
-        b1 = src[min(i + 1, h - 1)]
+        a0 = src[max(i - 2, 0) % mod]
+        b0 = src[min(i + 2, h - 1) % mod]
+        a1 = src[max(i - 1, 0) % mod]
+        b1 = src[min(i + 1, h - 1) % mod]
         u0 = w[r - 2]
         u1 = w[r - 1]
         for e in range(n):
             v = acc[e] + (a0[e] + b0[e]) * u0
             acc[e] = v + (a1[e] + b1[e]) * u1
     elif k == 1:
-        a = src[max(i - 1, 0)]
-        b = src[min(i + 1, h - 1)]
+        a = src[max(i - 1, 0) % mod]
+        b = src[min(i + 1, h - 1) % mod]
         wk = w[r - 1]
         for e in range(n):
             acc[e] += (a[e] + b[e]) * wk
@@ -240,7 +242,7 @@ def _gauss_filter(src, nc, w, out):  # pragma: no cover - compiled
     mid = np.empty(n, dtype=src.dtype)
     pad = np.empty(n + 2 * r * nc, dtype=np.float64)
     for i in range(h):
-        _gauss_axis0_row(src, i, w, acc)
+        _gauss_axis0_row(src, i, h, h, w, acc)
         for e in range(n):
             mid[e] = acc[e]
         _gauss_fill_pad(mid, n, nc, r, pad)
@@ -251,25 +253,30 @@ def _gauss_filter(src, nc, w, out):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def _gauss_filter_u8(img, nc, w, clip, x, out):  # pragma: no cover - compiled
-    # uint8 (H, W * nc) ``img`` -> x = img / 255. (float64 scratch) -> _gauss_filter arithmetic ->
-    # out = uint8((clip(v, 0, 1) if clip else v) * 255) (truncation), one row at a time.
+def _gauss_filter_u8(img, nc, w, clip, out):  # pragma: no cover - compiled
+    # uint8 (H, W * nc) ``img`` -> x = img / 255. -> _gauss_filter arithmetic ->
+    # out = uint8((clip(v, 0, 1) if clip else v) * 255) (truncation), one row at a time. x is
+    # held in a ring of 2r + 1 rows (row q in slot q % rows), converted as the window moves down.
     h, n = img.shape
+    r = w.shape[0] // 2
     lut = np.empty(256, dtype=np.float64)  # v / 255. by table: no division per pixel
     for v in range(256):
         lut[v] = v / 255.0
-    for i in range(h):
-        si = img[i]
-        xi = x[i]
-        for e in range(n):
-            xi[e] = lut[si[e]]
-    r = w.shape[0] // 2
+    mod = min(2 * r + 1, h)
+    ring = np.empty((mod, n), dtype=np.float64)
+    ready = 0  # rows 0 .. ready - 1 converted
     base = r * nc
     acc = np.empty(n, dtype=np.float64)
     pad = np.empty(n + 2 * base, dtype=np.float64)
     mid = pad[base : base + n]
     for i in range(h):
-        _gauss_axis0_row(x, i, w, mid)  # straight into the padded row
+        while ready <= min(i + r, h - 1):
+            si = img[ready]
+            xi = ring[ready % mod]
+            for e in range(n):
+                xi[e] = lut[si[e]]
+            ready += 1
+        _gauss_axis0_row(ring, i, h, mod, w, mid)  # straight into the padded row
         for j in range(r):
             for c in range(nc):
                 pad[j * nc + c] = mid[c]
@@ -327,16 +334,14 @@ def gaussian_blur_u8(
     *,
     clip: bool = True,
     truncate: float = 4.0,
-    scratch: np.ndarray | None = None,
 ) -> np.ndarray:
     """``uint8((clip(gaussian_filter_nearest(image / 255., sigma), 0, 1)) * 255)`` for uint8 input.
 
     The blur corruptions' Gaussian step in one compiled pass, with exactly the float64 arithmetic
     of :func:`gaussian_filter_nearest` on ``image / 255.`` followed by NumPy's ``clip`` (skipped
     when ``clip`` is false: glass blur's first blur truncates unclipped), ``* 255`` and the
-    truncating ``uint8`` cast. ``image``: uint8 H x W (x C). ``scratch``: optional float64
-    C-contiguous array of the image's shape (reused to avoid a large allocation). Returns a new
-    uint8 array of the image's shape.
+    truncating ``uint8`` cast. ``image``: uint8 H x W (x C). Only 2r + 1 rows of ``image / 255.``
+    are held at a time. Returns a new uint8 array of the image's shape.
     """
     if image.dtype != np.uint8 or image.ndim not in (2, 3):
         raise TypeError(f"gaussian_blur_u8 needs a uint8 H x W (x C) image, got {image.dtype}")
@@ -351,10 +356,8 @@ def gaussian_blur_u8(
         x *= 255
         out[...] = x
         return out
-    if scratch is None or scratch.shape != image.shape or scratch.dtype != np.float64:
-        scratch = np.empty(image.shape, dtype=np.float64)
     w = _gaussian_kernel1d_cached(float(sigma), float(truncate))
-    _gauss_filter_u8(src, nc, w, bool(clip), scratch.reshape(h, -1), out.reshape(h, -1))
+    _gauss_filter_u8(src, nc, w, bool(clip), out.reshape(h, -1))
     return out
 
 

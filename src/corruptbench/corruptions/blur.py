@@ -94,7 +94,7 @@ def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     (the border is replicated however large the kernel).
     """
     sigma = get_params("gaussian_blur", severity, profile.name)
-    return gaussian_blur_u8(image, sigma, scratch=_scratch("unit", image.shape, np.float64))
+    return gaussian_blur_u8(image, sigma)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -148,11 +148,10 @@ def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
     At other sizes the loops run over the actual H and W.
     """
     sigma, max_delta, iterations = get_params("glass_blur", severity, profile.name)
-    unit = _scratch("unit", image.shape, np.float64)
     # the reference's np.uint8(gaussian(...) * 255): truncation, no clip
-    x = gaussian_blur_u8(image, sigma, clip=False, scratch=unit)
+    x = gaussian_blur_u8(image, sigma, clip=False)
     glass_shuffle(x, max_delta, iterations, rng)
-    return gaussian_blur_u8(x, sigma, scratch=unit)
+    return gaussian_blur_u8(x, sigma)
 
 
 @register_corruption("defocus_blur", family="blur", random=False)
