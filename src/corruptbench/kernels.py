@@ -2,11 +2,13 @@
 
 * :func:`disk` — the defocus kernel (reference ``disk``; spec §1.1)
 * :func:`gaussian_kernel1d` / :func:`gaussian_filter_nearest` — scikit-image ``gaussian`` (=
-  ``scipy.ndimage.gaussian_filter``, mode ``'nearest'``), compiled, bit-identical to SciPy
+  ``scipy.ndimage.gaussian_filter``, mode ``'nearest'``), compiled, bit-identical to SciPy, and
+  :func:`gaussian_blur_u8` — the same on ``uint8 / 255`` with the clip and uint8 cast fused
 * :func:`plasma_fractal` — the diamond-square fog map (reference ``plasma_fractal``)
 * :func:`clipped_zoom` — centre-crop-and-zoom used by zoom blur and snow, and
   :func:`zoom_sum` — the sum of several clipped zooms (zoom blur's inner loop), both a native
-  re-implementation of ``scipy.ndimage.zoom(order=1)`` (same coordinate mapping and weights)
+  re-implementation of ``scipy.ndimage.zoom(order=1)`` (same coordinate mapping and weights), and
+  :func:`zoom_blur_u8` — the whole zoom blur on uint8 in one compiled pass
 """
 
 from __future__ import annotations

@@ -90,7 +90,8 @@ def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255`` (spec §1.2 #5).
 
     ``gaussian`` is scikit-image's (mode 'nearest', truncate 4, channels not mixed), computed in
-    float64 with OpenCV's separable filter and the same kernel. No random draws. Any size works
+    float64 with SciPy's kernel and summation order, fused with ``/ 255``, the clip and the uint8
+    truncation (:func:`corruptbench.kernels.gaussian_blur_u8`). No random draws. Any size works
     (the border is replicated however large the kernel).
     """
     sigma = get_params("gaussian_blur", severity, profile.name)
@@ -233,8 +234,9 @@ def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -
     ``x = float32(x/255)``; ``out = sum(clipped_zoom(x, z) for z in np.arange(1, stop, step))``
     (float32, in that order; the list starts at 1, so the original counts twice);
     ``clip((x + out) / (n + 1), 0, 1) * 255``. The zooms are a compiled re-implementation of
-    ``scipy.ndimage.zoom(order=1)`` (:func:`corruptbench.kernels.zoom_sum`). Non-square images are
-    zoomed about the centre on each axis independently. No random draws.
+    ``scipy.ndimage.zoom(order=1)``, summed as :func:`corruptbench.kernels.zoom_sum` does and fused
+    with the rest (:func:`corruptbench.kernels.zoom_blur_u8`). Non-square images are zoomed about
+    the centre on each axis independently. No random draws.
     """
     stop, step = get_params("zoom_blur", severity, profile.name)
     factors = np.arange(1, stop, step)
