@@ -200,3 +200,29 @@ def test_copy_path_when_the_state_cannot_be_used_in_place(monkeypatch: pytest.Mo
         want[flipped & salted] = 255
         np.testing.assert_array_equal(out, want)
         _assert_same_state(ours, numpy_rs)
+
+
+@pytest.mark.parametrize("pre", [0, 1, 623, 624, 625])
+@pytest.mark.parametrize("cached", [False, True])
+@pytest.mark.parametrize("size", [(1,), (2,), (313,), (50, 51)])
+def test_legacy_normal_and_uniform_equal_numpy(pre: int, cached: bool, size: tuple) -> None:
+    from corruptbench._legacy_random import legacy_normal, legacy_uniform
+
+    a, b = np.random.RandomState(7), np.random.RandomState(7)
+    for rs in (a, b):
+        rs.random_sample(pre)
+        if cached:
+            rs.standard_normal()
+    assert legacy_normal(a, 0.1, 0.3, size).tobytes() == b.normal(0.1, 0.3, size).tobytes()
+    assert legacy_uniform(a, -1, 1, size).tobytes() == b.uniform(-1, 1, size).tobytes()
+    assert legacy_normal(a, -2.5, 0.05, size).tobytes() == b.normal(-2.5, 0.05, size).tobytes()
+    sa, sb = a.get_state(), b.get_state()
+    assert all(np.array_equal(u, v) for u, v in zip(sa, sb))
+
+
+def test_legacy_normal_and_uniform_other_sources() -> None:
+    from corruptbench._legacy_random import legacy_normal, legacy_uniform
+
+    g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
+    assert np.array_equal(legacy_normal(g1, 1.0, 2.0, (4, 5)), g2.normal(1.0, 2.0, (4, 5)))
+    assert np.array_equal(legacy_uniform(g1, -1, 1, 7), g2.uniform(-1, 1, 7))

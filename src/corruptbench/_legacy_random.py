@@ -42,6 +42,8 @@ __all__ = [
     "legacy_poisson",
     "gauss_u8",
     "legacy_normal_u8",
+    "legacy_normal",
+    "legacy_uniform",
     "impulse_u8",
     "glass_shuffle_mt",
 ]
@@ -547,11 +549,13 @@ _ABUF = _DBUF // 2 + 2
 
 
 @numba.njit(cache=True, nogil=True)
-def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+def gauss_u8(values, unit, c, speckle, key, ints, gauss, out, raw=False, loc=0.0):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``x + normal(scale=c)`` (or ``x + x * normal(scale=c)``), clip, * 255, truncate.
 
     ``x = unit[values[k]]``. The normal draws are NumPy's ``legacy_gauss`` (polar method, one value
     cached between calls in ``ints[1]`` / ``gauss[0]``) scaled as ``legacy_normal``: ``0.0 + c * g``.
+    With ``raw`` the draws themselves are written instead (``out`` float64 of ``values``' size,
+    ``values`` unused): ``out[k] = loc + c * g`` — ``legacy_normal(loc, scale=c)``.
 
     Every polar attempt takes two doubles, accepted or not, so a block of doubles is cut into
     attempts at once: the accepted ``(x1, x2, r2)`` are packed without branches (an odd double
@@ -621,7 +625,10 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out):  # type: ignore[n
         # the last value of an odd count stays cached (legacy_gauss zeroes it once used)
         has_gauss = j > m
         cached = g[m] if has_gauss else 0.0
-        if speckle:
+        if raw:
+            for k in range(m):
+                out[start + k] = loc + c * g[k]
+        elif speckle:
             for k in range(m):
                 x = unit[values[start + k]]
                 y = x + x * (0.0 + c * g[k])
@@ -695,6 +702,70 @@ def legacy_normal_u8(
         g = float(rng.standard_normal())
         out[n - 1] = _u8_pixel(float(_UNIT[values[n - 1]]), c, g, speckle)
     return True
+
+
+def legacy_normal(rng: Any, loc: float, scale: float, size: int | tuple[int, ...]) -> np.ndarray:
+    """``rng.normal(loc, scale, size)`` (float64) for scalar ``loc`` / ``scale``, compiled.
+
+    For a MT19937 ``RandomState`` the values and the final state (cached Gaussian included) equal
+    NumPy's: ``loc + scale * legacy_gauss()`` per value, by :func:`gauss_u8`'s polar-method kernel.
+    Any other random source (or a negative ``scale``, which NumPy rejects) calls ``rng.normal``.
+    """
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    state = legacy_state(rng, gauss=True) if float(scale) >= 0 else None
+    if state is None:
+        return np.asarray(rng.normal(loc, scale, shape), dtype=np.float64)
+    out = np.empty(shape, dtype=np.float64)
+    gauss_u8(
+        np.empty(out.size, np.uint8),
+        _UNIT,
+        float(scale),
+        False,
+        state.key,
+        state.ints,
+        state.gauss,
+        out.reshape(-1),
+        True,
+        float(loc),
+    )
+    state.commit()
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _uniform_fill(low, span, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``out[k] = low + span * random_sample()`` in stream order (NumPy's ``random_uniform``)."""
+    dbuf = np.empty(_DBUF)
+    pos = ints[0]
+    k = 0
+    n = out.size
+    while k < n:
+        dn, pos = _refill(key, pos, dbuf)
+        m = min(dn, n - k)
+        for i in range(m):
+            out[k + i] = low + span * dbuf[i]
+        k += m
+        if m < dn:
+            pos -= 2 * (dn - m)
+    ints[0] = pos
+
+
+def legacy_uniform(rng: Any, low: float, high: float, size: int | tuple[int, ...]) -> np.ndarray:
+    """``rng.uniform(low, high, size)`` (float64) for scalar bounds, compiled.
+
+    For a MT19937 ``RandomState`` the values and the final state equal NumPy's legacy
+    ``low + (high - low) * random_sample()``; any other random source calls ``rng.uniform``.
+    """
+    shape = (size,) if isinstance(size, int) else tuple(size)
+    low, high = float(low), float(high)
+    span = high - low
+    state = legacy_state(rng) if math.isfinite(span) else None
+    if state is None:
+        return np.asarray(rng.uniform(low, high, shape), dtype=np.float64)
+    out = np.empty(shape, dtype=np.float64)
+    _uniform_fill(low, span, state.key, state.ints, out.reshape(-1))
+    state.commit()
+    return out
 
 
 # --------------------------------------------------------------------------------- uniform

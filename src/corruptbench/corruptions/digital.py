@@ -35,6 +35,7 @@ import simplejpeg
 from PIL import Image
 
 from .._color import hsv_adjust_uint8
+from .._legacy_random import legacy_uniform
 from .._registry import register_corruption
 from ..params import Profile, get_params
 
@@ -839,8 +840,9 @@ def elastic_transform(
     x = np.empty(x32.shape)
     _warp_affine_kernel(x32, invert_affine_cv(matrix), x)
 
-    dx = _smoothed_displacement(rng.uniform(-1, 1, size=(h, w)), sigma, alpha)
-    dy = _smoothed_displacement(rng.uniform(-1, 1, size=(h, w)), sigma, alpha)
+    # rng.uniform(-1, 1, size=(h, w)) twice, compiled for a RandomState (same values and state)
+    dx = _smoothed_displacement(legacy_uniform(rng, -1, 1, (h, w)), sigma, alpha)
+    dy = _smoothed_displacement(legacy_uniform(rng, -1, 1, (h, w)), sigma, alpha)
 
     # map_coordinates, then np.uint8(np.clip(., 0, 1) * 255) of its float32 result, fused
     out = np.empty((h, w, src.shape[2]), np.uint8)

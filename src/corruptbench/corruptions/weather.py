@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from .. import _weather_kernels as wk
+from .._legacy_random import legacy_normal
 from .._registry import register_corruption
 from ..kernels import clipped_zoom, gaussian_filter_nearest, next_pow2, plasma_fractal
 from ..params import Profile, get_params
@@ -159,7 +160,7 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
     h, w = image.shape[:2]
     x = np.asarray(image, dtype=np.float32) / np.float32(255.0)
 
-    layer = rng.normal(size=(h, w), loc=loc, scale=scale)
+    layer = legacy_normal(rng, loc, scale, (h, w))  # rng.normal(size=(h, w), loc, scale)
     # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
     layer = clipped_zoom(layer, zoom)
     layer8 = np.empty((h, w), dtype=np.uint8)
@@ -378,7 +379,9 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
     """
     loc, scale, sigma, threshold, intensity, mode = get_params("spatter", severity, profile.name)
     h, w = image.shape[:2]
-    liquid = _gaussian(rng.normal(size=(h, w), loc=loc, scale=scale), sigma)
+    liquid = _gaussian(
+        legacy_normal(rng, loc, scale, (h, w)), sigma
+    )  # rng.normal(size=(h, w), ...)
     out = np.empty(image.shape, dtype=np.uint8)
     if mode == 0:
         liquid8 = _liquid_u8(liquid, threshold)
