@@ -162,8 +162,12 @@ class _Ctx:
     def x(self) -> torch.Tensor:
         """The image in [0, 1], float32 (``uint8 / 255`` for uint8 input). Shared: do not modify."""
         if self._x is None:
+            # uint8 / 255.0 computes float32(v) / 255 in float32: one pass, same values
+            # (the .to is a no-op unless torch's default dtype was changed)
             self._x = (
-                self.raw.to(torch.float32).div_(255.0) if self.is_u8 else self.raw.to(torch.float32)
+                torch.div(self.raw, 255.0).to(torch.float32)
+                if self.is_u8
+                else self.raw.to(torch.float32)
             )
         return self._x
 
