@@ -107,8 +107,8 @@ class _Random:
     def uniform(
         self, shape: tuple[int, ...], low: float, high: float, dtype: torch.dtype = torch.float32
     ) -> torch.Tensor:
-        u = torch.rand(shape, generator=self.generator, device=self.gdev, dtype=dtype)
-        return self._out(low + (high - low) * u)
+        u = torch.empty(shape, device=self.gdev, dtype=dtype)
+        return self._out(u.uniform_(low, high, generator=self.generator))  # one pass
 
     def randint(self, low: int, high: int, shape: tuple[int, ...]) -> torch.Tensor:
         return self._out(
