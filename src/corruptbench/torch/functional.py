@@ -272,9 +272,10 @@ def _glass_blur(ctx: _Ctx) -> torch.Tensor:
         "offsets", lambda: ctx.rnd.randint_small(-d, d, (ctx.n, iterations, hr, wr, 2))
     )
     # x = uint8(gaussian(x) * 255): truncation to 8 bits (exact in uint8: the copies move bytes)
-    x8 = torch.floor(_ops.gaussian_nearest(ctx.x, sigma) * 255.0).clamp_(0, 255).to(torch.uint8)
+    blurred = _ops.gaussian_nearest(ctx.x, sigma)
+    x8 = blurred.mul_(255.0).floor_().clamp_(0, 255).to(torch.uint8)
     x8 = _ops.glass_shuffle_passes(x8, d, offsets)
-    return _unit255(_ops.gaussian_nearest(x8.to(torch.float32).div_(255.0), sigma))
+    return _unit255(_ops.gaussian_nearest(torch.div(x8, 255.0).to(torch.float32), sigma))
 
 
 @functools.lru_cache(maxsize=64)
