@@ -240,6 +240,10 @@ def test_glass_shuffle_passes_equal_repeated_passes():
             got = _ops.glass_shuffle_passes(x, d, offs.to(dtype))
             assert got.dtype == torch.uint8
             np.testing.assert_array_equal(got.numpy(), expect.numpy())
+            jump = x  # the pass-by-pass pointer jumping used off the CPU
+            for it in range(3):
+                jump = _ops._glass_shuffle_jump(jump, d, offs.to(dtype)[:, it])
+            np.testing.assert_array_equal(jump.numpy(), expect.numpy())
 
 
 def test_randint_small_is_uniform():
