@@ -642,7 +642,7 @@ def _run(
         return x.clone()
     rnd = _Random(generator, x.device)
     n = int(x.shape[0])
-    step = _chunk_size(x)
+    step = _chunk_size(x, name)
     outs = []
     for s in range(0, n, step):
         part = None if draws is None else {k: v[s : s + step] for k, v in draws.items()}
@@ -664,14 +664,18 @@ def _run(
 #: allocated with mmap and page-faulted afresh by every operation; chunks of a few MB stay in the
 #: allocator's heap, which makes the CPU path several times faster. Other devices: one chunk.
 CPU_CHUNK_BYTES = 6 * 2**20
+#: smaller CPU chunks where the working set is several batch-sized tensors (zoom blur: the image,
+#: the sum and one zoom; measured ~15 % faster at 4 images of 224 x 224 than at 10)
+_CPU_CHUNK_BYTES_BY_NAME = {"zoom_blur": 5 * 2**19}
 
 
-def _chunk_size(x: torch.Tensor) -> int:
+def _chunk_size(x: torch.Tensor, name: str = "") -> int:
     n = int(x.shape[0])
     if x.device.type != "cpu":
         return max(1, n)
     per_image = 4 * int(x.shape[1]) * int(x.shape[2]) * int(x.shape[3])
-    return max(1, min(n, CPU_CHUNK_BYTES // max(1, per_image)))
+    budget = _CPU_CHUNK_BYTES_BY_NAME.get(name, CPU_CHUNK_BYTES)
+    return max(1, min(n, budget // max(1, per_image)))
 
 
 def corrupt_batch(
