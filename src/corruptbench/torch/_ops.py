@@ -402,21 +402,6 @@ def _box_gather(in_size: int, out_size: int) -> np.ndarray | None:
     return coef.argmax(axis=1).astype(np.int64)
 
 
-@functools.lru_cache(maxsize=256)
-def _nearest_exact_matches(in_size: int, out_size: int, device: torch.device) -> bool:
-    """Whether the BOX pass ``in_size -> out_size`` is a pixel copy (:func:`_box_gather`) at
-    exactly the source indices ``F.interpolate(mode='nearest-exact')`` uses on ``device``
-    (checked by resampling an index ramp there). Unchanged sizes count as a match."""
-    if in_size == out_size:
-        return True
-    idx = _box_gather(in_size, out_size)
-    if idx is None:
-        return False
-    ramp = torch.arange(in_size, dtype=torch.float32, device=device).view(1, 1, 1, -1)
-    got = F.interpolate(ramp, size=(1, out_size), mode="nearest-exact").view(-1).cpu().numpy()
-    return bool((got.astype(np.int64) == idx).all())
-
-
 def _box_gather_idx(in_size: int, out_size: int) -> np.ndarray:
     idx = _box_gather(in_size, out_size)
     assert idx is not None
@@ -491,14 +476,6 @@ def pil_box_resize(v: torch.Tensor, size: tuple[int, int]) -> torch.Tensor:
     Returns integer values in ``v``'s dtype."""
     out_h, out_w = size
     h, w = v.shape[-2:]
-    if (
-        v.dim() == 4
-        and (v.dtype == torch.uint8 or v.is_floating_point())
-        and (out_h, out_w) != (h, w)
-        and _nearest_exact_matches(h, out_h, v.device)
-        and _nearest_exact_matches(w, out_w, v.device)
-    ):  # both passes copy pixels, at the indices of torch's nearest-exact: one resampling kernel
-        return F.interpolate(v, size=(out_h, out_w), mode="nearest-exact")
     if out_w != w:
         v = _box_pass(v, w, out_w, -1)
     if out_h != h:

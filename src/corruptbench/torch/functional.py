@@ -162,12 +162,8 @@ class _Ctx:
     def x(self) -> torch.Tensor:
         """The image in [0, 1], float32 (``uint8 / 255`` for uint8 input). Shared: do not modify."""
         if self._x is None:
-            # uint8 / 255.0 computes float32(v) / 255 in float32: one pass, same values
-            # (the .to is a no-op unless torch's default dtype was changed)
             self._x = (
-                torch.div(self.raw, 255.0).to(torch.float32)
-                if self.is_u8
-                else self.raw.to(torch.float32)
+                self.raw.to(torch.float32).div_(255.0) if self.is_u8 else self.raw.to(torch.float32)
             )
         return self._x
 
@@ -275,7 +271,7 @@ def _glass_blur(ctx: _Ctx) -> torch.Tensor:
     blurred = _ops.gaussian_nearest(ctx.x, sigma)
     x8 = blurred.mul_(255.0).floor_().clamp_(0, 255).to(torch.uint8)
     x8 = _ops.glass_shuffle_passes(x8, d, offsets)
-    return _unit255(_ops.gaussian_nearest(torch.div(x8, 255.0).to(torch.float32), sigma))
+    return _unit255(_ops.gaussian_nearest(x8.to(torch.float32).div_(255.0), sigma))
 
 
 @functools.lru_cache(maxsize=64)
