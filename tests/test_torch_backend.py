@@ -263,26 +263,30 @@ def test_randint_small_is_uniform():
 def test_poisson_u8_tables_and_samples():
     from scipy.stats import poisson
 
-    for c in (60.0, 12.0, 3.0):
-        prob, alias = _ops._poisson_alias(c)
-        k = prob.shape[1] - 1
-        implied = np.zeros((256, k + 1))
+    for c in (500.0, 60.0, 12.0, 3.0):
+        threshold, alias = _ops._poisson_alias(c)
+        cells = threshold.shape[1]
+        bits = cells.bit_length() - 1
+        prob = threshold / 2.0 ** (63 - bits)
+        implied = np.zeros((256, cells))
         for v in range(256):
-            np.add.at(implied[v], np.arange(k), prob[v, :k] / k)
-            np.add.at(implied[v], alias[v, :k].astype(int), (1 - prob[v, :k]) / k)
+            np.add.at(implied[v], np.arange(cells), prob[v] / cells)
+            np.add.at(implied[v], alias[v], (1 - prob[v]) / cells)
         lam = np.arange(256)[:, None] / 255.0 * c
-        np.testing.assert_allclose(implied, poisson.pmf(np.arange(k + 1)[None], lam), atol=1e-13)
+        np.testing.assert_allclose(implied, poisson.pmf(np.arange(cells)[None], lam), atol=1e-13)
     g = torch.Generator().manual_seed(0)
     v = torch.tensor([0, 40, 128, 255], dtype=torch.uint8).repeat_interleave(50_000)
-    counts = _ops.poisson_u8(v, 12.0, torch.rand(v.shape, generator=g, dtype=torch.float64))
+    words = torch.empty(v.shape, dtype=torch.int64).random_(generator=g)
+    counts = _ops.poisson_u8(v, 12.0, words).double()
     for val in (0, 40, 128, 255):
         sel = counts[v == val]
         lam = val / 255.0 * 12.0
         assert abs(float(sel.mean()) - lam) < 6 * (lam / sel.numel()) ** 0.5 + 1e-12
         assert abs(float(sel.var()) - lam) < 0.05 * lam + 1e-12
-    # the edge of the uniform (guard cell) stays in range
-    edge = _ops.poisson_u8(v[-2:], 60.0, torch.tensor([1 - 2**-53, 1.0], dtype=torch.float64))
-    assert float(edge.max()) < 120
+    # the extreme words stay in range
+    edge = torch.tensor([0, 2**63 - 1, 2**62, 12345], dtype=torch.int64)
+    out = _ops.poisson_u8(torch.tensor([0, 255, 255, 128], dtype=torch.uint8), 60.0, edge)
+    assert int(out[0]) == 0 and int(out.max()) < 166
 
 
 @pytest.mark.parametrize(

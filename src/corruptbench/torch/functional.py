@@ -16,7 +16,7 @@ the tensor's device, with these deliberate differences:
   deterministic corruptions agree to within 1 image in 100, the random ones within the sampling
   noise of the CPU library itself run with other seeds.
 * **Samplers**: ``shot_noise`` on uint8 input draws its Poisson counts (256 possible rates) with
-  Walker alias tables from one uniform per element (:func:`corruptbench.torch._ops.poisson_u8`;
+  Walker alias tables from one random 63-bit word per element (:func:`corruptbench.torch._ops.poisson_u8`;
   float input: ``torch.poisson``); glass blur's offsets (2, 4 or 8 values) are cut from random
   bytes. Both are exact samplers of the reference's laws, only cheaper than torch's per-element ones.
 * **Glass blur** reproduces the reference's *sequential* in-place pixel copy exactly, in parallel
@@ -215,9 +215,10 @@ def _shot_noise(ctx: _Ctx) -> torch.Tensor:
     c = float(ctx.params("shot_noise"))
 
     def draw() -> torch.Tensor:
-        if ctx.is_u8:  # 256 rates: alias tables (same law, ~3x faster than torch.poisson on CPU)
-            u = ctx.rnd.rand(tuple(ctx.raw.shape), _hi_dtype(ctx.rnd.gdev))
-            return _ops.poisson_u8(ctx.raw.to(u.device), c, u).to(ctx.device)
+        if ctx.is_u8:  # 256 rates: alias tables (same law, ~4x faster than torch.poisson on CPU)
+            words = torch.empty(tuple(ctx.raw.shape), dtype=torch.int64, device=ctx.rnd.gdev)
+            words.random_(generator=ctx.rnd.generator)  # uniform on [0, 2^63)
+            return _ops.poisson_u8(ctx.raw, c, words).to(ctx.device)
         return ctx.rnd.poisson(ctx.x * c)
 
     k = ctx.draw("poisson", draw).to(torch.float32)
