@@ -31,7 +31,6 @@ __all__ = [
     "water_f32",
     "mud_u8",
     "sparse_motion_blur_u8",
-    "plasma_raw",
 ]
 
 
@@ -382,69 +381,3 @@ def sparse_motion_blur_u8(layer, weights, offsets_x, offsets_y, out):  # type: i
         else:
             q = np.int32(v + 0.5)
         of[k] = np.uint8(q // 257)
-
-
-@numba.njit(cache=True, nogil=True)
-def plasma_raw(m, u, wibbles):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """The diamond-square levels of :func:`corruptbench.kernels.plasma_fractal`, in place on the
-    n x n float64 map ``m`` (``m[0, 0] = 0`` set here), *before* its normalisation; returns
-    ``(min, max)`` of the map.
-
-    ``u``: all the ``random_sample()`` draws in call order (per level: squares, diamonds of the
-    first set, diamonds of the second set, each ``k x k`` in C order); ``wibbles``: the per-level
-    ``w``. A point is ``A / 4 + w * (-w + (w - -w) * u)`` with ``A`` summed in the reference's
-    order (its ``np.roll`` pairs); the neighbours wrap around (``% k``), handled here at the last
-    row/column instead of by a modulo per point.
-    """
-    n = m.shape[0]
-    m[0, 0] = 0.0
-    step = n
-    level = 0
-    pos = 0
-    while step >= 2:
-        half = step // 2
-        k = n // step
-        w = wibbles[level]
-        lo = -w
-        span = w - lo
-        for i in range(k):  # squares: m[half::step, half::step]
-            r0 = m[i * step]
-            r1 = m[((i + 1) % k) * step]
-            out = m[half + i * step]
-            base = pos + i * k
-            for j in range(k):
-                j1 = (j + 1) * step if j + 1 < k else 0
-                a = (r0[j * step] + r1[j * step]) + (r0[j1] + r1[j1])
-                out[half + j * step] = a / 4 + w * (lo + span * u[base + j])
-        pos += k * k
-        for i in range(k):  # diamonds m[0::step, half::step]: dr above/below, ul left/right
-            d0 = m[half + i * step]
-            d1 = m[half + ((i - 1) % k) * step]
-            ul = m[i * step]
-            base = pos + i * k
-            for j in range(k):
-                j1 = (j + 1) * step if j + 1 < k else 0
-                a = (d0[half + j * step] + d1[half + j * step]) + (ul[j * step] + ul[j1])
-                ul[half + j * step] = a / 4 + w * (lo + span * u[base + j])
-        pos += k * k
-        for i in range(k):  # diamonds m[half::step, 0::step]
-            d0 = m[half + i * step]
-            u0 = m[i * step]
-            u1 = m[((i + 1) % k) * step]
-            base = pos + i * k
-            for j in range(k):
-                j0 = (j - 1) * step if j > 0 else (k - 1) * step
-                a = (d0[half + j * step] + d0[half + j0]) + (u0[j * step] + u1[j * step])
-                d0[j * step] = a / 4 + w * (lo + span * u[base + j])
-        pos += k * k
-        step //= 2
-        level += 1
-    lo_v = m[0, 0]
-    hi_v = m[0, 0]
-    for i in range(n):
-        row = m[i]
-        for j in range(n):
-            v = row[j]
-            lo_v = min(lo_v, v)
-            hi_v = max(hi_v, v)
-    return lo_v, hi_v

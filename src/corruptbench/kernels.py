@@ -31,6 +31,7 @@ __all__ = [
     "gaussian_filter_nearest",
     "gaussian_blur_u8",
     "plasma_fractal",
+    "plasma_raw_map",
     "clipped_zoom",
     "zoom_sum",
     "zoom_blur_u8",
@@ -369,11 +370,19 @@ def gaussian_blur_u8(
 
 
 @numba.njit(cache=True, nogil=True)
-def _plasma_levels(m, u, wibbles):  # pragma: no cover - compiled
-    # The reference's fillsquares / filldiamonds loop on m (n x n), in place. u holds the
-    # random_sample() draws of all levels in call order; U(-w, w) = -w + (w - -w) * u exactly as
-    # NumPy's uniform computes it. Sums are formed in the reference's order (np.roll copies).
+def plasma_raw(m, u, wibbles):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """The diamond-square levels of :func:`plasma_fractal`, in place on the
+    n x n float64 map ``m`` (``m[0, 0] = 0`` set here), *before* its normalisation; returns
+    ``(min, max)`` of the map.
+
+    ``u``: all the ``random_sample()`` draws in call order (per level: squares, diamonds of the
+    first set, diamonds of the second set, each ``k x k`` in C order); ``wibbles``: the per-level
+    ``w``. A point is ``A / 4 + w * (-w + (w - -w) * u)`` with ``A`` summed in the reference's
+    order (its ``np.roll`` pairs); the neighbours wrap around (``% k``), handled here at the last
+    row/column instead of by a modulo per point.
+    """
     n = m.shape[0]
+    m[0, 0] = 0.0
     step = n
     level = 0
     pos = 0
@@ -383,35 +392,70 @@ def _plasma_levels(m, u, wibbles):  # pragma: no cover - compiled
         w = wibbles[level]
         lo = -w
         span = w - lo
-        for i in range(k):  # squares
-            i1 = (i + 1) % k
+        for i in range(k):  # squares: m[half::step, half::step]
+            r0 = m[i * step]
+            r1 = m[((i + 1) % k) * step]
+            out = m[half + i * step]
+            base = pos + i * k
             for j in range(k):
-                j1 = (j + 1) % k
-                a = (m[i * step, j * step] + m[i1 * step, j * step]) + (
-                    m[i * step, j1 * step] + m[i1 * step, j1 * step]
-                )
-                m[half + i * step, half + j * step] = a / 4 + w * (lo + span * u[pos + i * k + j])
+                j1 = (j + 1) * step if j + 1 < k else 0
+                a = (r0[j * step] + r1[j * step]) + (r0[j1] + r1[j1])
+                out[half + j * step] = a / 4 + w * (lo + span * u[base + j])
         pos += k * k
-        for i in range(k):  # diamonds, first set: m[0::s, s/2::s]
-            i0 = (i - 1) % k
+        for i in range(k):  # diamonds m[0::step, half::step]: dr above/below, ul left/right
+            d0 = m[half + i * step]
+            d1 = m[half + ((i - 1) % k) * step]
+            ul = m[i * step]
+            base = pos + i * k
             for j in range(k):
-                j1 = (j + 1) % k
-                a = (m[half + i * step, half + j * step] + m[half + i0 * step, half + j * step]) + (
-                    m[i * step, j * step] + m[i * step, j1 * step]
-                )
-                m[i * step, half + j * step] = a / 4 + w * (lo + span * u[pos + i * k + j])
+                j1 = (j + 1) * step if j + 1 < k else 0
+                a = (d0[half + j * step] + d1[half + j * step]) + (ul[j * step] + ul[j1])
+                ul[half + j * step] = a / 4 + w * (lo + span * u[base + j])
         pos += k * k
-        for i in range(k):  # diamonds, second set: m[s/2::s, 0::s]
-            i1 = (i + 1) % k
+        for i in range(k):  # diamonds m[half::step, 0::step]
+            d0 = m[half + i * step]
+            u0 = m[i * step]
+            u1 = m[((i + 1) % k) * step]
+            base = pos + i * k
             for j in range(k):
-                j0 = (j - 1) % k
-                a = (m[half + i * step, half + j * step] + m[half + i * step, half + j0 * step]) + (
-                    m[i * step, j * step] + m[i1 * step, j * step]
-                )
-                m[half + i * step, j * step] = a / 4 + w * (lo + span * u[pos + i * k + j])
+                j0 = (j - 1) * step if j > 0 else (k - 1) * step
+                a = (d0[half + j * step] + d0[half + j0]) + (u0[j * step] + u1[j * step])
+                d0[j * step] = a / 4 + w * (lo + span * u[base + j])
         pos += k * k
         step //= 2
         level += 1
+    lo_v = m[0, 0]
+    hi_v = m[0, 0]
+    for i in range(n):
+        row = m[i]
+        for j in range(n):
+            v = row[j]
+            lo_v = min(lo_v, v)
+            hi_v = max(hi_v, v)
+    return lo_v, hi_v
+
+
+def plasma_raw_map(
+    mapsize: int, wibbledecay: float, rng: np.random.RandomState
+) -> tuple[np.ndarray, float, float]:
+    """The unnormalised plasma map of a ``RandomState`` and its ``(min, max)``: ``(m, lo, hi)``.
+
+    All levels' draws come from one ``random_sample`` call (the legacy stream of the reference's
+    per-level ``uniform`` calls), then :func:`plasma_raw` builds the map.
+    """
+    wibbles = []
+    wibble = 100.0
+    total = 0
+    step = mapsize
+    while step >= 2:
+        wibbles.append(wibble)
+        total += 3 * (mapsize // step) ** 2
+        step //= 2
+        wibble /= wibbledecay
+    u = rng.random_sample(total)
+    m = np.empty((mapsize, mapsize), dtype=np.float64)
+    lo, hi = plasma_raw(m, u, np.array(wibbles, dtype=np.float64))
+    return m, float(lo), float(hi)
 
 
 def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
@@ -426,21 +470,11 @@ def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
     """
     if mapsize < 2 or mapsize & (mapsize - 1):
         raise ValueError(f"mapsize must be a power of two >= 2, got {mapsize}")
-    m = np.empty((mapsize, mapsize), dtype=np.float64)
-    m[0, 0] = 0
     if isinstance(rng, np.random.RandomState):
-        wibbles = []
-        wibble = 100.0
-        total = 0
-        step = mapsize
-        while step >= 2:
-            wibbles.append(wibble)
-            total += 3 * (mapsize // step) ** 2
-            step //= 2
-            wibble /= wibbledecay
-        u = rng.random_sample(total)
-        _plasma_levels(m, u, np.array(wibbles, dtype=np.float64))
+        m = plasma_raw_map(mapsize, wibbledecay, rng)[0]
     else:
+        m = np.empty((mapsize, mapsize), dtype=np.float64)
+        m[0, 0] = 0
         _plasma_levels_numpy(m, wibbledecay, rng)
     m -= m.min()
     return m / m.max()

@@ -24,7 +24,13 @@ import numpy as np
 from .. import _weather_kernels as wk
 from .._legacy_random import legacy_normal
 from .._registry import register_corruption
-from ..kernels import clipped_zoom, gaussian_filter_nearest, next_pow2, plasma_fractal
+from ..kernels import (
+    clipped_zoom,
+    gaussian_filter_nearest,
+    next_pow2,
+    plasma_fractal,
+    plasma_raw_map,
+)
 from ..params import Profile, get_params
 
 __all__ = ["snow", "frost", "fog", "spatter", "frost_texture", "FROST_FILES"]
@@ -255,24 +261,13 @@ def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarra
 def _plasma(mapsize: int, decay: float, rng) -> tuple[np.ndarray, float, float]:
     """:func:`corruptbench.kernels.plasma_fractal` as ``(P, lo, span)``, normalised ``(P - lo) / span``.
 
-    For a ``RandomState`` the map is built by :func:`corruptbench._weather_kernels.plasma_raw`
+    For a ``RandomState`` the map is built by :func:`corruptbench.kernels.plasma_raw_map`
     (the same draws, one ``random_sample`` call, and the same sums) and left unnormalised: the
     fog kernel normalises the H x W it uses. Other sources: the normalised map, ``lo, span = 0, 1``.
     """
     if not isinstance(rng, np.random.RandomState):
         return plasma_fractal(mapsize, decay, rng), 0.0, 1.0
-    wibbles = []
-    wibble = 100.0
-    total = 0
-    step = mapsize
-    while step >= 2:
-        wibbles.append(wibble)
-        total += 3 * (mapsize // step) ** 2
-        step //= 2
-        wibble /= decay
-    u = rng.random_sample(total)
-    m = np.empty((mapsize, mapsize), dtype=np.float64)
-    lo, hi = wk.plasma_raw(m, u, np.array(wibbles, dtype=np.float64))
+    m, lo, hi = plasma_raw_map(mapsize, decay, rng)
     span = hi - lo  # = max(P - lo): the subtraction is monotonic
     if not span > 0:  # pragma: no cover - every draw would have to cancel
         m -= lo
