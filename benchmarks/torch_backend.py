@@ -5,11 +5,15 @@ Prints, per corruption (mean over the chosen severities), images/s of
 * the CPU library (``corruptbench.corrupt``, one image at a time, one thread: OpenCV and numba
   limited to 1 thread),
 * ``corruptbench.torch.corrupt_batch`` on batches of ``--batch`` images at 224 x 224 on the CPU with
-  ``--threads`` torch threads (wall clock, and per core: images per CPU-second of the process), and
-  on CUDA when available;
+  ``--threads`` torch threads (wall clock, and per core: images per CPU-second of the process), with
+  the default ``backend="auto"`` (uint8 CPU batches: the CPU library's compiled kernels for the
+  (corruption, severity) pairs of ``CPU_LIBRARY_DISPATCH``, tensor ops for the rest) and with
+  ``backend="tensor"`` (tensor ops for all 19, the implementation a GPU runs), and on CUDA when
+  available;
 
 CPU figures per core are measured in CPU time (``time.process_time``), so other work on a shared
-machine does not count against them; ``ratio/core`` is torch per core over the CPU library.
+machine does not count against them; ``ratio`` is torch per core over the CPU library. The CPU
+library is timed on the same images as the batch (``--cpu-images``, default: the whole batch).
 
 then the throughput of an on-the-fly evaluation (``corrupt_batch`` + EfficientNet-Lite0) against
 the same model on pre-corrupted tensors.
@@ -35,7 +39,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import corruptbench  # noqa: E402
-from corruptbench.torch import corrupt_batch  # noqa: E402
+from corruptbench.torch import CPU_LIBRARY_DISPATCH, corrupt_batch  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "imagenet-sample"
 
@@ -64,7 +68,9 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def time_torch(x: torch.Tensor, name: str, sevs, device: str, repeat: int) -> tuple[float, float]:
+def time_torch(
+    x: torch.Tensor, name: str, sevs, device: str, repeat: int, backend: str = "auto"
+) -> tuple[float, float]:
     """(images/s wall clock, images per CPU-second of this process) of corrupt_batch on ``device``
     (warm-up call first, best of ``repeat`` per severity, mean time over severities). The CPU
     figure counts every thread's time, so it is the throughput per core."""
@@ -72,12 +78,12 @@ def time_torch(x: torch.Tensor, name: str, sevs, device: str, repeat: int) -> tu
     xd = x.to(device)
     wall, cpu = [], []
     for sev in sevs:
-        corrupt_batch(xd, name, sev, generator=g)  # warm-up (caches, kernels)
+        corrupt_batch(xd, name, sev, generator=g, backend=backend)  # warm-up (caches, kernels)
         _sync(device)
         ws, cs = [], []
         for _ in range(repeat):
             t0, c0 = time.perf_counter(), time.process_time()
-            corrupt_batch(xd, name, sev, generator=g)
+            corrupt_batch(xd, name, sev, generator=g, backend=backend)
             _sync(device)
             ws.append(time.perf_counter() - t0)
             cs.append(time.process_time() - c0)
@@ -140,7 +146,10 @@ def main(argv=None) -> int:
         "--threads", type=int, default=torch.get_num_threads(), help="torch CPU threads"
     )
     ap.add_argument(
-        "--cpu-images", type=int, default=16, help="images timed per severity for the CPU library"
+        "--cpu-images",
+        type=int,
+        default=0,
+        help="images timed per severity for the CPU library (0: the whole batch)",
     )
     ap.add_argument("--repeat", type=int, default=3, help="best of this many timings")
     ap.add_argument("--no-eval", action="store_true", help="skip the on-the-fly evaluation figure")
@@ -157,31 +166,53 @@ def main(argv=None) -> int:
         f"{args.threads} CPU thread(s); CPU library 1 thread; devices {devices}"
     )
     head = (
-        f"{'corruption':18s} {'CPU lib img/s':>13s} {'torch cpu img/s':>15s} "
-        f"{'per core':>9s} {'ratio/core':>10s}"
+        f"{'corruption':18s} {'CPU lib':>8s} {'auto':>8s} {'auto/core':>9s} {'ratio':>6s} "
+        f"{'tensor':>8s} {'tens/core':>9s} {'ratio':>6s}"
     )
     if "cuda" in devices:
-        head += f" {'cuda img/s':>10s}"
+        head += f" {'cuda':>9s}"
+    print("images per second (per core: per CPU-second of the process)")
     print(head, flush=True)
-    tot_lib = tot_t = tot_core = 0.0
+    n_lib = min(args.cpu_images or len(imgs), len(imgs))
+    inv: dict[str, float] = {}
+    cuda_rows: dict[str, float] = {}
     for name in args.corruptions:
-        lib = time_cpu_library(
-            imgs, name, args.severities, min(args.cpu_images, len(imgs)), args.repeat
+        lib = time_cpu_library(imgs, name, args.severities, n_lib, args.repeat)
+        auto, auto_core = time_torch(x, name, args.severities, "cpu", args.repeat, "auto")
+        if CPU_LIBRARY_DISPATCH.get(name):
+            tens, tens_core = time_torch(x, name, args.severities, "cpu", args.repeat, "tensor")
+        else:  # auto runs the tensor ops for this one
+            tens, tens_core = auto, auto_core
+        line = (
+            f"{name:18s} {lib:8.1f} {auto:8.1f} {auto_core:9.1f} {auto_core / lib:6.2f} "
+            f"{tens:8.1f} {tens_core:9.1f} {tens_core / lib:6.2f}"
         )
-        tc, core = time_torch(x, name, args.severities, "cpu", args.repeat)
-        line = f"{name:18s} {lib:13.1f} {tc:15.1f} {core:9.1f} {core / lib:10.2f}"
+        figures = {"lib": lib, "auto": auto, "auto_core": auto_core}
+        figures.update({"tens": tens, "tens_core": tens_core})
         if "cuda" in devices:
             cuda, _ = time_torch(x, name, args.severities, "cuda", max(3, args.repeat))
-            line += f" {cuda:10.1f}"
+            line += f" {cuda:9.1f}"
+            figures["cuda"] = cuda
+            cuda_rows[name] = cuda
         print(line, flush=True)
-        tot_lib += 1.0 / lib
-        tot_t += 1.0 / tc
-        tot_core += 1.0 / core
+        for key, value in figures.items():
+            inv[key] = inv.get(key, 0.0) + 1.0 / value
     n = len(args.corruptions)
-    print(
-        f"{'all (harmonic)':18s} {n / tot_lib:13.1f} {n / tot_t:15.1f} {n / tot_core:9.1f} "
-        f"{(n / tot_core) / (n / tot_lib):10.2f}"
+    hm = {key: n / value for key, value in inv.items()}
+    line = (
+        f"{'all (harmonic)':18s} {hm['lib']:8.1f} {hm['auto']:8.1f} {hm['auto_core']:9.1f} "
+        f"{hm['auto_core'] / hm['lib']:6.2f} {hm['tens']:8.1f} {hm['tens_core']:9.1f} "
+        f"{hm['tens_core'] / hm['lib']:6.2f}"
     )
+    if "cuda" in hm:
+        line += f" {hm['cuda']:9.1f}"
+    print(line)
+    bench = [cuda_rows[c] for c in corruptbench.CORRUPTIONS if c in cuda_rows]
+    if bench:  # the GPU target: images/s averaged over the 15 benchmark corruptions
+        print(
+            f"cuda over the {len(bench)} benchmark corruptions: mean {np.mean(bench):.1f} img/s, "
+            f"harmonic {len(bench) / sum(1.0 / v for v in bench):.1f} img/s"
+        )
     if not args.no_eval:
         for dev in devices:
             fly, pre = eval_throughput(x, dev, args.eval_corruption, 3, max(3, args.repeat))

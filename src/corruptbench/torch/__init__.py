@@ -7,7 +7,8 @@
 
 PyTorch is optional for corruptbench: this subpackage needs it (``pip install corruptbench[torch]``),
 ``import corruptbench`` does not. Fidelity and the few steps that run on the CPU on purpose (JPEG,
-spatter's water edges) are described in :mod:`corruptbench.torch.functional`.
+spatter's water edges) and the CPU library's compiled kernels used for uint8 batches on the CPU
+(``backend="auto"``) are described in :mod:`corruptbench.torch.functional`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,14 @@ except ImportError as exc:  # pragma: no cover - exercised only without torch
         "corruptbench.torch needs PyTorch, which is not installed: pip install corruptbench[torch]"
     ) from exc
 
-from .functional import DRAW_KEYS, corrupt_batch, corrupt_batch_with_draws, cpu_draws
+from .functional import (
+    BACKENDS,
+    CPU_LIBRARY_DISPATCH,
+    DRAW_KEYS,
+    corrupt_batch,
+    corrupt_batch_with_draws,
+    cpu_draws,
+)
 from .transforms import Corrupt, RandomCorruption
 
 __all__ = [
@@ -27,6 +35,8 @@ __all__ = [
     "corrupt_batch_with_draws",
     "cpu_draws",
     "DRAW_KEYS",
+    "BACKENDS",
+    "CPU_LIBRARY_DISPATCH",
     "Corrupt",
     "RandomCorruption",
 ]

@@ -11,7 +11,7 @@ from .._registry import get_corruption
 from .._validation import check_severity
 from ..api import get_corruption_names
 from ..params import Profile
-from .functional import corrupt_batch
+from .functional import _check_backend, corrupt_batch
 
 __all__ = ["Corrupt", "RandomCorruption"]
 
@@ -39,6 +39,8 @@ class Corrupt(nn.Module):
             which DataLoader workers seed individually). In a DataLoader with workers prefer
             ``None``: every worker receives a *copy* of a given generator, so the workers would
             repeat each other's noise.
+        backend: ``"auto"`` or ``"tensor"``, as in :func:`corrupt_batch` (``auto``: uint8 batches
+            on the CPU use the CPU library's compiled kernels where they are faster).
 
     Shape:
         ``(3, H, W)`` or ``(N, 3, H, W)``, uint8 (0..255) or float (0..1) -> same shape, dtype, device.
@@ -59,23 +61,31 @@ class Corrupt(nn.Module):
         severity: int,
         profile: str | Profile = "auto",
         generator: torch.Generator | None = None,
+        backend: str = "auto",
     ) -> None:
         super().__init__()
         self.corruption = get_corruption(corruption).name
         self.severity = check_severity(severity)
         self.profile = profile
         self.generator = generator
+        self.backend = _check_backend(backend)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         xb, single = _batched(x)
         out = corrupt_batch(
-            xb, self.corruption, self.severity, profile=self.profile, generator=self.generator
+            xb,
+            self.corruption,
+            self.severity,
+            profile=self.profile,
+            generator=self.generator,
+            backend=self.backend,
         )
         return out[0] if single else out
 
     def extra_repr(self) -> str:
         prof = self.profile.name if isinstance(self.profile, Profile) else self.profile
-        return f"corruption={self.corruption!r}, severity={self.severity}, profile={prof!r}"
+        extra = "" if self.backend == "auto" else f", backend={self.backend!r}"
+        return f"corruption={self.corruption!r}, severity={self.severity}, profile={prof!r}{extra}"
 
 
 class RandomCorruption(nn.Module):
@@ -87,6 +97,7 @@ class RandomCorruption(nn.Module):
         severities: severities to draw from.
         p: probability of corrupting at all (per call).
         generator: ``torch.Generator`` for every draw (the choice and the corruption's own).
+        backend: ``"auto"`` or ``"tensor"``, as in :func:`corrupt_batch`.
 
     Every call draws once for the whole input: a batch gets one corruption and severity (each
     image still gets its own random fields).
@@ -109,6 +120,7 @@ class RandomCorruption(nn.Module):
         p: float = 1.0,
         profile: str | Profile = "auto",
         generator: torch.Generator | None = None,
+        backend: str = "auto",
     ) -> None:
         super().__init__()
         if isinstance(corruptions, str):
@@ -127,6 +139,7 @@ class RandomCorruption(nn.Module):
         self.p = float(p)
         self.profile = profile
         self.generator = generator
+        self.backend = _check_backend(backend)
         self.last: tuple[str, int] | None = None  #: the (corruption, severity) of the last call
 
     def _randint(self, high: int) -> int:
@@ -145,10 +158,16 @@ class RandomCorruption(nn.Module):
         name = self.corruptions[self._randint(len(self.corruptions))]
         sev = self.severities[self._randint(len(self.severities))]
         self.last = (name, sev)
-        out = corrupt_batch(xb, name, sev, profile=self.profile, generator=self.generator)
+        out = corrupt_batch(
+            xb, name, sev, profile=self.profile, generator=self.generator, backend=self.backend
+        )
         return out[0] if single else out
 
     def extra_repr(self) -> str:
         prof = self.profile.name if isinstance(self.profile, Profile) else self.profile
         cs = ", ".join(self.corruptions)
-        return f"corruptions=({cs}), severities={self.severities}, p={self.p:g}, profile={prof!r}"
+        extra = "" if self.backend == "auto" else f", backend={self.backend!r}"
+        return (
+            f"corruptions=({cs}), severities={self.severities}, p={self.p:g}, "
+            f"profile={prof!r}{extra}"
+        )
