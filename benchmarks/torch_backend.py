@@ -12,7 +12,11 @@ Prints, per corruption (mean over the chosen severities), images/s of
   available;
 
 CPU figures per core are measured in CPU time (``time.process_time``), so other work on a shared
-machine does not count against them; ``ratio`` is torch per core over the CPU library. The CPU
+machine does not count against them; ``ratio`` is torch per core over the CPU library. The default
+is one torch thread, so that both sides keep one core busy: with every core busy, the cores share
+caches and memory bandwidth and each gets slower (on the 2-core dev VM two single-thread processes
+run at ~0.7x the speed of one alone), which would lower the torch figure per core but not the
+library's. ``--threads N`` gives the wall-clock figures with N threads. The CPU
 library is timed on the same images as the batch (``--cpu-images``, default: the whole batch).
 
 then the throughput of an on-the-fly evaluation (``corrupt_batch`` + EfficientNet-Lite0) against
@@ -21,7 +25,7 @@ the same model on pre-corrupted tensors.
 Usage::
 
     python benchmarks/torch_backend.py                       # all 19, severities 1..5, batch 64
-    python benchmarks/torch_backend.py --severities 3 --threads 1
+    python benchmarks/torch_backend.py --severities 3 --threads 2
 """
 
 from __future__ import annotations
@@ -143,7 +147,10 @@ def main(argv=None) -> int:
     ap.add_argument("--severities", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--corruptions", nargs="+", default=list(corruptbench.ALL_CORRUPTIONS))
     ap.add_argument(
-        "--threads", type=int, default=torch.get_num_threads(), help="torch CPU threads"
+        "--threads",
+        type=int,
+        default=1,
+        help="torch CPU threads (default 1: the per-core ratio compares one busy core with one)",
     )
     ap.add_argument(
         "--cpu-images",
