@@ -26,6 +26,7 @@ Usage::
 
     python benchmarks/torch_backend.py                       # all 19, severities 1..5, batch 64
     python benchmarks/torch_backend.py --severities 3 --threads 2
+    python benchmarks/torch_backend.py --profile cifar --batch 256 --dispatch   # re-measure the table
 """
 
 from __future__ import annotations
@@ -48,20 +49,27 @@ from corruptbench.torch import CPU_LIBRARY_DISPATCH, corrupt_batch  # noqa: E402
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "imagenet-sample"
 
 
-def photos(n: int) -> np.ndarray:
-    """``n`` real 224 x 224 photos (repeated if needed), or synthetic images without the sample."""
+def photos(n: int, profile: str = "imagenet") -> np.ndarray:
+    """``n`` real photos preprocessed for ``profile`` (224, 299, 64 px; CIFAR-10 test images for
+    ``cifar``), repeated if needed, or synthetic images without the shared sample."""
     from PIL import Image
 
+    from corruptbench.params import PROFILES
     from corruptbench.preprocess import profile_preprocess
 
-    files = sorted(SAMPLE.glob("*.JPEG"))[:n] if SAMPLE.is_dir() else []
+    if profile == "cifar":
+        found = (SAMPLE.parent / "cifar10-test").glob("*/*.jpg")
+        files = sorted(found, key=lambda f: (f.name, f.parent.name))[:n]  # classes interleaved
+    else:
+        files = sorted(SAMPLE.glob("*.JPEG"))[:n] if SAMPLE.is_dir() else []
     if not files:
+        side = PROFILES[profile].size
         rs = np.random.RandomState(0)
-        return rs.randint(0, 256, (n, 224, 224, 3)).astype(np.uint8)
+        return rs.randint(0, 256, (n, side, side, 3)).astype(np.uint8)
     imgs = []
     for f in files:
         with Image.open(f) as im:
-            imgs.append(profile_preprocess(im.convert("RGB"), "imagenet"))
+            imgs.append(profile_preprocess(im.convert("RGB"), profile))
     while len(imgs) < n:
         imgs.append(imgs[len(imgs) % len(files)])
     return np.stack(imgs[:n])
@@ -141,9 +149,44 @@ def eval_throughput(
     return len(x) / min(times[True]), len(x) / min(times[False])
 
 
+def dispatch_table(x: torch.Tensor, args: argparse.Namespace) -> int:
+    """Per (corruption, severity): images per CPU-second of ``backend="library"`` and
+    ``backend="tensor"`` on the batch; prints the faster side and the dispatch row."""
+    print(f"{'corruption':18s} sev {'library':>9s} {'tensor':>9s}  faster")
+    row: dict[str, list[int]] = {}
+    for name in args.corruptions:
+        for sev in args.severities:
+            _, lib = time_torch(x, name, [sev], "cpu", args.repeat, "library")
+            _, ten = time_torch(x, name, [sev], "cpu", args.repeat, "tensor")
+            # the library only where it is clearly faster (5 %: above the run-to-run noise);
+            # JPEG's tensor path is the same per-image Pillow code, so it is always the library
+            clear = lib > 1.05 * ten or name == "jpeg_compression"
+            faster = "library" if clear else ("tensor" if ten >= lib else "tie: tensor")
+            if clear:
+                row.setdefault(name, []).append(sev)
+            print(f"{name:18s} {sev:3d} {lib:9.1f} {ten:9.1f}  {faster}", flush=True)
+    print(f"CPU_LIBRARY_DISPATCH[{args.profile!r}] = {{")
+    for name, sevs in row.items():
+        print(f"    {name!r}: {tuple(sevs)!r},")
+    print("}")
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument(
+        "--profile",
+        default="imagenet",
+        choices=("imagenet", "inception", "tiny", "cifar"),
+        help="image size and parameter table (224, 299, 64, 32 px)",
+    )
+    ap.add_argument(
+        "--dispatch",
+        action="store_true",
+        help="per (corruption, severity): CPU library kernels vs tensor ops on the batch, per core, "
+        "and the CPU_LIBRARY_DISPATCH row for --profile that follows",
+    )
     ap.add_argument("--severities", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--corruptions", nargs="+", default=list(corruptbench.ALL_CORRUPTIONS))
     ap.add_argument(
@@ -165,13 +208,18 @@ def main(argv=None) -> int:
 
     cv2.setNumThreads(1)
     torch.set_num_threads(args.threads)
-    imgs = photos(args.batch)
+    imgs = photos(args.batch, args.profile)
     x = torch.as_tensor(imgs).permute(0, 3, 1, 2).contiguous()
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    side = imgs.shape[1]
     print(
-        f"batch {args.batch} x 224 x 224 uint8, severities {args.severities}; torch {torch.__version__}, "
-        f"{args.threads} CPU thread(s); CPU library 1 thread; devices {devices}"
+        f"batch {args.batch} x {side} x {side} uint8 ({args.profile}), severities {args.severities}; "
+        f"torch {torch.__version__}, {args.threads} CPU thread(s); CPU library 1 thread; "
+        f"devices {devices}"
     )
+    if args.dispatch:
+        return dispatch_table(x, args)
+    table = CPU_LIBRARY_DISPATCH[args.profile]
     head = (
         f"{'corruption':18s} {'CPU lib':>8s} {'auto':>8s} {'auto/core':>9s} {'ratio':>6s} "
         f"{'tensor':>8s} {'tens/core':>9s} {'ratio':>6s}"
@@ -186,7 +234,7 @@ def main(argv=None) -> int:
     for name in args.corruptions:
         lib = time_cpu_library(imgs, name, args.severities, n_lib, args.repeat)
         auto, auto_core = time_torch(x, name, args.severities, "cpu", args.repeat, "auto")
-        if CPU_LIBRARY_DISPATCH.get(name):
+        if table.get(name):
             tens, tens_core = time_torch(x, name, args.severities, "cpu", args.repeat, "tensor")
         else:  # auto runs the tensor ops for this one
             tens, tens_core = auto, auto_core

@@ -32,17 +32,19 @@ the tensor's device, with these deliberate differences:
   device. Host-side work that is tiny: kernel construction (motion kernels per sample from the
   drawn angles, elastic affine matrices with ``cv2.getAffineTransform``), frost texture decoding
   (once per process, moved to each device once).
-* **uint8 batches on the CPU** (``backend="auto"``, the default) run the (corruption, severity)
-  pairs of :data:`CPU_LIBRARY_DISPATCH` with the CPU library's own compiled kernels, one image at
-  a time (shared among ``torch.get_num_threads()`` threads): on a CPU those kernels are faster than
-  tensor ops there (zoom blur's fused bilinear sum, ImageMagick's motion taps, the weather layers,
-  the 8-bit colour tables, ...), and the result is the CPU library's, bit for bit: image ``i`` is
-  ``corruptbench.corrupt(x[i], corruption, severity, rng=seed_i)`` with ``seed_i`` drawn from
-  ``generator`` (``torch.randint(0, 2**32, (N,))``; none for the deterministic ones). The rest
-  (gaussian and speckle noise, defocus blur, most of shot noise, elastic transform and Gaussian
-  blur) are faster as tensor ops and run as such. ``backend="tensor"`` runs tensor ops for all 19
-  on every device; float batches and every non-CPU device always do. Nothing else changes: the
-  same tables and algorithms, two implementations, both measured against the reference.
+* **uint8 batches on the CPU** (``backend="auto"``, the default) run the (profile, corruption,
+  severity) triples of :data:`CPU_LIBRARY_DISPATCH` with the CPU library's own compiled kernels,
+  one image at a time (shared among ``torch.get_num_threads()`` threads): on a CPU those kernels
+  are faster than tensor ops there (zoom blur's fused bilinear sum, ImageMagick's motion taps, the
+  weather layers, the 8-bit colour tables, ...), and the result is the CPU library's, bit for bit:
+  image ``i`` is ``corruptbench.corrupt(x[i], corruption, severity, rng=seed_i)`` with ``seed_i``
+  drawn from ``generator`` (``torch.randint(0, 2**32, (N,))``; none for the deterministic ones).
+  The rest (at 224: gaussian and speckle noise, defocus blur, shot noise 1-3, elastic 1-2,
+  Gaussian blur 4-5; more at 64 and 32 px, where whole-batch tensor ops amortise their overhead)
+  run as tensor ops. ``backend="tensor"`` runs tensor ops for all 19 on every device; float
+  batches and every non-CPU device always do; ``backend="library"`` runs the library for all 19
+  (CPU uint8 only). Nothing else changes: the same tables and algorithms, two implementations,
+  both measured against the reference.
 * **CPU batches are processed in chunks** of a few MB (:data:`CPU_CHUNK_BYTES`): per-sample draws
   are then taken chunk by chunk, so a seeded result depends on the device (reproducible on the
   same device, as the generator is).
@@ -699,35 +701,90 @@ def _check_batch(x: Any) -> None:
         raise TypeError(f"x must be uint8 (0..255) or floating point (0..1), got {x.dtype}")
 
 
-_ALL_SEVERITIES = (1, 2, 3, 4, 5)
+_ALL = (1, 2, 3, 4, 5)
 
-#: ``corruption -> severities`` that :func:`corrupt_batch` runs with the CPU library's compiled
-#: kernels, one image at a time, for uint8 batches on the CPU (``backend="auto"``): where the
-#: tensor-op version is slower per core than the library on a CPU (measured at 224 x 224 with
-#: ``benchmarks/torch_backend.py``, which prints both). Everything else runs as tensor ops. The
-#: outputs of these are the CPU library's, bit for bit, with per-sample seeds from the generator.
-CPU_LIBRARY_DISPATCH: Mapping[str, tuple[int, ...]] = MappingProxyType(
+
+def _dispatch_row(
+    everywhere: Sequence[str], some: Mapping[str, tuple[int, ...]]
+) -> Mapping[str, tuple[int, ...]]:
+    return MappingProxyType({**{name: _ALL for name in everywhere}, **some})
+
+
+#: ``profile -> corruption -> severities`` that :func:`corrupt_batch` runs with the CPU library's
+#: compiled kernels, one image at a time, for uint8 batches on the CPU (``backend="auto"``): where
+#: the library is clearly faster per core than the tensor ops on a CPU (each profile measured at
+#: its native size with ``benchmarks/torch_backend.py --profile P --dispatch``; near-ties go to
+#: the tensor ops). Everything else runs as tensor ops. The outputs of these are the CPU
+#: library's, bit for bit, with per-sample seeds from the generator. Speed only: both sides are
+#: the same algorithm.
+CPU_LIBRARY_DISPATCH: Mapping[str, Mapping[str, tuple[int, ...]]] = MappingProxyType(
     {
-        "shot_noise": (5,),  # the library's Poisson sampler is cheapest at the highest rates
-        "impulse_noise": _ALL_SEVERITIES,
-        "glass_blur": _ALL_SEVERITIES,
-        "motion_blur": _ALL_SEVERITIES,
-        "zoom_blur": _ALL_SEVERITIES,
-        "gaussian_blur": (1, 2),  # small sigmas: the library's fused pass beats the block matmuls
-        "snow": _ALL_SEVERITIES,
-        "frost": _ALL_SEVERITIES,
-        "fog": _ALL_SEVERITIES,
-        "spatter": _ALL_SEVERITIES,
-        "brightness": _ALL_SEVERITIES,
-        "contrast": _ALL_SEVERITIES,
-        "saturate": _ALL_SEVERITIES,
-        "pixelate": _ALL_SEVERITIES,
-        "jpeg_compression": _ALL_SEVERITIES,
-        "elastic_transform": (3, 4, 5),  # sigma 0.01 x size: no dense Gaussian in the library
+        # 224 x 224: the fused kernels (zoom, motion, weather layers, 8-bit colour tables) win;
+        # the library's Poisson sampler is cheapest at the highest rates (shot 4-5); Gaussian blur
+        # and elastic's smoothing swap sides with sigma (the library's fused pass for small
+        # sigmas, the block / dense matmuls of the tensor ops for large ones)
+        "imagenet": _dispatch_row(
+            (
+                "impulse_noise",
+                "glass_blur",
+                "motion_blur",
+                "zoom_blur",
+                "snow",
+                "frost",
+                "fog",
+                "spatter",
+                "brightness",
+                "contrast",
+                "saturate",
+                "pixelate",
+                "jpeg_compression",
+            ),
+            {"shot_noise": (4, 5), "gaussian_blur": (1, 2, 3), "elastic_transform": (3, 4, 5)},
+        ),
+        "inception": _dispatch_row(
+            (
+                "impulse_noise",
+                "glass_blur",
+                "motion_blur",
+                "zoom_blur",
+                "snow",
+                "frost",
+                "fog",
+                "spatter",
+                "brightness",
+                "contrast",
+                "saturate",
+                "pixelate",
+                "jpeg_compression",
+            ),
+            {"shot_noise": (4, 5), "gaussian_blur": (1, 2, 3, 4), "elastic_transform": (3, 4, 5)},
+        ),
+        # 64 x 64 and 32 x 32: whole-batch tensor ops amortise their overhead over many small
+        # images; the library keeps the corruptions whose kernels have no cheap tensor form
+        "tiny": _dispatch_row(
+            (
+                "glass_blur",
+                "motion_blur",
+                "zoom_blur",
+                "snow",
+                "frost",
+                "fog",
+                "contrast",
+                "saturate",
+                "jpeg_compression",
+            ),
+            {"pixelate": (1, 2, 3, 4), "spatter": (4, 5)},
+        ),
+        "cifar": _dispatch_row(
+            ("motion_blur", "zoom_blur", "snow", "frost", "contrast", "jpeg_compression"), {}
+        ),
     }
 )
 
-BACKENDS = ("auto", "tensor")
+#: ``auto``: per (profile, corruption, severity) the faster of the two on CPU uint8 batches;
+#: ``tensor``: tensor ops everywhere; ``library``: the CPU library for every corruption (CPU uint8
+#: batches only: exact reference output with a torch API).
+BACKENDS = ("auto", "tensor", "library")
 
 
 def _check_backend(backend: str) -> str:
@@ -737,14 +794,29 @@ def _check_backend(backend: str) -> str:
 
 
 def _use_library(
-    x: torch.Tensor, name: str, severity: int, backend: str, draws: Mapping[str, Any] | None
+    x: torch.Tensor,
+    name: str,
+    severity: int,
+    profile: Profile,
+    backend: str,
+    draws: Mapping[str, Any] | None,
 ) -> bool:
+    if backend == "library":
+        if draws is not None:
+            raise ValueError('backend="library" draws its own randomness: it takes no draws')
+        if x.device.type != "cpu" or x.dtype != torch.uint8:
+            raise ValueError(
+                'backend="library" runs the CPU library: it needs a uint8 batch on the CPU, '
+                f"got {x.dtype} on {x.device}"
+            )
+        return True
+    table = CPU_LIBRARY_DISPATCH.get(profile.name, CPU_LIBRARY_DISPATCH["imagenet"])
     return (
         backend == "auto"
         and draws is None
         and x.device.type == "cpu"
         and x.dtype == torch.uint8
-        and severity in CPU_LIBRARY_DISPATCH.get(name, ())
+        and severity in table.get(name, ())
     )
 
 
@@ -765,7 +837,7 @@ def _run(
     if x.shape[0] == 0:
         return x.clone()
     rnd = _Random(generator, x.device)
-    if _use_library(x, name, sev, backend, draws):
+    if _use_library(x, name, sev, prof, backend, draws):
         info = get_corruption(name)
         seeds = rnd.randint(0, 2**32, (int(x.shape[0]),)).tolist() if info.random else None
         out = _library_per_image(x.detach(), name, sev, prof, seeds)
@@ -830,10 +902,11 @@ def corrupt_batch(
             ``auto`` picks by size as :func:`corruptbench.corrupt` does).
         generator: ``torch.Generator`` for the random draws (each sample gets its own); drawn on the
             generator's device and moved to ``x``'s. ``None``: torch's default generator.
-        backend: ``"auto"`` (default): uint8 batches on the CPU run the corruptions of
-            :data:`CPU_LIBRARY_DISPATCH` with the CPU library's compiled kernels (exact
+        backend: ``"auto"`` (default): uint8 batches on the CPU run the (profile, corruption,
+            severity) triples of :data:`CPU_LIBRARY_DISPATCH` with the CPU library's kernels (exact
             reference output, per-sample seeds from ``generator``), everything else as tensor ops;
-            ``"tensor"``: tensor ops for every corruption on every device (what a GPU runs).
+            ``"tensor"``: tensor ops for every corruption on every device (what a GPU runs);
+            ``"library"``: the CPU library for every corruption (uint8 CPU batches only).
 
     Returns:
         Tensor of ``x``'s dtype, shape and device. uint8 results are truncated as the reference's
