@@ -17,7 +17,8 @@ is one torch thread, so that both sides keep one core busy: with every core busy
 caches and memory bandwidth and each gets slower (on the 2-core dev VM two single-thread processes
 run at ~0.7x the speed of one alone), which would lower the torch figure per core but not the
 library's. ``--threads N`` gives the wall-clock figures with N threads. The CPU
-library is timed on the same images as the batch (``--cpu-images``, default: the whole batch).
+library is timed on the same images as the batch (``--cpu-images``, default: the whole batch), in
+turn with the torch calls within every repeat.
 
 then the throughput of an on-the-fly evaluation (``corrupt_batch`` + EfficientNet-Lite0) against
 the same model on pre-corrupted tensors.
@@ -104,20 +105,41 @@ def time_torch(
     return len(x) / float(np.mean(wall)), len(x) / float(np.mean(cpu))
 
 
-def time_cpu_library(images: np.ndarray, name: str, sevs, n: int, repeat: int = 1) -> float:
-    """Images per CPU-second of corruptbench.corrupt, one image at a time (single thread: the
-    CPU time is the time of one core); best of ``repeat`` per severity, mean over severities."""
+def time_side_by_side(
+    images: np.ndarray,
+    x: torch.Tensor,
+    name: str,
+    sevs,
+    n_lib: int,
+    repeat: int,
+    backends: tuple[str, ...],
+) -> dict[str, tuple[float, float]]:
+    """``{"lib": (per core, per core), backend: (wall, per core)}`` in images/s on the CPU, the
+    CPU library and each backend timed in turn within every repeat (so that a slower or faster
+    spell of a shared machine falls on all of them alike); best of ``repeat`` per severity, mean
+    time over severities."""
     corruptbench.corrupt(images[0], name, sevs[0], rng=0)  # warm-up (numba, caches)
-    ts = []
+    per: dict[str, tuple[list[float], list[float]]] = {k: ([], []) for k in ("lib", *backends)}
     for sev in sevs:
-        best = np.inf
+        g = torch.Generator().manual_seed(0)
+        for b in backends:
+            corrupt_batch(x, name, sev, generator=g, backend=b)  # warm-up
+        best = {k: [np.inf, np.inf] for k in per}
         for _ in range(repeat):
-            t0 = time.process_time()
-            for k in range(n):
+            c0 = time.process_time()
+            for k in range(n_lib):
                 corruptbench.corrupt(images[k], name, sev, rng=k)
-            best = min(best, (time.process_time() - t0) / n)
-        ts.append(best)
-    return 1.0 / float(np.mean(ts))
+            t = (time.process_time() - c0) / n_lib
+            best["lib"] = [min(best["lib"][0], t), min(best["lib"][1], t)]
+            for b in backends:
+                t0, c0 = time.perf_counter(), time.process_time()
+                corrupt_batch(x, name, sev, generator=g, backend=b)
+                w, c = (time.perf_counter() - t0) / len(x), (time.process_time() - c0) / len(x)
+                best[b] = [min(best[b][0], w), min(best[b][1], c)]
+        for k, (w, c) in best.items():
+            per[k][0].append(w)
+            per[k][1].append(c)
+    return {k: (1.0 / float(np.mean(w)), 1.0 / float(np.mean(c))) for k, (w, c) in per.items()}
 
 
 def eval_throughput(
@@ -232,12 +254,12 @@ def main(argv=None) -> int:
     inv: dict[str, float] = {}
     cuda_rows: dict[str, float] = {}
     for name in args.corruptions:
-        lib = time_cpu_library(imgs, name, args.severities, n_lib, args.repeat)
-        auto, auto_core = time_torch(x, name, args.severities, "cpu", args.repeat, "auto")
-        if table.get(name):
-            tens, tens_core = time_torch(x, name, args.severities, "cpu", args.repeat, "tensor")
-        else:  # auto runs the tensor ops for this one
-            tens, tens_core = auto, auto_core
+        # auto runs the tensor ops for a corruption without an entry in the dispatch table
+        backends = ("auto", "tensor") if table.get(name) else ("auto",)
+        t = time_side_by_side(imgs, x, name, args.severities, n_lib, args.repeat, backends)
+        lib = t["lib"][1]
+        auto, auto_core = t["auto"]
+        tens, tens_core = t.get("tensor", t["auto"])
         line = (
             f"{name:18s} {lib:8.1f} {auto:8.1f} {auto_core:9.1f} {auto_core / lib:6.2f} "
             f"{tens:8.1f} {tens_core:9.1f} {tens_core / lib:6.2f}"
