@@ -335,6 +335,35 @@ def test_glass_shuffle_equals_sequential_loop(d):
     np.testing.assert_array_equal(_to_numpy(jump)[0], expect)
 
 
+@pytest.mark.parametrize("radius, sigma", [(10, 3), (15, 8), (20, 15), (3, 1)])
+def test_motion_taps_batched_equal_per_sample(radius, sigma):
+    """The batched tap sum (non-CPU devices) is the per-sample slice sum, bit for bit."""
+    from corruptbench._magick import motion_kernel
+
+    x = torch.rand(5, 3, 40, 52, generator=torch.Generator().manual_seed(radius))
+    angles = np.random.RandomState(radius).uniform(-135, 45, 5)
+    kernels = [motion_kernel(radius, sigma, float(a)) for a in angles]
+    loop = _ops.motion_blur_taps(x, kernels, batched=False)
+    batched = _ops.motion_blur_taps(x, kernels, batched=True)
+    assert torch.equal(loop, batched)
+
+
+def test_spatter_water_mode_threads_do_not_change_the_result():
+    x = _to_tensor(_rand_images(4, 40, 52, seed=15))
+    before = torch.get_num_threads()
+    try:
+        outs = []
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            g = torch.Generator().manual_seed(3)
+            outs.append(
+                corrupt_batch(x, "spatter", 1, profile="imagenet", generator=g, backend="tensor")
+            )
+    finally:
+        torch.set_num_threads(before)
+    assert torch.equal(outs[0], outs[1])
+
+
 def test_glass_shuffle_passes_equal_repeated_passes():
     rs = np.random.RandomState(5)
     x = torch.as_tensor(rs.randint(0, 256, (2, 3, 21, 17)).astype(np.uint8))

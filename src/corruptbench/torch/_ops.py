@@ -291,6 +291,7 @@ def motion_blur_taps(
     kernels: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
     *,
     min_weight: float = 1e-9,
+    batched: bool | None = None,
 ) -> torch.Tensor:
     """Apply ImageMagick motion-blur kernels, one per sample: ``out(x, y) = sum_i w[i] in(x + dx[i],
     y + dy[i])``, samples outside the image from the nearest edge pixel (ImageMagick's "edge"
@@ -301,6 +302,9 @@ def motion_blur_taps(
         kernels: per sample ``(weights, offsets_x, offsets_y)`` of
             :func:`corruptbench._magick.motion_kernel`.
         min_weight: taps below this weight are skipped (their total is < 1e-7 of the range).
+        batched: sum tap ``t`` of every sample in one gather (``3 T`` operations for the batch
+            instead of ``N T`` slice additions: far fewer kernel launches on a GPU; each sample
+            sums its taps in the same order). ``None``: batched on non-CPU devices.
 
     Returns:
         ``(N, C, H, W)`` float tensor (no quantisation).
@@ -311,6 +315,8 @@ def motion_blur_taps(
     top, bottom = max(0, -int(oy.min())), max(0, int(oy.max()))
     left, right = max(0, -int(ox.min())), max(0, int(ox.max()))
     xp = _pad(x, (top, bottom, left, right), "nearest")
+    if batched if batched is not None else (x.device.type != "cpu" and n > 1):
+        return _motion_taps_batched(xp, kernels, (h, w), (top, left), min_weight)
     out = torch.empty_like(x)
     for s, (wts, dx, dy) in enumerate(kernels):
         acc = out[s]
@@ -328,6 +334,45 @@ def motion_blur_taps(
         if first:
             acc.zero_()
     return out
+
+
+def _motion_taps_batched(
+    xp: torch.Tensor,
+    kernels: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]],
+    size: tuple[int, int],
+    origin: tuple[int, int],
+    min_weight: float,
+) -> torch.Tensor:
+    """:func:`motion_blur_taps` on the padded batch ``xp``, tap by tap for all samples at once:
+    ``acc[s] += w[s, t] * xp[s, :, top + dy[s, t] + i, left + dx[s, t] + j]`` as one gather of the
+    flattened planes at per-sample offsets. Samples with fewer taps get zero-weight taps at offset
+    0 (adding an exact 0)."""
+    n, c, hp, wp = xp.shape
+    h, w = size
+    top, left = origin
+    taps = []
+    for wts, dx, dy in kernels:
+        keep = wts >= min_weight
+        taps.append((wts[keep], (top + dy[keep]) * wp + (left + dx[keep])))
+    t_max = max((len(t[0]) for t in taps), default=0)
+    weights = np.zeros((n, max(t_max, 1)), dtype=np.float32)
+    offsets = np.zeros((n, max(t_max, 1)), dtype=np.int64)
+    for s, (wts, off) in enumerate(taps):
+        weights[s, : len(wts)] = wts
+        offsets[s, : len(off)] = off
+    dev = xp.device
+    wt = torch.as_tensor(weights, device=dev)
+    off_t = torch.as_tensor(offsets, device=dev)
+    # flat index of output pixel (i, j) in a padded plane, before the tap's offset
+    base = (torch.arange(h, device=dev)[:, None] * wp + torch.arange(w, device=dev)[None, :]).view(
+        1, 1, h * w
+    )
+    flat = xp.reshape(n, c, hp * wp)
+    acc = torch.zeros((n, c, h * w), dtype=xp.dtype, device=dev)
+    for t in range(t_max):
+        idx = (base + off_t[:, t].view(n, 1, 1)).expand(n, c, h * w)
+        acc.addcmul_(flat.gather(2, idx), wt[:, t].view(n, 1, 1).to(xp.dtype))
+    return acc.view(n, c, h, w)
 
 
 def magick_quantise(acc: torch.Tensor) -> torch.Tensor:
