@@ -721,6 +721,23 @@ def _dispatch_row(
     return MappingProxyType({**{name: _ALL for name in everywhere}, **some})
 
 
+#: the corruptions the library runs at every severity at 224 and 299 px
+_LIBRARY_AT_ALL_SEVERITIES_LARGE = (
+    "impulse_noise",
+    "glass_blur",
+    "motion_blur",
+    "zoom_blur",
+    "snow",
+    "frost",
+    "fog",
+    "spatter",
+    "brightness",
+    "contrast",
+    "saturate",
+    "pixelate",
+    "jpeg_compression",
+)
+
 #: ``profile -> corruption -> severities`` that :func:`corrupt_batch` runs with the CPU library's
 #: compiled kernels, one image at a time, for uint8 batches on the CPU (``backend="auto"``): where
 #: the library is clearly faster per core than the tensor ops on a CPU (each profile measured at
@@ -735,39 +752,11 @@ CPU_LIBRARY_DISPATCH: Mapping[str, Mapping[str, tuple[int, ...]]] = MappingProxy
         # and elastic's smoothing swap sides with sigma (the library's fused pass for small
         # sigmas, the block / dense matmuls of the tensor ops for large ones)
         "imagenet": _dispatch_row(
-            (
-                "impulse_noise",
-                "glass_blur",
-                "motion_blur",
-                "zoom_blur",
-                "snow",
-                "frost",
-                "fog",
-                "spatter",
-                "brightness",
-                "contrast",
-                "saturate",
-                "pixelate",
-                "jpeg_compression",
-            ),
+            _LIBRARY_AT_ALL_SEVERITIES_LARGE,
             {"shot_noise": (4, 5), "gaussian_blur": (1, 2, 3), "elastic_transform": (3, 4, 5)},
         ),
         "inception": _dispatch_row(
-            (
-                "impulse_noise",
-                "glass_blur",
-                "motion_blur",
-                "zoom_blur",
-                "snow",
-                "frost",
-                "fog",
-                "spatter",
-                "brightness",
-                "contrast",
-                "saturate",
-                "pixelate",
-                "jpeg_compression",
-            ),
+            _LIBRARY_AT_ALL_SEVERITIES_LARGE,
             {"shot_noise": (4, 5), "gaussian_blur": (1, 2, 3, 4), "elastic_transform": (3, 4, 5)},
         ),
         # 64 x 64 and 32 x 32: whole-batch tensor ops amortise their overhead over many small
