@@ -31,9 +31,10 @@ the tensor's device, with these deliberate differences:
   with OpenCV on the CPU (same calls as the CPU library; the images shared among
   ``torch.get_num_threads()`` threads); everything else of both stays on the device. Motion blur
   (and snow's) sums each tap for the whole batch in one gather on non-CPU devices (``3 T`` kernel
-  launches per batch instead of ``N T``; the same sums in the same order). Host-side work that is tiny: kernel construction (motion kernels per sample from the
-  drawn angles, elastic affine matrices with ``cv2.getAffineTransform``), frost texture decoding
-  (once per process, moved to each device once).
+  launches per batch instead of ``N T``; the same sums in the same order). Host-side work that is
+  tiny: kernel construction (motion kernels per sample from the drawn angles, elastic affine
+  matrices with ``cv2.getAffineTransform``), frost texture decoding (once per process, moved to
+  each device once).
 * **uint8 batches on the CPU** (``backend="auto"``, the default) run the (profile, corruption,
   severity) triples of :data:`CPU_LIBRARY_DISPATCH` with the CPU library's own compiled kernels,
   one image at a time (shared among ``torch.get_num_threads()`` threads): on a CPU those kernels
