@@ -75,7 +75,8 @@ from .._magick import motion_kernel
 from .._registry import get_corruption
 from .._validation import check_severity, resolve_profile
 from ..corruptions.digital import invert_affine_cv
-from ..corruptions.weather import _MUD_COLOUR, _WATER_COLOUR, _WATER_KERNEL, frost_texture
+from ..corruptions.weather import _MUD_COLOUR, _WATER_COLOUR, frost_texture
+from ..corruptions.weather import _water_distance as _library_water_distance
 from ..kernels import disk, next_pow2
 from ..params import Profile, get_params
 from . import _ops
@@ -455,15 +456,9 @@ def _liquid_layer(
 
 
 def _water_distance(liquid8: np.ndarray) -> np.ndarray:
-    """The CPU (OpenCV) part of spatter's water mode for one uint8 liquid layer (same calls as
-    :func:`corruptbench.corruptions.weather.spatter`)."""
-    dist = 255 - cv2.Canny(liquid8, 50, 150)
-    dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
-    _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
-    dist = cv2.blur(dist, (3, 3)).astype(np.uint8)
-    dist = cv2.equalizeHist(dist)
-    dist = cv2.filter2D(dist, cv2.CV_8U, _WATER_KERNEL)
-    return cv2.blur(dist, (3, 3)).astype(np.float32)
+    """The CPU (OpenCV) part of spatter's water mode for one uint8 liquid layer: the CPU library's
+    own steps (:func:`corruptbench.corruptions.weather._water_distance`), as float32."""
+    return _library_water_distance(liquid8).astype(np.float32)
 
 
 def _spatter(ctx: _Ctx) -> torch.Tensor:
