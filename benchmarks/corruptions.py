@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 import corruptbench
-from corruptbench._registry import BENCHMARK_CORRUPTIONS, REFERENCE_ORDER, corruption_registry
+from corruptbench.registry import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, corruption_registry
 
 SIZE_PROFILE = {224: "imagenet", 299: "inception", 64: "tiny", 32: "cifar"}
 SEVERITIES = (1, 2, 3, 4, 5)
@@ -46,7 +46,7 @@ def test_image(size: int) -> tuple[np.ndarray, str]:
     """A real photo prepared as the profile's generator does, or a synthetic image."""
     from PIL import Image
 
-    from corruptbench.preprocess import profile_preprocess, resize_exact
+    from corruptbench.ops.preprocess import profile_preprocess, resize_exact
 
     profile = SIZE_PROFILE.get(size)
     if size == 32 and CIFAR_DIR.is_dir():
@@ -106,11 +106,11 @@ def reference_seconds(img: np.ndarray, repeats: int) -> dict[str, list[float]] |
     if not reference.reference_available():
         return None
     timings = reference.reference_timings(
-        img, names=REFERENCE_ORDER, severities=SEVERITIES, repeats=repeats
+        img, names=ALL_CORRUPTIONS, severities=SEVERITIES, repeats=repeats
     )
     return {
         n: [timings[(n, s)] for s in SEVERITIES]
-        for n in REFERENCE_ORDER
+        for n in ALL_CORRUPTIONS
         if (n, SEVERITIES[0]) in timings
     }
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--repeats", type=int, default=10, help="timed calls per case (minimum is kept)"
     )
-    ap.add_argument("--names", nargs="+", default=list(REFERENCE_ORDER), help="corruptions to time")
+    ap.add_argument("--names", nargs="+", default=list(ALL_CORRUPTIONS), help="corruptions to time")
     ap.add_argument("--no-reference", action="store_true", help="skip the reference timings")
     ap.add_argument("--reference-repeats", type=int, default=3)
     ap.add_argument("--json", type=Path, help="also write all figures to this JSON file")
@@ -142,10 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     clock = CLOCKS[args.clock]
 
     registered = set(corruption_registry())
-    unknown = [n for n in args.names if n not in REFERENCE_ORDER]
+    unknown = [n for n in args.names if n not in ALL_CORRUPTIONS]
     if unknown:
         print(f"unknown corruption names ignored: {', '.join(unknown)}")
-    names = [n for n in args.names if n in REFERENCE_ORDER]
+    names = [n for n in args.names if n in ALL_CORRUPTIONS]
     available = [n for n in names if n in registered]
     missing = [n for n in names if n not in registered]
     report: dict = {

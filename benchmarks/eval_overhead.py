@@ -37,7 +37,7 @@ SHARED = REPO.parent / "shared" / "data" / "imagenet-sample"
 def build_folder(root: Path, n: int) -> list[Path]:
     from corruptbench import corrupt
     from corruptbench.build import item_seed
-    from corruptbench.preprocess import profile_preprocess
+    from corruptbench.ops.preprocess import profile_preprocess
 
     files = sorted(SHARED.iterdir())[:n]
     out = []

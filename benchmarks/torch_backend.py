@@ -55,8 +55,8 @@ def photos(n: int, profile: str = "imagenet") -> np.ndarray:
     ``cifar``), repeated if needed, or synthetic images without the shared sample."""
     from PIL import Image
 
-    from corruptbench.params import PROFILES
-    from corruptbench.preprocess import profile_preprocess
+    from corruptbench.ops.preprocess import profile_preprocess
+    from corruptbench.profiles import PROFILES
 
     if profile == "cifar":
         found = (SAMPLE.parent / "cifar10-test").glob("*/*.jpg")

@@ -32,7 +32,7 @@ import torch
 from PIL import Image
 
 import corruptbench
-from corruptbench.preprocess import profile_preprocess
+from corruptbench.ops.preprocess import profile_preprocess
 from corruptbench.torch import corrupt_batch
 
 REPO = Path(__file__).resolve().parents[1]

@@ -31,7 +31,7 @@ def load_photo(name: str) -> Image.Image:
 @pytest.fixture(scope="session")
 def photos224() -> list[np.ndarray]:
     """Two real ImageNet photos, Resize(256) + CenterCrop(224) as make-c does."""
-    from corruptbench.preprocess import profile_preprocess
+    from corruptbench.ops.preprocess import profile_preprocess
 
     return [profile_preprocess(load_photo(n), "imagenet") for n in PHOTO_NAMES]
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from corruptbench._registry import BENCHMARK_CORRUPTIONS, REFERENCE_ORDER
+from corruptbench.registry import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 
 REPO = Path(__file__).resolve().parents[1]
 RUNNER = REPO / "tools" / "reference" / "ref_runner.py"
@@ -38,7 +38,7 @@ REFERENCE_MISSING = (
 
 # The 15 benchmark corruptions and the 4 extra ("validation") ones, in imagenet_c's order: the
 # package's one registry (this client runs in our venv; the runner it starts never imports corruptbench).
-ALL_CORRUPTIONS = REFERENCE_ORDER
+ALL_CORRUPTIONS = ALL_CORRUPTIONS
 
 
 class ReferenceRunnerError(RuntimeError):

@@ -70,7 +70,7 @@ def test_every_profile_at_native_and_other_sizes(profile: str) -> None:
 
 
 def test_auto_profile() -> None:
-    from corruptbench._validation import resolve_profile
+    from corruptbench.profiles import resolve_profile
 
     assert resolve_profile("auto", (32, 32, 3)).name == "cifar"
     assert resolve_profile("auto", (64, 64, 3)).name == "tiny"

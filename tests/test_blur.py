@@ -13,10 +13,11 @@ from scipy.ndimage import zoom as scizoom
 
 import corruptbench
 from conftest import assert_faithful, ref_disk
-from corruptbench._magick import magick_motion_blur
-from corruptbench._registry import corruption_registry
 from corruptbench.corruptions.blur import _is_gray, glass_shuffle
-from corruptbench.params import PROFILES, get_params
+from corruptbench.ops.magick import magick_motion_blur
+from corruptbench.profiles import PROFILES
+from corruptbench.registry import corruption_registry
+from corruptbench.tables.corruptions import get_params
 
 BLURS = ("defocus_blur", "glass_blur", "motion_blur", "zoom_blur", "gaussian_blur")
 RANDOM_BLURS = ("glass_blur", "motion_blur")

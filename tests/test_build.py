@@ -22,7 +22,7 @@ from corruptbench import corrupt
 from corruptbench.build import BuildError, build, item_seed, output_name
 from corruptbench.cli import main
 from corruptbench.datasets import cifar, video
-from corruptbench.preprocess import profile_preprocess
+from corruptbench.ops.preprocess import profile_preprocess
 
 FAST = ["brightness", "gaussian_noise"]
 

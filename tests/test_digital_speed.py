@@ -19,11 +19,12 @@ import scipy.ndimage
 from PIL import Image
 
 from conftest import load_photo
-from corruptbench import _color
-from corruptbench._registry import corruption_registry
 from corruptbench.corruptions import digital
-from corruptbench.params import PROFILES, get_params
-from corruptbench.preprocess import profile_preprocess, resize_exact
+from corruptbench.ops import hsv as _color
+from corruptbench.ops.preprocess import profile_preprocess, resize_exact
+from corruptbench.profiles import PROFILES
+from corruptbench.registry import corruption_registry
+from corruptbench.tables.corruptions import get_params
 
 # every (shape, sigma) class of the small-kernel path: fields shorter than the kernel radius
 # (repeated folding), odd and non-square sides, radius 0 and the widest direct kernel

@@ -1,4 +1,4 @@
-"""corruptbench._jpeg.encode_jpeg: byte-identical to Pillow's ``save(..., optimize=True)``."""
+"""corruptbench.datasets.jpeg.encode_jpeg: byte-identical to Pillow's ``save(..., optimize=True)``."""
 
 from __future__ import annotations
 
@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corruptbench import ALL_CORRUPTIONS, _jpeg, corrupt
-from corruptbench._jpeg import encode_jpeg
+from corruptbench import ALL_CORRUPTIONS, corrupt
 from corruptbench.build import _encode_jpeg
+from corruptbench.datasets import jpeg as _jpeg
+from corruptbench.datasets.jpeg import encode_jpeg
 
 
 def pillow(arr: np.ndarray, quality: int = 85, **kw: object) -> bytes:
@@ -33,7 +34,7 @@ def noise(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
 
 def test_photos_all_profiles(photos224: list[np.ndarray]) -> None:
     from conftest import PHOTO_NAMES, load_photo
-    from corruptbench.preprocess import profile_preprocess
+    from corruptbench.ops.preprocess import profile_preprocess
 
     for a in photos224:
         assert_same(a)

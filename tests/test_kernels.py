@@ -10,20 +10,16 @@ from scipy.ndimage import gaussian_filter
 from scipy.ndimage import zoom as scizoom
 
 from conftest import ref_disk
-from corruptbench.kernels import (
+from corruptbench.ops.gaussian import gaussian_blur_u8, gaussian_filter_nearest, gaussian_kernel1d
+from corruptbench.ops.kernels import disk, next_pow2, plasma_fractal
+from corruptbench.ops.zoom import (
     clipped_zoom,
     clipped_zoom_geometry,
-    disk,
-    gaussian_blur_u8,
-    gaussian_filter_nearest,
-    gaussian_kernel1d,
-    next_pow2,
-    plasma_fractal,
     zoom_axis_table,
     zoom_blur_u8,
     zoom_sum,
 )
-from corruptbench.params import TABLES
+from corruptbench.tables.corruptions import TABLES
 
 # ------------------------------------------------------------------------------------------------
 # transcriptions of the reference helpers (spec §1.1), written out plainly

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-import corruptbench._legacy_random as legacy_random
-from corruptbench._legacy_random import (
+import corruptbench.ops.legacy_random as legacy_random
+from corruptbench.ops.legacy_random import (
     PoissonPlan,
     _raw_view_works,
     gauss_u8,
@@ -206,7 +206,7 @@ def test_copy_path_when_the_state_cannot_be_used_in_place(monkeypatch: pytest.Mo
 @pytest.mark.parametrize("cached", [False, True])
 @pytest.mark.parametrize("size", [(1,), (2,), (313,), (50, 51)])
 def test_legacy_normal_and_uniform_equal_numpy(pre: int, cached: bool, size: tuple) -> None:
-    from corruptbench._legacy_random import legacy_normal, legacy_uniform
+    from corruptbench.ops.legacy_random import legacy_normal, legacy_uniform
 
     a, b = np.random.RandomState(7), np.random.RandomState(7)
     for rs in (a, b):
@@ -221,7 +221,7 @@ def test_legacy_normal_and_uniform_equal_numpy(pre: int, cached: bool, size: tup
 
 
 def test_legacy_normal_and_uniform_other_sources() -> None:
-    from corruptbench._legacy_random import legacy_normal, legacy_uniform
+    from corruptbench.ops.legacy_random import legacy_normal, legacy_uniform
 
     g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
     assert np.array_equal(legacy_normal(g1, 1.0, 2.0, (4, 5)), g2.normal(1.0, 2.0, (4, 5)))

@@ -1,4 +1,4 @@
-"""ImageMagick 6 motion-blur emulation (corruptbench._magick).
+"""ImageMagick 6 motion-blur emulation (corruptbench.ops.magick).
 
 Unit tests of the kernel construction (widths, normalisation, offsets), of the application
 against a plain NumPy transcription of effect.c's loop, and fidelity against the reference
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from conftest import psnr, within1
-from corruptbench._magick import kernel_width, magick_motion_blur, motion_kernel
-from corruptbench.kernels import clipped_zoom
-from corruptbench.params import get_params
+from corruptbench.ops.magick import kernel_width, magick_motion_blur, motion_kernel
+from corruptbench.ops.zoom import clipped_zoom
+from corruptbench.tables.corruptions import get_params
 
 # ------------------------------------------------------------------------------------------------
 # Kernel construction

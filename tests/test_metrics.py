@@ -1,4 +1,4 @@
-"""Tests for corruptbench.metrics / corruptbench.baselines (ImageNet-C and ImageNet-P metrics)."""
+"""Tests for corruptbench.metrics / corruptbench.tables.alexnet (ImageNet-C and ImageNet-P metrics)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,6 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata
 
-from corruptbench.baselines import (
-    ALEXNET_C_AVERAGES,
-    ALEXNET_C_ERRORS,
-    ALEXNET_CLEAN_ERROR,
-    ALL_CORRUPTIONS,
-    BENCHMARK_CORRUPTIONS,
-    EXTRA_CORRUPTIONS,
-    NOISE_PERTURBATIONS,
-    TEST_PERTURBATIONS,
-    VALIDATION_PERTURBATIONS,
-)
 from corruptbench.metrics import (
     flip_probability,
     is_noise_perturbation,
@@ -32,6 +21,15 @@ from corruptbench.metrics import (
     top5_distance,
     zipf_distance,
 )
+from corruptbench.registry import (
+    ALL_CORRUPTIONS,
+    BENCHMARK_CORRUPTIONS,
+    EXTRA_CORRUPTIONS,
+    NOISE_PERTURBATIONS,
+    TEST_PERTURBATIONS,
+    VALIDATION_PERTURBATIONS,
+)
+from corruptbench.tables.alexnet import ALEXNET_C_AVERAGES, ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 ROBUSTBENCH_CSV = SHARED / "data" / "published" / "robustbench_imagenet_c.csv"

@@ -17,10 +17,11 @@ from PIL import Image
 
 import corruptbench
 from conftest import assert_faithful, psnr, within1
-from corruptbench import _color
-from corruptbench._registry import corruption_registry
 from corruptbench.corruptions import digital, noise
-from corruptbench.params import PROFILES, get_params
+from corruptbench.ops import hsv as _color
+from corruptbench.profiles import PROFILES
+from corruptbench.registry import corruption_registry
+from corruptbench.tables.corruptions import get_params
 
 NOISE = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise")
 DIGITAL = (

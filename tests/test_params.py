@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from conftest import SHARED
-from corruptbench.params import ELASTIC_SCALE, PROFILES, TABLES
+from corruptbench.profiles import PROFILES
+from corruptbench.tables.corruptions import ELASTIC_SCALE, TABLES
 
 SPEC = SHARED / "spec" / "reference-spec.md"
 COLUMNS = ("imagenet", "inception", "tiny", "cifar")

@@ -9,6 +9,8 @@ import pytest
 from PIL import Image
 
 from conftest import PHOTO_NAMES, load_photo
+from corruptbench.ops.preprocess import center_crop, resize_short
+from corruptbench.ops.warp import affine, inverse_affine_matrix, tilt_homography
 from corruptbench.perturbations import (
     ALL_PERTURBATIONS,
     EXTRA_PERTURBATIONS,
@@ -16,8 +18,6 @@ from corruptbench.perturbations import (
     PERTURBATIONS,
     perturb,
 )
-from corruptbench.perturbations._affine import affine, inverse_affine_matrix, tilt_homography
-from corruptbench.preprocess import center_crop, resize_short
 
 SIZES = {"imagenet": 224, "tiny": 64, "cifar": 32, "inception": 299}
 
@@ -242,7 +242,7 @@ def test_tilt_matches_transcription(photo: np.ndarray) -> None:
     """Tilt = warp of the whole Resize(256) canvas, then CenterCrop; close to today's OpenCV."""
     import cv2
 
-    from corruptbench.perturbations._affine import warp_perspective
+    from corruptbench.ops.warp import warp_perspective
 
     canvas = np.asarray(_canvas(photo, "imagenet"))
     h, w = canvas.shape[:2]
@@ -295,7 +295,7 @@ def test_warp_perspective_matches_opencv34(key: tuple[int, int, int]) -> None:
     """Golden hashes computed with opencv-python 3.4.18 (the reference env) on synthetic images."""
     import hashlib
 
-    from corruptbench.perturbations._affine import warp_perspective
+    from corruptbench.ops.warp import warp_perspective
 
     w, h, i = key
     hexes, md5 = _TILT_GOLDEN[key]
@@ -327,7 +327,7 @@ def test_tilt_homography_hand_computed() -> None:
 
 @pytest.mark.parametrize("profile", ["imagenet", "tiny"])
 def test_motion_blur_tiny_source_and_angles(profile: str, synth: np.ndarray) -> None:
-    from corruptbench._magick import magick_motion_blur
+    from corruptbench.ops.magick import magick_motion_blur
 
     frames = perturb(synth, "motion_blur", profile=profile)
     if profile == "imagenet":
@@ -467,7 +467,7 @@ def _snow_frame(crop: np.ndarray, blurred: np.ndarray) -> np.ndarray:
 
 
 def test_snow_matches_transcription(photo: np.ndarray) -> None:
-    from corruptbench._magick import magick_motion_blur
+    from corruptbench.ops.magick import magick_motion_blur
 
     frames = perturb(photo, "snow", rng=5)
     crop = _clean(photo, "imagenet")
@@ -736,7 +736,7 @@ def test_motion_blur_and_snow_vs_reference(
 
 def test_inception_profile(photo: np.ndarray) -> None:
     """299: clean frame = resized_center_crop; translate warps the full-resolution input first."""
-    from corruptbench.preprocess import inception_crop
+    from corruptbench.ops.preprocess import inception_crop
 
     clean = np.asarray(inception_crop(Image.fromarray(photo), 299))
     np.testing.assert_array_equal(
@@ -755,7 +755,7 @@ def test_inception_profile(photo: np.ndarray) -> None:
 @pytest.mark.parametrize("scale", [300.0, 60.0, 9.99, 0.4, 700.0])
 def test_poisson_plan_is_numpy_legacy_poisson(scale: float) -> None:
     """The compiled sampler gives RandomState.poisson's numbers and leaves the same state."""
-    from corruptbench._legacy_random import PoissonPlan, legacy_poisson
+    from corruptbench.ops.legacy_random import PoissonPlan, legacy_poisson
 
     lam = np.random.RandomState(1).randint(0, 256, (60, 70, 3)) / 255.0 * scale
     lam[0, :5, 0] = [0.0, 10.0, 9.999999, 1e-9, 2000.0]  # sampler boundaries and a large rate
@@ -776,7 +776,7 @@ def test_poisson_plan_is_numpy_legacy_poisson(scale: float) -> None:
 
 def test_inception_zoom_and_scale_warp_the_299_crop(photo: np.ndarray) -> None:
     """make_imagenet_p_inception.py: zoom and scale warp the 299 crop, then CenterCrop(299)."""
-    from corruptbench.preprocess import inception_crop
+    from corruptbench.ops.preprocess import inception_crop
 
     clean = inception_crop(Image.fromarray(photo), 299)
     scale = perturb(photo, "scale", profile="inception")

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from corruptbench.baselines import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR, BENCHMARK_CORRUPTIONS
 from corruptbench.cli import main
 from corruptbench.metrics import summarize_c
+from corruptbench.registry import BENCHMARK_CORRUPTIONS
 from corruptbench.report import (
     build_report,
     load_results,
@@ -25,6 +25,7 @@ from corruptbench.report import (
     render_report,
 )
 from corruptbench.report.contact import contact_sheet, corruption_grid, perturbation_strip
+from corruptbench.tables.alexnet import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
 
 REPO = Path(__file__).resolve().parents[1]
 EVIL = "<script>alert(1)</script>"

@@ -189,7 +189,7 @@ def test_impulse_noise_rates(backend):
     x = torch.full((4, 3, 64, 64), 128, dtype=torch.uint8)
     g = torch.Generator().manual_seed(0)
     y = corrupt_batch(x, "impulse_noise", 5, profile="imagenet", generator=g, backend=backend)
-    c = corruptbench.params.get_params("impulse_noise", 5, "imagenet")
+    c = corruptbench.tables.corruptions.get_params("impulse_noise", 5, "imagenet")
     assert abs((y == 0).float().mean().item() - c / 2) < 0.01
     assert abs((y == 255).float().mean().item() - c / 2) < 0.01
     assert ((y == 0) | (y == 255) | (y == 128)).all()
@@ -261,7 +261,7 @@ def test_auto_backend_equals_the_cpu_library_with_drawn_seeds(profile):
 
 
 def get_random(name: str) -> bool:
-    from corruptbench._registry import get_corruption
+    from corruptbench.registry import get_corruption
 
     return get_corruption(name).random
 
@@ -338,7 +338,7 @@ def test_glass_shuffle_equals_sequential_loop(d):
 @pytest.mark.parametrize("radius, sigma", [(10, 3), (15, 8), (20, 15), (3, 1)])
 def test_motion_taps_batched_equal_per_sample(radius, sigma):
     """The batched tap sum (non-CPU devices) is the per-sample slice sum, bit for bit."""
-    from corruptbench._magick import motion_kernel
+    from corruptbench.ops.magick import motion_kernel
 
     x = torch.rand(5, 3, 40, 52, generator=torch.Generator().manual_seed(radius))
     angles = np.random.RandomState(radius).uniform(-135, 45, 5)
@@ -429,7 +429,7 @@ def test_poisson_u8_tables_and_samples():
     "size,z", [((224, 224), 1.27), ((37, 53), 1.13), ((26, 29), 1.74), ((5, 7), 1.5), ((1, 4), 1.3)]
 )
 def test_clipped_zoom_matches_cpu(size, z):
-    from corruptbench.kernels import clipped_zoom
+    from corruptbench.ops.zoom import clipped_zoom
 
     img = np.random.RandomState(2).rand(*size, 3).astype(np.float32)
     expect = clipped_zoom(img, z)
@@ -464,7 +464,7 @@ def test_pil_box_resize_is_exact(size, new):
 
 
 def test_plasma_fractal_matches_cpu():
-    from corruptbench.kernels import plasma_fractal
+    from corruptbench.ops.kernels import plasma_fractal
 
     expect = plasma_fractal(64, 1.7, np.random.RandomState(4))
     rs = np.random.RandomState(4)
@@ -477,7 +477,7 @@ def test_plasma_fractal_matches_cpu():
 
 
 def test_hsv_matches_cpu():
-    from corruptbench._color import hsv2rgb, rgb2hsv
+    from corruptbench.ops.hsv import hsv2rgb, rgb2hsv
 
     img = _rand_images(1, 16, 16, seed=2)[0] / 255.0
     img[0, :4] = img[0, :4, :1]  # some gray pixels

@@ -15,7 +15,8 @@ from skimage.filters import gaussian as sk_gaussian
 import corruptbench
 from conftest import assert_faithful
 from corruptbench.corruptions.weather import FROST_FILES, frost_texture
-from corruptbench.params import PROFILES, get_params
+from corruptbench.profiles import PROFILES
+from corruptbench.tables.corruptions import get_params
 
 WEATHER = ("snow", "frost", "fog", "spatter")
 SEVERITIES = (1, 2, 3, 4, 5)
@@ -179,7 +180,7 @@ def t_frost(x, c, scale, rs):
 
 
 def t_snow(x, c, rs):
-    from corruptbench._magick import magick_motion_blur
+    from corruptbench.ops.magick import magick_motion_blur
 
     s = x.shape[0]
     x = np.array(x, dtype=np.float32) / 255.0
@@ -446,7 +447,7 @@ def test_frost_never_uses_frost6(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------------
-# Compiled stages (corruptbench._weather_kernels) against the NumPy expressions they replace
+# Compiled stages (corruptbench.ops.weather_stages) against the NumPy expressions they replace
 # ---------------------------------------------------------------------------------------------
 
 
@@ -458,7 +459,7 @@ def _u8(shape, seed):
 
 @pytest.mark.parametrize("shape", [(224, 224), (37, 61), (1, 5)])
 def test_kernels_snow_match_numpy(shape):
-    from corruptbench import _weather_kernels as wk
+    from corruptbench.ops import weather_stages as wk
 
     h, w = shape
     rs = np.random.RandomState(h * w)
@@ -485,7 +486,7 @@ def test_kernels_snow_match_numpy(shape):
 
 
 def test_kernels_frost_fog_match_numpy():
-    from corruptbench import _weather_kernels as wk
+    from corruptbench.ops import weather_stages as wk
 
     img = _u8((50, 70, 3), 3)
     tex = _u8((90, 120, 3), 4)
@@ -519,7 +520,7 @@ def test_kernels_frost_fog_match_numpy():
 @pytest.mark.parametrize("mapsize", [2, 8, 32, 64, 256, 512])
 def test_fog_plasma_matches_plasma_fractal(mapsize):
     import corruptbench.corruptions.weather as weather
-    from corruptbench.kernels import plasma_fractal
+    from corruptbench.ops.kernels import plasma_fractal
 
     for decay in (1.4, 1.75, 2, 3):
         for seed in (0, 1):
@@ -537,7 +538,7 @@ def test_fog_plasma_matches_plasma_fractal(mapsize):
 
 def test_kernels_spatter_match_numpy():
     import corruptbench.corruptions.weather as weather
-    from corruptbench import _weather_kernels as wk
+    from corruptbench.ops import weather_stages as wk
 
     rs = np.random.RandomState(6)
     img = _u8((80, 96, 3), 7)
@@ -580,8 +581,8 @@ def test_kernels_spatter_match_numpy():
 
 
 def test_sparse_motion_blur_matches_magick_emulation():
-    from corruptbench import _weather_kernels as wk
-    from corruptbench._magick import magick_motion_blur, motion_kernel
+    from corruptbench.ops import weather_stages as wk
+    from corruptbench.ops.magick import magick_motion_blur, motion_kernel
 
     rs = np.random.RandomState(8)
     for trial in range(400):

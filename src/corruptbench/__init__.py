@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .api import ALL_CORRUPTIONS, CORRUPTIONS, EXTRA_CORRUPTIONS, corrupt, get_corruption_names
-from .params import PROFILES
+from .profiles import PROFILES
 
 __version__ = "0.1.0"
 

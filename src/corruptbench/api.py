@@ -6,22 +6,21 @@ from typing import Any
 
 import numpy as np
 
-from ._registry import (
+from .profiles import Profile, resolve_profile
+from .registry import (
+    ALL_CORRUPTIONS,
     BENCHMARK_CORRUPTIONS,
-    REFERENCE_ORDER,
     corruption_registry,
     get_corruption,
     suggest,
 )
-from ._registry import EXTRA_CORRUPTIONS as EXTRA_CORRUPTIONS
-from ._rng import RNGLike, as_rng, check_rng
-from ._validation import check_image, check_severity, resolve_profile
-from .params import Profile
+from .registry import EXTRA_CORRUPTIONS as EXTRA_CORRUPTIONS
+from .rng import RNGLike, as_rng, check_rng
+from .validation import check_image, check_severity
 
 __all__ = ["corrupt", "get_corruption_names", "CORRUPTIONS", "EXTRA_CORRUPTIONS", "ALL_CORRUPTIONS"]
 
 CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS
-ALL_CORRUPTIONS: tuple[str, ...] = REFERENCE_ORDER
 
 _SUBSET_ALIASES = {"common": "benchmark", "validation": "extra"}
 SUBSETS = ("benchmark", "extra", "all", "noise", "blur", "weather", "digital")

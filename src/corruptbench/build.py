@@ -62,6 +62,7 @@ from .datasets.video import (
     perturbation_dirname,
     write_mp4,
 )
+from .profiles import PROFILES
 
 __all__ = [
     "BuildError",
@@ -269,17 +270,16 @@ def _preprocess(spec: BuildSpec, item: SourceItem) -> np.ndarray:
     """Load and preprocess; ImageLoadError (or ValueError for a wrong-size cifar input) on bad input."""
     im = _source_image(item)
     if spec.kind == "c":
-        from .preprocess import profile_preprocess
+        from .ops.preprocess import profile_preprocess
 
         return profile_preprocess(im, spec.profile)
     # make-p: perturb() takes the full source image and applies the profile's own resize/crop
-    from ._validation import MIN_SIZE
 
     arr = np.asarray(im, dtype=np.uint8)
     h, w = arr.shape[:2]
     if spec.profile == "cifar" and (h, w) != (32, 32):
         raise ValueError(f"the cifar profile takes 32 x 32 images as they are; got {w}x{h}")
-    if min(h, w) < MIN_SIZE.get(spec.profile, 1):
+    if min(h, w) < PROFILES[spec.profile].min_size:
         raise ValueError(f"image of {w}x{h} is too small for the {spec.profile!r} profile")
     return arr
 
@@ -350,8 +350,8 @@ def _write_bytes(path: str | Path, data: bytes) -> None:
 
 def _encode_jpeg(arr: np.ndarray, quality: int) -> bytes:
     # the bytes of Image.fromarray(arr).save(buf, "JPEG", quality=quality, optimize=True),
-    # with the optimal Huffman tables built by corruptbench._jpeg (faster, same bytes)
-    from ._jpeg import encode_jpeg
+    # with the optimal Huffman tables built by corruptbench.datasets.jpeg (faster, same bytes)
+    from .datasets.jpeg import encode_jpeg
 
     return encode_jpeg(arr, quality)
 
@@ -623,7 +623,7 @@ def _iter_ray(
 def _warm_up(spec: BuildSpec) -> None:
     """Run each requested operation once on a small grey image: imports, numba cache loads and
     texture reads then happen at worker start (about 2 s of CPU), not inside the first shards."""
-    side = _PROFILE_SIZE.get(spec.profile, 224)
+    side = PROFILES[spec.profile].size
     img = np.full((side, side, 3), 128, np.uint8)
     for name, level in dict.fromkeys((n, lv) for n, lv in spec.cells):
         try:
@@ -802,12 +802,9 @@ def _write_skipped(out: Path, rows: Sequence[ItemResult]) -> None:
     _write_atomic(out / SKIPPED, writer)
 
 
-_PROFILE_SIZE = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}
-
-
 def _npy_shard_size(kind: str, profile: str, n_cells: int) -> int:
     """Items per npy shard: about 64 MB of output per shard, at most 100 items."""
-    side = _PROFILE_SIZE.get(profile, 224)
+    side = PROFILES[profile].size
     per_item = n_cells * side * side * 3 * (41 if kind == "p" else 1)
     return int(max(1, min(100, (64 << 20) // per_item)))
 

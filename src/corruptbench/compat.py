@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._rng import RNGLike
 from .api import ALL_CORRUPTIONS
 from .api import corrupt as _corrupt
 from .api import get_corruption_names as _names
+from .rng import RNGLike
 
 __all__ = ["corrupt", "get_corruption_names"]
 

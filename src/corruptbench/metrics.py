@@ -14,7 +14,7 @@ distance are computed from per-frame predictions / rankings exactly as ``ImageNe
 ``mFR`` and ``mT5D`` are means over the 10 test perturbations of FP and T5D divided by a baseline's.
 
 Examples:
-    >>> from corruptbench.baselines import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
+    >>> from corruptbench.tables.alexnet import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
     >>> s = summarize_c(dict(ALEXNET_C_ERRORS), clean_error=ALEXNET_CLEAN_ERROR)
     >>> s.mce, s.relative_mce, s.partial
     (1.0, 1.0, False)
@@ -37,7 +37,8 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from corruptbench._registry import (
+from corruptbench.registry import (
+    ALL_CORRUPTIONS,
     ALL_PERTURBATIONS,
     BENCHMARK_CORRUPTIONS,
     EXTRA_CORRUPTIONS,
@@ -45,8 +46,7 @@ from corruptbench._registry import (
     TEST_PERTURBATIONS,
     VALIDATION_PERTURBATIONS,
 )
-from corruptbench._registry import REFERENCE_ORDER as ALL_CORRUPTIONS
-from corruptbench.baselines import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
+from corruptbench.tables.alexnet import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
 
 __all__ = [
     "CSummary",
@@ -257,7 +257,7 @@ def summarize_c(
             case/space/hyphen-insensitive (``"Gaussian Noise"`` works).
         clean_error: The model's clean top-1 error; needed for relative CE.
         baseline: ``"alexnet"`` (default): the published AlexNet per-severity errors
-            (:data:`corruptbench.baselines.ALEXNET_C_ERRORS`, clean error 0.43478) - the paper's
+            (:data:`corruptbench.tables.alexnet.ALEXNET_C_ERRORS`, clean error 0.43478) - the paper's
             mCE. ``"uniform"``: no normalisation, CE = mean error over severities (the CIFAR-10-C
             convention) and relative CE = mean error - clean error. A mapping of the same shape
             as ``errors``: normalise by a model you measured yourself (e.g. AlexNet on your own

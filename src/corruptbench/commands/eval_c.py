@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from ..baselines import ALL_CORRUPTIONS
+from ..registry import ALL_CORRUPTIONS
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:

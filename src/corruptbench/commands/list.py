@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from .._registry import corruption_registry
-from ..params import PROFILES
+from ..profiles import PROFILES
+from ..registry import corruption_registry
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -33,8 +33,8 @@ def parse_levels(text: str, lo: int, hi: int, what: str) -> list[int]:
 
 
 def parse_corruptions(text: str) -> list[str]:
-    from .._registry import get_corruption
     from ..api import SUBSETS, get_corruption_names
+    from ..registry import get_corruption
 
     key = text.strip().lower()
     if key in SUBSETS or key in ("common", "validation"):

@@ -12,8 +12,8 @@ PROFILES = ("imagenet", "inception", "tiny", "cifar")
 
 
 def parse_perturbations(text: str) -> list[str]:
-    from .._registry import suggest
     from ..perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS, PERTURBATIONS
+    from ..registry import suggest
 
     key = text.strip().lower()
     if key == "all":

@@ -14,10 +14,13 @@ import cv2
 import numba
 import numpy as np
 
-from .._legacy_random import glass_shuffle_mt, legacy_state
-from .._registry import register_corruption
-from ..kernels import disk, gaussian_blur_u8, zoom_blur_u8
-from ..params import Profile, get_params
+from ..ops.gaussian import gaussian_blur_u8
+from ..ops.kernels import disk
+from ..ops.legacy_random import glass_shuffle_mt, legacy_state
+from ..ops.zoom import zoom_blur_u8
+from ..profiles import Profile
+from ..registry import register_corruption
+from ..tables.corruptions import get_params
 
 __all__ = [
     "defocus_blur",
@@ -91,7 +94,7 @@ def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: An
 
     ``gaussian`` is scikit-image's (mode 'nearest', truncate 4, channels not mixed), computed in
     float64 with SciPy's kernel and summation order, fused with ``/ 255``, the clip and the uint8
-    truncation (:func:`corruptbench.kernels.gaussian_blur_u8`). No random draws. Any size works
+    truncation (:func:`corruptbench.ops.gaussian.gaussian_blur_u8`). No random draws. Any size works
     (the border is replicated however large the kernel).
     """
     sigma = get_params("gaussian_blur", severity, profile.name)
@@ -120,7 +123,7 @@ def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> n
     ``x[h, w] = x[h + dy, w + dx]`` — the reference's tuple "swap" only copies (spec §6 item 18).
 
     With a legacy ``RandomState`` (MT19937) the offsets are drawn inline by the compiled copy of
-    NumPy's MT19937 and bounded-integer code (:func:`corruptbench._legacy_random.glass_shuffle_mt`), and the generator's state is advanced exactly as the
+    NumPy's MT19937 and bounded-integer code (:func:`corruptbench.ops.legacy_random.glass_shuffle_mt`), and the generator's state is advanced exactly as the
     ``n`` ``randint(-d, d, size=2)`` calls would (checked by the tests). Other sources draw all
     pairs with one ``randint(-d, d, size=(n, 2))`` call. Returns ``x``.
     """
@@ -159,7 +162,7 @@ def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255`` (spec §1.2 #7).
 
-    ``disk`` is the reference's unnormalised anti-aliased kernel (:func:`corruptbench.kernels.disk`);
+    ``disk`` is the reference's unnormalised anti-aliased kernel (:func:`corruptbench.ops.kernels.disk`);
     ``cv2.filter2D`` in float64, border REFLECT_101, applied to the three channels at once (the
     reference filters each channel separately with the same kernel: identical). The kernel's
     all-zero outer rows/columns are dropped (they contribute nothing). No random draws. Any size
@@ -194,11 +197,11 @@ def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any)
     """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)`` (spec §1.2 #8).
 
     ``angle = uniform(-45, 45)`` (one draw), then the native emulation of ImageMagick 6's motion
-    blur (:func:`corruptbench._magick.magick_motion_blur`). The reference's grayscale-PNG branch
+    blur (:func:`corruptbench.ops.magick.magick_motion_blur`). The reference's grayscale-PNG branch
     (R == G == B images) replicates the gray result to three channels, which is what per-channel
     processing gives, so a gray-looking image is blurred once and replicated. Any size works.
     """
-    from .._magick import magick_motion_blur
+    from ..ops.magick import magick_motion_blur
 
     radius, sigma = get_params("motion_blur", severity, profile.name)
     angle = rng.uniform(-45, 45)
@@ -234,8 +237,8 @@ def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -
     ``x = float32(x/255)``; ``out = sum(clipped_zoom(x, z) for z in np.arange(1, stop, step))``
     (float32, in that order; the list starts at 1, so the original counts twice);
     ``clip((x + out) / (n + 1), 0, 1) * 255``. The zooms are a compiled re-implementation of
-    ``scipy.ndimage.zoom(order=1)``, summed as :func:`corruptbench.kernels.zoom_sum` does and fused
-    with the rest (:func:`corruptbench.kernels.zoom_blur_u8`). Non-square images are zoomed about
+    ``scipy.ndimage.zoom(order=1)``, summed as :func:`corruptbench.ops.zoom.zoom_sum` does and fused
+    with the rest (:func:`corruptbench.ops.zoom.zoom_blur_u8`). Non-square images are zoomed about
     the centre on each axis independently. No random draws.
     """
     stop, step = get_params("zoom_blur", severity, profile.name)

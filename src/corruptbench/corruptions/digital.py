@@ -34,10 +34,11 @@ import scipy.fft
 import simplejpeg
 from PIL import Image
 
-from .._color import hsv_adjust_uint8
-from .._legacy_random import legacy_uniform
-from .._registry import register_corruption
-from ..params import Profile, get_params
+from ..ops.hsv import hsv_adjust_uint8
+from ..ops.legacy_random import legacy_uniform
+from ..profiles import Profile
+from ..registry import register_corruption
+from ..tables.corruptions import get_params
 
 __all__ = [
     "brightness",

@@ -7,7 +7,7 @@ reference does (spec §1.2 "RNG draw order"), so with ``rng = RandomState(k)`` t
 reference after ``np.random.seed(k)``.
 
 With a MT19937 ``RandomState`` (the reference-compatible case) the draws and the arithmetic run
-in the compiled kernels of :mod:`corruptbench._legacy_random` over the generator's state: NumPy's
+in the compiled kernels of :mod:`corruptbench.ops.legacy_random` over the generator's state: NumPy's
 legacy algorithms bit for bit (``mt19937_gen`` and tempering, ``next_double``, the polar
 ``legacy_gauss``, ``random_poisson``'s multiplication and PTRS methods with ``random_loggam``),
 leaving the ``RandomState`` exactly where NumPy's own calls would; the tests compare with NumPy's
@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from .._legacy_random import PoissonPlan, impulse_u8, legacy_normal_u8, legacy_state
-from .._registry import register_corruption
-from ..params import Profile, get_params
+from ..ops.legacy_random import PoissonPlan, impulse_u8, legacy_normal_u8, legacy_state
+from ..profiles import Profile
+from ..registry import register_corruption
+from ..tables.corruptions import get_params
 
 __all__ = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "choice_true_mask"]
 

@@ -4,7 +4,7 @@ Each function follows the reference (``hendrycks/robustness`` ``make_imagenet_c.
 #10-12, #19) formula by formula, with the reference's dtypes (float32 where it uses float32,
 float64 elsewhere) and its random draws in the same order and shapes, so that with
 ``rng=np.random.RandomState(k)`` the result equals the reference after ``np.random.seed(k)``.
-The elementwise chains run compiled and fused (:mod:`corruptbench._weather_kernels`) with the
+The elementwise chains run compiled and fused (:mod:`corruptbench.ops.weather_stages`) with the
 same float operations in the same order, and the functions return the uint8 image directly (the
 reference's float result truncated, as ``corrupt`` does for float results).
 
@@ -21,17 +21,14 @@ from importlib import resources
 import cv2
 import numpy as np
 
-from .. import _weather_kernels as wk
-from .._legacy_random import legacy_normal
-from .._registry import register_corruption
-from ..kernels import (
-    clipped_zoom,
-    gaussian_filter_nearest,
-    next_pow2,
-    plasma_fractal,
-    plasma_raw_map,
-)
-from ..params import Profile, get_params
+from ..ops import weather_stages as wk
+from ..ops.gaussian import gaussian_filter_nearest
+from ..ops.kernels import next_pow2, plasma_fractal, plasma_raw_map
+from ..ops.legacy_random import legacy_normal
+from ..ops.zoom import clipped_zoom
+from ..profiles import Profile
+from ..registry import register_corruption
+from ..tables.corruptions import get_params
 
 __all__ = ["snow", "frost", "fog", "spatter", "frost_texture", "FROST_FILES"]
 
@@ -126,7 +123,7 @@ def _motion_blur_u8(layer: np.ndarray, radius: float, sigma: float, angle: float
     through the scatter form of the same sums, which visits only those pixels; the results are
     identical (tests/test_weather.py compares them).
     """
-    from .._magick import magick_motion_blur, motion_kernel  # imported lazily (numba)
+    from ..ops.magick import magick_motion_blur, motion_kernel  # imported lazily (numba)
 
     if np.count_nonzero(layer) * 10 <= layer.size:
         weights, offsets_x, offsets_y = motion_kernel(radius, sigma, angle)
@@ -145,7 +142,7 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
     1. ``L = N(loc, scale)`` of shape (H, W) (float64); ``L = clipped_zoom(L, zoom)``;
        ``L[L < threshold] = 0``; ``L8 = uint8(clip(L, 0, 1) * 255)`` (truncation);
     2. ``L = motion_blur(L8, radius, sigma, angle) / 255`` with ``angle = U(-135, -45)`` — the
-       ImageMagick ``MotionBlurImage`` emulation of :mod:`corruptbench._magick`;
+       ImageMagick ``MotionBlurImage`` emulation of :mod:`corruptbench.ops.magick`;
     3. ``x = blend x + (1 - blend) max(x, 1.5 gray(x) + 0.5)`` (float32, OpenCV RGB2GRAY);
     4. ``out = clip(x + L + rot180(L), 0, 1) * 255`` (float64).
 
@@ -160,7 +157,7 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
 
     Returns:
         uint8 H x W x 3: the reference's float64 result, truncated (steps 3-4 and the truncation
-        run fused, :func:`corruptbench._weather_kernels.snow_compose_u8`).
+        run fused, :func:`corruptbench.ops.weather_stages.snow_compose_u8`).
     """
     loc, scale, zoom, threshold, radius, sigma, blend = get_params("snow", severity, profile.name)
     h, w = image.shape[:2]
@@ -236,7 +233,7 @@ def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarra
     channels, before the fog): ``x += strength * plasma_fractal(mapsize, wibbledecay)[:H, :W]``;
     ``out = clip(x * m / (m + strength), 0, 1) * 255``.
 
-    Draws: the plasma fractal's uniforms (see :func:`corruptbench.kernels.plasma_fractal`).
+    Draws: the plasma fractal's uniforms (see :func:`corruptbench.ops.kernels.plasma_fractal`).
     Non-native sizes: ``mapsize = max(profile.fog_mapsize, next_pow2(max(H, W)))`` (the profile's
     map at its native size), cropped to H x W.
 
@@ -259,9 +256,9 @@ def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarra
 
 
 def _plasma(mapsize: int, decay: float, rng) -> tuple[np.ndarray, float, float]:
-    """:func:`corruptbench.kernels.plasma_fractal` as ``(P, lo, span)``, normalised ``(P - lo) / span``.
+    """:func:`corruptbench.ops.kernels.plasma_fractal` as ``(P, lo, span)``, normalised ``(P - lo) / span``.
 
-    For a ``RandomState`` the map is built by :func:`corruptbench.kernels.plasma_raw_map`
+    For a ``RandomState`` the map is built by :func:`corruptbench.ops.kernels.plasma_raw_map`
     (the same draws, one ``random_sample`` call, and the same sums) and left unnormalised: the
     fog kernel normalises the H x W it uses. Other sources: the normalised map, ``lo, span = 0, 1``.
     """
@@ -370,7 +367,7 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
 
     Returns:
         uint8 H x W x 3: the float32 result, truncated (the elementwise steps run fused,
-        :mod:`corruptbench._weather_kernels`).
+        :mod:`corruptbench.ops.weather_stages`).
     """
     loc, scale, sigma, threshold, intensity, mode = get_params("spatter", severity, profile.name)
     h, w = image.shape[:2]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .._registry import REFERENCE_ORDER
+from ..registry import ALL_CORRUPTIONS
 
 __all__ = [
     "CifarCIndex",
@@ -78,11 +78,11 @@ def scan_cifar_c(
     names = (
         wanted
         if wanted is not None
-        else list(REFERENCE_ORDER)
+        else list(ALL_CORRUPTIONS)
         + sorted(
             p.stem
             for p in root.glob("*.npy")
-            if p.stem != "labels" and p.stem not in REFERENCE_ORDER and not p.name.startswith(".")
+            if p.stem != "labels" and p.stem not in ALL_CORRUPTIONS and not p.name.startswith(".")
         )
     )
     for name in names:

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .._registry import REFERENCE_ORDER
+from ..registry import ALL_CORRUPTIONS
 from .imagenet import IMAGE_EXTENSIONS
 
 __all__ = ["ImageNetCIndex", "scan_imagenet_c", "iter_imagenet_c", "SEVERITIES"]
@@ -42,7 +42,7 @@ class ImageNetCIndex:
     def corruptions(self) -> list[str]:
         """Corruptions present (reference order first, then others sorted)."""
         names = {c for c, _ in self.cells}
-        return [c for c in REFERENCE_ORDER if c in names] + sorted(names - set(REFERENCE_ORDER))
+        return [c for c in ALL_CORRUPTIONS if c in names] + sorted(names - set(ALL_CORRUPTIONS))
 
     @property
     def classes(self) -> list[str]:
@@ -116,9 +116,9 @@ def scan_imagenet_c(
     present = {e.name: e for e in _sorted_entries(str(root)) if e.is_dir()}
     index = ImageNetCIndex(root)
     if corruptions is None:
-        wanted = list(REFERENCE_ORDER)
+        wanted = list(ALL_CORRUPTIONS)
         for name, e in present.items():
-            if name in REFERENCE_ORDER:
+            if name in ALL_CORRUPTIONS:
                 continue
             if any(s.is_dir() and s.name.isdigit() for s in _sorted_entries(e.path)):
                 wanted.append(name)

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
+from ..registry import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 
 __all__ = [
     "PERTURBATION_NAMES",

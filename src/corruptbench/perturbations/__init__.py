@@ -4,14 +4,14 @@
 uint8 ``(T, S, S, 3)``, built from the *full source image* with the profile's own preprocessing
 (imagenet: ``Resize(256)`` then ``CenterCrop(224)``; tiny: ``Resize(64)`` / ``CenterCrop(64)``;
 cifar: the 32 x 32 image as is; inception: ``resized_center_crop`` to 299). Schedules and frame
-counts: :mod:`corruptbench.perturbations.perturbation_params` (spec §3).
+counts: :mod:`corruptbench.tables.perturbations` (spec §3).
 
 The 10 test perturbations (:data:`PERTURBATIONS`) and 4 validation ones
 (:data:`EXTRA_PERTURBATIONS`) follow the reference generator scripts' order.
 
 Fidelity: every deterministic step is the reference's own operation (PIL resampling for the
 torchvision-0.2.1 affine warps, OpenCV for spatter, OpenCV 3.4's warpPerspective numerics for tilt,
-SciPy for the Gaussian filters, the bit-exact ImageMagick emulation of :mod:`corruptbench._magick`
+SciPy for the Gaussian filters, the bit-exact ImageMagick emulation of :mod:`corruptbench.ops.magick`
 for motion blur and snow), with the reference's float types and truncating uint8 casts. Checked
 against a transcription of the generator scripts run in the reference environment: the
 imagenet, tiny and cifar sequences are bit-identical (gaussian_blur: +-1 on a few values from the
@@ -37,17 +37,17 @@ from typing import Any
 
 import numpy as np
 
-from .._registry import (
+from ..profiles import PROFILES, Profile
+from ..registry import (
     ALL_PERTURBATIONS,
     NOISE_PERTURBATIONS,
     TEST_PERTURBATIONS,
     VALIDATION_PERTURBATIONS,
     resolve_name,
 )
-from .._rng import RNGLike, as_rng
-from .._validation import MIN_SIZE, check_image
-from ..params import PROFILES, Profile
-from .perturbation_params import FRAME_COUNTS, PERTURBATION_PARAMS, frame_count, get_schedule
+from ..rng import RNGLike, as_rng
+from ..tables.perturbations import FRAME_COUNTS, PERTURBATION_PARAMS, frame_count, get_schedule
+from ..validation import check_image
 from .sequences import GENERATORS, Source
 
 __all__ = [
@@ -67,9 +67,6 @@ __all__ = [
 PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS
 #: the 4 validation perturbations
 EXTRA_PERTURBATIONS: tuple[str, ...] = VALIDATION_PERTURBATIONS
-
-#: profile -> frame size S
-_SIZES = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}
 
 
 def is_noise(name: str) -> bool:
@@ -149,13 +146,13 @@ def perturb(
     if prof == "cifar":
         if (h, w) != (32, 32):
             raise ValueError(f"the cifar profile takes a 32 x 32 image as it is, got {h}x{w}")
-    elif min(h, w) < MIN_SIZE[prof]:
+    elif min(h, w) < PROFILES[prof].min_size:
         raise ValueError(
-            f"image of size {h}x{w} is too small for the {prof!r} profile (minimum side {MIN_SIZE[prof]} px)"
+            f"image of size {h}x{w} is too small for the {prof!r} profile (minimum side {PROFILES[prof].min_size} px)"
         )
-    src = Source(rgb, prof, _SIZES[prof])
+    src = Source(rgb, prof, PROFILES[prof].size)
     frames = GENERATORS[name](src, get_schedule(name, prof), level, as_rng(rng))
-    expected = (frame_count(name, prof), _SIZES[prof], _SIZES[prof], 3)
+    expected = (frame_count(name, prof), PROFILES[prof].size, PROFILES[prof].size, 3)
     if frames.shape != expected:  # pragma: no cover - internal consistency
         raise RuntimeError(f"{name}/{prof}: produced {frames.shape}, expected {expected}")
     return frames

@@ -29,12 +29,12 @@ import numpy as np
 from PIL import Image
 from scipy.ndimage import gaussian_filter
 
-from .._legacy_random import PoissonPlan
-from .._registry import NOISE_PERTURBATIONS
 from ..corruptions.weather import water_drops
-from ..kernels import clipped_zoom
-from ..preprocess import center_crop, inception_crop, resize_short
-from ._affine import affine, tilt_homography, warp_perspective
+from ..ops.legacy_random import PoissonPlan
+from ..ops.preprocess import center_crop, inception_crop, resize_short
+from ..ops.warp import affine, tilt_homography, warp_perspective
+from ..ops.zoom import clipped_zoom
+from ..registry import NOISE_PERTURBATIONS
 
 __all__ = ["Source", "GENERATORS", "NOISE_PERTURBATIONS"]
 
@@ -165,7 +165,7 @@ def shot_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> 
 
     float64 as the reference (``np.random.poisson`` per frame, same draw order); λ = the profile's
     level for ``difficulty`` (imagenet 300 / 120 / 60). For a ``RandomState`` the draws come from
-    :class:`corruptbench._legacy_random.PoissonPlan`, the compiled copy of NumPy's legacy sampler
+    :class:`corruptbench.ops.legacy_random.PoissonPlan`, the compiled copy of NumPy's legacy sampler
     that gives the same numbers and generator state as ``rng.poisson`` (the shot_noise corruption's
     formula and kernel: ``uint8(clip(Poisson(x λ) / λ, 0, 1) * 255)`` in one pass).
     """
@@ -203,7 +203,7 @@ def speckle_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) 
 
 
 def _magick_motion_blur(image: np.ndarray, radius: float, sigma: float, angle: float) -> np.ndarray:
-    from .._magick import magick_motion_blur  # lazy: numba compilation on first use
+    from ..ops.magick import magick_motion_blur  # lazy: numba compilation on first use
 
     return magick_motion_blur(image, radius, sigma, angle)
 

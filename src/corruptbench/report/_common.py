@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..baselines import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..registry import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
 
 if TYPE_CHECKING:
     from .io import Results
@@ -48,7 +48,7 @@ DASH = "\u2014"
 
 def family_of(name: str) -> str:
     try:
-        from .._registry import corruption_registry
+        from ..registry import corruption_registry
 
         info = corruption_registry().get(name)
         if info is not None:

@@ -51,7 +51,7 @@ def sample_image(path: str | None = None) -> np.ndarray:
 
 
 def _to_224(image: np.ndarray) -> np.ndarray:
-    from ..preprocess import profile_preprocess
+    from ..ops.preprocess import profile_preprocess
 
     arr = np.asarray(image)
     if arr.ndim == 2:

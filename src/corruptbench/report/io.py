@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..baselines import ALL_CORRUPTIONS, ALL_PERTURBATIONS, BENCHMARK_CORRUPTIONS
+from ..registry import ALL_CORRUPTIONS, ALL_PERTURBATIONS, BENCHMARK_CORRUPTIONS
 
 __all__ = [
     "SCHEMA",

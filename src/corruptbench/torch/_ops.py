@@ -27,7 +27,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..kernels import gaussian_kernel1d, zoom_axis_table
+from ..ops.gaussian import gaussian_kernel1d
+from ..ops.zoom import zoom_axis_table
 
 __all__ = [
     "fold_index",
@@ -300,7 +301,7 @@ def motion_blur_taps(
     Args:
         x: ``(N, C, H, W)`` float tensor.
         kernels: per sample ``(weights, offsets_x, offsets_y)`` of
-            :func:`corruptbench._magick.motion_kernel`.
+            :func:`corruptbench.ops.magick.motion_kernel`.
         min_weight: taps below this weight are skipped (their total is < 1e-7 of the range).
         batched: sum tap ``t`` of every sample in one gather (``3 T`` operations for the batch
             instead of ``N T`` slice additions: far fewer kernel launches on a GPU; each sample
@@ -414,7 +415,7 @@ def clipped_zoom(x: torch.Tensor, z: float) -> torch.Tensor:
     Centre crop ``ceil(L / z)`` per axis, bilinear zoom to ``round(c z)`` with SciPy's
     ``grid_mode=False`` mapping (``k (c - 1) / (n - 1)``, i.e. ``align_corners=True``), centred
     trim: only the kept outputs are computed, as one bilinear ``grid_sample`` of the uncropped
-    image at the precomputed source coordinates (:func:`corruptbench.kernels.zoom_axis_table`;
+    image at the precomputed source coordinates (:func:`corruptbench.ops.zoom.zoom_axis_table`;
     every tap lies inside the crop, or has weight 0).
     """
     z = float(z)
@@ -647,7 +648,7 @@ def plasma_fractal(
 ) -> torch.Tensor:
     """``n`` independent reference plasma fractals ``(n, mapsize, mapsize)`` in [0, 1].
 
-    Same algorithm as :func:`corruptbench.kernels.plasma_fractal` (squared wibble amplitude kept);
+    Same algorithm as :func:`corruptbench.ops.kernels.plasma_fractal` (squared wibble amplitude kept);
     ``uniform(shape, low, high)`` supplies the random values, per level one ``(n, k, k)`` array for the
     squares then two for the diamonds.
     """

@@ -1,7 +1,7 @@
 """Batched ImageNet-C corruptions on torch tensors: :func:`corrupt_batch`.
 
 Every corruption follows the CPU library (:mod:`corruptbench.corruptions`, reference spec §1.2)
-formula by formula with the same per-severity tables (:mod:`corruptbench.params`), in float32 on
+formula by formula with the same per-severity tables (:mod:`corruptbench.tables.corruptions`), in float32 on
 the tensor's device, with these deliberate differences:
 
 * **Randomness** comes from a ``torch.Generator`` (one independent draw per sample: noise, motion
@@ -71,14 +71,15 @@ import cv2
 import numpy as np
 import torch
 
-from .._magick import motion_kernel
-from .._registry import get_corruption
-from .._validation import check_severity, resolve_profile
 from ..corruptions.digital import invert_affine_cv
 from ..corruptions.weather import _MUD_COLOUR, _WATER_COLOUR, frost_texture
 from ..corruptions.weather import _water_distance as _library_water_distance
-from ..kernels import disk, next_pow2
-from ..params import Profile, get_params
+from ..ops.kernels import disk, next_pow2
+from ..ops.magick import motion_kernel
+from ..profiles import Profile, resolve_profile
+from ..registry import get_corruption
+from ..tables.corruptions import get_params
+from ..validation import check_severity
 from . import _ops
 
 __all__ = [
@@ -371,7 +372,7 @@ def _frost_textures(
     profile_name: str, h: int, w: int, device: torch.device
 ) -> tuple[list[torch.Tensor], list[tuple[int, int]]]:
     """The five usable frost textures for an H x W image, as uint8 (3, Hf, Wf) on ``device``."""
-    from ..params import PROFILES
+    from ..profiles import PROFILES
 
     prof = PROFILES[profile_name]
     texs, sizes = [], []
@@ -990,7 +991,7 @@ def cpu_draws(
             d["x0"] = int(rng.randint(0, tex.shape[0] - h))
             d["y0"] = int(rng.randint(0, tex.shape[1] - w))
         elif name == "fog":
-            from ..kernels import plasma_fractal
+            from ..ops.kernels import plasma_fractal
 
             mapsize = max(prof.fog_mapsize, next_pow2(max(h, w)))
             d["plasma"] = plasma_fractal(mapsize, c[1], rng)[:h, :w]

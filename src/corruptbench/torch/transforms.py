@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from .._registry import get_corruption
-from .._validation import check_severity
 from ..api import get_corruption_names
-from ..params import Profile
+from ..profiles import Profile
+from ..registry import get_corruption
+from ..validation import check_severity
 from .functional import _check_backend, corrupt_batch
 
 __all__ = ["Corrupt", "RandomCorruption"]

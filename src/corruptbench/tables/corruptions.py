@@ -22,38 +22,11 @@ Conventions:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["PROFILES", "Profile", "TABLES", "get_params", "ELASTIC_SCALE"]
+__all__ = ["TABLES", "get_params", "ELASTIC_SCALE"]
 
-
-@dataclass(frozen=True)
-class Profile:
-    """A dataset profile: the size the reference scripts work at and its size-dependent constants."""
-
-    name: str
-    size: int  #: native square size of the reference script
-    fog_mapsize: int  #: plasma fractal map size (spec §1.1)
-    frost_scale: float | None  #: cv2.resize factor applied to frost textures (None: no resize)
-    description: str
-
-
-PROFILES: dict[str, Profile] = {
-    "imagenet": Profile("imagenet", 224, 256, None, "ImageNet-C, 224 x 224 (make_imagenet_c.py)"),
-    "inception": Profile(
-        "inception", 299, 512, None, "ImageNet-C for 299 px models (make_imagenet_c_inception.py)"
-    ),
-    "tiny": Profile(
-        "tiny",
-        64,
-        64,
-        0.3,
-        "Tiny ImageNet-C and ImageNet-64x64-C, 64 x 64 (make_tinyimagenet_c.py)",
-    ),
-    "cifar": Profile("cifar", 32, 32, 0.2, "CIFAR-10-C / CIFAR-100-C, 32 x 32 (make_cifar_c.py)"),
-}
 
 #: elastic_transform multiplier per profile (spec §1.3; 244 is the reference's quirk at 224 px).
 ELASTIC_SCALE = {"imagenet": 244, "inception": 360, "tiny": 64, "cifar": 32}

@@ -7,13 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .params import PROFILES, Profile
-
-__all__ = ["check_image", "check_severity", "resolve_profile", "MIN_SIZE"]
-
-#: smallest image side each profile accepts (glass blur needs H > 2 * max displacement, and the
-#: reference's kernels are meaningless below this).
-MIN_SIZE = {"imagenet": 16, "inception": 16, "tiny": 8, "cifar": 8}
+__all__ = ["check_image", "check_severity"]
 
 
 def check_severity(severity: Any) -> int:
@@ -93,28 +87,3 @@ def check_image(
         return np.concatenate([out, alpha[:, :, None]], axis=2)  # type: ignore[index]
 
     return rgb, restore
-
-
-def resolve_profile(profile: str | Profile, shape: tuple[int, ...]) -> Profile:
-    """``auto``: 32x32 -> cifar, 64x64 -> tiny, 299x299 -> inception, anything else -> imagenet."""
-    if isinstance(profile, Profile):
-        prof = profile
-    else:
-        if not isinstance(profile, str):
-            raise TypeError(f"profile must be a str, got {type(profile).__name__}")
-        key = profile.strip().lower()
-        if key == "auto":
-            h, w = shape[0], shape[1]
-            key = {(32, 32): "cifar", (64, 64): "tiny", (299, 299): "inception"}.get(
-                (h, w), "imagenet"
-            )
-        if key not in PROFILES:
-            raise ValueError(f"unknown profile {profile!r} (choices: auto, {', '.join(PROFILES)})")
-        prof = PROFILES[key]
-    h, w = shape[0], shape[1]
-    if min(h, w) < MIN_SIZE[prof.name]:
-        raise ValueError(
-            f"image of size {h}x{w} is too small for the {prof.name!r} profile "
-            f"(minimum side {MIN_SIZE[prof.name]} px)"
-        )
-    return prof

@@ -304,7 +304,7 @@ def _edge_span(s, d, n):  # type: ignore[no-untyped-def]  # pragma: no cover
 
 @numba.njit(cache=True, nogil=True)
 def sparse_motion_blur_u8(layer, weights, offsets_x, offsets_y, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """:func:`corruptbench._magick.apply_motion_kernel` of a one-channel uint8 layer, by scatter.
+    """:func:`corruptbench.ops.magick.apply_motion_kernel` of a one-channel uint8 layer, by scatter.
 
     ``out(y, x) = clamp_q(sum_i w[i] * 257 * L(clamp(y + dy[i]), clamp(x + dx[i]))) // 257``,
     the sum in float64 in tap order (``clamp``: ImageMagick's edge virtual pixels; ``clamp_q``:

@@ -13,7 +13,7 @@ __all__ = [
     "register_corruption",
     "get_corruption",
     "corruption_registry",
-    "REFERENCE_ORDER",
+    "ALL_CORRUPTIONS",
     "BENCHMARK_CORRUPTIONS",
     "EXTRA_CORRUPTIONS",
     "TEST_PERTURBATIONS",
@@ -49,7 +49,7 @@ BENCHMARK_CORRUPTIONS: tuple[str, ...] = (
 #: The four "extra" / validation corruptions (issue #36), reported separately from mCE.
 EXTRA_CORRUPTIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "saturate")
 #: All 19: the 15 benchmark corruptions, then the 4 extra.
-REFERENCE_ORDER: tuple[str, ...] = BENCHMARK_CORRUPTIONS + EXTRA_CORRUPTIONS
+ALL_CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS + EXTRA_CORRUPTIONS
 
 # ImageNet-P (make_imagenet_p.py:61, :384; reference-spec.md §3.1). mFR / mT5D average the 10 test ones.
 #: The 10 test perturbations, in the generator scripts' order.
@@ -115,7 +115,7 @@ def _ensure_loaded() -> None:
 def corruption_registry() -> dict[str, CorruptionInfo]:
     """All registered corruptions, in the reference order."""
     _ensure_loaded()
-    return {n: _CORRUPTIONS[n] for n in REFERENCE_ORDER if n in _CORRUPTIONS}
+    return {n: _CORRUPTIONS[n] for n in ALL_CORRUPTIONS if n in _CORRUPTIONS}
 
 
 def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str:
@@ -140,4 +140,4 @@ def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
 
 
 def get_corruption(name: str) -> CorruptionInfo:
-    return corruption_registry()[resolve_name(name, REFERENCE_ORDER, "corruption")]
+    return corruption_registry()[resolve_name(name, ALL_CORRUPTIONS, "corruption")]

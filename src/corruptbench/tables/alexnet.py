@@ -31,29 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-# The names are re-exported from the one registry (reference order; reference-spec.md §0, §3.1).
-from ._registry import (
-    ALL_PERTURBATIONS,
-    BENCHMARK_CORRUPTIONS,
-    EXTRA_CORRUPTIONS,
-    NOISE_PERTURBATIONS,
-    TEST_PERTURBATIONS,
-    VALIDATION_PERTURBATIONS,
-)
-from ._registry import REFERENCE_ORDER as ALL_CORRUPTIONS
-
-__all__ = [
-    "ALEXNET_CLEAN_ERROR",
-    "ALEXNET_C_AVERAGES",
-    "ALEXNET_C_ERRORS",
-    "ALL_CORRUPTIONS",
-    "ALL_PERTURBATIONS",
-    "BENCHMARK_CORRUPTIONS",
-    "EXTRA_CORRUPTIONS",
-    "NOISE_PERTURBATIONS",
-    "TEST_PERTURBATIONS",
-    "VALIDATION_PERTURBATIONS",
-]
+__all__ = ["ALEXNET_CLEAN_ERROR", "ALEXNET_C_AVERAGES", "ALEXNET_C_ERRORS"]
 
 # --- ImageNet-C: AlexNet top-1 errors, severities 1..5 -----------------------------------------
 # Source for every row: hendrycks/robustness README.md:36-60 at commits 76d9393..ac836a5 (PR #20),
@@ -83,7 +61,7 @@ _ALEXNET_C_ERRORS: dict[str, tuple[float, float, float, float, float]] = {
     "saturate": (0.59342, 0.65514, 0.51174, 0.70834, 0.82260),  # Average 0.658248
 }
 ALEXNET_C_ERRORS: Mapping[str, tuple[float, float, float, float, float]] = MappingProxyType(
-    {name: _ALEXNET_C_ERRORS[name] for name in ALL_CORRUPTIONS}  # reference order
+    _ALEXNET_C_ERRORS  # written in the reference order
 )
 """AlexNet top-1 error per corruption, severities 1..5 (read-only, reference order)."""
 
