@@ -35,9 +35,11 @@ from pathlib import Path
 import numpy as np
 
 import corruptbench
-from corruptbench.registry import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, corruption_registry
+from corruptbench.corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
+from corruptbench.profiles import PROFILES
+from corruptbench.registry import corruption_registry
 
-SIZE_PROFILE = {224: "imagenet", 299: "inception", 64: "tiny", 32: "cifar"}
+SIZE_PROFILE = {p.size: p.name for p in PROFILES.values()}
 SEVERITIES = (1, 2, 3, 4, 5)
 BENCHMARK = BENCHMARK_CORRUPTIONS
 

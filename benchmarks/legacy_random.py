@@ -6,7 +6,7 @@ Usage::
     .venv/bin/python benchmarks/legacy_random.py --repeats 30
 
 Prints milliseconds per call (CPU time of this thread, ``time.thread_time``; the minimum over
-``--repeats`` calls after one untimed warm-up) of each kernel of ``corruptbench.ops.legacy_random`` on a
+``--repeats`` calls after one untimed warm-up) of each kernel of ``corruptbench.ops.legacy_random_kernels`` on a
 224 x 224 x 3 photo (150,528 values), next to the NumPy ``RandomState`` call drawing the same numbers,
 then the five noise corruptions and glass blur per severity and summed over the 5 severities
 (``corruptbench.corrupt`` with a ``RandomState``, i.e. including the per-call overhead).
@@ -25,13 +25,8 @@ from functools import partial
 import numpy as np
 
 import corruptbench
-from corruptbench.ops.legacy_random import (
-    PoissonPlan,
-    glass_shuffle_mt,
-    impulse_u8,
-    legacy_normal_u8,
-    legacy_state,
-)
+from corruptbench.ops.legacy_random import PoissonPlan, legacy_normal_u8, legacy_state
+from corruptbench.ops.legacy_random_kernels import glass_shuffle_mt, impulse_u8
 from corruptbench.tables.corruptions import get_params
 
 SEVERITIES = (1, 2, 3, 4, 5)

@@ -45,6 +45,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import corruptbench  # noqa: E402
+from corruptbench.profiles import PROFILE_NAMES  # noqa: E402
 from corruptbench.torch import CPU_LIBRARY_DISPATCH, corrupt_batch  # noqa: E402
 
 SAMPLE = Path(__file__).resolve().parents[2] / "shared" / "data" / "imagenet-sample"
@@ -187,10 +188,11 @@ def dispatch_table(x: torch.Tensor, args: argparse.Namespace) -> int:
             if clear:
                 row.setdefault(name, []).append(sev)
             print(f"{name:18s} {sev:3d} {lib:9.1f} {ten:9.1f}  {faster}", flush=True)
-    print(f"CPU_LIBRARY_DISPATCH[{args.profile!r}] = {{")
+    # the row in the format of src/corruptbench/tables/cpu_dispatch.py
+    print(f'    "{args.profile}": {{')
     for name, sevs in row.items():
-        print(f"    {name!r}: {tuple(sevs)!r},")
-    print("}")
+        print(f'        "{name}": {tuple(sevs)!r},')
+    print("    },")
     return 0
 
 
@@ -200,14 +202,15 @@ def main(argv=None) -> int:
     ap.add_argument(
         "--profile",
         default="imagenet",
-        choices=("imagenet", "inception", "tiny", "cifar"),
+        choices=PROFILE_NAMES,
         help="image size and parameter table (224, 299, 64, 32 px)",
     )
     ap.add_argument(
         "--dispatch",
         action="store_true",
         help="per (corruption, severity): CPU library kernels vs tensor ops on the batch, per core, "
-        "and the CPU_LIBRARY_DISPATCH row for --profile that follows",
+        "and the CPU_LIBRARY_DISPATCH row for --profile that follows (for "
+        "src/corruptbench/tables/cpu_dispatch.py)",
     )
     ap.add_argument("--severities", type=int, nargs="+", default=[1, 2, 3, 4, 5])
     ap.add_argument("--corruptions", nargs="+", default=list(corruptbench.ALL_CORRUPTIONS))

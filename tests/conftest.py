@@ -1,31 +1,20 @@
+"""Session fixtures: real photos, CIFAR test images, a synthetic image and the reference client.
+
+Helpers shared by test modules live in ``support.py`` (``from support import ...``)."""
+
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-IMAGENET_SAMPLE = SHARED / "data" / "imagenet-sample"
-CIFAR_TEST = SHARED / "data" / "cifar10-test"
+# tests/ on sys.path: ``support`` and ``reference`` import from every sub-directory
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-#: two real photos used across the fidelity tests (colour, different content)
-PHOTO_NAMES = ("n01440764_tench.JPEG", "n01530575_brambling.JPEG")
-
-
-def need_shared() -> None:
-    if not IMAGENET_SAMPLE.is_dir():
-        pytest.skip(
-            f"real photos not available: {IMAGENET_SAMPLE} is absent (only in the dev/CI checkout)"
-        )
-
-
-def load_photo(name: str) -> Image.Image:
-    need_shared()
-    with Image.open(IMAGENET_SAMPLE / name) as im:
-        return im.convert("RGB")
+from support import CIFAR_TEST, PHOTO_NAMES, load_photo  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -81,50 +70,3 @@ def reference():
             pytest.fail(msg + " — CI must build it")
         pytest.skip(msg)
     return ref
-
-
-def psnr(a: np.ndarray, b: np.ndarray) -> float:
-    d = a.astype(np.float64) - b.astype(np.float64)
-    mse = float(np.mean(d * d))
-    return float("inf") if mse == 0 else 10 * np.log10(255.0**2 / mse)
-
-
-def within1(a: np.ndarray, b: np.ndarray) -> float:
-    """Fraction of values that differ by at most 1."""
-    return float(np.mean(np.abs(a.astype(np.int16) - b.astype(np.int16)) <= 1))
-
-
-def assert_faithful(
-    ours: np.ndarray,
-    ref: np.ndarray,
-    *,
-    min_psnr: float = 45.0,
-    min_within1: float = 0.995,
-    label: str = "",
-) -> None:
-    """The fidelity contract of issue 2: >= 99.5 % of values within +-1 and PSNR >= 45 dB."""
-    assert ours.shape == ref.shape and ours.dtype == ref.dtype == np.uint8, (
-        label,
-        ours.shape,
-        ref.shape,
-    )
-    p, w = psnr(ours, ref), within1(ours, ref)
-    assert p >= min_psnr and w >= min_within1, (
-        f"{label}: PSNR {p:.2f} dB, within +-1 {w * 100:.3f} %"
-    )
-
-
-def ref_disk(radius, alias_blur=0.1, dtype=np.float32):
-    """The reference's ``disk`` kernel, transcribed (imagenet_c/corruptions.py; spec §1.2 #7)."""
-    import cv2
-
-    if radius <= 8:
-        L = np.arange(-8, 8 + 1)
-        ksize = (3, 3)
-    else:
-        L = np.arange(-radius, radius + 1)
-        ksize = (5, 5)
-    X, Y = np.meshgrid(L, L)
-    aliased_disk = np.array((X**2 + Y**2) <= radius**2, dtype=dtype)
-    aliased_disk /= np.sum(aliased_disk)
-    return cv2.GaussianBlur(aliased_disk, ksize=ksize, sigmaX=alias_blur)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from corruptbench.registry import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
+from corruptbench.corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 
 REPO = Path(__file__).resolve().parents[1]
 RUNNER = REPO / "tools" / "reference" / "ref_runner.py"

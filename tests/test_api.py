@@ -7,7 +7,6 @@ import pytest
 from PIL import Image
 
 import corruptbench
-from corruptbench import compat
 from corruptbench.cli import main
 
 ALL = corruptbench.ALL_CORRUPTIONS
@@ -154,22 +153,6 @@ def test_grayscale_is_returned_as_grayscale() -> None:
     # a gray image through a colour-neutral corruption stays consistent with the RGB path
     rgb = np.repeat(x[..., None], 3, axis=2)
     np.testing.assert_array_equal(y, corruptbench.corrupt(rgb, "contrast", 2)[..., 0])
-
-
-def test_compat_matches_the_reference_call() -> None:
-    x = _img(224, 224)
-    np.random.seed(3)  # noqa: NPY002 - the legacy global stream is the point
-    a = compat.corrupt(x, severity=2, corruption_name="shot_noise")
-    np.random.seed(3)  # noqa: NPY002 - the legacy global stream is the point
-    b = compat.corrupt(x, severity=2, corruption_number=1)
-    np.testing.assert_array_equal(a, b)
-    np.testing.assert_array_equal(a, corruptbench.corrupt(x, "shot_noise", 2, rng=3))
-    assert compat.get_corruption_names() == list(corruptbench.CORRUPTIONS)
-    assert compat.get_corruption_names("all") == list(ALL)
-    with pytest.raises(ValueError, match="corruption_number"):
-        compat.corrupt(x, severity=1, corruption_number=19)
-    with pytest.raises(ValueError, match="severity must be in 1..5, got 0"):
-        compat.corrupt(x, severity=0, corruption_name="fog")  # the reference silently used 5
 
 
 def test_cli_list_and_corrupt(tmp_path, capsys) -> None:

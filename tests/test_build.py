@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import CIFAR_TEST, IMAGENET_SAMPLE, REPO, need_shared, psnr
 from corruptbench import corrupt
 from corruptbench.build import BuildError, build, item_seed, output_name
 from corruptbench.cli import main
 from corruptbench.datasets import cifar, video
 from corruptbench.ops.preprocess import profile_preprocess
+from support import CIFAR_TEST, IMAGENET_SAMPLE, REPO, need_shared, psnr
 
 FAST = ["brightness", "gaussian_noise"]
 

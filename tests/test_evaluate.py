@@ -12,13 +12,13 @@ from PIL import Image
 
 torch = pytest.importorskip("torch")
 
-from conftest import CIFAR_TEST, IMAGENET_SAMPLE, SHARED  # noqa: E402
 from corruptbench import corrupt  # noqa: E402
 from corruptbench.build import item_seed  # noqa: E402
 from corruptbench.datasets.imagenet import imagenet_wnids, wnid_to_index  # noqa: E402
 from corruptbench.evaluate import EvalError, evaluate_c, evaluate_p, results_to_csv  # noqa: E402
 from corruptbench.models import LoadedModel, Preprocessing, load_model  # noqa: E402
 from corruptbench.ops.preprocess import profile_preprocess  # noqa: E402
+from support import CIFAR_TEST, IMAGENET_SAMPLE, SHARED  # noqa: E402
 
 RESNET20 = SHARED / "models" / "resnet20-12fca82f.th"
 CIFAR_CLASSES = (

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from scipy.stats import rankdata
 
+from corruptbench.corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
 from corruptbench.metrics import (
     flip_probability,
     is_noise_perturbation,
@@ -21,10 +22,7 @@ from corruptbench.metrics import (
     top5_distance,
     zipf_distance,
 )
-from corruptbench.registry import (
-    ALL_CORRUPTIONS,
-    BENCHMARK_CORRUPTIONS,
-    EXTRA_CORRUPTIONS,
+from corruptbench.perturbations import (
     NOISE_PERTURBATIONS,
     TEST_PERTURBATIONS,
     VALIDATION_PERTURBATIONS,

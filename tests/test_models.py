@@ -12,7 +12,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from conftest import SHARED  # noqa: E402
 from corruptbench.models import (  # noqa: E402
     CifarResNet,
     LoadedModel,
@@ -22,6 +21,7 @@ from corruptbench.models import (  # noqa: E402
     list_model_sources,
     load_model,
 )
+from support import SHARED  # noqa: E402
 
 RESNET20 = SHARED / "models" / "resnet20-12fca82f.th"
 

@@ -15,8 +15,8 @@ import pytest
 from rich.console import Console
 
 from corruptbench.cli import main
+from corruptbench.corruptions import BENCHMARK_CORRUPTIONS
 from corruptbench.metrics import summarize_c
-from corruptbench.registry import BENCHMARK_CORRUPTIONS
 from corruptbench.report import (
     build_report,
     load_results,

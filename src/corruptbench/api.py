@@ -6,24 +6,27 @@ from typing import Any
 
 import numpy as np
 
+from .corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
 from .profiles import Profile, resolve_profile
-from .registry import (
-    ALL_CORRUPTIONS,
-    BENCHMARK_CORRUPTIONS,
-    corruption_registry,
-    get_corruption,
-    suggest,
-)
-from .registry import EXTRA_CORRUPTIONS as EXTRA_CORRUPTIONS
+from .registry import corruption_specs, get_corruption, suggest
 from .rng import RNGLike, as_rng, check_rng
 from .validation import check_image, check_severity
 
-__all__ = ["corrupt", "get_corruption_names", "CORRUPTIONS", "EXTRA_CORRUPTIONS", "ALL_CORRUPTIONS"]
+__all__ = [
+    "corrupt",
+    "get_corruption_names",
+    "CORRUPTIONS",
+    "EXTRA_CORRUPTIONS",
+    "ALL_CORRUPTIONS",
+    "SUBSETS",
+]
 
+#: The 15 benchmark corruptions (imagecorruptions' name for them).
 CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS
 
 _SUBSET_ALIASES = {"common": "benchmark", "validation": "extra"}
-SUBSETS = ("benchmark", "extra", "all", "noise", "blur", "weather", "digital")
+#: the subsets :func:`get_corruption_names` accepts (besides the aliases)
+SUBSETS: tuple[str, ...] = ("benchmark", "extra", "all", *FAMILIES)
 
 
 def get_corruption_names(subset: str = "benchmark") -> list[str]:
@@ -34,15 +37,14 @@ def get_corruption_names(subset: str = "benchmark") -> list[str]:
     (families include their extra members, e.g. ``noise`` has speckle_noise).
     """
     key = _SUBSET_ALIASES.get(subset, subset)
-    reg = corruption_registry()
     if key == "benchmark":
         return list(CORRUPTIONS)
     if key == "extra":
         return list(EXTRA_CORRUPTIONS)
     if key == "all":
         return list(ALL_CORRUPTIONS)
-    if key in ("noise", "blur", "weather", "digital"):
-        return [n for n in ALL_CORRUPTIONS if n in reg and reg[n].family == key]
+    if key in FAMILIES:
+        return [s.name for s in corruption_specs() if s.family == key]
     choices = list(SUBSETS) + list(_SUBSET_ALIASES)
     raise ValueError(
         f"unknown subset {subset!r}{suggest(subset, choices)} (choices: {', '.join(choices)})"
@@ -71,23 +73,23 @@ def corrupt(
         uint8 array of the input's shape. Float results are truncated to uint8 (``np.uint8``), as
         the reference does.
     """
-    info = get_corruption(corruption)
+    spec = get_corruption(corruption)
     sev = check_severity(severity)
     rgb, restore = check_image(image)
     prof = resolve_profile(profile, rgb.shape)
     # Deterministic corruptions draw nothing: skip building a RandomState (~0.3 ms), but still
     # reject a malformed rng argument.
-    if info.random:
+    if spec.random:
         r: Any = as_rng(rng)
     else:
         check_rng(rng)
         r = None
-    out: Any = info.func(rgb, sev, profile=prof, rng=r)
+    out: Any = spec.func(rgb, sev, profile=prof, rng=r)
     out = np.asarray(out)
     if out.dtype != np.uint8:
         out = out.astype(np.uint8)
     if out.shape != rgb.shape:
         raise RuntimeError(
-            f"{info.name} returned shape {out.shape} for input {rgb.shape}"
+            f"{spec.name} returned shape {out.shape} for input {rgb.shape}"
         )  # pragma: no cover
     return restore(out)

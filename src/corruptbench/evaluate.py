@@ -58,8 +58,9 @@ from typing import Any
 import numpy as np
 
 from . import __version__
+from .corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from .models import LoadedModel
-from .registry import ALL_CORRUPTIONS, ALL_PERTURBATIONS, BENCHMARK_CORRUPTIONS
+from .perturbations import ALL_PERTURBATIONS
 
 __all__ = [
     "SCHEMA",

@@ -37,11 +37,9 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from corruptbench.registry import (
-    ALL_CORRUPTIONS,
+from corruptbench.corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from corruptbench.perturbations import (
     ALL_PERTURBATIONS,
-    BENCHMARK_CORRUPTIONS,
-    EXTRA_CORRUPTIONS,
     NOISE_PERTURBATIONS,
     TEST_PERTURBATIONS,
     VALIDATION_PERTURBATIONS,

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .registry import canonical_name
+
 __all__ = ["Profile", "PROFILES", "PROFILE_NAMES", "resolve_profile", "detect_profile"]
 
 
@@ -20,11 +22,20 @@ class Profile:
     fog_mapsize: int  #: plasma fractal map size (spec §1.1)
     frost_scale: float | None  #: cv2.resize factor applied to frost textures (None: no resize)
     description: str
+    #: torchvision ``Resize(n)`` (short side) before ``CenterCrop(size)``: make-c's imagenet
+    #: preprocessing and the ImageNet-P canvas of imagenet and tiny; None: no such resize
+    resize_short: int | None = None
 
 
 PROFILES: dict[str, Profile] = {
     "imagenet": Profile(
-        "imagenet", 224, 16, 256, None, "ImageNet-C, 224 x 224 (make_imagenet_c.py)"
+        "imagenet",
+        224,
+        16,
+        256,
+        None,
+        "ImageNet-C, 224 x 224 (make_imagenet_c.py)",
+        resize_short=256,
     ),
     "inception": Profile(
         "inception",
@@ -41,6 +52,7 @@ PROFILES: dict[str, Profile] = {
         64,
         0.3,
         "Tiny ImageNet-C and ImageNet-64x64-C, 64 x 64 (make_tinyimagenet_c.py)",
+        resize_short=64,
     ),
     "cifar": Profile(
         "cifar", 32, 8, 32, 0.2, "CIFAR-10-C / CIFAR-100-C, 32 x 32 (make_cifar_c.py)"
@@ -70,7 +82,7 @@ def resolve_profile(profile: str | Profile, shape: tuple[int, ...]) -> Profile:
     else:
         if not isinstance(profile, str):
             raise TypeError(f"profile must be a str, got {type(profile).__name__}")
-        key = profile.strip().lower()
+        key = canonical_name(profile)
         if key == "auto":
             key = detect_profile(shape[0], shape[1])
         if key not in PROFILES:

@@ -1,125 +1,163 @@
-"""The one registry of corruptions (and perturbations): every list, CLI choice and doc table derives
-from it. Corruption modules register their functions with :func:`register_corruption`."""
+"""The registry of corruptions and perturbations (timm-style): each function registers itself with
+its metadata, and every list, subset and CLI choice is derived from the registered specs.
+
+The registry keeps no names of its own and imports nothing of the package: importing
+:mod:`corruptbench.corruptions` (``import corruptbench`` does) registers the 19 corruptions,
+importing :mod:`corruptbench.perturbations` the 14 perturbations, and importing
+:mod:`corruptbench.torch` adds the batch implementations to the corruption specs.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
-    "CorruptionInfo",
+    "CorruptionSpec",
+    "PerturbationSpec",
     "register_corruption",
-    "get_corruption",
+    "register_batch",
+    "register_perturbation",
+    "corruption_specs",
     "corruption_registry",
-    "ALL_CORRUPTIONS",
-    "BENCHMARK_CORRUPTIONS",
-    "EXTRA_CORRUPTIONS",
-    "TEST_PERTURBATIONS",
-    "VALIDATION_PERTURBATIONS",
-    "ALL_PERTURBATIONS",
-    "NOISE_PERTURBATIONS",
-    "FAMILIES",
-    "suggest",
+    "get_corruption",
+    "perturbation_specs",
+    "get_perturbation",
+    "canonical_name",
     "resolve_name",
+    "suggest",
 ]
-
-# --- names: the single source of every corruption / perturbation list -----------------------
-# Reference order (imagenet_c.corruption_tuple; make_imagenet_c.py:599-618, imagenet_c/__init__.py:5-8,
-# ImageNet-C/test.py:272-278; reference-spec.md §0). mCE averages the 15 benchmark corruptions only.
-#: The 15 benchmark corruptions, in the reference order.
-BENCHMARK_CORRUPTIONS: tuple[str, ...] = (
-    "gaussian_noise",
-    "shot_noise",
-    "impulse_noise",
-    "defocus_blur",
-    "glass_blur",
-    "motion_blur",
-    "zoom_blur",
-    "snow",
-    "frost",
-    "fog",
-    "brightness",
-    "contrast",
-    "elastic_transform",
-    "pixelate",
-    "jpeg_compression",
-)
-#: The four "extra" / validation corruptions (issue #36), reported separately from mCE.
-EXTRA_CORRUPTIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "saturate")
-#: All 19: the 15 benchmark corruptions, then the 4 extra.
-ALL_CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS + EXTRA_CORRUPTIONS
-
-# ImageNet-P (make_imagenet_p.py:61, :384; reference-spec.md §3.1). mFR / mT5D average the 10 test ones.
-#: The 10 test perturbations, in the generator scripts' order.
-TEST_PERTURBATIONS: tuple[str, ...] = (
-    "gaussian_noise",
-    "shot_noise",
-    "motion_blur",
-    "zoom_blur",
-    "snow",
-    "brightness",
-    "translate",
-    "rotate",
-    "tilt",
-    "scale",
-)
-#: The 4 validation perturbations.
-VALIDATION_PERTURBATIONS: tuple[str, ...] = ("speckle_noise", "gaussian_blur", "spatter", "shear")
-ALL_PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS + VALIDATION_PERTURBATIONS
-#: ImageNet-P/test.py:234,257 treats a perturbation as "noise" iff 'noise' is in its name: those
-#: sequences compare every frame with the clean frame 0 (and have difficulty 2/3 datasets).
-NOISE_PERTURBATIONS: tuple[str, ...] = tuple(p for p in ALL_PERTURBATIONS if "noise" in p)
-
-FAMILIES: tuple[str, ...] = ("noise", "blur", "weather", "digital")
 
 
 @dataclass(frozen=True)
-class CorruptionInfo:
+class CorruptionSpec:
+    """One registered corruption."""
+
     name: str
-    func: Callable[..., Any]
-    family: str
-    extra: bool  #: True for the 4 validation ("extra") corruptions
+    family: str  #: ``noise``, ``blur``, ``weather`` or ``digital`` (the paper's Figure 1)
+    order: int  #: position in the reference's ``corruption_tuple`` (0..18)
+    extra: bool  #: True for the 4 extra/validation corruptions, reported apart from mCE
     random: bool  #: whether the corruption draws random numbers
+    doc: str  #: first line of the function's docstring
+    func: Callable[..., Any]  #: ``func(image, severity, *, profile, rng)`` (CPU library)
+    #: the torch batch implementation (:class:`corruptbench.torch.BatchImpl`), set when
+    #: :mod:`corruptbench.torch` is imported; None before (torch is optional)
+    batch: Any = None
+
+    @property
+    def benchmark(self) -> bool:
+        """True for the 15 benchmark corruptions (averaged into mCE)."""
+        return not self.extra
+
+
+@dataclass(frozen=True)
+class PerturbationSpec:
+    """One registered ImageNet-P perturbation."""
+
+    name: str
+    order: int  #: position in the generator scripts (10 test, then 4 validation)
+    validation: bool  #: True for the 4 validation perturbations, reported apart from mFR / mT5D
+    #: frames are compared with the clean frame 0, and there are difficulty 2/3 datasets
+    #: (ImageNet-P/test.py:234,257 decides by ``'noise' in name``)
+    noise: bool
     doc: str
+    func: Callable[..., Any]  #: ``func(source, schedule, difficulty, rng) -> frames``
 
 
-_CORRUPTIONS: dict[str, CorruptionInfo] = {}
+class _Registered(dict[str, Any]):
+    """``name -> spec``, with the specs and names sorted by ``order`` kept up to date (they are
+    read on every call of ``corrupt``)."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__()
+        self.what = what
+        self.specs: tuple[Any, ...] = ()
+        self.names: tuple[str, ...] = ()
+
+    def add(self, spec: Any, *, replace: bool = False) -> None:
+        if not replace:
+            if spec.name in self:
+                raise RuntimeError(f"{self.what} {spec.name!r} registered twice")
+            clash = [s.name for s in self.values() if s.order == spec.order]
+            if clash:
+                raise RuntimeError(
+                    f"{self.what} {spec.name!r}: order {spec.order} is already {clash[0]!r}'s"
+                )
+        self[spec.name] = spec
+        self.specs = tuple(sorted(self.values(), key=lambda s: s.order))
+        self.names = tuple(s.name for s in self.specs)
+
+
+_CORRUPTIONS = _Registered("corruption")
+_PERTURBATIONS = _Registered("perturbation")
+
+
+def _first_line(func: Callable[..., Any]) -> str:
+    lines = (func.__doc__ or "").strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def register_corruption(
-    name: str, *, family: str, extra: bool = False, random: bool = True
+    name: str, *, family: str, order: int, extra: bool = False, random: bool = True
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: register a corruption function under ``name`` with its family and metadata."""
-    if family not in FAMILIES:
-        raise ValueError(f"unknown family {family!r}")
+    """Decorator: register a corruption function under ``name`` with its metadata."""
 
     def deco(func: Callable[..., Any]) -> Callable[..., Any]:
-        if name in _CORRUPTIONS:
-            raise RuntimeError(f"corruption {name!r} registered twice")
-        doc = (func.__doc__ or "").strip().splitlines()
-        _CORRUPTIONS[name] = CorruptionInfo(
-            name, func, family, extra, random, doc[0] if doc else ""
+        _CORRUPTIONS.add(
+            CorruptionSpec(name, family, order, extra, random, _first_line(func), func)
         )
         return func
 
     return deco
 
 
-def _ensure_loaded() -> None:
-    # Importing the family modules registers their functions.
-    from .corruptions import blur, digital, noise, weather  # noqa: F401
+def register_batch(name: str, impl: Any) -> None:
+    """Attach the torch batch implementation ``impl`` to the registered corruption ``name``."""
+    if name not in _CORRUPTIONS:
+        raise KeyError(f"no corruption {name!r} registered")
+    _CORRUPTIONS.add(dataclasses.replace(_CORRUPTIONS[name], batch=impl), replace=True)
 
 
-def corruption_registry() -> dict[str, CorruptionInfo]:
-    """All registered corruptions, in the reference order."""
-    _ensure_loaded()
-    return {n: _CORRUPTIONS[n] for n in ALL_CORRUPTIONS if n in _CORRUPTIONS}
+def register_perturbation(
+    name: str, *, order: int, validation: bool = False, noise: bool = False
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: register an ImageNet-P sequence generator under ``name`` with its metadata."""
+
+    def deco(func: Callable[..., Any]) -> Callable[..., Any]:
+        _PERTURBATIONS.add(
+            PerturbationSpec(name, order, validation, noise, _first_line(func), func)
+        )
+        return func
+
+    return deco
 
 
-def suggest(name: str, choices: list[str] | tuple[str, ...]) -> str:
-    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.5)
+def corruption_specs() -> tuple[CorruptionSpec, ...]:
+    """Every registered corruption, in the reference order (their ``order`` field)."""
+    return _CORRUPTIONS.specs
+
+
+def corruption_registry() -> dict[str, CorruptionSpec]:
+    """``name -> spec`` of every registered corruption, in the reference order."""
+    return {s.name: s for s in _CORRUPTIONS.specs}
+
+
+def perturbation_specs() -> tuple[PerturbationSpec, ...]:
+    """Every registered perturbation, in the generator scripts' order."""
+    return _PERTURBATIONS.specs
+
+
+def canonical_name(text: str) -> str:
+    """``text`` as a registry key: stripped, lower case, ``-`` and `` `` written as ``_``."""
+    return text.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def suggest(name: str, choices: Sequence[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``choices``, or ``""``."""
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
@@ -131,13 +169,19 @@ def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
     """
     if not isinstance(name, str):
         raise TypeError(f"{what} must be a str, got {type(name).__name__}")
-    key = name.strip().lower().replace("-", "_").replace(" ", "_")
+    key = canonical_name(name)
     if key not in choices:
         raise ValueError(
-            f"unknown {what} {name!r}{suggest(key, list(choices))} (choices: {', '.join(choices)})"
+            f"unknown {what} {name!r}{suggest(key, choices)} (choices: {', '.join(choices)})"
         )
     return key
 
 
-def get_corruption(name: str) -> CorruptionInfo:
-    return corruption_registry()[resolve_name(name, ALL_CORRUPTIONS, "corruption")]
+def get_corruption(name: object) -> CorruptionSpec:
+    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts)."""
+    return _CORRUPTIONS[resolve_name(name, _CORRUPTIONS.names, "corruption")]
+
+
+def get_perturbation(name: object) -> PerturbationSpec:
+    """The spec of perturbation ``name`` (any spelling :func:`resolve_name` accepts)."""
+    return _PERTURBATIONS[resolve_name(name, _PERTURBATIONS.names, "perturbation")]

@@ -8,7 +8,7 @@ import os
 import sys
 from typing import Any
 
-from ..registry import ALL_CORRUPTIONS
+from ..corruptions import ALL_CORRUPTIONS
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:

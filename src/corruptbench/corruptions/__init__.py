@@ -3,4 +3,25 @@
 Each function has the signature ``f(image, severity, *, profile, rng)`` and receives a validated
 read-only uint8 H x W x 3 array; it returns an array in the [0, 255] domain (float or uint8) that the
 dispatcher truncates to uint8. Use :func:`corruptbench.corrupt` rather than calling them directly.
+
+Importing this package registers the 19 corruptions (:mod:`corruptbench.registry`); the name lists
+below are derived from those registrations. The order is the reference's ``corruption_tuple``
+(imagenet_c/__init__.py:5-8, make_imagenet_c.py:599-618, ImageNet-C/test.py:272-278;
+reference-spec.md §0), each function's ``order``; mCE averages the 15 benchmark corruptions only.
 """
+
+from __future__ import annotations
+
+from ..registry import corruption_specs
+from . import blur, digital, noise, weather  # noqa: F401  (importing registers the functions)
+
+__all__ = ["ALL_CORRUPTIONS", "BENCHMARK_CORRUPTIONS", "EXTRA_CORRUPTIONS", "FAMILIES"]
+
+#: All 19 corruptions in the reference order: the 15 benchmark corruptions, then the 4 extra.
+ALL_CORRUPTIONS: tuple[str, ...] = tuple(s.name for s in corruption_specs())
+#: The 15 benchmark corruptions, in the reference order.
+BENCHMARK_CORRUPTIONS: tuple[str, ...] = tuple(s.name for s in corruption_specs() if not s.extra)
+#: The four "extra" / validation corruptions (issue #36), reported separately from mCE.
+EXTRA_CORRUPTIONS: tuple[str, ...] = tuple(s.name for s in corruption_specs() if s.extra)
+#: The families in the order their first corruption appears: noise, blur, weather, digital.
+FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(s.family for s in corruption_specs()))

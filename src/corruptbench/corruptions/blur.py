@@ -15,8 +15,9 @@ import numba
 import numpy as np
 
 from ..ops.gaussian import gaussian_blur_u8
-from ..ops.kernels import disk
-from ..ops.legacy_random import glass_shuffle_mt, legacy_state
+from ..ops.kernels import trimmed_disk
+from ..ops.legacy_random import legacy_state
+from ..ops.legacy_random_kernels import glass_shuffle_mt
 from ..ops.zoom import zoom_blur_u8
 from ..profiles import Profile
 from ..registry import register_corruption
@@ -88,7 +89,7 @@ def _finish_uint8(out: np.ndarray) -> np.ndarray:
     return res
 
 
-@register_corruption("gaussian_blur", family="blur", extra=True, random=False)
+@register_corruption("gaussian_blur", family="blur", order=16, extra=True, random=False)
 def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255`` (spec §1.2 #5).
 
@@ -123,7 +124,7 @@ def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> n
     ``x[h, w] = x[h + dy, w + dx]`` — the reference's tuple "swap" only copies (spec §6 item 18).
 
     With a legacy ``RandomState`` (MT19937) the offsets are drawn inline by the compiled copy of
-    NumPy's MT19937 and bounded-integer code (:func:`corruptbench.ops.legacy_random.glass_shuffle_mt`), and the generator's state is advanced exactly as the
+    NumPy's MT19937 and bounded-integer code (:func:`corruptbench.ops.legacy_random_kernels.glass_shuffle_mt`), and the generator's state is advanced exactly as the
     ``n`` ``randint(-d, d, size=2)`` calls would (checked by the tests). Other sources draw all
     pairs with one ``randint(-d, d, size=(n, 2))`` call. Returns ``x``.
     """
@@ -142,7 +143,7 @@ def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> n
     return x
 
 
-@register_corruption("glass_blur", family="blur")
+@register_corruption("glass_blur", family="blur", order=4)
 def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Glass blur: Gaussian blur, local pixel shuffle, Gaussian blur (spec §1.2 #6).
 
@@ -158,41 +159,26 @@ def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
     return gaussian_blur_u8(x, sigma)
 
 
-@register_corruption("defocus_blur", family="blur", random=False)
+@register_corruption("defocus_blur", family="blur", order=3, random=False)
 def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255`` (spec §1.2 #7).
 
-    ``disk`` is the reference's unnormalised anti-aliased kernel (:func:`corruptbench.ops.kernels.disk`);
+    ``disk`` is the reference's unnormalised anti-aliased kernel (:func:`corruptbench.ops.kernels.disk`,
+    here :func:`~corruptbench.ops.kernels.trimmed_disk`);
     ``cv2.filter2D`` in float64, border REFLECT_101, applied to the three channels at once (the
     reference filters each channel separately with the same kernel: identical). The kernel's
     all-zero outer rows/columns are dropped (they contribute nothing). No random draws. Any size
     works: the kernel depends on the profile only.
     """
     radius, alias_blur = get_params("defocus_blur", severity, profile.name)
-    kernel = _trimmed_disk(radius, alias_blur)
+    kernel = trimmed_disk(float(radius), float(alias_blur))
     x = _to_unit(image)
     out = _scratch("out", x.shape, np.float64)
     cv2.filter2D(x, -1, kernel, dst=out, borderType=cv2.BORDER_REFLECT_101)
     return _finish_uint8(out)
 
 
-def _trimmed_disk(radius: float, alias_blur: float) -> np.ndarray:
-    kernel = disk(radius, alias_blur)
-    # Drop symmetric all-zero borders (the kernel is centred; keep it centred).
-    n = kernel.shape[0]
-    t = 0
-    while (
-        t < n // 2
-        and not kernel[t].any()
-        and not kernel[n - 1 - t].any()
-        and not kernel[:, t].any()
-        and not kernel[:, n - 1 - t].any()
-    ):
-        t += 1
-    return np.ascontiguousarray(kernel[t : n - t, t : n - t])
-
-
-@register_corruption("motion_blur", family="blur")
+@register_corruption("motion_blur", family="blur", order=5)
 def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)`` (spec §1.2 #8).
 
@@ -230,7 +216,7 @@ def _is_gray(image: np.ndarray) -> bool:
     )
 
 
-@register_corruption("zoom_blur", family="blur", random=False)
+@register_corruption("zoom_blur", family="blur", order=6, random=False)
 def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Zoom blur: mean of the image and its centre zooms (spec §1.2 #9).
 

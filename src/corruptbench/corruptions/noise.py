@@ -7,7 +7,7 @@ reference does (spec §1.2 "RNG draw order"), so with ``rng = RandomState(k)`` t
 reference after ``np.random.seed(k)``.
 
 With a MT19937 ``RandomState`` (the reference-compatible case) the draws and the arithmetic run
-in the compiled kernels of :mod:`corruptbench.ops.legacy_random` over the generator's state: NumPy's
+in the compiled kernels of :mod:`corruptbench.ops.legacy_random_kernels` over the generator's state: NumPy's
 legacy algorithms bit for bit (``mt19937_gen`` and tempering, ``next_double``, the polar
 ``legacy_gauss``, ``random_poisson``'s multiplication and PTRS methods with ``random_loggam``),
 leaving the ``RandomState`` exactly where NumPy's own calls would; the tests compare with NumPy's
@@ -21,7 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.legacy_random import PoissonPlan, impulse_u8, legacy_normal_u8, legacy_state
+from ..ops.legacy_random import PoissonPlan, choice_threshold, legacy_normal_u8, legacy_state
+from ..ops.legacy_random_kernels import impulse_u8
 from ..profiles import Profile
 from ..registry import register_corruption
 from ..tables.corruptions import get_params
@@ -52,16 +53,7 @@ def choice_true_mask(rng: Any, p_true: float, shape: tuple[int, ...]) -> np.ndar
     mask and the stream position are bit-identical to the ``choice`` call (asserted in the tests).
     """
     u = rng.random_sample(shape)
-    return np.asarray(u) < _choice_threshold(p_true)
-
-
-def _choice_threshold(p_true: float) -> float:
-    """``cdf[0]`` of legacy ``choice``: ``cumsum([p, 1 - p]) / cdf[-1]``."""
-    if not 0.0 <= p_true <= 1.0:
-        raise ValueError(f"p_true must be a probability, got {p_true}")
-    cdf = np.cumsum(np.array([p_true, 1.0 - p_true], dtype=np.float64))
-    cdf /= cdf[-1]
-    return float(cdf[0])
+    return np.asarray(u) < choice_threshold(p_true)
 
 
 def _normal_noise(image: np.ndarray, c: float, rng: Any, *, speckle: bool) -> np.ndarray:
@@ -79,7 +71,7 @@ def _normal_noise(image: np.ndarray, c: float, rng: Any, *, speckle: bool) -> np
     return x
 
 
-@register_corruption("gaussian_noise", family="noise")
+@register_corruption("gaussian_noise", family="noise", order=0)
 def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Additive Gaussian noise: ``clip(x + N(0, c^2), 0, 1) * 255`` (spec §1.2 #1).
 
@@ -100,7 +92,7 @@ def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: A
     return _normal_noise(image, c, rng, speckle=False)
 
 
-@register_corruption("shot_noise", family="noise")
+@register_corruption("shot_noise", family="noise", order=1)
 def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Poisson (shot) noise: ``clip(Poisson(x * c) / c, 0, 1) * 255`` (spec §1.2 #2).
 
@@ -115,7 +107,7 @@ def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
     return PoissonPlan.from_uint8(image, c).sample_unit_u8(rng, c)
 
 
-@register_corruption("impulse_noise", family="noise")
+@register_corruption("impulse_noise", family="noise", order=2)
 def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Salt-and-pepper noise of scikit-image 0.13.1 ``random_noise(mode='s&p', amount=c)`` (§1.2 #3).
 
@@ -133,7 +125,7 @@ def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     state = legacy_state(rng)
     if state is not None:
         out = np.empty(image.shape, np.uint8)
-        thr_flip, thr_salt = _choice_threshold(c), _choice_threshold(0.5)
+        thr_flip, thr_salt = choice_threshold(c), choice_threshold(0.5)
         impulse_u8(
             _flat(image), _UNIT_255_U8, thr_flip, thr_salt, state.key, state.ints, out.reshape(-1)
         )
@@ -147,7 +139,7 @@ def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     return out
 
 
-@register_corruption("speckle_noise", family="noise", extra=True)
+@register_corruption("speckle_noise", family="noise", order=15, extra=True)
 def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Multiplicative (speckle) noise: ``clip(x + x * N(0, c^2), 0, 1) * 255`` (§1.2 #4; extra).
 

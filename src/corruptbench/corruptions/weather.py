@@ -28,9 +28,21 @@ from ..ops.legacy_random import legacy_normal
 from ..ops.zoom import clipped_zoom
 from ..profiles import Profile
 from ..registry import register_corruption
-from ..tables.corruptions import get_params
+from ..tables.corruptions import SPATTER_COLOURS, get_params
 
-__all__ = ["snow", "frost", "fog", "spatter", "frost_texture", "FROST_FILES"]
+__all__ = [
+    "snow",
+    "frost",
+    "fog",
+    "spatter",
+    "frost_texture",
+    "frost_lookup_table",
+    "FROST_FILES",
+    "water_drops",
+    "water_distance",
+    "WATER_COLOUR",
+    "MUD_COLOUR",
+]
 
 #: The six frost textures of the reference, in its list order. ``frost`` only ever picks the
 #: first five (``randint(5)``; spec §6 item 19); frost6 ships for completeness.
@@ -133,7 +145,7 @@ def _motion_blur_u8(layer: np.ndarray, radius: float, sigma: float, angle: float
     return magick_motion_blur(layer, radius, sigma, angle)
 
 
-@register_corruption("snow", family="weather")
+@register_corruption("snow", family="weather", order=7)
 def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Snow: a zoomed, thresholded, motion-blurred noise layer over a brightened image (spec §1.2 #10).
 
@@ -178,7 +190,7 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
     return out
 
 
-@register_corruption("frost", family="weather")
+@register_corruption("frost", family="weather", order=8)
 def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Frost: a random crop of a frost texture blended in (spec §1.2 #11).
 
@@ -209,7 +221,7 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
     y_start = int(rng.randint(0, tex.shape[1] - w))
     # out = clip(c0 * image + c1 * tex[x_start : x_start + h, y_start : y_start + w], 0, 255)
     out = np.empty(image.shape, dtype=np.uint8)
-    table = _frost_table(float(c0), float(c1))
+    table = frost_lookup_table(float(c0), float(c1))
     wk.frost_u8(
         np.ascontiguousarray(image), np.ascontiguousarray(tex), x_start, y_start, table, out
     )
@@ -217,15 +229,17 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
 
 
 @lru_cache(maxsize=64)
-def _frost_table(c0: float, c1: float) -> np.ndarray:
-    """Frost's formula for every (image, texture) uint8 pair (:func:`_weather_kernels.frost_table`)."""
+def frost_lookup_table(c0: float, c1: float) -> np.ndarray:
+    """Frost's formula for every (image ``a``, texture ``b``) uint8 pair at index ``a * 256 + b``
+    (:func:`corruptbench.ops.weather_stages.frost_table`; read-only, cached). The torch backend
+    uses it too."""
     table = np.empty(1 << 16, dtype=np.uint8)
     wk.frost_table(c0, c1, table)
     table.flags.writeable = False
     return table
 
 
-@register_corruption("fog", family="weather")
+@register_corruption("fog", family="weather", order=9)
 def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Fog: a plasma-fractal haze added and the range compressed (spec §1.2 #12).
 
@@ -274,10 +288,12 @@ def _plasma(mapsize: int, decay: float, rng) -> tuple[np.ndarray, float, float]:
 
 
 _WATER_KERNEL = np.array([[-2, -1, 0], [-1, 1, 1], [0, 1, 2]], dtype=np.float32)
-_WATER_COLOUR = np.array([175 / 255.0, 238 / 255.0, 238 / 255.0], dtype=np.float32)
-_MUD_COLOUR = np.array([63 / 255.0, 42 / 255.0, 20 / 255.0], dtype=np.float32)
+#: spatter's water colour ``(175, 238, 238) / 255`` as the reference's float32 array
+WATER_COLOUR = np.array([v / 255.0 for v in SPATTER_COLOURS["water"]], dtype=np.float32)
+#: spatter's mud colour ``(63, 42, 20) / 255`` as the reference's float32 array
+MUD_COLOUR = np.array([v / 255.0 for v in SPATTER_COLOURS["mud"]], dtype=np.float32)
 # The reference's in-place float32 *= float64 mixes the float32 colour in float64.
-_MUD_COLOUR_F64 = _MUD_COLOUR.astype(np.float64)
+_MUD_COLOUR_F64 = MUD_COLOUR.astype(np.float64)
 
 
 def _gaussian(a: np.ndarray, sigma: float) -> np.ndarray:
@@ -286,8 +302,9 @@ def _gaussian(a: np.ndarray, sigma: float) -> np.ndarray:
     return gaussian_filter_nearest(a, sigma, truncate=4.0)
 
 
-def _water_distance(liquid8: np.ndarray) -> np.ndarray:
-    """The uint8 ``d`` of :func:`spatter`'s water branch from the uint8 liquid layer ``L8``."""
+def water_distance(liquid8: np.ndarray) -> np.ndarray:
+    """The uint8 ``d`` of :func:`spatter`'s water branch from the uint8 liquid layer ``L8`` (OpenCV
+    steps; the torch backend runs them too)."""
     dist = 255 - cv2.Canny(liquid8, 50, 150)
     dist = cv2.distanceTransform(dist, cv2.DIST_L2, 5)
     _, dist = cv2.threshold(dist, 20, 20, cv2.THRESH_TRUNC)
@@ -316,9 +333,9 @@ def water_drops(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarr
     if x.dtype != np.float32 or liquid.dtype != np.float64 or x.shape[2:] != (3,):
         return _water_drops_numpy(x, liquid, intensity)
     liquid8 = _liquid_u8(liquid, -np.inf)
-    dist = _water_distance(liquid8)
+    dist = water_distance(liquid8)
     out = np.empty(x.shape, dtype=np.float32)
-    wk.water_f32(np.ascontiguousarray(x), liquid8, dist, np.float32(intensity), _WATER_COLOUR, out)
+    wk.water_f32(np.ascontiguousarray(x), liquid8, dist, np.float32(intensity), WATER_COLOUR, out)
     return out
 
 
@@ -326,17 +343,17 @@ def _water_drops_numpy(x: np.ndarray, liquid: np.ndarray, intensity: float) -> n
     # water_drops for other dtypes, in NumPy (the compiled path's definition).
     # Values are >= 0 here; int64 -> uint8 wraps modulo 256 like the reference's cast.
     liquid8 = (liquid * 255).astype(np.int64).astype(np.uint8)
-    m: np.ndarray = liquid8 * _water_distance(liquid8).astype(np.float32)  # exact (< 2**24)
+    m: np.ndarray = liquid8 * water_distance(liquid8).astype(np.float32)  # exact (< 2**24)
     peak = m.max()
     if peak > 0:  # the reference divides 0 by 0 (NaN) when no liquid survives: we add no water
         m /= peak
         m *= np.float32(intensity)
-    out = m[:, :, None] * _WATER_COLOUR
+    out = m[:, :, None] * WATER_COLOUR
     out += x  # float32 addition is commutative: identical to x + m * colour
     return out
 
 
-@register_corruption("spatter", family="weather", extra=True)
+@register_corruption("spatter", family="weather", order=17, extra=True)
 def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Spatter: water drops (mode 0) or mud (mode 1) on the lens (spec §1.2 #19; extra corruption).
 
@@ -377,9 +394,9 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
     out = np.empty(image.shape, dtype=np.uint8)
     if mode == 0:
         liquid8 = _liquid_u8(liquid, threshold)
-        dist = _water_distance(liquid8)
+        dist = water_distance(liquid8)
         wk.water_u8(
-            np.ascontiguousarray(image), liquid8, dist, np.float32(intensity), _WATER_COLOUR, out
+            np.ascontiguousarray(image), liquid8, dist, np.float32(intensity), WATER_COLOUR, out
         )
     else:
         # L[L < t] = 0 leaves L > t unchanged (t > 0): the mask is taken from the smoothed layer.

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..registry import ALL_CORRUPTIONS
+from ..corruptions import ALL_CORRUPTIONS
 
 __all__ = [
     "CifarCIndex",

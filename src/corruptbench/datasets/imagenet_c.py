@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..registry import ALL_CORRUPTIONS
+from ..corruptions import ALL_CORRUPTIONS
 from .imagenet import IMAGE_EXTENSIONS
 
 __all__ = ["ImageNetCIndex", "scan_imagenet_c", "iter_imagenet_c", "SEVERITIES"]

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..registry import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
+from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 
 __all__ = [
     "PERTURBATION_NAMES",

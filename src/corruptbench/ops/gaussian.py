@@ -2,6 +2,7 @@
 bit-identical to SciPy.
 
 * :func:`gaussian_kernel1d` — SciPy's ``gaussian_filter1d`` weights
+* :func:`gaussian_matrix` — the 1-D filter of one axis as an ``n x n`` matrix, border folded in
 * :func:`gaussian_filter_nearest` — the separable filter on float images
 * :func:`gaussian_blur_u8` — the same on ``uint8 / 255`` with the clip and uint8 cast fused
 """
@@ -13,8 +14,11 @@ import functools
 import numba
 import numpy as np
 
+from .borders import fold_index
+
 __all__ = [
     "gaussian_kernel1d",
+    "gaussian_matrix",
     "gaussian_filter_nearest",
     "gaussian_blur_u8",
 ]
@@ -33,6 +37,33 @@ def _gaussian_kernel1d_cached(sigma: float, truncate: float) -> np.ndarray:
 def gaussian_kernel1d(sigma: float, truncate: float = 4.0) -> np.ndarray:
     """SciPy's ``gaussian_filter1d`` weights: radius ``int(truncate * sigma + 0.5)``, normalised."""
     return _gaussian_kernel1d_cached(float(sigma), float(truncate)).copy()
+
+
+@functools.lru_cache(maxsize=256)
+def gaussian_matrix(
+    n: int, sigma: float, truncate: float = 4.0, mode: str = "nearest"
+) -> np.ndarray:
+    """``n x n`` matrix of SciPy's 1-D Gaussian correlation (``gaussian_filter1d``) along an axis
+    of length ``n``, the border ``mode`` (``'nearest'``: scikit-image ``gaussian``'s default,
+    ``'reflect'``: the elastic transform's) folded in: ``filtered = M @ column``.
+
+    Row ``i`` gets weight ``k[j]`` of :func:`gaussian_kernel1d` at the folded source of position
+    ``i - r + j``, the weights of one source added in tap order. The identity for
+    ``sigma <= 1e-15`` (SciPy skips such axes). Read-only, cached. The CPU library's wide
+    'reflect' filters and the torch backend's dense operators are built here.
+    """
+    if sigma <= 1e-15:
+        op = np.eye(n)
+    else:
+        k = gaussian_kernel1d(sigma, truncate)
+        r = (len(k) - 1) // 2
+        src = fold_index(n, r, r, mode)  # padded position -> source row
+        rows = np.repeat(np.arange(n), len(k))
+        cols = src[np.arange(n)[:, None] + np.arange(len(k))[None, :]].ravel()
+        op = np.zeros((n, n))
+        np.add.at(op, (rows, cols), np.tile(k, n))
+    op.flags.writeable = False
+    return op
 
 
 @numba.njit(cache=True, nogil=True)

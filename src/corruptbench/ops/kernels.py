@@ -1,6 +1,7 @@
 """Kernel and map builders (reference spec §1.1): the defocus disk and the plasma fractal.
 
-* :func:`disk` — the defocus kernel (reference ``disk``)
+* :func:`disk` — the defocus kernel (reference ``disk``), and :func:`trimmed_disk` — the same
+  without its all-zero outer rows and columns
 * :func:`plasma_fractal` — the diamond-square fog map (reference ``plasma_fractal``), and
   :func:`plasma_raw_map` — its compiled core with the map's min/max
 * :func:`next_pow2` — the map size that covers an image
@@ -17,6 +18,7 @@ import numpy as np
 
 __all__ = [
     "disk",
+    "trimmed_disk",
     "plasma_fractal",
     "plasma_raw_map",
     "next_pow2",
@@ -49,6 +51,27 @@ def _disk_cached(radius: float, alias_blur: float, dtype: str) -> np.ndarray:
     aliased = np.array((xx**2 + yy**2) <= radius**2, dtype=dtype)
     aliased /= np.sum(aliased)
     out = cv2.GaussianBlur(aliased, ksize=ksize, sigmaX=alias_blur)
+    out.flags.writeable = False
+    return out
+
+
+@functools.lru_cache(maxsize=64)
+def trimmed_disk(radius: float, alias_blur: float) -> np.ndarray:
+    """:func:`disk` (float32) without its symmetric all-zero outer rows and columns (they add
+    nothing to a correlation); centred, read-only, cached. Defocus blur's kernel, on the CPU and
+    in the torch backend."""
+    kernel = disk(radius, alias_blur)
+    n = kernel.shape[0]
+    t = 0
+    while (
+        t < n // 2
+        and not kernel[t].any()
+        and not kernel[n - 1 - t].any()
+        and not kernel[:, t].any()
+        and not kernel[:, n - 1 - t].any()
+    ):
+        t += 1
+    out = np.ascontiguousarray(kernel[t : n - t, t : n - t])
     out.flags.writeable = False
     return out
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 from PIL import Image
 
+from ..profiles import PROFILES
+
 __all__ = [
     "resize_short",
     "center_crop",
@@ -71,22 +73,30 @@ def inception_crop(
 
 
 def profile_preprocess(img: Image.Image | np.ndarray, profile: str) -> np.ndarray:
-    """Apply make-c's per-profile preprocessing to an RGB image and return uint8 H x W x 3."""
+    """Apply make-c's per-profile preprocessing to an RGB image and return uint8 H x W x 3.
+
+    Sizes from :data:`corruptbench.profiles.PROFILES`: imagenet ``Resize(resize_short)`` +
+    ``CenterCrop(size)``; inception the central 87.5 % squashed to ``size``; tiny squashed to
+    ``size x size``; cifar the image as it is (it must be ``size x size``).
+    """
     im = to_pil(img)
     if im.mode != "RGB":
         im = im.convert("RGB")
+    prof = PROFILES.get(profile)
+    if prof is None:
+        raise ValueError(f"unknown profile {profile!r}")
+    s = prof.size
     if profile == "imagenet":
-        out = center_crop(resize_short(im, 256), 224)
+        assert prof.resize_short is not None
+        out = center_crop(resize_short(im, prof.resize_short), s)
     elif profile == "inception":
-        out = inception_crop(im, 299)
+        out = inception_crop(im, s)
     elif profile == "tiny":
-        out = resize_exact(im, (64, 64))
-    elif profile == "cifar":
-        if im.size != (32, 32):
+        out = resize_exact(im, (s, s))
+    else:  # cifar
+        if im.size != (s, s):
             raise ValueError(
-                f"the cifar profile takes 32 x 32 images as they are; got {im.size[0]}x{im.size[1]}"
+                f"the cifar profile takes {s} x {s} images as they are; got {im.size[0]}x{im.size[1]}"
             )
         out = im
-    else:
-        raise ValueError(f"unknown profile {profile!r}")
     return np.asarray(out, dtype=np.uint8)

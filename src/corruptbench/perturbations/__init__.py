@@ -38,23 +38,19 @@ from typing import Any
 import numpy as np
 
 from ..profiles import PROFILES, Profile
-from ..registry import (
-    ALL_PERTURBATIONS,
-    NOISE_PERTURBATIONS,
-    TEST_PERTURBATIONS,
-    VALIDATION_PERTURBATIONS,
-    resolve_name,
-)
+from ..registry import canonical_name, get_perturbation, perturbation_specs
 from ..rng import RNGLike, as_rng
 from ..tables.perturbations import FRAME_COUNTS, PERTURBATION_PARAMS, frame_count, get_schedule
 from ..validation import check_image
-from .sequences import GENERATORS, Source
+from .sequences import Source  # importing the generators registers them
 
 __all__ = [
     "perturb",
     "PERTURBATIONS",
     "EXTRA_PERTURBATIONS",
     "ALL_PERTURBATIONS",
+    "TEST_PERTURBATIONS",
+    "VALIDATION_PERTURBATIONS",
     "NOISE_PERTURBATIONS",
     "PERTURBATION_PARAMS",
     "FRAME_COUNTS",
@@ -63,19 +59,30 @@ __all__ = [
     "is_noise",
 ]
 
-#: the 10 test perturbations (make_imagenet_p.py order; spec §3.1; defined in the registry)
-PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS
+# Derived from the registered generators (make_imagenet_p.py:61, :384; reference-spec.md §3.1);
+# mFR / mT5D average the 10 test perturbations.
+#: all 14, in the generator scripts' order: the 10 test perturbations, then the 4 validation
+ALL_PERTURBATIONS: tuple[str, ...] = tuple(s.name for s in perturbation_specs())
+#: the 10 test perturbations
+TEST_PERTURBATIONS: tuple[str, ...] = tuple(
+    s.name for s in perturbation_specs() if not s.validation
+)
 #: the 4 validation perturbations
+VALIDATION_PERTURBATIONS: tuple[str, ...] = tuple(
+    s.name for s in perturbation_specs() if s.validation
+)
+#: the noise perturbations: their frames are compared with the clean frame 0, and they have
+#: difficulty 2/3 datasets
+NOISE_PERTURBATIONS: tuple[str, ...] = tuple(s.name for s in perturbation_specs() if s.noise)
+#: ``corruptbench.PERTURBATIONS``: the test perturbations
+PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS
+#: ``corruptbench.EXTRA_PERTURBATIONS``: the validation perturbations
 EXTRA_PERTURBATIONS: tuple[str, ...] = VALIDATION_PERTURBATIONS
 
 
 def is_noise(name: str) -> bool:
     """True for the noise perturbations (frames compared with frame 0; separate difficulty sets)."""
-    return _check_name(name) in NOISE_PERTURBATIONS
-
-
-def _check_name(name: Any) -> str:
-    return resolve_name(name, ALL_PERTURBATIONS, "perturbation")
+    return get_perturbation(name).noise
 
 
 def _check_profile(profile: Any) -> str:
@@ -83,7 +90,7 @@ def _check_profile(profile: Any) -> str:
         profile = profile.name
     if not isinstance(profile, str):
         raise TypeError(f"profile must be a str, got {type(profile).__name__}")
-    key = profile.strip().lower()
+    key = canonical_name(profile)
     if key not in PROFILES:
         raise ValueError(
             f"unknown profile {profile!r} for perturb (choices: {', '.join(PROFILES)}; "
@@ -138,21 +145,23 @@ def perturb(
         ValueError: unknown perturbation or profile (with a suggestion), difficulty not in 1..3,
             bad image shape, image too small for the profile, cifar input not 32 x 32.
     """
-    name = _check_name(perturbation)
-    prof = _check_profile(profile)
+    spec = get_perturbation(perturbation)
+    name = spec.name
+    prof = PROFILES[_check_profile(profile)]
     level = _check_difficulty(difficulty)
     rgb, _ = check_image(image)
     h, w = rgb.shape[:2]
-    if prof == "cifar":
-        if (h, w) != (32, 32):
-            raise ValueError(f"the cifar profile takes a 32 x 32 image as it is, got {h}x{w}")
-    elif min(h, w) < PROFILES[prof].min_size:
+    if prof.name == "cifar":  # the 32 x 32 image itself (no resize)
+        if (h, w) != (prof.size, prof.size):
+            raise ValueError(
+                f"the cifar profile takes a {prof.size} x {prof.size} image as it is, got {h}x{w}"
+            )
+    elif min(h, w) < prof.min_size:
         raise ValueError(
-            f"image of size {h}x{w} is too small for the {prof!r} profile (minimum side {PROFILES[prof].min_size} px)"
+            f"image of size {h}x{w} is too small for the {prof.name!r} profile (minimum side {prof.min_size} px)"
         )
-    src = Source(rgb, prof, PROFILES[prof].size)
-    frames = GENERATORS[name](src, get_schedule(name, prof), level, as_rng(rng))
-    expected = (frame_count(name, prof), PROFILES[prof].size, PROFILES[prof].size, 3)
+    frames = spec.func(Source(rgb, prof), get_schedule(name, prof.name), level, as_rng(rng))
+    expected = (frame_count(name, prof.name), prof.size, prof.size, 3)
     if frames.shape != expected:  # pragma: no cover - internal consistency
-        raise RuntimeError(f"{name}/{prof}: produced {frames.shape}, expected {expected}")
+        raise RuntimeError(f"{name}/{prof.name}: produced {frames.shape}, expected {expected}")
     return frames

@@ -1,7 +1,7 @@
 """The 14 ImageNet-P sequence generators (spec §3).
 
 Each generator receives a :class:`Source` (the validated input image and its per-profile
-preprocessing), the schedule constants of :mod:`.perturbation_params`, the difficulty and the random
+preprocessing), the schedule constants of :mod:`corruptbench.tables.perturbations`, the difficulty and the random
 source, and returns the frames as uint8 ``(T, S, S, 3)``. Float-to-uint8 steps truncate, as the
 reference's ``np.uint8(...)`` / ``tensor.mul(255).byte()`` did.
 
@@ -20,7 +20,7 @@ Per-profile preprocessing (spec §3.1-3.3), ``S`` = 224 / 299 / 64 / 32:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from functools import cached_property
 from typing import Any
 
@@ -30,13 +30,15 @@ from PIL import Image
 from scipy.ndimage import gaussian_filter
 
 from ..corruptions.weather import water_drops
+from ..ops.geometry import affine, tilt_homography
 from ..ops.legacy_random import PoissonPlan
+from ..ops.opencv_warp import warp_perspective_cv34
 from ..ops.preprocess import center_crop, inception_crop, resize_short
-from ..ops.warp import affine, tilt_homography, warp_perspective
 from ..ops.zoom import clipped_zoom
-from ..registry import NOISE_PERTURBATIONS
+from ..profiles import Profile
+from ..registry import register_perturbation
 
-__all__ = ["Source", "GENERATORS", "NOISE_PERTURBATIONS"]
+__all__ = ["Source"]
 
 _F32_255 = np.float32(255.0)
 
@@ -46,16 +48,14 @@ class Source:
 
     Args:
         rgb: validated, read-only uint8 H x W x 3 input (the full source image).
-        profile: ``imagenet``, ``inception``, ``tiny`` or ``cifar``.
-        size: the frame size S of the profile.
+        profile: the dataset profile (its name, frame size S and canvas resize).
     """
 
-    _CANVAS_SHORT_SIDE = {"imagenet": 256, "tiny": 64}
-
-    def __init__(self, rgb: np.ndarray, profile: str, size: int) -> None:
+    def __init__(self, rgb: np.ndarray, profile: Profile) -> None:
         self.original = rgb
-        self.profile = profile
-        self.size = size
+        self.profile = profile.name
+        self.size = profile.size
+        self._canvas_short_side = profile.resize_short
 
     @cached_property
     def original_pil(self) -> Image.Image:
@@ -64,9 +64,8 @@ class Source:
     @cached_property
     def canvas(self) -> Image.Image:
         """The image the reference's warps act on (``img`` in the generator scripts)."""
-        short = self._CANVAS_SHORT_SIDE.get(self.profile)
-        if short is not None:
-            return resize_short(self.original_pil, short)
+        if self._canvas_short_side is not None:
+            return resize_short(self.original_pil, self._canvas_short_side)
         return self.original_pil  # cifar: the 32 x 32 image; inception: the full-resolution input
 
     @cached_property
@@ -115,18 +114,6 @@ class Source:
         return np.asarray(center_crop(Image.fromarray(arr), s))
 
 
-Generator = Callable[[Source, Mapping[str, Any], int, Any], np.ndarray]
-GENERATORS: dict[str, Generator] = {}
-
-
-def _generator(name: str) -> Callable[[Generator], Generator]:
-    def deco(func: Generator) -> Generator:
-        GENERATORS[name] = func
-        return func
-
-    return deco
-
-
 def _stack(frames: list[np.ndarray]) -> np.ndarray:
     return np.ascontiguousarray(np.stack(frames), dtype=np.uint8)
 
@@ -134,7 +121,7 @@ def _stack(frames: list[np.ndarray]) -> np.ndarray:
 # --------------------------------------------------------------------------- noise
 
 
-@_generator("gaussian_noise")
+@register_perturbation("gaussian_noise", order=0, noise=True)
 def gaussian_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame 0 clean; frame i >= 1: ``byte(clamp(x + σ n_i, 0, 1) * 255)`` in float32.
 
@@ -159,7 +146,7 @@ def gaussian_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any)
     return _stack(frames)
 
 
-@_generator("shot_noise")
+@register_perturbation("shot_noise", order=1, noise=True)
 def shot_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame 0 clean; frame i >= 1: ``uint8(255 * clip(Poisson(x λ) / λ, 0, 1))``, ``x = crop / 255``.
 
@@ -180,7 +167,7 @@ def shot_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> 
     return _stack(frames)
 
 
-@_generator("speckle_noise")
+@register_perturbation("speckle_noise", order=10, validation=True, noise=True)
 def speckle_noise(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame 0 clean; frame i >= 1: ``uint8(255 * clip(x + x N(0, σ²), 0, 1))``, ``x = crop / 255``.
 
@@ -208,7 +195,7 @@ def _magick_motion_blur(image: np.ndarray, radius: float, sigma: float, angle: f
     return magick_motion_blur(image, radius, sigma, angle)
 
 
-@_generator("motion_blur")
+@register_perturbation("motion_blur", order=2)
 def motion_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i = ImageMagick motion blur (radius, σ) at angle ``(i - offset) * step`` (frame 0 too).
 
@@ -237,7 +224,7 @@ def motion_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) ->
     return _stack(frames)
 
 
-@_generator("zoom_blur")
+@register_perturbation("zoom_blur", order=3)
 def zoom_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Running average of zooms: frame i = ``byte(Σ_{k<=i} z_k / (i + 1) * 255)`` in float32.
 
@@ -257,7 +244,7 @@ def zoom_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> n
     return _stack(frames)
 
 
-@_generator("gaussian_blur")
+@register_perturbation("gaussian_blur", order=11, validation=True)
 def gaussian_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i = ``uint8(255 * gaussian(crop / 255, σ_i, truncate))``, ``σ_i = base + step * i``.
 
@@ -276,7 +263,7 @@ def gaussian_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) 
 # --------------------------------------------------------------------------- weather
 
 
-@_generator("snow")
+@register_perturbation("snow", order=4)
 def snow(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """One snow layer, blown by a rotating motion blur (spec §3.2).
 
@@ -336,7 +323,7 @@ def _drip(liquid: np.ndarray, kernel: tuple[float, ...]) -> np.ndarray:
     return out
 
 
-@_generator("spatter")
+@register_perturbation("spatter", order=12, validation=True)
 def spatter(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Water spatter whose drops run down the lens (spec §3.2).
 
@@ -406,7 +393,7 @@ def _hsv_factors(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v, factors
 
 
-@_generator("brightness")
+@register_perturbation("brightness", order=5)
 def brightness(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i: HSV ``V = clip(V + c_i, 0, 1)``, ``c_i = (i - 15) * step / 100.`` (±0.30; CIFAR ±0.225).
 
@@ -422,7 +409,7 @@ def brightness(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> 
     return _stack(frames)
 
 
-@_generator("translate")
+@register_perturbation("translate", order=6)
 def translate(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i: ``affine(canvas, translate=(i - offset, 0))`` (NEAREST, black fill), then cropped.
 
@@ -438,7 +425,7 @@ def translate(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> n
     )
 
 
-@_generator("rotate")
+@register_perturbation("rotate", order=7)
 def rotate(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i: ``affine(canvas, angle=i - 15, bilinear)`` then cropped (-15..15 degrees)."""
     canvas = src.warp_canvas("rotate")
@@ -452,7 +439,7 @@ def rotate(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.n
     )
 
 
-@_generator("shear")
+@register_perturbation("shear", order=13, validation=True)
 def shear(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i: ``affine(canvas, shear=i - 15, bilinear)`` then cropped (-15..15 degrees)."""
     canvas = src.warp_canvas("shear")
@@ -466,7 +453,7 @@ def shear(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.nd
     )
 
 
-@_generator("scale")
+@register_perturbation("scale", order=9)
 def scale(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i: ``affine(canvas, scale=(i * step + offset) / 100., bilinear)`` then cropped.
 
@@ -488,13 +475,13 @@ def scale(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.nd
     )
 
 
-@_generator("tilt")
+@register_perturbation("tilt", order=8)
 def tilt(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
     """Frame i: ``cv2.warpPerspective(canvas, P2·T·Rx(θ)·Ry(φ)·P1, (w, h))`` then cropped.
 
     ``φ = θ = deg2rad(i - 15)`` (cifar: ``deg2rad(0.75 * (i - 15))``); bilinear, black border; the
     warp acts on the whole canvas (Resize(256) image for imagenet) before the centre crop. The warp
-    is :func:`._affine.warp_perspective`, OpenCV 3.4's numerics (current OpenCV differs by up to 4
+    is :func:`corruptbench.ops.opencv_warp.warp_perspective_cv34`, OpenCV 3.4's numerics (current OpenCV differs by up to 4
     levels on ~10 % of the values).
     """
     x = np.asarray(src.warp_canvas("tilt"))
@@ -504,5 +491,5 @@ def tilt(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.nda
         deg = i - p["offset"] if p["factor"] is None else p["factor"] * (i - p["offset"])
         phi = theta = np.deg2rad(deg)
         mat = tilt_homography(w, h, phi, theta)
-        frames.append(src.crop_array(warp_perspective(x, mat, (w, h))))
+        frames.append(src.crop_array(warp_perspective_cv34(x, mat, (w, h))))
     return _stack(frames)

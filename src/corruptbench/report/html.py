@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..registry import ALL_PERTURBATIONS
+from ..perturbations import ALL_PERTURBATIONS
 from ._common import (
     ALL_CORRUPTIONS,
     BENCHMARK_CORRUPTIONS,

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..registry import ALL_CORRUPTIONS, ALL_PERTURBATIONS, BENCHMARK_CORRUPTIONS
+from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
+from ..perturbations import ALL_PERTURBATIONS
 
 __all__ = [
     "SCHEMA",

@@ -6,7 +6,7 @@ import csv
 import io
 from collections.abc import Sequence
 
-from ..registry import ALL_PERTURBATIONS
+from ..perturbations import ALL_PERTURBATIONS
 from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty, summary_cells
 from .io import Results
 

@@ -13,7 +13,7 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..registry import ALL_PERTURBATIONS
+from ..perturbations import ALL_PERTURBATIONS
 from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
 from .io import Results  # noqa: E402
 

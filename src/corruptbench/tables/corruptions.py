@@ -25,8 +25,13 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["TABLES", "get_params", "ELASTIC_SCALE"]
+__all__ = ["TABLES", "get_params", "ELASTIC_SCALE", "SPATTER_COLOURS"]
 
+
+#: spatter's liquid colours, RGB 0..255 (make_imagenet_c.py spatter: water ``175 / 255.``,
+#: ``238 / 255.``, ``238 / 255.`` per channel; mud ``63 / 255.``, ``42 / 255.``, ``20 / 255.``;
+#: reference-spec.md §1.2 #19), the same in every profile
+SPATTER_COLOURS = MappingProxyType({"water": (175, 238, 238), "mud": (63, 42, 20)})
 
 #: elastic_transform multiplier per profile (spec §1.3; 244 is the reference's quirk at 224 px).
 ELASTIC_SCALE = {"imagenet": 244, "inception": 360, "tiny": 64, "cifar": 32}

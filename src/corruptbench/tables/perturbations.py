@@ -37,9 +37,11 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
+from ..profiles import PROFILE_NAMES
+
 __all__ = ["PERTURBATION_PARAMS", "FRAME_COUNTS", "get_schedule", "frame_count"]
 
-_PROFILES = ("imagenet", "inception", "tiny", "cifar")
+_PROFILES = PROFILE_NAMES  # schedules the same for every profile are written once
 
 
 def _freeze(d: dict[str, dict[str, dict[str, Any]]]) -> MappingProxyType:

@@ -9,6 +9,12 @@ PyTorch is optional for corruptbench: this subpackage needs it (``pip install co
 ``import corruptbench`` does not. Fidelity and the few steps that run on the CPU on purpose (JPEG,
 spatter's water edges) and the CPU library's compiled kernels used for uint8 batches on the CPU
 (``backend="auto"``) are described in :mod:`corruptbench.torch.functional`.
+
+Layout: one module per family (:mod:`.noise`, :mod:`.blur`, :mod:`.weather`, :mod:`.digital`,
+mirroring :mod:`corruptbench.corruptions`) registers each corruption's batch implementation into
+its :class:`~corruptbench.registry.CorruptionSpec` (``spec.batch``, a :class:`BatchImpl`);
+:mod:`.ops` holds the batched building blocks (mirroring :mod:`corruptbench.ops`), :mod:`.context`
+the batch context and random source, :mod:`.library` the CPU library's per-image path.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without torch
         "corruptbench.torch needs PyTorch, which is not installed: pip install corruptbench[torch]"
     ) from exc
 
+from .context import BatchImpl
 from .functional import (
     BACKENDS,
     CPU_LIBRARY_DISPATCH,
@@ -39,4 +46,5 @@ __all__ = [
     "CPU_LIBRARY_DISPATCH",
     "Corrupt",
     "RandomCorruption",
+    "BatchImpl",
 ]

@@ -11,7 +11,7 @@ from ..api import get_corruption_names
 from ..profiles import Profile
 from ..registry import get_corruption
 from ..validation import check_severity
-from .functional import _check_backend, corrupt_batch
+from .functional import check_backend, corrupt_batch
 
 __all__ = ["Corrupt", "RandomCorruption"]
 
@@ -68,7 +68,7 @@ class Corrupt(nn.Module):
         self.severity = check_severity(severity)
         self.profile = profile
         self.generator = generator
-        self.backend = _check_backend(backend)
+        self.backend = check_backend(backend)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         xb, single = _batched(x)
@@ -139,7 +139,7 @@ class RandomCorruption(nn.Module):
         self.p = float(p)
         self.profile = profile
         self.generator = generator
-        self.backend = _check_backend(backend)
+        self.backend = check_backend(backend)
         self.last: tuple[str, int] | None = None  #: the (corruption, severity) of the last call
 
     def _randint(self, high: int) -> int:

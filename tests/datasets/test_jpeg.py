@@ -11,6 +11,7 @@ from PIL import Image
 from corruptbench import ALL_CORRUPTIONS, corrupt
 from corruptbench.build import _encode_jpeg
 from corruptbench.datasets import jpeg as _jpeg
+from corruptbench.datasets import jpeg_transcoder
 from corruptbench.datasets.jpeg import encode_jpeg
 
 
@@ -25,7 +26,7 @@ def assert_same(arr: np.ndarray, quality: int = 85) -> None:
     ref = pillow(arr, quality)
     assert encode_jpeg(arr, quality) == ref
     base = _jpeg._BASES[_jpeg._choose_base(quality)]
-    assert _jpeg._transcode(base(np.ascontiguousarray(arr), quality)) == ref
+    assert jpeg_transcoder.transcode(base(np.ascontiguousarray(arr), quality)) == ref
 
 
 def noise(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
@@ -33,8 +34,8 @@ def noise(shape: tuple[int, ...], seed: int = 0) -> np.ndarray:
 
 
 def test_photos_all_profiles(photos224: list[np.ndarray]) -> None:
-    from conftest import PHOTO_NAMES, load_photo
     from corruptbench.ops.preprocess import profile_preprocess
+    from support import PHOTO_NAMES, load_photo
 
     for a in photos224:
         assert_same(a)
@@ -116,13 +117,13 @@ def test_streams_the_transcoder_does_not_handle() -> None:
     a = noise((32, 32, 3))
     buf = io.BytesIO()
     Image.fromarray(a).save(buf, format="JPEG", quality=85, progressive=True)
-    assert _jpeg._transcode(buf.getvalue()) is None
+    assert jpeg_transcoder.transcode(buf.getvalue()) is None
     buf = io.BytesIO()
     Image.fromarray(a).save(buf, format="JPEG", quality=85, restart_marker_blocks=1)
-    assert _jpeg._transcode(buf.getvalue()) is None
+    assert jpeg_transcoder.transcode(buf.getvalue()) is None
     good = _jpeg._opencv_bytes(a, 85)
     for bad in (good[:-40] + b"\xff\xd9", good[:200], good[:2] + good[30:], b"", b"\xff\xd8"):
-        assert _jpeg._transcode(bad) is None
+        assert jpeg_transcoder.transcode(bad) is None
     # flipping bits of the entropy data never crashes; the result is None or a stream
     rng = np.random.default_rng(0)
     data = bytearray(good)
@@ -130,7 +131,7 @@ def test_streams_the_transcoder_does_not_handle() -> None:
         corrupted = bytearray(data)
         pos = int(rng.integers(len(good) - 400, len(good) - 2))
         corrupted[pos] ^= 1 << int(rng.integers(0, 8))
-        out = _jpeg._transcode(bytes(corrupted))
+        out = jpeg_transcoder.transcode(bytes(corrupted))
         assert out is None or out[:2] == b"\xff\xd8"
 
 
@@ -207,7 +208,7 @@ def test_optimal_tables_match_libjpeg_procedure() -> None:
     for f in cases:
         bits = np.zeros(17, dtype=np.int64)
         vals = np.zeros(256, dtype=np.int64)
-        n = _jpeg._optimal_lengths(f, bits, vals)
+        n = jpeg_transcoder._optimal_lengths(f, bits, vals)
         ref_bits, ref_vals = libjpeg_optimal_table(f)
         assert list(bits[1:]) == ref_bits
         assert list(vals[:n]) == ref_vals
@@ -220,5 +221,5 @@ def test_transcoding_is_idempotent_and_tables_are_rebuilt(photo224: np.ndarray) 
     gray = np.ascontiguousarray(photo224[:, :, 0])
     for arr in (photo224, gray, photo224, noise((40, 40, 3)), gray):
         ref = pillow(arr)
-        assert _jpeg._transcode(ref) == ref
-        assert _jpeg._transcode(_jpeg._opencv_bytes(arr, 85)) == ref
+        assert jpeg_transcoder.transcode(ref) == ref
+        assert jpeg_transcoder.transcode(_jpeg._opencv_bytes(arr, 85)) == ref

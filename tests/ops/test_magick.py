@@ -12,10 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from conftest import psnr, within1
 from corruptbench.ops.magick import kernel_width, magick_motion_blur, motion_kernel
 from corruptbench.ops.zoom import clipped_zoom
 from corruptbench.tables.corruptions import get_params
+from support import psnr, within1
 
 # ------------------------------------------------------------------------------------------------
 # Kernel construction

@@ -1,4 +1,5 @@
-"""Every number of params.py is checked against the reference spec's table (§1.3)."""
+"""Every per-severity parameter of ImageNet-C and the profile constants against the spec's tables
+(corruptbench.tables.corruptions, corruptbench.profiles)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,12 @@ import re
 import numpy as np
 import pytest
 
-from conftest import SHARED
 from corruptbench.profiles import PROFILES
 from corruptbench.tables.corruptions import ELASTIC_SCALE, TABLES
+from support import SHARED
 
 SPEC = SHARED / "spec" / "reference-spec.md"
+
 COLUMNS = ("imagenet", "inception", "tiny", "cifar")
 
 

@@ -1,4 +1,4 @@
-"""The two geometric warps of the ImageNet-P generators, with the conventions of their time.
+"""The geometric transforms of the ImageNet-P generators, with the conventions of their time.
 
 * :func:`inverse_affine_matrix` / :func:`affine` — torchvision 0.2.1 ``transforms.functional.affine``
   (spec §3.2, last paragraph): the output keeps the input size; the centre is
@@ -13,11 +13,8 @@
   definition and renamed ``resample``, so this is a re-implementation of the 0.2.1 formula, not a
   call of a modern ``affine``. PIL does the resampling, exactly as in the reference.
 * :func:`tilt_homography` — the 3 x 3 perspective matrix ``P2 · T · Rx(θ) · Ry(φ) · P1`` used with
-  ``cv2.warpPerspective`` (bilinear, black border) by the tilt perturbation.
-* :func:`warp_perspective` — ``cv2.warpPerspective(src, H, dsize)`` (INTER_LINEAR, constant black
-  border) with the numerics of OpenCV 3.4, the version of the reference era: OpenCV >= 4.11
-  rewrote the warp kernels in float32, which changes up to ~17 % of a tilt frame's values by up
-  to 4 levels; this reproduces 3.4 bit-exactly (checked against opencv-python 3.4.18).
+  ``cv2.warpPerspective`` (bilinear, black border; OpenCV 3.4's numerics:
+  :func:`corruptbench.ops.opencv_warp.warp_perspective_cv34`) by the tilt perturbation.
 """
 
 from __future__ import annotations
@@ -25,12 +22,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import cv2
-import numba
 import numpy as np
 from PIL import Image
 
-__all__ = ["inverse_affine_matrix", "affine", "tilt_homography", "warp_perspective"]
+__all__ = ["inverse_affine_matrix", "affine", "tilt_homography"]
 
 
 def inverse_affine_matrix(
@@ -116,63 +111,3 @@ def tilt_homography(w: int, h: int, phi: float, theta: float) -> np.ndarray:
     t = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 1, f], [0, 0, 0, 1]])
     p2 = np.array([[f, 0, w / 2, 0], [0, f, h / 2, 0], [0, 0, 1, 0]])
     return p2 @ t @ rx @ ry @ p1
-
-
-_INTER_BITS = 5  # OpenCV: sub-pixel coordinates in 1/32 px
-_INTER_TAB_SIZE = 1 << _INTER_BITS
-_BLOCK = 32  # OpenCV's WarpPerspectiveInvoker works in blocks of at most 32 * 32 pixels
-
-
-@numba.njit(cache=True)
-def _perspective_maps(m, bw0, xy, alpha):  # pragma: no cover - compiled
-    """OpenCV 3.4's fixed-point source coordinates (see :func:`warp_perspective`), in double."""
-    h, w = alpha.shape
-    lo, hi = -(2.0**31), 2.0**31 - 1
-    for y in range(h):
-        for x in range(w):
-            x0 = (x // bw0) * bw0
-            x1 = x - x0
-            big0 = m[0] * x0 + m[1] * y + m[2]
-            big1 = m[3] * x0 + m[4] * y + m[5]
-            wgt = (m[6] * x0 + m[7] * y + m[8]) + m[6] * x1
-            wgt = 32.0 / wgt if wgt != 0 else 0.0
-            fx = min(max((big0 + m[0] * x1) * wgt, lo), hi)
-            fy = min(max((big1 + m[3] * x1) * wgt, lo), hi)
-            xi = np.int64(np.rint(fx))
-            yi = np.int64(np.rint(fy))
-            xy[y, x, 0] = min(max(xi >> 5, -32768), 32767)
-            xy[y, x, 1] = min(max(yi >> 5, -32768), 32767)
-            alpha[y, x] = (yi & 31) * 32 + (xi & 31)
-
-
-def warp_perspective(src: np.ndarray, matrix: np.ndarray, dsize: tuple[int, int]) -> np.ndarray:
-    """``cv2.warpPerspective(src, matrix, dsize)`` as OpenCV 3.4 computes it (bilinear, black border).
-
-    OpenCV 3.4 (``imgwarp.cpp``, ``WarpPerspectiveInvoker``): ``M = inverse(matrix)`` (``cv2.invert``,
-    LU); the output is processed in blocks ``bw0 x bh0`` (``bh0 = min(16, h)``,
-    ``bw0 = min(1024 // bh0, w)``); in a block starting at column ``x``, pixel ``(x + x1, y)`` gets
-
-        X0 = M0 x + M1 y + M2,  Y0 = M3 x + M4 y + M5,  W0 = M6 x + M7 y + M8   (double)
-        W = 32 / (W0 + M6 x1)   (0 if the denominator is 0)
-        X = round((X0 + M0 x1) W),  Y = round((Y0 + M3 x1) W)     (round half to even)
-
-    i.e. source coordinates in 1/32 px: integer part ``X >> 5`` and table index
-    ``(Y & 31) * 32 + (X & 31)``, then ``cv2.remap`` with these fixed-point maps (15-bit bilinear
-    weights, constant border 0) — the remap path OpenCV still shares with 3.4.
-
-    Args:
-        src: uint8 H x W x C (or H x W).
-        matrix: 3 x 3 forward homography (source -> destination), float64.
-        dsize: output ``(width, height)``.
-    """
-    w, h = dsize
-    ok, inv = cv2.invert(np.asarray(matrix, dtype=np.float64), flags=cv2.DECOMP_LU)
-    m = np.ascontiguousarray(inv.ravel() if ok else np.zeros(9), dtype=np.float64)
-    bh0 = min(_BLOCK // 2, h)
-    bw0 = min(_BLOCK * _BLOCK // bh0, w)
-    xy = np.empty((h, w, 2), dtype=np.int16)
-    alpha = np.empty((h, w), dtype=np.uint16)
-    _perspective_maps(m, bw0, xy, alpha)
-    return cv2.remap(
-        src, xy, alpha, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0
-    )

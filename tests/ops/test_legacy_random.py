@@ -17,13 +17,12 @@ import corruptbench.ops.legacy_random as legacy_random
 from corruptbench.ops.legacy_random import (
     PoissonPlan,
     _raw_view_works,
-    gauss_u8,
-    glass_shuffle_mt,
-    impulse_u8,
+    choice_threshold,
     legacy_normal_u8,
     legacy_poisson,
     legacy_state,
 )
+from corruptbench.ops.legacy_random_kernels import gauss_u8, glass_shuffle_mt, impulse_u8
 
 UNIT = np.arange(256) / 255.0
 LUT = ((np.arange(256) / 255.0) * 255).astype(np.uint8)
@@ -226,3 +225,35 @@ def test_legacy_normal_and_uniform_other_sources() -> None:
     g1, g2 = np.random.default_rng(3), np.random.default_rng(3)
     assert np.array_equal(legacy_normal(g1, 1.0, 2.0, (4, 5)), g2.normal(1.0, 2.0, (4, 5)))
     assert np.array_equal(legacy_uniform(g1, -1, 1, 7), g2.uniform(-1, 1, 7))
+
+
+@pytest.mark.parametrize("scale", [300.0, 60.0, 9.99, 0.4, 700.0])
+def test_poisson_plan_is_numpy_legacy_poisson(scale: float) -> None:
+    """The compiled sampler gives RandomState.poisson's numbers and leaves the same state."""
+    from corruptbench.ops.legacy_random import PoissonPlan, legacy_poisson
+
+    lam = np.random.RandomState(1).randint(0, 256, (60, 70, 3)) / 255.0 * scale
+    lam[0, :5, 0] = [0.0, 10.0, 9.999999, 1e-9, 2000.0]  # sampler boundaries and a large rate
+    ours, theirs = np.random.RandomState(42), np.random.RandomState(42)
+    plan = PoissonPlan(lam)
+    for _ in range(4):
+        np.testing.assert_array_equal(plan.sample(ours), theirs.poisson(lam))
+    np.testing.assert_array_equal(legacy_poisson(ours, lam), theirs.poisson(lam))
+    assert ours.randint(0, 2**31, 5).tolist() == theirs.randint(0, 2**31, 5).tolist()
+    img = np.random.RandomState(2).randint(0, 256, (40, 30, 3)).astype(np.uint8)
+    ours, theirs = np.random.RandomState(7), np.random.RandomState(7)
+    np.testing.assert_array_equal(
+        PoissonPlan.from_uint8(img, scale).sample(ours), theirs.poisson((img / 255.0) * scale)
+    )
+    gen = np.random.default_rng(0)  # non-legacy sources fall back to their own poisson
+    assert plan.sample(gen).shape == lam.shape
+
+
+@pytest.mark.parametrize("p", [0.0, 0.01, 0.03, 0.27, 0.5, 1.0])
+def test_choice_threshold_is_legacy_choice_cdf(p: float) -> None:
+    """``u < choice_threshold(p)`` picks True exactly where legacy ``choice`` does."""
+    a, b = np.random.RandomState(4), np.random.RandomState(4)
+    expected = a.choice([True, False], size=5000, p=[p, 1 - p])
+    assert np.array_equal(b.random_sample(5000) < choice_threshold(p), expected)
+    with pytest.raises(ValueError, match="probability"):
+        choice_threshold(1.5)

@@ -1,9 +1,6 @@
-"""Noise and digital corruptions: unit tests, formula transcriptions at every profile's native size,
-the spec §7.2 examples, and conformance with the reference implementation (marked ``reference``).
-
-The transcriptions below restate the reference formulas (spec §1.2) in plain NumPy/SciPy/Pillow,
-with the parameters taken from ``params.py``; the fast paths must reproduce them.
-"""
+"""Digital corruptions (brightness, contrast, elastic_transform, pixelate, jpeg_compression, saturate):
+the reference formulas, the fused elastic pipeline, sizes, input safety and identity with the
+reference implementation."""
 
 from __future__ import annotations
 
@@ -16,14 +13,15 @@ import scipy.ndimage
 from PIL import Image
 
 import corruptbench
-from conftest import assert_faithful, psnr, within1
-from corruptbench.corruptions import digital, noise
-from corruptbench.ops import hsv as _color
+from corruptbench.corruptions import digital
+from corruptbench.ops import opencv_warp, scipy_ndimage
+from corruptbench.ops.opencv_warp import warp_affine_cv34
+from corruptbench.ops.preprocess import profile_preprocess, resize_exact
 from corruptbench.profiles import PROFILES
 from corruptbench.registry import corruption_registry
 from corruptbench.tables.corruptions import get_params
+from support import assert_faithful, load_photo, psnr, within1
 
-NOISE = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise")
 DIGITAL = (
     "brightness",
     "contrast",
@@ -32,8 +30,10 @@ DIGITAL = (
     "jpeg_compression",
     "saturate",
 )
-NAMES = NOISE + DIGITAL
-RANDOM = ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "elastic_transform")
+
+NAMES = DIGITAL
+RANDOM = ("elastic_transform",)
+
 NATIVE = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}
 
 
@@ -64,9 +64,14 @@ def _call(name: str, image: np.ndarray, severity: int, profile: str, seed) -> np
     return np.asarray(out).astype(np.uint8)
 
 
-# ---------------------------------------------------------------------------------------------
-# Reference formulas, transcribed (spec §1.2); `rs` is a RandomState seeded like the reference.
-# ---------------------------------------------------------------------------------------------
+def test_registered_with_families():
+    reg = corruption_registry()
+    for name in NAMES:
+        info = reg[name]
+        assert info.family == "digital"
+        assert info.extra == (name in ("speckle_noise", "saturate"))
+        assert info.random == (name in RANDOM)
+        assert info.doc
 
 
 def _sk_rgb2hsv(x: np.ndarray) -> np.ndarray:
@@ -129,20 +134,7 @@ def reference_formula(
     rs = seed if isinstance(seed, np.random.RandomState) else np.random.RandomState(seed)
     h, w = img.shape[:2]
     x = np.array(img) / 255.0
-    if name == "gaussian_noise":
-        out = np.clip(x + rs.normal(size=x.shape, scale=c), 0, 1) * 255
-    elif name == "shot_noise":
-        out = np.clip(rs.poisson(x * c) / float(c), 0, 1) * 255
-    elif name == "impulse_noise":  # scikit-image 0.13.1 s&p on the legacy global RNG
-        flipped = rs.choice([True, False], size=x.shape, p=[c, 1 - c])
-        salted = rs.choice([True, False], size=x.shape, p=[0.5, 0.5])
-        out = x.copy()
-        out[flipped & salted] = 1
-        out[flipped & ~salted] = 0
-        out = np.clip(np.clip(out, 0, 1), 0, 1) * 255
-    elif name == "speckle_noise":
-        out = np.clip(x + x * rs.normal(size=x.shape, scale=c), 0, 1) * 255
-    elif name == "brightness":
+    if name == "brightness":
         hsv = _sk_rgb2hsv(x)
         hsv[:, :, 2] = np.clip(hsv[:, :, 2] + c, 0, 1)
         out = np.clip(_sk_hsv2rgb(hsv), 0, 1) * 255
@@ -160,136 +152,10 @@ def reference_formula(
         Image.fromarray(img).save(buf, "JPEG", quality=c)
         out = np.asarray(Image.open(buf))
     elif name == "elastic_transform":
-        out = _ref_elastic(img, c, rs, warp or digital.warp_affine_cv34)
+        out = _ref_elastic(img, c, rs, warp or warp_affine_cv34)
     else:  # pragma: no cover
         raise KeyError(name)
     return np.uint8(out)
-
-
-# ---------------------------------------------------------------------------------------------
-# Registry, RNG helpers, colour conversions, numerical building blocks
-# ---------------------------------------------------------------------------------------------
-
-
-def test_registered_with_families():
-    reg = corruption_registry()
-    for name in NAMES:
-        info = reg[name]
-        assert info.family == ("noise" if name in NOISE else "digital")
-        assert info.extra == (name in ("speckle_noise", "saturate"))
-        assert info.random == (name in RANDOM)
-        assert info.doc
-
-
-@pytest.mark.parametrize(
-    "p", [0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.09, 0.1, 0.14, 0.17, 0.27, 0.28, 0.5]
-)
-def test_choice_mask_is_bit_identical_to_legacy_choice(p):
-    shape = (37, 41, 3)
-    a, b = np.random.RandomState(7), np.random.RandomState(7)
-    expected = a.choice([True, False], size=shape, p=[p, 1 - p])
-    got = noise.choice_true_mask(b, p, shape)
-    assert got.dtype == np.bool_ and np.array_equal(got, expected)
-    assert a.random_sample() == b.random_sample()  # the stream advanced identically
-
-
-def _states_equal(a: np.random.RandomState, b: np.random.RandomState) -> bool:
-    sa, sb = a.get_state(), b.get_state()
-    return all(np.array_equal(x, y) for x, y in zip(sa[1:], sb[1:])) and a.normal() == b.normal()
-
-
-@pytest.mark.parametrize("name", NOISE)
-@pytest.mark.parametrize("profile", list(PROFILES))
-def test_compiled_noise_equals_numpy_legacy_samplers(name, profile):
-    """The compiled MT19937 path equals NumPy's own samplers: values and the state left behind.
-
-    Covers all 20 per-profile constants (Poisson rates from 0 to 500: both of NumPy's Poisson
-    algorithms and its rejection branch), a pending cached Gaussian, and state wrap-arounds.
-    """
-    img = _colour_cases()
-    img[20:24] = 0
-    img[24:28] = 255
-    for severity in range(1, 6):
-        for seed in (0, 11):
-            fast, slow = np.random.RandomState(seed), np.random.RandomState(seed)
-            fast.standard_normal(), slow.standard_normal()  # leaves a cached Gaussian
-            ro = img.copy()
-            ro.flags.writeable = False
-            got = corruption_registry()[name].func(
-                ro, severity, profile=PROFILES[profile], rng=fast
-            )
-            assert got.dtype == np.uint8
-            want = reference_formula(name, img, severity, profile, slow)
-            assert np.array_equal(got, want), (name, profile, severity, seed)
-            assert _states_equal(fast, slow)
-
-
-def test_numpy_path_for_non_legacy_sources():
-    """Generators (and RandomState on other bit generators) use the NumPy path, same formulas."""
-    img = _image(30, 30)
-    pcg = np.random.RandomState(np.random.PCG64(3))
-    for name in NOISE:
-        out = corruptbench.corrupt(img, name, 3, rng=np.random.default_rng(1))
-        assert out.shape == img.shape
-        pcg_out = corruptbench.corrupt(img, name, 3, rng=pcg)
-        want = reference_formula(
-            name, img, 3, "imagenet", np.random.RandomState(np.random.PCG64(3))
-        )
-        assert np.array_equal(pcg_out, want)
-        pcg = np.random.RandomState(np.random.PCG64(3))
-
-
-def _colour_cases() -> np.ndarray:
-    rs = np.random.RandomState(3)
-    img = rs.randint(0, 256, size=(64, 64, 3)).astype(np.uint8)
-    img[:8] = rs.randint(0, 4, size=(8, 64, 3)) * 85  # many ties between channels
-    img[8:12] = img[8:12, :, :1]  # grays
-    img[12, :8] = [
-        (0, 0, 0),
-        (255, 255, 255),
-        (255, 0, 0),
-        (0, 255, 0),
-        (0, 0, 255),
-        (255, 255, 0),
-        (255, 0, 255),
-        (1, 0, 0),
-    ]
-    return img
-
-
-def test_hsv_conversions_match_scikit_image_bitwise():
-    pytest.importorskip("skimage")
-    x = _colour_cases() / 255.0
-    hsv = _sk_rgb2hsv(x)
-    assert np.array_equal(_color.rgb2hsv(x), hsv)
-    assert np.array_equal(_color.hsv2rgb(hsv), _sk_hsv2rgb(hsv))
-    edited = hsv.copy()
-    edited[..., 1] = np.clip(edited[..., 1] * 20 + 0.2, 0, 1)
-    assert np.array_equal(_color.hsv2rgb(edited), _sk_hsv2rgb(edited))
-    one_pixel = np.array([0.2, 0.5, 0.1])
-    assert np.array_equal(_color.rgb2hsv(one_pixel), _sk_rgb2hsv(one_pixel))
-
-
-def test_hsv_adjust_matches_formula_and_rejects_mixed_edits():
-    pytest.importorskip("skimage")
-    img = _colour_cases()
-    x = img / 255.0
-    for v_add in (0.05, 0.3, 0.5):
-        hsv = _sk_rgb2hsv(x)
-        hsv[..., 2] = np.clip(hsv[..., 2] + v_add, 0, 1)
-        assert np.array_equal(
-            _color.hsv_adjust_uint8(img, v_add=v_add),
-            np.uint8(np.clip(_sk_hsv2rgb(hsv), 0, 1) * 255),
-        )
-    for s_mul, s_add in ((0.1, 0.0), (2.5, 0.2), (30, 0.2)):
-        hsv = _sk_rgb2hsv(x)
-        hsv[..., 1] = np.clip(hsv[..., 1] * s_mul + s_add, 0, 1)
-        got = _color.hsv_adjust_uint8(img, s_mul=s_mul, s_add=s_add)
-        assert np.array_equal(got, np.uint8(np.clip(_sk_hsv2rgb(hsv), 0, 1) * 255))
-    with pytest.raises(ValueError, match="either"):
-        _color.hsv_adjust_uint8(img, s_mul=2, v_add=0.1)
-    with pytest.raises(ValueError, match="3 channels"):
-        _color.rgb2hsv(np.zeros((4, 4)))
 
 
 @pytest.mark.parametrize("shape", [(224, 224, 3), (37, 91, 3), (1, 4, 3), (600, 400, 3)])
@@ -299,85 +165,8 @@ def test_channel_sums_follow_numpy_mean(shape):
     assert np.array_equal(means, np.mean(img / 255.0, axis=(0, 1)))
 
 
-@pytest.mark.parametrize("sigma", [0.0, 0.64, 2.44, 6.4, 19.52, 170.8, 252.0])
-@pytest.mark.parametrize("shape", [(224, 224), (31, 57), (520, 300)])
-def test_gaussian_filter_reflect_equals_scipy(sigma, shape):
-    u = np.random.RandomState(1).uniform(-1, 1, size=shape)
-    got = digital.gaussian_filter_reflect(u, sigma)
-    want = scipy.ndimage.gaussian_filter(u, sigma, mode="reflect", truncate=3)
-    np.testing.assert_allclose(got, want, rtol=0, atol=1e-14 * max(np.abs(want).max(), 1e-300))
-    if 2 * int(3 * sigma + 0.5) + 1 <= 48:
-        assert np.array_equal(got, want)  # small kernels: SciPy itself
-
-
-def test_map_coordinates_equals_scipy_including_far_borders():
-    rs = np.random.RandomState(5)
-    img = rs.rand(13, 17, 3).astype(np.float32)
-    dy = rs.uniform(-40, 40, size=(13, 17)).astype(np.float32)
-    dx = rs.uniform(-40, 40, size=(13, 17)).astype(np.float32)
-    dy[0, :5] = [-0.0, -1e-9, -26.0, -52.0, 12.0]  # exact multiples of the period and near-zero
-    dx[1, :3] = [-34.0, 34.0, -17.0]
-    got = digital.map_coordinates_reflect_bilinear(img, dx, dy)
-    x, y, z = np.meshgrid(np.arange(17), np.arange(13), np.arange(3))
-    coords = (
-        np.reshape(y + dy[..., None], (-1, 1)),
-        np.reshape(x + dx[..., None], (-1, 1)),
-        np.reshape(z, (-1, 1)),
-    )
-    want = scipy.ndimage.map_coordinates(img, coords, order=1, mode="reflect").reshape(img.shape)
-    assert got.dtype == np.float32 and np.array_equal(got, want)
-
-
-def test_warp_affine_cv34_basics():
-    rs = np.random.RandomState(2)
-    img = rs.rand(40, 50, 3).astype(np.float32)
-    ident = np.float64([[1, 0, 0], [0, 1, 0]])
-    assert np.array_equal(digital.warp_affine_cv34(img, ident), img)
-    shift = np.float64(
-        [[1, 0, 3], [0, 1, -2]]
-    )  # integer translation: exact copy, reflect-101 borders
-    want = cv2.warpAffine(img, shift, (50, 40), borderMode=cv2.BORDER_REFLECT_101)
-    assert np.array_equal(digital.warp_affine_cv34(img, shift), want)
-    # a general affine: OpenCV 3.4's fixed-point bilinear is within 1/32 px of any exact bilinear
-    pts1 = np.float32([[30, 26], [30, 10], [13, 10]])
-    pts2 = pts1 + rs.uniform(-3, 3, size=(3, 2)).astype(np.float32)
-    m = cv2.getAffineTransform(pts1, pts2)
-    got = digital.warp_affine_cv34(img, m, (50, 40))
-    new = cv2.warpAffine(img, m, (50, 40), borderMode=cv2.BORDER_REFLECT_101)
-    assert got.shape == new.shape and np.abs(got - new).mean() < 0.01
-    gray = digital.warp_affine_cv34(img[..., 0], m, (50, 40))
-    assert np.array_equal(gray, got[..., 0])
-
-
-def test_pil_box_resize_matches_pillow():
-    rs = np.random.RandomState(4)
-    for _ in range(60):
-        h, w = rs.randint(1, 80, size=2)
-        out_w, out_h = (int(v) for v in rs.randint(1, 120, size=2))
-        img = rs.randint(0, 256, size=(h, w, 3)).astype(np.uint8)
-        got = digital.pil_box_resize(img, (out_w, out_h))
-        assert np.array_equal(got, _pil_box(img, (out_w, out_h))), (h, w, out_h, out_w)
-        # single-axis resizes and square-to-square ones: the installed Pillow itself
-        for size in ((out_w, h), (w, out_h)):
-            want = np.asarray(Image.fromarray(img).resize(size, Image.BOX))
-            assert np.array_equal(digital.pil_box_resize(img, size), want)
-    for side in (32, 64, 224, 299):
-        img = rs.randint(0, 256, size=(side, side, 3)).astype(np.uint8)
-        for c in (0.95, 0.6, 0.25, 0.2):
-            small = np.asarray(Image.fromarray(img).resize((int(side * c),) * 2, Image.BOX))
-            assert np.array_equal(digital.pil_box_resize(img, (int(side * c),) * 2), small)
-    gray = rs.randint(0, 256, size=(30, 20)).astype(np.uint8)
-    want = np.asarray(Image.fromarray(gray).resize((7, 9), Image.BOX))
-    assert np.array_equal(digital.pil_box_resize(gray, (7, 9)), want)
-    same = digital.pil_box_resize(img, (side, side))
-    assert np.array_equal(same, img) and same is not img
-
-
-# ---------------------------------------------------------------------------------------------
-# Spec §7.2 deterministic examples (224 parameters on a 1 x 4 image)
-# ---------------------------------------------------------------------------------------------
-
 PIXELS = np.array([[(100, 150, 200), (10, 20, 30), (255, 255, 255), (0, 0, 0)]], np.uint8)
+
 SPEC_72 = {
     ("brightness", 1): [(112, 169, 225), (18, 37, 55), (255, 255, 255), (25, 25, 25)],
     ("brightness", 3): [(127, 191, 255), (35, 71, 106), (255, 255, 255), (76, 76, 76)],
@@ -400,11 +189,6 @@ def test_spec_7_2_examples(name, severity):
 def test_spec_7_2_saturate_white_sev4_reddish():
     white = np.full((1, 1, 3), 255, np.uint8)
     assert _call("saturate", white, 4, "imagenet", 0).ravel().tolist() == [255, 229, 229]
-
-
-# ---------------------------------------------------------------------------------------------
-# Every profile at its native size vs the transcribed formula
-# ---------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("profile", ["inception", "tiny", "cifar", "imagenet"])
@@ -445,11 +229,6 @@ def test_elastic_close_to_current_opencv_warp(profile):
             "elastic_transform", img, severity, profile, severity, warp=_cv2_warp
         )
         assert psnr(got, approx) > 40 and within1(got, approx) > 0.9
-
-
-# ---------------------------------------------------------------------------------------------
-# Determinism, RNG types, input safety, shapes
-# ---------------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -510,10 +289,6 @@ def test_non_contiguous_input():
         assert np.array_equal(out, corruptbench.corrupt(np.ascontiguousarray(img), name, 4, rng=1))
 
 
-# ---------------------------------------------------------------------------------------------
-# Conformance with the reference implementation (imagenet-c 0.0.3 in its own env)
-# ---------------------------------------------------------------------------------------------
-
 SEEDS = (0, 1, 2)
 
 
@@ -561,3 +336,99 @@ def test_jpeg_decode_equals_pillow_round_trip(photos224):
                     want = np.asarray(decoded.convert("RGB"))
                 got = corruptbench.corrupt(img, "jpeg_compression", severity, profile=profile)
                 assert np.array_equal(got, want), (h, w, profile, severity)
+
+
+def test_unit_table_and_padded_warp():
+    img = np.random.RandomState(0).randint(0, 256, size=(37, 29, 3)).astype(np.uint8)
+    x = img.astype(np.float32) / 255.0
+    assert np.array_equal(digital._UNIT32[img], x)
+    padded = np.full((37, 29, 4), np.nan, np.float32)
+    digital._unit_rgb_padded(img, digital._UNIT32, padded)
+    assert np.array_equal(padded[..., :3], x) and not padded[..., 3].any()
+    m = np.array([[1.05, 0.1, -3.2], [-0.07, 0.93, 4.4]])
+    want = opencv_warp.warp_affine_cv34(x, m, (31, 40))
+    got = np.full((40, 31, 4), np.nan)
+    opencv_warp.warp_affine_inverse_into(padded, opencv_warp.invert_affine_cv(m), got)
+    assert np.array_equal(got[..., :3], want) and not got[..., 3].any()
+
+
+def _unfused_elastic(image: np.ndarray, severity: int, profile: str, seed: int) -> np.ndarray:
+    """The pipeline before fusion, from the public building blocks."""
+    rng = np.random.RandomState(seed)
+    alpha, sigma, jitter = get_params("elastic_transform", severity, profile)
+    h, w = image.shape[:2]
+    x = image.astype(np.float32) / 255.0
+    center = np.array((h, w), dtype=np.float32) // 2
+    square = min(h, w) // 3
+    pts1 = np.array(
+        [center + square, [center[0] + square, center[1] - square], center - square],
+        dtype=np.float32,
+    )
+    pts2 = pts1 + rng.uniform(-jitter, jitter, size=pts1.shape).astype(np.float32)
+    x = opencv_warp.warp_affine_cv34(x, cv2.getAffineTransform(pts1, pts2), (w, h))
+    dx = (scipy_ndimage.gaussian_filter_reflect(rng.uniform(-1, 1, (h, w)), sigma) * alpha).astype(
+        np.float32
+    )
+    dy = (scipy_ndimage.gaussian_filter_reflect(rng.uniform(-1, 1, (h, w)), sigma) * alpha).astype(
+        np.float32
+    )
+    sampled = scipy_ndimage.map_coordinates_reflect_bilinear(x, dx, dy)
+    return (np.clip(sampled, 0, 1) * 255).astype(np.uint8)
+
+
+def _elastic(image: np.ndarray, severity: int, profile: str, seed: int) -> np.ndarray:
+    ro = image.copy()
+    ro.flags.writeable = False
+    func = corruption_registry()["elastic_transform"].func
+    return func(ro, severity, profile=PROFILES[profile], rng=np.random.RandomState(seed))
+
+
+def _test_images() -> list[tuple[str, np.ndarray]]:
+    rs = np.random.RandomState(11)
+    images = [
+        ("imagenet", rs.randint(0, 256, size=(224, 224, 3)).astype(np.uint8)),  # noise
+        ("imagenet", (rs.randint(0, 6, size=(224, 224, 3)) * 51).astype(np.uint8)),  # 0 and 255
+        ("cifar", rs.randint(0, 256, size=(32, 32, 3)).astype(np.uint8)),
+        ("imagenet", rs.randint(0, 256, size=(200, 300, 3)).astype(np.uint8)),
+    ]
+    try:
+        photo = load_photo("n01530575_brambling.JPEG")
+    except pytest.skip.Exception:
+        return images
+    images += [(p, profile_preprocess(photo, p)) for p in ("imagenet", "inception", "tiny")]
+    images.append(("cifar", np.asarray(resize_exact(photo, (32, 32)), dtype=np.uint8)))
+    images.append(("imagenet", np.asarray(resize_exact(photo, (300, 200)), dtype=np.uint8)))
+    return images
+
+
+def test_elastic_fused_equals_unfused_pipeline():
+    for profile, img in _test_images():
+        for severity in range(1, 6):
+            for seed in (0, 7):
+                got = _elastic(img, severity, profile, seed)
+                want = _unfused_elastic(img, severity, profile, seed)
+                assert got.dtype == np.uint8 and np.array_equal(got, want), (
+                    profile,
+                    img.shape,
+                    severity,
+                    seed,
+                )
+
+
+def test_elastic_float_input_takes_the_generic_warp():
+    img = np.random.RandomState(2).randint(0, 256, size=(48, 40, 3)).astype(np.uint8)
+    as_float = img.astype(np.float64)
+    as_float.flags.writeable = False
+    func = corruption_registry()["elastic_transform"].func
+    got = func(as_float, 2, profile=PROFILES["tiny"], rng=np.random.RandomState(4))
+    assert np.array_equal(got, _unfused_elastic(img, 2, "tiny", 4))
+
+
+def test_channel_lut_equals_cv2_lut():
+    rs = np.random.RandomState(6)
+    lut = rs.randint(0, 256, size=(256, 3)).astype(np.uint8)
+    for shape in ((1, 1, 3), (31, 17, 3), (224, 224, 3)):
+        img = rs.randint(0, 256, size=shape).astype(np.uint8)
+        out = np.empty_like(img)
+        digital._apply_channel_lut(img, lut, out)
+        assert np.array_equal(out, cv2.LUT(img, lut.reshape(256, 1, 3)))

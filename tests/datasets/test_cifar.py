@@ -1,0 +1,83 @@
+"""CIFAR batches and the CIFAR-10-C / -P layouts (corruptbench.datasets.cifar)."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from corruptbench.datasets import cifar
+from support import CIFAR_TEST
+
+
+def _cifar_images(n: int) -> tuple[np.ndarray, np.ndarray]:
+    if not CIFAR_TEST.is_dir():
+        pytest.skip(f"CIFAR-10 test images not available: {CIFAR_TEST} is absent")
+    classes = sorted(p.name for p in CIFAR_TEST.iterdir())
+    imgs, labels = [], []
+    for i in range(n):
+        cls = classes[i % len(classes)]
+        f = sorted((CIFAR_TEST / cls).iterdir())[i // len(classes)]
+        with Image.open(f) as im:
+            imgs.append(np.asarray(im.convert("RGB")))
+        labels.append(i % len(classes))
+    return np.stack(imgs), np.asarray(labels)
+
+
+def write_cifar_batch(
+    path: Path, images: np.ndarray, labels: np.ndarray, key: bytes = b"labels"
+) -> None:
+    """A CIFAR python batch file like the official ``test_batch`` (channel-planar rows)."""
+    data = images.transpose(0, 3, 1, 2).reshape(len(images), -1)
+    with open(path, "wb") as fh:
+        pickle.dump(
+            {
+                b"batch_label": b"testing batch 1 of 1",
+                key: list(map(int, labels)),
+                b"data": data,
+                b"filenames": [],
+            },
+            fh,
+            protocol=2,
+        )
+
+
+def test_read_cifar_batch_round_trip(tmp_path: Path) -> None:
+    images, labels = _cifar_images(12)
+    write_cifar_batch(tmp_path / "test_batch", images, labels)
+    got_i, got_l = cifar.read_cifar_batch(tmp_path / "test_batch")
+    assert (
+        got_i.dtype == np.uint8 and got_i.shape == (12, 32, 32, 3) and np.array_equal(got_i, images)
+    )
+    assert np.array_equal(got_l, labels) and cifar.is_cifar_batch(tmp_path / "test_batch")
+    write_cifar_batch(tmp_path / "test", images, labels, key=b"fine_labels")  # CIFAR-100
+    assert np.array_equal(cifar.read_cifar_batch(tmp_path / "test")[1], labels)
+    (tmp_path / "junk").write_bytes(b"\x80\x02junk")
+    with pytest.raises(ValueError, match="not a CIFAR"):
+        cifar.read_cifar_batch(tmp_path / "junk")
+
+
+def test_cifar_c_layout(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    n = 7
+    for name in ("fog", "brightness"):
+        np.save(tmp_path / f"{name}.npy", rng.integers(0, 256, (5 * n, 32, 32, 3), dtype=np.uint8))
+    np.save(tmp_path / "labels.npy", np.tile(np.arange(n, dtype=np.uint8), 5))
+    idx = cifar.scan_cifar_c(tmp_path)
+    assert list(idx.files) == ["fog", "brightness"] and idx.n == n and "snow" in idx.missing
+    full = np.load(tmp_path / "fog.npy")
+    assert np.array_equal(cifar.load_cifar_c(tmp_path, "fog", 3), full[2 * n : 3 * n])
+    assert np.array_equal(cifar.load_cifar_c_labels(tmp_path, 5), np.arange(n))
+    np.save(tmp_path / "snow.npy", np.zeros((5 * n + 1, 32, 32, 3), np.uint8))
+    with pytest.raises(ValueError, match="5N"):
+        cifar.scan_cifar_c(tmp_path)
+
+
+def test_cifar_p_layout(tmp_path: Path) -> None:
+    np.save(tmp_path / "translate.npy", np.zeros((3, 16, 32, 32, 3), np.uint8))
+    np.save(tmp_path / "gaussian_noise_2.npy", np.zeros((3, 31, 32, 32, 3), np.uint8))
+    assert sorted(cifar.scan_cifar_p(tmp_path)) == ["gaussian_noise_2", "translate"]
+    assert cifar.load_cifar_p(tmp_path, "translate").shape == (3, 16, 32, 32, 3)
