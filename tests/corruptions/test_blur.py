@@ -98,29 +98,33 @@ def ref_zoom_blur(x: np.ndarray, c) -> np.ndarray:
 def test_matches_reference(reference, photos224):
     cases = [(img, n, s, k) for img in photos224 for n in BLURS for s in SEVERITIES for k in SEEDS]
     refs = reference.reference_corrupt(cases)
-    exact = total = 0
     for (img, name, sev, seed), ref in zip(cases, refs):
         ours = corruptbench.corrupt(img, name, sev, profile="imagenet", rng=seed)
-        label = f"{name} sev {sev} seed {seed}"
-        assert_faithful(ours, ref, label=label)
-        # same arithmetic: any difference can only be a rounding flip of one level
-        assert np.abs(ours.astype(int) - ref).max() <= 1, label
-        exact += int(np.sum(ours == ref))
-        total += ours.size
-    assert exact / total > 0.999
+        # byte-identical on real photos at 224 (README, Fidelity)
+        np.testing.assert_array_equal(ours, ref, err_msg=f"{name} sev {sev} seed {seed}")
 
 
 @pytest.mark.reference
 def test_matches_reference_gray_and_synthetic(reference, synthetic_image):
-    """A gray-looking image (the reference's grayscale-PNG motion-blur branch) and a synthetic one."""
+    """A gray-looking image (the reference's grayscale-PNG motion-blur branch) and a synthetic one.
+
+    Identical, except for a documented platform difference in the two corruptions built on the
+    Gaussian filter: the filter weights come from ``np.exp``, and NumPy 1.26 (the reference
+    environment's) on AVX-512 CPUs computes ``exp`` in the last bit differently from the NumPy of
+    the package's environment. On the synthetic images' flat areas the sums then land on either
+    side of an integer after ``* 255``, so a few values differ by one level (not on the photos).
+    """
     gray = np.repeat(synthetic_image[:, :, :1], 3, axis=2)
     cases = [(img, n, s, 5) for img in (gray, synthetic_image) for n in BLURS for s in (1, 5)]
     refs = reference.reference_corrupt(cases)
     for (img, name, sev, seed), ref in zip(cases, refs):
         ours = corruptbench.corrupt(img, name, sev, profile="imagenet", rng=seed)
-        assert_faithful(
-            ours, ref, label=f"{name} sev {sev} ({'gray' if img is gray else 'colour'})"
-        )
+        label = f"{name} sev {sev} ({'gray' if img is gray else 'colour'})"
+        if name in ("gaussian_blur", "glass_blur"):  # np.exp of another NumPy build (above)
+            assert_faithful(ours, ref, label=label)
+            assert np.abs(ours.astype(int) - ref).max() <= 1, label
+        else:
+            np.testing.assert_array_equal(ours, ref, err_msg=label)
 
 
 @pytest.mark.parametrize("d", [1, 2, 3, 4, 5])

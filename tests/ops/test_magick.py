@@ -15,7 +15,6 @@ import pytest
 from corruptbench.ops.magick import kernel_width, magick_motion_blur, motion_kernel
 from corruptbench.ops.zoom import clipped_zoom
 from corruptbench.tables.corruptions import get_params
-from support import psnr, within1
 
 # ------------------------------------------------------------------------------------------------
 # Kernel construction
@@ -225,20 +224,14 @@ def test_matches_reference(reference, photos224: list[np.ndarray]) -> None:
     cases = photo_cases + snow_cases + extra_cases
     raw = reference.reference_motion_blur_cases(cases, raw=True)
 
-    report = []
-    for (image, radius, sigma, angle), ref_raw in zip(cases, raw):
+    # the native emulation is byte-identical to ImageMagick's MotionBlurImage (README, Fidelity)
+    for k, ((image, radius, sigma, angle), ref_raw) in enumerate(zip(cases, raw)):
         ours = magick_motion_blur(image, radius, sigma, angle)
         if ref_raw.ndim == 2:  # ImageMagick wrote a grayscale PNG; the reference replicates it
             ref_out = ref_raw if image.ndim == 2 else np.repeat(ref_raw[:, :, None], 3, axis=2)
         else:
             ref_out = ref_raw[:, :, ::-1]
         assert ours.shape == ref_out.shape, (image.shape, ref_raw.shape)
-        p, w = psnr(ours, ref_out), within1(ours, ref_out)
-        report.append((image.ndim, radius, sigma, round(angle, 2), p, w))
-        assert p >= 45.0 and w >= 0.995, f"r={radius} s={sigma} a={angle:.3f}: {p:.2f} dB, {w:.5f}"
-    # Snow layers (sparse, 8-bit gray): identical or within +-1 on > 99.9 % of pixels.
-    for (_, radius, sigma, angle), (ndim, *_rest, w) in zip(snow_cases, report[len(photo_cases) :]):
-        assert ndim == 2 and w > 0.999, (radius, sigma, angle, w)
-    worst = min(r[4] for r in report)
-    identical = sum(r[4] == float("inf") for r in report)
-    print(f"motion blur vs reference: {identical}/{len(cases)} identical, worst {worst:.2f} dB")
+        np.testing.assert_array_equal(ours, ref_out, err_msg=f"r={radius} s={sigma} a={angle:.3f}")
+        if len(photo_cases) <= k < len(photo_cases) + len(snow_cases):
+            assert ours.ndim == 2  # snow layers: sparse, 8-bit gray
