@@ -1,0 +1,188 @@
+"""The registry (corruptbench.registry): the specs, the lists derived from them, name resolution."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import corruptbench
+from corruptbench import registry
+from corruptbench.corruptions import (
+    ALL_CORRUPTIONS,
+    BENCHMARK_CORRUPTIONS,
+    EXTRA_CORRUPTIONS,
+    FAMILIES,
+)
+from corruptbench.perturbations import (
+    ALL_PERTURBATIONS,
+    NOISE_PERTURBATIONS,
+    TEST_PERTURBATIONS,
+    VALIDATION_PERTURBATIONS,
+)
+
+#: imagenet_c.corruption_tuple (imagenet_c/__init__.py:5-8), the reference order
+REFERENCE_CORRUPTIONS = (
+    "gaussian_noise",
+    "shot_noise",
+    "impulse_noise",
+    "defocus_blur",
+    "glass_blur",
+    "motion_blur",
+    "zoom_blur",
+    "snow",
+    "frost",
+    "fog",
+    "brightness",
+    "contrast",
+    "elastic_transform",
+    "pixelate",
+    "jpeg_compression",
+    "speckle_noise",
+    "gaussian_blur",
+    "spatter",
+    "saturate",
+)
+#: make_imagenet_p.py:61 (test) and :384 (validation)
+REFERENCE_PERTURBATIONS = (
+    "gaussian_noise",
+    "shot_noise",
+    "motion_blur",
+    "zoom_blur",
+    "snow",
+    "brightness",
+    "translate",
+    "rotate",
+    "tilt",
+    "scale",
+    "speckle_noise",
+    "gaussian_blur",
+    "spatter",
+    "shear",
+)
+
+
+def test_the_19_corruptions_in_the_reference_order() -> None:
+    specs = registry.corruption_specs()
+    assert tuple(s.name for s in specs) == REFERENCE_CORRUPTIONS == ALL_CORRUPTIONS
+    assert [s.order for s in specs] == list(range(19))
+    assert BENCHMARK_CORRUPTIONS == REFERENCE_CORRUPTIONS[:15]
+    assert EXTRA_CORRUPTIONS == REFERENCE_CORRUPTIONS[15:]
+    assert all(s.benchmark == (not s.extra) for s in specs)
+    assert FAMILIES == ("noise", "blur", "weather", "digital")
+    assert list(registry.corruption_registry()) == list(REFERENCE_CORRUPTIONS)
+
+
+def test_corruption_specs() -> None:
+    for spec in registry.corruption_specs():
+        assert spec.family in FAMILIES
+        assert callable(spec.func) and spec.doc
+        assert spec.doc == spec.func.__doc__.strip().splitlines()[0]
+    # families as in the paper's Figure 1 (brightness stays in "digital")
+    family = {s.name: s.family for s in registry.corruption_specs()}
+    assert [n for n in REFERENCE_CORRUPTIONS if family[n] == "weather"] == [
+        "snow",
+        "frost",
+        "fog",
+        "spatter",
+    ]
+    assert family["brightness"] == "digital"
+    random = {s.name for s in registry.corruption_specs() if s.random}
+    assert random == {
+        "gaussian_noise",
+        "shot_noise",
+        "impulse_noise",
+        "speckle_noise",
+        "glass_blur",
+        "motion_blur",
+        "snow",
+        "frost",
+        "fog",
+        "spatter",
+        "elastic_transform",
+    }
+
+
+def test_the_14_perturbations_in_the_reference_order() -> None:
+    specs = registry.perturbation_specs()
+    assert tuple(s.name for s in specs) == REFERENCE_PERTURBATIONS == ALL_PERTURBATIONS
+    assert [s.order for s in specs] == list(range(14))
+    assert TEST_PERTURBATIONS == REFERENCE_PERTURBATIONS[:10]
+    assert VALIDATION_PERTURBATIONS == REFERENCE_PERTURBATIONS[10:]
+    # ImageNet-P/test.py:234,257: a perturbation is "noise" iff 'noise' is in its name
+    assert NOISE_PERTURBATIONS == tuple(p for p in REFERENCE_PERTURBATIONS if "noise" in p)
+    assert all(s.noise == ("noise" in s.name) for s in specs)
+    assert all(callable(s.func) and s.doc for s in specs)
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> registry._Registered:
+    """A copy of the corruption registry that the test may extend."""
+    copy = registry._Registered("corruption")
+    for spec in registry.corruption_specs():
+        copy.add(spec)
+    monkeypatch.setattr(registry, "_CORRUPTIONS", copy)
+    return copy
+
+
+def test_a_newly_registered_corruption_is_listed(scratch_registry: registry._Registered) -> None:
+    @registry.register_corruption("sepia", family="digital", order=19, extra=True, random=False)
+    def sepia(image: np.ndarray, severity: int, *, profile, rng) -> np.ndarray:
+        """Sepia tone."""
+        return image
+
+    names = [s.name for s in registry.corruption_specs()]
+    assert names == [*REFERENCE_CORRUPTIONS, "sepia"]
+    assert registry.get_corruption("Sepia").func is sepia
+    assert registry.corruption_registry()["sepia"].doc == "Sepia tone."
+
+
+def test_registration_errors(scratch_registry: registry._Registered) -> None:
+    def f(image, severity, *, profile, rng):  # type: ignore[no-untyped-def]
+        return image
+
+    with pytest.raises(RuntimeError, match="registered twice"):
+        registry.register_corruption("fog", family="weather", order=30)(f)
+    with pytest.raises(RuntimeError, match="order 9 is already 'fog'"):
+        registry.register_corruption("mist", family="weather", order=9)(f)
+    with pytest.raises(KeyError, match="no corruption 'mist'"):
+        registry.register_batch("mist", object())
+
+
+def test_register_batch_replaces_the_spec(scratch_registry: registry._Registered) -> None:
+    impl = object()
+    before = registry.get_corruption("fog")
+    registry.register_batch("fog", impl)
+    after = registry.get_corruption("fog")
+    assert after.batch is impl and after.func is before.func and after.order == before.order
+    assert registry.corruption_specs()[9] is after
+
+
+def test_canonical_and_resolve_names() -> None:
+    assert registry.canonical_name("  Gaussian-Noise ") == "gaussian_noise"
+    assert registry.canonical_name("JPEG compression") == "jpeg_compression"
+    choices = ("gaussian_noise", "shot_noise")
+    assert registry.resolve_name("Shot-Noise", choices, "corruption") == "shot_noise"
+    with pytest.raises(ValueError, match="did you mean 'gaussian_noise'.*choices: gaussian_noise"):
+        registry.resolve_name("gausian_noise", choices, "corruption")
+    with pytest.raises(TypeError, match="perturbation must be a str, got int"):
+        registry.resolve_name(3, choices, "perturbation")
+    assert registry.suggest("rotat", ALL_PERTURBATIONS) == "; did you mean 'rotate'?"
+    assert registry.suggest("xyz", ALL_PERTURBATIONS) == ""
+
+
+def test_get_corruption_and_perturbation() -> None:
+    assert registry.get_corruption("Elastic Transform").name == "elastic_transform"
+    assert registry.get_perturbation("TILT").name == "tilt"
+    with pytest.raises(ValueError, match="unknown corruption 'fogg'; did you mean 'fog'"):
+        registry.get_corruption("fogg")
+    with pytest.raises(ValueError, match="unknown perturbation 'impulse_noise'"):
+        registry.get_perturbation("impulse_noise")
+
+
+def test_package_lists_come_from_the_registry() -> None:
+    assert corruptbench.ALL_CORRUPTIONS == ALL_CORRUPTIONS
+    assert corruptbench.CORRUPTIONS == BENCHMARK_CORRUPTIONS
+    assert corruptbench.EXTRA_CORRUPTIONS == EXTRA_CORRUPTIONS
+    assert corruptbench.ALL_PERTURBATIONS == ALL_PERTURBATIONS
+    assert corruptbench.PERTURBATIONS == TEST_PERTURBATIONS
+    assert corruptbench.EXTRA_PERTURBATIONS == VALIDATION_PERTURBATIONS

@@ -1,0 +1,58 @@
+"""The input checks shared by every entry point (corruptbench.validation)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from corruptbench.validation import check_image, check_severity
+
+
+def test_check_severity() -> None:
+    assert [check_severity(s) for s in (1, 5, np.int64(3))] == [1, 5, 3]
+    for bad in (0, 6, -1):
+        with pytest.raises(ValueError, match="severity must be in 1..5"):
+            check_severity(bad)
+    for bad in (True, 2.0, "3", None):
+        with pytest.raises(TypeError, match="severity must be an int in 1..5"):
+            check_severity(bad)
+
+
+def test_rgb_is_a_read_only_view() -> None:
+    img = np.arange(2 * 3 * 3, dtype=np.uint8).reshape(2, 3, 3)
+    rgb, restore = check_image(img)
+    assert np.shares_memory(rgb, img) and not rgb.flags.writeable and img.flags.writeable
+    out = rgb + 1
+    assert restore(out) is out
+
+
+def test_gray_rgba_layouts_and_restore() -> None:
+    gray = np.array([[0, 100], [200, 255]], np.uint8)
+    rgb, restore = check_image(gray)
+    assert rgb.shape == (2, 2, 3) and (rgb == gray[:, :, None]).all()
+    colour = np.zeros((2, 2, 3), np.uint8)
+    colour[..., 0] = 255  # PIL's luma: (255 * 299 + 500) // 1000 = 76
+    assert restore(colour).tolist() == [[76, 76], [76, 76]]
+    rgb1, restore1 = check_image(gray[:, :, None])
+    assert rgb1.shape == (2, 2, 3) and restore1(colour).shape == (2, 2, 1)
+    rgba = np.dstack([colour, np.full((2, 2), 9, np.uint8)])
+    rgb4, restore4 = check_image(rgba)
+    assert rgb4.shape == (2, 2, 3)
+    back = restore4(np.full((2, 2, 3), 5, np.uint8))
+    assert back.shape == (2, 2, 4) and (back[..., 3] == 9).all() and (back[..., :3] == 5).all()
+
+
+def test_errors_name_the_argument() -> None:
+    with pytest.raises(TypeError, match="image must be a numpy array; convert a PIL image"):
+        check_image(Image.new("RGB", (4, 4)))
+    with pytest.raises(TypeError, match="frame must be a numpy uint8 array, got list"):
+        check_image([[1]], name="frame")
+    with pytest.raises(TypeError, match="dtype uint8, got float32; for a float image"):
+        check_image(np.zeros((4, 4, 3), np.float32))
+    with pytest.raises(TypeError, match="dtype uint8, got int64$"):
+        check_image(np.zeros((4, 4, 3), np.int64))
+    with pytest.raises(ValueError, match=r"H x W x 4 \(RGBA\), got shape \(4, 4, 2\)"):
+        check_image(np.zeros((4, 4, 2), np.uint8))
+    with pytest.raises(ValueError, match="image is empty"):
+        check_image(np.zeros((0, 4, 3), np.uint8))
