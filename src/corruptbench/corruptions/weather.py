@@ -133,7 +133,7 @@ def _motion_blur_u8(layer: np.ndarray, radius: float, sigma: float, angle: float
 
     A layer with at most 10 % non-zero pixels (every snow layer we have seen: 0.5-8 %) goes
     through the scatter form of the same sums, which visits only those pixels; the results are
-    identical (tests/test_weather.py compares them).
+    identical (tests/ops/test_weather_stages.py compares them).
     """
     from ..ops.magick import magick_motion_blur, motion_kernel  # imported lazily (numba)
 

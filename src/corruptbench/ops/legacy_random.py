@@ -7,7 +7,7 @@ is frozen by NumPy's policy, NEP 19):
 
 * ``mt19937_gen`` (the twist) and the tempering; ``next_double``:
   ``((u1 >> 5) * 67108864 + (u2 >> 6)) / 2**53`` — computed a block (624 words, 312 doubles) at a
-  time into a buffer by branch-free, vectorised loops (:func:`_refill`), which the samplers read;
+  time into a buffer by branch-free, vectorised loops (``_refill``), which the samplers read;
 * ``legacy_gauss``: the polar method, one value cached between calls, scaled as ``legacy_normal``;
 * ``random_poisson``: PTRS, the transformed rejection of Hörmann (1993), with ``random_loggam`` for
   ``lam >= 10``; multiplication of uniforms down to ``exp(-lam)`` for ``0 < lam < 10``; 0 for 0;
