@@ -129,7 +129,7 @@ def snap_perturb(out: dict[str, str]) -> None:
 
 
 #: machine paths in outputs (temporary folders, the checkout) are replaced by these names
-PLACES: dict[str, str] = {str(REPO): "<repo>", str(REPO.parent): "<work>"}
+PLACES: dict[str, str] = {sys.prefix: "<venv>", str(REPO): "<repo>", str(REPO.parent): "<work>"}
 
 
 def unplace(text: str) -> str:
