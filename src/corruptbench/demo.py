@@ -199,7 +199,7 @@ def run_demo(
     from .api import ALL_CORRUPTIONS, corrupt
     from .models import load_model
     from .ops.preprocess import profile_preprocess
-    from .registry import corruption_registry
+    from .registry import ALL_PERTURBATIONS, EXTRA_CORRUPTIONS, corruption_registry
     from .report import print_summary, render_report
     from .report.io import parse_results
 
@@ -220,9 +220,9 @@ def run_demo(
     if corruptions is None:
         names = [n for n in ALL_CORRUPTIONS if n in registered]
     else:
-        names = [metrics._resolve_name(n, ALL_CORRUPTIONS, "corruption") for n in corruptions]
+        names = [metrics.resolve_name(n, ALL_CORRUPTIONS, "corruption") for n in corruptions]
     perturbations = tuple(
-        metrics._resolve_name(p, metrics.ALL_PERTURBATIONS, "perturbation") for p in perturbations
+        metrics.resolve_name(p, ALL_PERTURBATIONS, "perturbation") for p in perturbations
     )
     perturb: Callable[..., np.ndarray] | None
     try:
@@ -419,7 +419,7 @@ def run_demo(
         "relative_mce": summary.relative_mce,
         "mean_error": summary.mean_error,
         "extra_mean_error": summary.extra_mean_error,
-        "extra_ce": {k: summary.ce.get(k) for k in metrics.EXTRA_CORRUPTIONS if k in summary.ce},
+        "extra_ce": {k: summary.ce.get(k) for k in EXTRA_CORRUPTIONS if k in summary.ce},
         "partial": summary.partial,
         "missing": list(summary.missing),
         "demo": {
