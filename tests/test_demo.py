@@ -15,7 +15,7 @@ pytest.importorskip(
 
 from corruptbench.cli import main  # noqa: E402
 from corruptbench.demo import PHOTOS, run_demo  # noqa: E402
-from corruptbench.report import load_results  # noqa: E402
+from corruptbench.results import Results  # noqa: E402
 
 
 def test_photos_load_offline() -> None:
@@ -50,7 +50,7 @@ def test_demo_reduced(tmp_path: Path) -> None:
     assert all(v in (0.0, 0.5, 1.0) for vals in data["errors"].values() for v in vals)
     assert data["p"]["num_sequences"] == {"rotate": 2}
     assert 0.0 <= data["p"]["flip_probability"]["rotate"] <= 1.0
-    parsed = load_results(out / "results.json")  # the report's own validator accepts it
+    parsed = Results.from_json(out / "results.json")  # the report's own validator accepts it
     assert parsed.c is not None and parsed.p is not None
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "not a benchmark score" in html and "corruptbench eval-c" in html

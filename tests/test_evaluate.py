@@ -140,8 +140,9 @@ def test_end_to_end_efficientnet_lite0(
     assert json.loads(out.read_text())["errors"] == e
     results_to_csv(res, csv_path)
     assert csv_path.read_text().splitlines()[0].startswith("corruption,e1,e2")
-    io = pytest.importorskip("corruptbench.report.io")
-    io.load_results(out)  # the report helper accepts the file
+    from corruptbench.results import Results
+
+    Results.from_json(out)  # the report's reader accepts the file
 
 
 # ------------------------------------------------------------------------------------------------
@@ -408,8 +409,9 @@ def test_eval_p_cifar_npy(tmp_path: Path) -> None:
     m = fast_model(10, 32)
     evaluate_p(m, data=root, out=out, workers=0, log=None)
     assert m.forward.seen == 0
-    io = pytest.importorskip("corruptbench.report.io")
-    io.load_results(out)
+    from corruptbench.results import Results
+
+    Results.from_json(out)
 
 
 def test_eval_p_imagenet_mp4(tmp_path: Path, photo224: np.ndarray) -> None:

@@ -8,6 +8,7 @@ import importlib
 import sys
 
 from . import __version__
+from .errors import ArgumentError
 
 #: sub-command modules, in the order ``--help`` lists them
 COMMANDS = [
@@ -21,6 +22,27 @@ COMMANDS = [
     "report",
     "demo",
 ]
+
+
+#: library argument name -> the flag that sets it (library errors name their arguments
+#: symbolically, see corruptbench.errors; main() shows them with these flags)
+FLAGS = {
+    "data": "--data",
+    "on_the_fly": "--on-the-fly",
+    "clean": "--clean",
+    "limit": "--limit",
+    "baseline": "--baseline",
+    "difficulty": "--difficulty",
+    "out": "--out",
+    "overwrite": "--overwrite",
+    "corrupt_on": "--corrupt-on",
+    "device": "--device",
+    "enhance": "--preprocess",
+    "spec": "--model",
+    "weights": "--weights",
+    "random_weights": "--random-weights",
+    "ray": "--ray",
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -53,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except (ValueError, TypeError, FileNotFoundError, FileExistsError) as exc:
-        print(f"corruptbench {args.command}: error: {exc}", file=sys.stderr)
+        msg = exc.render(FLAGS) if isinstance(exc, ArgumentError) else str(exc)
+        print(f"corruptbench {args.command}: error: {msg}", file=sys.stderr)
         return 2
     return int(rc or 0)
 

@@ -201,7 +201,7 @@ def run_demo(
     from .ops.preprocess import profile_preprocess
     from .registry import ALL_PERTURBATIONS, EXTRA_CORRUPTIONS, corruption_registry
     from .report import print_summary, render_report
-    from .report.io import parse_results
+    from .results import Results
 
     t0 = time.perf_counter()
     cpu0 = time.process_time()
@@ -435,7 +435,7 @@ def run_demo(
 
     results_path = out_dir / "results.json"
     report_path = out_dir / "report.html"
-    parsed = parse_results(json.loads(json.dumps(results)), str(results_path))
+    parsed = Results.from_dict(json.loads(json.dumps(results)), str(results_path))
     seq_for_sheet = {name: seqs[0] for name, seqs in sequences.items()}
     html_text = render_report(
         [parsed],

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..registry import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
 
 if TYPE_CHECKING:
-    from .io import Results
+    from ..results import Results
 
 FAMILIES = ("noise", "blur", "weather", "digital")
 
