@@ -14,11 +14,11 @@ torch = pytest.importorskip("torch")
 
 from conftest import CIFAR_TEST, IMAGENET_SAMPLE, SHARED  # noqa: E402
 from corruptbench import corrupt  # noqa: E402
-from corruptbench.build import item_seed  # noqa: E402
 from corruptbench.datasets.imagenet import imagenet_wnids, wnid_to_index  # noqa: E402
 from corruptbench.evaluate import EvalError, evaluate_c, evaluate_p, results_to_csv  # noqa: E402
 from corruptbench.models import LoadedModel, Preprocessing, load_model  # noqa: E402
 from corruptbench.ops.preprocess import profile_preprocess  # noqa: E402
+from corruptbench.pipeline import item_seed  # noqa: E402
 
 RESNET20 = SHARED / "models" / "resnet20-12fca82f.th"
 CIFAR_CLASSES = (
@@ -459,7 +459,7 @@ def test_eval_p_on_the_fly_frames_equal_make_p(tmp_path: Path) -> None:
     )
     assert res["dataset"]["layout"] == "on-the-fly" and res["num_sequences"]["translate"] == 3
     assert 0 <= res["flip_probability"]["gaussian_noise"] <= 1
-    from corruptbench.build import open_source
+    from corruptbench.pipeline import open_source
 
     item = open_source(src).items[1]
     ds = ev._ItemDataset(

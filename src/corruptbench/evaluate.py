@@ -11,7 +11,7 @@ Data sources
       inside the data-loader workers exactly as ``make-c`` does before JPEG encoding: the profile's
       preprocessing (:func:`corruptbench.ops.preprocess.profile_preprocess`), then
       ``corrupt(..., rng=RandomState(item_seed(seed, "c", corruption, severity, rel)))`` with
-      :func:`corruptbench.build.item_seed`. The pixels are the bytes make-c would encode; the JPEG
+      :func:`corruptbench.pipeline.item_seed`. The pixels are the bytes make-c would encode; the JPEG
       (q85) step is skipped, which matters at small sizes (spec §6 pitfall 11).
     * ImageNet-P ``<perturbation>[_<d>]/<wnid>/<stem>.mp4`` (PyAV), CIFAR-10-P ``<p>.npy``
       ``(N, T, 32, 32, 3)``, or on the fly with :func:`corruptbench.perturb` (make-p's seeding).
@@ -158,24 +158,17 @@ def _load_item(ds: _ItemDataset, op: str, payload: Any) -> np.ndarray:
         from .datasets.video import read_mp4
 
         return np.stack([_chw(f, cfg.prep) for f in read_mp4(payload)])
-    from . import build
+    from .pipeline import CorruptStep, item_step
 
-    spec = build.BuildSpec(
-        kind=cfg.kind, out="", profile=cfg.profile, fmt="npy", cells=(), seed=cfg.seed
-    )
     if op == "clean":  # make-c's preprocessing of a clean source item, no corruption
-        return _chw(
-            build._preprocess(build.BuildSpec("c", "", cfg.profile, "npy", (), cfg.seed), payload),
-            cfg.prep,
-        )
+        return _chw(CorruptStep(cfg.profile, cfg.seed).prepare(payload), cfg.prep)
     if op == "raw":  # make-c's preprocessing only; corrupted later on the model's device
-        item = payload[0]
-        img = build._preprocess(build.BuildSpec("c", "", cfg.profile, "npy", (), cfg.seed), item)
+        img = CorruptStep(cfg.profile, cfg.seed).prepare(payload[0])
         return np.ascontiguousarray(np.asarray(img, dtype=np.uint8).transpose(2, 0, 1))
     if op == "otf":  # make-c / make-p pixels, computed here instead of read from disk
         item, name, level = payload
-        img = build._preprocess(spec, item)
-        out = build._apply(spec, img, name, level, item.rel)
+        step = item_step(cfg.kind, cfg.profile, cfg.seed)
+        out = step.apply_item(step.prepare(item), name, level, item.rel)
         if cfg.kind == "p":
             return np.stack([_chw(f, cfg.prep) for f in out])
         return _chw(out, cfg.prep)
@@ -695,11 +688,11 @@ def _open_source(
     ``restrict(source)`` may return the items to use (e.g. the clean images matching the corrupted
     ones); otherwise the seeded ``limit`` subset is taken.
     """
-    from . import build
+    from .pipeline import SourceError, open_source
 
     try:
-        source = build.open_source(src)
-    except build.BuildError as exc:
+        source = open_source(src)
+    except SourceError as exc:
         raise EvalError(str(exc)) from None
     items = restrict(source) if restrict is not None else None
     if items is None:
@@ -1153,7 +1146,7 @@ def _device_corruptor(plan: _CPlan, seed: int) -> Callable[[Any, int], Any]:
     """Per batch: ``corrupt_batch`` with a generator seeded from (seed, cell, batch number)."""
     import torch
 
-    from .build import item_seed
+    from .pipeline import item_seed
 
     corrupt_batch = _require_torch_backend()
     counters: dict[int, int] = {}
@@ -1452,11 +1445,11 @@ def evaluate_p(
 
 
 def _open_source_unlabelled(src: Path, limit: int | None, seed: int) -> tuple[Any, list[Any], None]:
-    from . import build
+    from .pipeline import SourceError, open_source
 
     try:
-        source = build.open_source(src)
-    except build.BuildError as exc:
+        source = open_source(src)
+    except SourceError as exc:
         raise EvalError(str(exc)) from None
     sel = _select(len(source.items), [it.rel for it in source.items], limit, seed)
     return source, [source.items[i] for i in sel], None
