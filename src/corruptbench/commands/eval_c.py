@@ -6,9 +6,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
+from ..errors import Arg
 from ..registry import ALL_CORRUPTIONS
+
+if TYPE_CHECKING:
+    from ..evaluation import OnTheFly, RunOptions
+    from ..models import LoadedModel
+    from ..results import Results
 
 
 def add_model_args(p: argparse.ArgumentParser) -> None:
@@ -84,7 +90,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
-def load_model_from_args(args: argparse.Namespace):  # noqa: ANN201 - LoadedModel
+def load_model_from_args(args: argparse.Namespace) -> LoadedModel:
     from ..models import load_model
 
     if args.threads:
@@ -100,29 +106,40 @@ def load_model_from_args(args: argparse.Namespace):  # noqa: ANN201 - LoadedMode
     )
 
 
-def common_eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments ``evaluate_c`` and ``evaluate_p`` share, from the shared options."""
-    return {
-        "data": args.data,
-        "on_the_fly": args.on_the_fly,
-        "out": args.out,
-        "baseline": args.baseline,
-        "batch_size": args.batch_size,
-        "workers": args.workers,
-        "limit": args.limit,
-        "seed": args.seed,
-        "profile": args.profile,
-        "overwrite": args.overwrite,
-        "threads": args.threads,
-        "log": None if args.quiet else (lambda m: print(m, file=sys.stderr, flush=True)),
-    }
+def data_arg(args: argparse.Namespace) -> str | OnTheFly:
+    """``--data D`` or ``--on-the-fly SRC`` (exactly one) as the evaluation's ``data``."""
+    from ..evaluation import EvalError, OnTheFly
+
+    if (args.data is None) == (args.on_the_fly is None):
+        raise EvalError("give exactly one of ", Arg("data", "D"), " or ", Arg("on_the_fly", "SRC"))
+    return OnTheFly(args.on_the_fly) if args.on_the_fly is not None else args.data
 
 
-def finish(args: argparse.Namespace, res: dict) -> None:
-    from ..evaluate import print_summary, results_to_csv
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """Batch size, loader workers, model threads, results file and logging from the options."""
+    from ..evaluation import RunOptions
+
+    return RunOptions(
+        batch_size=args.batch_size,
+        workers=args.workers,
+        threads=args.threads,
+        out=args.out,
+        overwrite=args.overwrite,
+        log=None if args.quiet else _log,
+    )
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def finish(args: argparse.Namespace, res: Results) -> None:
+    """``--csv``, the terminal summary and where the results file is."""
+    from ..report import print_summary
+    from ..results import to_csv
 
     if args.csv:
-        results_to_csv(res, args.csv)
+        to_csv(res, args.csv)
     print_summary(res)
     if args.out:
         print(f"results: {os.path.abspath(args.out)}", file=sys.stderr)
@@ -168,16 +185,21 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import evaluate_c
+    from ..evaluation import evaluate_c
 
     model = load_model_from_args(args)
     res = evaluate_c(
         model,
+        data_arg(args),
         clean=args.clean,
         corruptions=args.corruptions,
         severities=args.severities,
+        limit=args.limit,
+        seed=args.seed,
+        profile=args.profile,
+        baseline=args.baseline,
         corrupt_on=args.corrupt_on,
-        **common_eval_kwargs(args),
+        run=run_options(args),
     )
     finish(args, res)
     return 0

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 
-from .eval_c import add_model_args, common_eval_kwargs, finish, load_model_from_args
+from .eval_c import add_model_args, data_arg, finish, load_model_from_args, run_options
+
+__all__ = ["register", "run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -42,14 +44,19 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import evaluate_p
+    from ..evaluation import evaluate_p
 
     model = load_model_from_args(args)
     res = evaluate_p(
         model,
+        data_arg(args),
         perturbations=args.perturbations,
         difficulty=args.difficulty,
-        **common_eval_kwargs(args),
+        limit=args.limit,
+        seed=args.seed,
+        profile=args.profile,
+        baseline=args.baseline,
+        run=run_options(args),
     )
     finish(args, res)
     return 0
