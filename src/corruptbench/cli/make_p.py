@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 
 from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
-from .make_c import add_common, execute, parse_levels
+from ..profiles import PROFILES
+from .options import add_build_args, execute_build, parse_levels
 
-PROFILES = ("imagenet", "inception", "tiny", "cifar")
+__all__ = ["register", "run", "parse_perturbations"]
 
 
 def parse_perturbations(text: str) -> list[str]:
@@ -55,7 +56,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "out", help="output folder (new, empty, or a previous run with the same parameters)"
     )
-    p.add_argument("--profile", choices=PROFILES, default="imagenet", help="default imagenet")
+    p.add_argument("--profile", choices=list(PROFILES), default="imagenet", help="default imagenet")
     p.add_argument(
         "--format",
         dest="fmt",
@@ -80,7 +81,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         choices=("yuv444p", "yuv420p"),
         help=f"default {DEFAULT_PIX_FMT} (like the reference)",
     )
-    add_common(p)
+    add_build_args(p)
     p.set_defaults(func=run)
 
 
@@ -88,6 +89,6 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.fmt or ("npy" if args.profile == "cifar" else "mp4")
     names = parse_perturbations(args.perturbations)
     diffs = parse_levels(args.difficulty, 1, 3, "difficulty")
-    return execute(
+    return execute_build(
         "p", args, fmt=fmt, names=names, levels=diffs, preset=args.preset, pix_fmt=args.pix_fmt
     )

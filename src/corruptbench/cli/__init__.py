@@ -1,5 +1,9 @@
-"""The ``corruptbench`` command line. Each sub-command lives in ``corruptbench.commands.<name>``
-and defines ``register(subparsers)``."""
+"""The ``corruptbench`` command line: one module per sub-command (``register(subparsers)`` adds
+its parser, ``run(args)`` parses nothing more, calls the library and prints).
+
+Library errors name their arguments symbolically (:class:`corruptbench.errors.ArgumentError`);
+:func:`main` shows them with the command line's flags (:data:`FLAGS`).
+"""
 
 from __future__ import annotations
 
@@ -7,8 +11,10 @@ import argparse
 import importlib
 import sys
 
-from . import __version__
-from .errors import ArgumentError
+from .. import __version__
+from ..errors import ArgumentError
+
+__all__ = ["COMMANDS", "FLAGS", "build_parser", "main"]
 
 #: sub-command modules, in the order ``--help`` lists them
 COMMANDS = [
@@ -23,9 +29,7 @@ COMMANDS = [
     "demo",
 ]
 
-
-#: library argument name -> the flag that sets it (library errors name their arguments
-#: symbolically, see corruptbench.errors; main() shows them with these flags)
+#: library argument name -> the flag that sets it
 FLAGS = {
     "data": "--data",
     "on_the_fly": "--on-the-fly",
@@ -53,13 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"corruptbench {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        try:
-            mod = importlib.import_module(f".commands.{name}", __package__)
-        except ModuleNotFoundError as exc:
-            if exc.name == f"{__package__}.commands.{name}":
-                continue  # command not built yet
-            raise
-        mod.register(sub)
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 
@@ -79,7 +77,3 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corruptbench {args.command}: error: {msg}", file=sys.stderr)
         return 2
     return int(rc or 0)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -1,22 +1,35 @@
-"""``corruptbench eval-c --model M --data D [--clean C] [--out R.json] ...``: ImageNet-C / CIFAR-C
-evaluation (top-1 error per corruption x severity, CE, mCE, relative mCE)."""
+"""Options and helpers shared by several sub-commands (eval-c / eval-p; make-c / make-p)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import Arg
-from ..registry import ALL_CORRUPTIONS
 
 if TYPE_CHECKING:
     from ..evaluation import OnTheFly, RunOptions
     from ..models import LoadedModel
     from ..results import Results
 
+__all__ = [
+    "add_model_args",
+    "load_model_from_args",
+    "data_arg",
+    "run_options",
+    "finish_eval",
+    "parse_levels",
+    "default_workers",
+    "add_build_args",
+    "execute_build",
+]
 
+
+# ------------------------------------------------------------------------------------------------
+# eval-c / eval-p
+# ------------------------------------------------------------------------------------------------
 def add_model_args(p: argparse.ArgumentParser) -> None:
     """Options shared by eval-c and eval-p: model source, device, loader, output."""
     p.add_argument(
@@ -133,7 +146,7 @@ def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def finish(args: argparse.Namespace, res: Results) -> None:
+def finish_eval(args: argparse.Namespace, res: Results) -> None:
     """``--csv``, the terminal summary and where the results file is."""
     from ..report import print_summary
     from ..results import to_csv
@@ -145,61 +158,82 @@ def finish(args: argparse.Namespace, res: Results) -> None:
         print(f"results: {os.path.abspath(args.out)}", file=sys.stderr)
 
 
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "eval-c",
-        help="evaluate a model on ImageNet-C / CIFAR-C (or corrupt on the fly)",
-        description="Top-1 error per corruption and severity, CE, mCE (AlexNet-normalised), relative mCE. "
-        "D: an ImageNet-C folder <corruption>/<severity>/<wnid>/<file> or a CIFAR-10/100-C folder "
-        "(<corruption>.npy + labels.npy). ImageNet-C images are used as they are (no Resize(256)/"
-        "CenterCrop again); --clean images get Resize(256)+CenterCrop(224).",
-    )
-    add_model_args(p)
-    p.add_argument("--data", default=None, help="ImageNet-C or CIFAR-C folder")
+# ------------------------------------------------------------------------------------------------
+# make-c / make-p
+# ------------------------------------------------------------------------------------------------
+def parse_levels(text: str, lo: int, hi: int, what: str) -> list[int]:
+    """``"1-5"`` / ``"1,3,5"`` / ``"2"`` -> sorted unique ints within [lo, hi]."""
+    out: set[int] = set()
+    for part in text.replace(" ", "").split(","):
+        if not part:
+            continue
+        try:
+            if "-" in part:
+                a, b = (int(x) for x in part.split("-", 1))
+                out.update(range(a, b + 1))
+            else:
+                out.add(int(part))
+        except ValueError:
+            raise ValueError(f"bad {what} list {text!r} (use e.g. 1-5 or 1,3,5)") from None
+    bad = sorted(v for v in out if not lo <= v <= hi)
+    if bad or not out:
+        raise ValueError(f"{what} must be in {lo}..{hi}, got {text!r}")
+    return sorted(out)
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def add_build_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--clean", default=None, help="clean images for the clean error (folder or CIFAR batch)"
+        "--seed", type=int, default=0, help="base seed of the per-item seeds (default 0)"
     )
     p.add_argument(
-        "--baseline",
-        default="auto",
-        help="alexnet | uniform | PATH (eval-c results of the baseline model); "
-        "auto = alexnet for ImageNet, uniform for CIFAR",
-    )
-    p.add_argument(
-        "--corruptions",
-        nargs="+",
+        "--workers",
+        type=int,
         default=None,
-        metavar="NAME",
-        help=f"subset (names or benchmark/extra/all/noise/blur/weather/digital); default all 19: {', '.join(ALL_CORRUPTIONS)}",
+        help="local worker processes (default: all available cores; 1 = in-process); with --ray auto: CPUs for the local Ray",
     )
     p.add_argument(
-        "--corrupt-on",
-        choices=("auto", "workers", "device"),
-        default="auto",
-        help="with --on-the-fly: workers = CPU loader processes, exactly make-c's pixels; "
-        "device = the model's device via corruptbench.torch.corrupt_batch (fast on a GPU, seeded "
-        "per batch); auto = device when --device is cuda",
+        "--ray",
+        default=None,
+        metavar="auto|ADDRESS",
+        help="run shards as Ray tasks: 'auto' = ray.init() (local, or the cluster in RAY_ADDRESS), or a cluster address; OUT must be shared",
     )
-    p.add_argument("--severities", nargs="+", type=int, default=[1, 2, 3, 4, 5], metavar="S")
-    p.set_defaults(func=run)
+    p.add_argument(
+        "--limit", type=int, default=None, help="only the first N source images (sorted order)"
+    )
+    p.add_argument("--strict", action="store_true", help="exit non-zero if any input was skipped")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..evaluation import evaluate_c
+def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
+    """Run make-``kind`` with the shared options; print the summary; the exit status."""
+    from ..build import build, format_summary
 
-    model = load_model_from_args(args)
-    res = evaluate_c(
-        model,
-        data_arg(args),
-        clean=args.clean,
-        corruptions=args.corruptions,
-        severities=args.severities,
-        limit=args.limit,
-        seed=args.seed,
+    workers = args.workers if args.workers is not None else default_workers()
+    if workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {workers}")
+    summary = build(
+        kind,
+        args.src,
+        args.out,
         profile=args.profile,
-        baseline=args.baseline,
-        corrupt_on=args.corrupt_on,
-        run=run_options(args),
+        seed=args.seed,
+        workers=workers,
+        ray=args.ray,
+        limit=args.limit,
+        progress=not args.no_progress and sys.stderr.isatty(),
+        **kwargs,  # type: ignore[arg-type]
     )
-    finish(args, res)
+    print(format_summary(summary))
+    if summary.failed:
+        return 1
+    if args.strict and summary.skipped:
+        print(f"--strict: {len(summary.skipped)} input(s) skipped", file=sys.stderr)
+        return 1
     return 0

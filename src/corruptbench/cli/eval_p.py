@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .eval_c import add_model_args, data_arg, finish, load_model_from_args, run_options
+from .options import add_model_args, data_arg, finish_eval, load_model_from_args, run_options
 
 __all__ = ["register", "run"]
 
@@ -58,5 +58,5 @@ def run(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         run=run_options(args),
     )
-    finish(args, res)
+    finish_eval(args, res)
     return 0
