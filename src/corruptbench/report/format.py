@@ -5,36 +5,17 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..registry import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..registry import (
+    ALL_CORRUPTIONS,
+    BENCHMARK_CORRUPTIONS,
+    EXTRA_CORRUPTIONS,
+    corruption_registry,
+)
 
 if TYPE_CHECKING:
     from ..results import Results
 
 FAMILIES = ("noise", "blur", "weather", "digital")
-
-# Family of each corruption as in the paper's Figure 1 (and the registry); used when the registry
-# cannot be imported (e.g. a report is built without the corruption modules).
-_FAMILY_FALLBACK = {
-    "gaussian_noise": "noise",
-    "shot_noise": "noise",
-    "impulse_noise": "noise",
-    "speckle_noise": "noise",
-    "defocus_blur": "blur",
-    "glass_blur": "blur",
-    "motion_blur": "blur",
-    "zoom_blur": "blur",
-    "gaussian_blur": "blur",
-    "snow": "weather",
-    "frost": "weather",
-    "fog": "weather",
-    "brightness": "weather",
-    "spatter": "weather",
-    "contrast": "digital",
-    "elastic_transform": "digital",
-    "pixelate": "digital",
-    "jpeg_compression": "digital",
-    "saturate": "digital",
-}
 
 _PRETTY = {
     "jpeg_compression": "JPEG",
@@ -47,15 +28,9 @@ DASH = "\u2014"
 
 
 def family_of(name: str) -> str:
-    try:
-        from ..registry import corruption_registry
-
-        info = corruption_registry().get(name)
-        if info is not None:
-            return info.family
-    except Exception:  # registry incomplete while the package is being built: use the table
-        pass
-    return _FAMILY_FALLBACK.get(name, "digital")
+    """The corruption's family in the registry (``digital`` for a name it does not know)."""
+    info = corruption_registry().get(name)
+    return info.family if info is not None else "digital"
 
 
 def pretty(name: str) -> str:
@@ -74,10 +49,6 @@ def num(value: float | None, digits: int = 2) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
     return f"{value:.{digits}f}"
-
-
-def is_extra(name: str) -> bool:
-    return name in EXTRA_CORRUPTIONS
 
 
 def summary_cells(r: Results, with_p: bool) -> list[str]:
@@ -110,6 +81,5 @@ __all__ = [
     "pretty",
     "pct",
     "num",
-    "is_extra",
     "summary_cells",
 ]
