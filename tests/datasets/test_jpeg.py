@@ -9,7 +9,6 @@ import pytest
 from PIL import Image
 
 from corruptbench import ALL_CORRUPTIONS, corrupt
-from corruptbench.build import _encode_jpeg
 from corruptbench.datasets import jpeg as _jpeg
 from corruptbench.datasets import jpeg_transcoder
 from corruptbench.datasets.jpeg import encode_jpeg
@@ -133,10 +132,6 @@ def test_streams_the_transcoder_does_not_handle() -> None:
         corrupted[pos] ^= 1 << int(rng.integers(0, 8))
         out = jpeg_transcoder.transcode(bytes(corrupted))
         assert out is None or out[:2] == b"\xff\xd8"
-
-
-def test_build_uses_it(photo224: np.ndarray) -> None:
-    assert _encode_jpeg(photo224, 85) == pillow(photo224)
 
 
 def libjpeg_optimal_table(freq_in: np.ndarray) -> tuple[list[int], list[int]]:

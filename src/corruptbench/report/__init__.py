@@ -13,13 +13,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .io import Results, apply_baseline, load_results, parse_results, unique_labels
+from ..results import Results
+from .baseline import apply_baseline, unique_labels
 from .terminal import print_summary
 
 __all__ = [
-    "Results",
-    "load_results",
-    "parse_results",
     "print_summary",
     "build_report",
     "render_report",
@@ -105,7 +103,7 @@ def build_report(
     out_path = Path(out)
     if fmt is None:
         fmt = {".md": "md", ".markdown": "md", ".csv": "csv"}.get(out_path.suffix.lower(), "html")
-    results = [load_results(p) for p in paths]
+    results = [Results.from_json(p) for p in paths]
     image = None
     name = ""
     if sample is not None and contact_sheet and fmt == "html":

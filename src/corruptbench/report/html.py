@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..perturbations import ALL_PERTURBATIONS
-from ._common import (
+from ..results import Results
+from .format import (
     ALL_CORRUPTIONS,
     BENCHMARK_CORRUPTIONS,
     DASH,
@@ -23,7 +24,6 @@ from ._common import (
     pretty,
     summary_cells,
 )
-from .io import Results
 from .plots import ce_bars, flip_bars, headline_scatter, png_data_uri, severity_curves
 
 __all__ = ["render_html", "sort_by_mce"]
@@ -131,9 +131,9 @@ def _card(res: Results) -> str:
         fps = list(p.flip_probability.values())
         items.append(("Mean flip probability", pct(sum(fps) / len(fps), 2) if fps else DASH))
     ds = res.dataset
-    sub = ", ".join(e(ds.get(k)) for k in ("layout", "profile") if ds.get(k))
-    if ds.get("num_images") is not None:
-        sub += f", {e(ds.get('num_images'))} images"
+    sub = ", ".join(e(v) for v in (ds.layout, ds.profile) if v)
+    if ds.num_images is not None:
+        sub += f", {e(ds.num_images)} images"
     rows = "".join(f"<dt>{e(k)}</dt><dd>{v}</dd>" for k, v in items)
     return f'<div class="card"><h3>{e(res.label)}{badge}</h3><p class="muted small">{sub}</p><dl>{rows}</dl></div>'
 
@@ -250,8 +250,7 @@ def _p_table(results: Sequence[Results]) -> str:
 
 def _demo_photos(res: Results) -> str:
     """The demo's photo table (only for demo results that list their photos)."""
-    demo = res.data.get("demo")
-    photos = demo.get("photos") if isinstance(demo, dict) else None
+    photos = res.demo.get("photos") if res.demo is not None else None
     if not isinstance(photos, list) or not photos:
         return ""
     head = "<tr><th>Photo</th><th>Source</th><th>Accepted ImageNet classes</th><th>Clean prediction</th><th>correct?</th><th>prediction changed by corruption</th></tr>"
@@ -289,8 +288,8 @@ def _provenance(res: Results) -> str:
         if m.get(key) is not None:
             pairs.append((f"model {key}", m.get(key)))
     for key in ("path", "layout", "profile", "fingerprint", "num_images"):
-        if ds.get(key) is not None:
-            pairs.append((f"dataset {key}", ds.get(key)))
+        if getattr(ds, key) is not None:
+            pairs.append((f"dataset {key}", getattr(ds, key)))
     if res.c is not None:
         pairs.append(("ImageNet-C baseline", res.c.baseline))
         if res.c.missing:
@@ -298,14 +297,13 @@ def _provenance(res: Results) -> str:
     if res.p is not None:
         pairs.append(("ImageNet-P difficulty", res.p.difficulty))
         pairs.append(("ImageNet-P baseline", res.p.baseline or "none"))
-    versions = res.data.get("versions") or {}
-    if isinstance(versions, dict) and versions:
-        pairs.append(("versions", ", ".join(f"{k} {v}" for k, v in versions.items())))
+    if res.versions:
+        pairs.append(("versions", ", ".join(f"{k} {v}" for k, v in res.versions.items())))
     for key in ("time_s", "created"):
-        if res.data.get(key) is not None:
-            pairs.append((key.replace("_s", " (s)"), res.data.get(key)))
+        if getattr(res, key) is not None:
+            pairs.append((key.replace("_s", " (s)"), getattr(res, key)))
     kv = "".join(f"<dt>{e(k)}</dt><dd>{e(v)}</dd>" for k, v in pairs)
-    notes = [n for n in ds.get("notes") or [] if isinstance(n, str)]
+    notes = list(ds.notes)
     if res.p is not None:
         notes += res.p.notes
     notes_html = "".join(f"<li>{e(n)}</li>" for n in notes)
@@ -345,7 +343,7 @@ def render_html(
     """Render the report for one or more validated results as a single HTML document.
 
     Args:
-        results: Validated results (labels made unique by :func:`~corruptbench.report.io.unique_labels`).
+        results: Validated results (labels made unique by :func:`~corruptbench.report.baseline.unique_labels`).
         title: Page title (escaped).
         contact_sheet: JPEG bytes of :func:`~corruptbench.report.contact.contact_sheet`, or ``None``.
         perturbation_strip: JPEG bytes of :func:`~corruptbench.report.contact.perturbation_strip`.
@@ -377,7 +375,7 @@ def render_html(
         nav += [("ce", "CE per corruption"), ("severity", "Error by severity")]
     if p_rows:
         nav.append(("imagenet-p", "ImageNet-P"))
-    if any(r.kind == "demo" and isinstance(r.data.get("demo"), dict) for r in results):
+    if any(r.kind == "demo" and r.demo is not None for r in results):
         nav.append(("photos", "Photos"))
     if contact_sheet or perturbation_strip:
         nav.append(("examples", "What the corruptions look like"))

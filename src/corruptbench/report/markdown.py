@@ -7,8 +7,8 @@ import io
 from collections.abc import Sequence
 
 from ..perturbations import ALL_PERTURBATIONS
-from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty, summary_cells
-from .io import Results
+from ..results import Results
+from .format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty, summary_cells
 
 __all__ = ["render_markdown", "render_csv"]
 

@@ -14,8 +14,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ..perturbations import ALL_PERTURBATIONS
-from ._common import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
-from .io import Results  # noqa: E402
+from ..results import Results  # noqa: E402
+from .format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
 
 __all__ = [
     "png_data_uri",

@@ -9,8 +9,8 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from ._common import DASH, EXTRA_CORRUPTIONS, num, pct, pretty
-from .io import Results, parse_results
+from ..results import Results
+from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty
 
 __all__ = ["print_summary", "headline_rows"]
 
@@ -113,7 +113,7 @@ def print_summary(results: Mapping[str, Any] | Results, *, console: Console | No
 
     Args:
         results: A results object as written to ``results.json`` (``corruptbench.results/1``), or a
-            :class:`~corruptbench.report.io.Results`. A malformed object is reported in one line
+            :class:`~corruptbench.results.Results`. A malformed object is reported in one line
             instead of raising, so an evaluation that already wrote its file still finishes.
         console: A ``rich`` console (default: a new one on stdout).
     """
@@ -122,7 +122,7 @@ def print_summary(results: Mapping[str, Any] | Results, *, console: Console | No
         res = results
     else:
         try:
-            res = parse_results(dict(results), "results")
+            res = Results.from_dict(dict(results), "results")
         except (ValueError, TypeError) as exc:
             console.print(f"[yellow]cannot summarise the results: {exc}[/yellow]")
             return
@@ -140,11 +140,11 @@ def print_summary(results: Mapping[str, Any] | Results, *, console: Console | No
         head.add_row(label, value)
     console.print()
     console.print(head)
-    bits = [str(ds.get(k)) for k in ("layout", "profile") if ds.get(k)]
-    if ds.get("num_images") is not None:
-        bits.append(f"{ds['num_images']} images")
-    if ds.get("path"):
-        bits.append(str(ds["path"]))
+    bits = [str(v) for v in (ds.layout, ds.profile) if v]
+    if ds.num_images is not None:
+        bits.append(f"{ds.num_images} images")
+    if ds.path:
+        bits.append(str(ds.path))
     if bits:
         console.print("data: " + ", ".join(bits), markup=False, highlight=False)
     if res.c is not None:
@@ -156,6 +156,6 @@ def print_summary(results: Mapping[str, Any] | Results, *, console: Console | No
         notes.append("mCE is partial; missing: " + ", ".join(res.c.missing))
     if res.p is not None:
         notes.extend(res.p.notes)
-    notes.extend(str(n) for n in ds.get("notes") or [] if isinstance(n, str))
+    notes.extend(ds.notes)
     for note in notes:
         console.print(f"note: {note}", markup=False, highlight=False, style="dim")

@@ -1,0 +1,66 @@
+"""The dataset builders behind ``corruptbench make-c`` and ``make-p``.
+
+Guarantees (each one has a test in ``tests/build/``):
+
+* **Reproducible bytes.** Every output item draws from its own ``np.random.RandomState`` seeded with
+  :func:`~corruptbench.pipeline.item_seed` — a BLAKE2b hash of ``(seed, kind,
+  corruption/perturbation, severity/difficulty, item's relative path)`` cut to 32 bits — so the
+  bytes do not depend on the worker count, the order of work, resuming, Ray vs local processes, or
+  the machine (given the same library versions).
+* **Crash-safe and resumable.** Each output file is written to ``.<name>.<pid>.cbtmp`` in its target
+  folder and renamed with :func:`os.replace`; a re-run skips outputs that exist and does no work
+  when all are there. Temporary files left by a killed run are removed when the next run starts.
+  For ``npy`` outputs, shards of items are computed into ``OUT/.corruptbench/work/`` (also
+  atomically) and the final arrays are assembled at the end, each through a temporary file +
+  rename. A run killed with SIGKILL at any moment and re-run gives exactly the bytes of an
+  uninterrupted run.
+* **One parameter set per OUT.** ``OUT/manifest.json`` records the parameters, the seed, the
+  corruptbench version and a fingerprint of the source (relative paths and sizes, or the batch
+  file's hash). A run with different parameters on the same OUT is refused. The manifest holds no
+  timestamps, so it is itself reproducible; timing goes to the printed summary only.
+* **Bad input does not stop a run.** Unreadable, truncated and non-image files are skipped and listed
+  with the reason in ``OUT/skipped.csv`` (also items whose corruption raised: ``failed``);
+  ``strict=True`` turns any skip into a non-zero exit status.
+
+Modules: :mod:`~corruptbench.build.builder` (:func:`build`: parameters, plan, run, finish),
+:mod:`~corruptbench.build.engine` (in-process, process-pool and Ray executors of shards),
+:mod:`~corruptbench.build.writers` (one :class:`~corruptbench.build.writers.Writer` per output
+format: JPEG tree, MP4 tree, npy arrays), :mod:`~corruptbench.build.outputs` (atomic writes,
+manifest, ``skipped.csv``), :mod:`~corruptbench.build.spec` (what a worker receives).
+"""
+
+from __future__ import annotations
+
+from .builder import KINDS, BuildKind, BuildSummary, build, format_summary
+from .outputs import TMP_SUFFIX
+from .spec import BuildError, BuildSpec, ItemResult, ShardPlan, Writer
+from .writers import (
+    FileTreeWriter,
+    JpegTreeWriter,
+    Mp4TreeWriter,
+    NpyCWriter,
+    NpyPWriter,
+    NpyWriter,
+    output_name,
+)
+
+__all__ = [
+    "build",
+    "format_summary",
+    "BuildError",
+    "BuildSummary",
+    "BuildSpec",
+    "BuildKind",
+    "KINDS",
+    "ItemResult",
+    "Writer",
+    "ShardPlan",
+    "FileTreeWriter",
+    "JpegTreeWriter",
+    "Mp4TreeWriter",
+    "NpyWriter",
+    "NpyCWriter",
+    "NpyPWriter",
+    "output_name",
+    "TMP_SUFFIX",
+]

@@ -1,0 +1,207 @@
+"""Where the shards of a build run: in this process, a local process pool or Ray tasks.
+
+Every executor yields the :class:`~corruptbench.build.spec.ItemResult` lists of finished shards as
+they come. Pool workers start with the ``spawn`` method (children of this process, so on Linux
+``PR_SET_PDEATHSIG`` ties them to it, and clean: no inherited locks or thread pools), one thread
+each, and die with the driver; Ray tasks write to the same OUT path, which must then be shared.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+import numpy as np
+
+from ..errors import Arg
+from ..pipeline import SourceItem
+from ..profiles import PROFILES
+from .outputs import orphan_check, set_driver
+from .spec import BuildError, BuildSpec, ItemResult, Shard
+
+__all__ = ["run_shard", "init_worker", "warm_up", "iter_local", "iter_ray", "progress_bar"]
+
+_THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
+
+
+def run_shard(spec: BuildSpec, shard_id: int, items: Sequence[SourceItem]) -> list[ItemResult]:
+    """Process one shard (the unit of work given to a worker process or a Ray task)."""
+    t0 = time.process_time()
+    res = spec.writer.run_shard(spec, shard_id, items)
+    if res:
+        res[0].cpu = time.process_time() - t0
+    return res
+
+
+def init_worker(
+    die_with_parent: bool = False, warm: BuildSpec | None = None, driver_pid: int | None = None
+) -> None:
+    """Set up a worker: tie it to the driver (pool workers), one OpenCV thread, warm-up."""
+    if die_with_parent:
+        # A pool worker must not outlive a killed build (kill -9 of the driver). First ask the
+        # kernel to SIGKILL it when its parent dies (Linux prctl PR_SET_PDEATHSIG = 1) — before the
+        # slow warm-up, so the window is tiny —, then check the parent is still the driver (it may
+        # have died before the prctl); orphan_check() repeats that check before every write.
+        if sys.platform.startswith("linux"):
+            try:
+                import ctypes
+                import signal
+
+                ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+            except Exception:  # pragma: no cover  # noqa: BLE001
+                pass
+        set_driver(driver_pid if driver_pid is not None else os.getppid())
+        orphan_check()
+    try:
+        import cv2
+
+        cv2.setNumThreads(1)
+    except Exception:  # pragma: no cover  # noqa: BLE001
+        pass
+    if warm is not None:
+        warm_up(warm)
+
+
+def warm_up(spec: BuildSpec) -> None:
+    """Run each requested operation once on a small grey image: imports, numba cache loads and
+    texture reads then happen at worker start (about 2 s of CPU), not inside the first shards."""
+    side = PROFILES[spec.profile].size
+    img = np.full((side, side, 3), 128, np.uint8)
+    for name, level in dict.fromkeys((n, lv) for n, lv in spec.cells):
+        try:
+            spec.step.apply_item(img, name, level, "warm-up")
+        except Exception:  # noqa: BLE001 - a real failure shows up on real items
+            pass
+
+
+def _mp_context() -> mp.context.BaseContext:
+    # spawn: workers are children of this process (so PR_SET_PDEATHSIG ties them to it) and
+    # start clean (no inherited locks or thread pools)
+    return mp.get_context("spawn")
+
+
+def iter_local(
+    spec: BuildSpec, shards: Sequence[Shard], workers: int
+) -> Iterator[list[ItemResult]]:
+    """Run ``shards`` in this process (``workers <= 1``) or in a local process pool."""
+    if workers <= 1:
+        for sid, items in shards:
+            yield run_shard(spec, sid, items)
+        return
+    saved = {k: os.environ.get(k) for k in _THREAD_ENV}
+    os.environ.update({k: "1" for k in _THREAD_ENV})
+    try:
+        with ProcessPoolExecutor(
+            workers,
+            mp_context=_mp_context(),
+            initializer=init_worker,
+            initargs=(True, spec, os.getpid()),
+        ) as ex:
+            pending: set[Future[list[ItemResult]]] = set()
+            queue = iter(shards)
+            try:
+                for sid, items in queue:
+                    pending.add(ex.submit(run_shard, spec, sid, items))
+                    if len(pending) >= 4 * workers:
+                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                        for f in done:
+                            yield f.result()
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        yield f.result()
+            except BaseException:
+                for f in pending:
+                    f.cancel()
+                raise
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _ray_shard(spec: BuildSpec, shard_id: int, items: Sequence[SourceItem]) -> list[ItemResult]:
+    init_worker()
+    return run_shard(spec, shard_id, items)
+
+
+def iter_ray(
+    spec: BuildSpec,
+    shards: Sequence[Shard],
+    address: str,
+    workers: int,
+    init_kwargs: dict[str, Any] | None,
+) -> Iterator[list[ItemResult]]:
+    """Run ``shards`` as Ray tasks: ``address`` ``"auto"``/``"local"`` (``ray.init()``, with
+    ``workers`` CPUs when > 1) or a cluster address."""
+    try:
+        import ray
+    except ImportError:  # pragma: no cover
+        raise BuildError(
+            Arg("ray"), " needs the 'ray' package: pip install 'corruptbench[ray]'"
+        ) from None
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address in ("auto", "local"):
+            if workers > 1:
+                kwargs["num_cpus"] = workers
+        else:
+            kwargs["address"] = address
+        kwargs.update(init_kwargs or {})
+        ray.init(**kwargs)
+        started = True
+    try:
+        remote = ray.remote(num_cpus=1)(_ray_shard)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        pending: list[Any] = []
+        for sid, items in shards:
+            pending.append(remote.remote(spec, sid, items))
+            if len(pending) >= 4 * cpus:
+                done, pending = ray.wait(pending, num_returns=1)
+                for ref in done:
+                    yield ray.get(ref)
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                yield ray.get(ref)
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def progress_bar(enabled: bool) -> Any:
+    """A rich progress bar on stderr (images done, rate, elapsed, ETA); disabled when not
+    ``enabled``."""
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TaskProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    return Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=console,
+        disable=not enabled,
+        transient=False,
+    )

@@ -1,0 +1,71 @@
+"""``corruptbench eval-c --model M --data D [--clean C] [--out R.json] ...``: ImageNet-C / CIFAR-C
+evaluation (top-1 error per corruption x severity, CE, mCE, relative mCE)."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..corruptions import ALL_CORRUPTIONS
+from .options import add_model_args, data_arg, finish_eval, load_model_from_args, run_options
+
+__all__ = ["register", "run"]
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "eval-c",
+        help="evaluate a model on ImageNet-C / CIFAR-C (or corrupt on the fly)",
+        description="Top-1 error per corruption and severity, CE, mCE (AlexNet-normalised), relative mCE. "
+        "D: an ImageNet-C folder <corruption>/<severity>/<wnid>/<file> or a CIFAR-10/100-C folder "
+        "(<corruption>.npy + labels.npy). ImageNet-C images are used as they are (no Resize(256)/"
+        "CenterCrop again); --clean images get Resize(256)+CenterCrop(224).",
+    )
+    add_model_args(p)
+    p.add_argument("--data", default=None, help="ImageNet-C or CIFAR-C folder")
+    p.add_argument(
+        "--clean", default=None, help="clean images for the clean error (folder or CIFAR batch)"
+    )
+    p.add_argument(
+        "--baseline",
+        default="auto",
+        help="alexnet | uniform | PATH (eval-c results of the baseline model); "
+        "auto = alexnet for ImageNet, uniform for CIFAR",
+    )
+    p.add_argument(
+        "--corruptions",
+        nargs="+",
+        default=None,
+        metavar="NAME",
+        help=f"subset (names or benchmark/extra/all/noise/blur/weather/digital); default all 19: {', '.join(ALL_CORRUPTIONS)}",
+    )
+    p.add_argument(
+        "--corrupt-on",
+        choices=("auto", "workers", "device"),
+        default="auto",
+        help="with --on-the-fly: workers = CPU loader processes, exactly make-c's pixels; "
+        "device = the model's device via corruptbench.torch.corrupt_batch (fast on a GPU, seeded "
+        "per batch); auto = device when --device is cuda",
+    )
+    p.add_argument("--severities", nargs="+", type=int, default=[1, 2, 3, 4, 5], metavar="S")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..evaluation import evaluate_c
+
+    model = load_model_from_args(args)
+    res = evaluate_c(
+        model,
+        data_arg(args),
+        clean=args.clean,
+        corruptions=args.corruptions,
+        severities=args.severities,
+        limit=args.limit,
+        seed=args.seed,
+        profile=args.profile,
+        baseline=args.baseline,
+        corrupt_on=args.corrupt_on,
+        run=run_options(args),
+    )
+    finish_eval(args, res)
+    return 0

@@ -1,0 +1,94 @@
+"""``corruptbench make-p SRC OUT``: build an ImageNet-P style dataset (perturbation sequences) as
+H.264 MP4 videos or CIFAR-10-P style ``.npy`` arrays. See :mod:`corruptbench.build`."""
+
+from __future__ import annotations
+
+import argparse
+
+from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
+from ..profiles import PROFILES
+from .options import add_build_args, execute_build, parse_levels
+
+__all__ = ["register", "run", "parse_perturbations"]
+
+
+def parse_perturbations(text: str) -> list[str]:
+    from ..perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS, PERTURBATIONS
+    from ..registry import suggest
+
+    key = text.strip().lower()
+    if key == "all":
+        return list(ALL_PERTURBATIONS)
+    if key in ("test", "benchmark"):
+        return list(PERTURBATIONS)
+    if key in ("validation", "extra"):
+        return list(EXTRA_PERTURBATIONS)
+    names = []
+    for n in text.split(","):
+        n = n.strip().lower().replace("-", "_")
+        if not n:
+            continue
+        if n not in ALL_PERTURBATIONS:
+            raise ValueError(
+                f"unknown perturbation {n!r}{suggest(n, ALL_PERTURBATIONS)} (choices: {', '.join(ALL_PERTURBATIONS)})"
+            )
+        names.append(n)
+    if not names:
+        raise ValueError("--perturbations is empty")
+    return list(dict.fromkeys(names))
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "make-p",
+        help="build an ImageNet-P / CIFAR-10-P style dataset",
+        description=(
+            "Generate perturbation sequences for every image of SRC: mp4 = "
+            "OUT/<perturbation>[_<difficulty>]/<class>/<stem>.mp4 (H.264, 1 fps; crf 20, noise: tune=grain crf 23), "
+            "npy = OUT/<perturbation>[_<difficulty>].npy (N,T,H,W,3). Difficulties 2 and 3 exist only for "
+            "the noise perturbations (gaussian_noise, shot_noise, speckle_noise). Resumable like make-c."
+        ),
+    )
+    p.add_argument(
+        "src",
+        help="image folder (<class>/<file> or flat), or a CIFAR python batch file (trusted files only: it is a pickle)",
+    )
+    p.add_argument(
+        "out", help="output folder (new, empty, or a previous run with the same parameters)"
+    )
+    p.add_argument("--profile", choices=list(PROFILES), default="imagenet", help="default imagenet")
+    p.add_argument(
+        "--format",
+        dest="fmt",
+        choices=("mp4", "npy"),
+        default=None,
+        help="default: npy for cifar, else mp4",
+    )
+    p.add_argument(
+        "--perturbations", default="all", help="all (default) | test | validation | name,name,..."
+    )
+    p.add_argument(
+        "--difficulty", default="1", help="noise difficulties to build, e.g. 1 (default) or 1,2,3"
+    )
+    p.add_argument(
+        "--preset",
+        default=DEFAULT_PRESET,
+        help=f"x264 preset (default {DEFAULT_PRESET}; the reference used veryslow, ~4x slower)",
+    )
+    p.add_argument(
+        "--pix-fmt",
+        default=DEFAULT_PIX_FMT,
+        choices=("yuv444p", "yuv420p"),
+        help=f"default {DEFAULT_PIX_FMT} (like the reference)",
+    )
+    add_build_args(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = args.fmt or ("npy" if args.profile == "cifar" else "mp4")
+    names = parse_perturbations(args.perturbations)
+    diffs = parse_levels(args.difficulty, 1, 3, "difficulty")
+    return execute_build(
+        "p", args, fmt=fmt, names=names, levels=diffs, preset=args.preset, pix_fmt=args.pix_fmt
+    )

@@ -1,0 +1,47 @@
+"""The evaluation harness behind ``corruptbench eval-c`` and ``eval-p``.
+
+Data
+    One :class:`~corruptbench.evaluation.layouts.base.Layout` per dataset layout
+    (:mod:`~corruptbench.evaluation.layouts`): ImageNet-C folders, CIFAR-10/100-C arrays, ImageNet-P
+    MP4 sequences, CIFAR-10-P arrays, or clean images corrupted on the fly exactly as make-c /
+    make-p do (``data=OnTheFly(src)``, the shared :mod:`corruptbench.pipeline` step).
+
+Preprocessing
+    Corrupted ImageNet-C images are already at the profile size (224): no ``Resize(256)`` /
+    ``CenterCrop(224)`` is applied again (the reference's ``CenterCrop(224)`` is a no-op on them).
+    The clean error (``clean=``) uses the benchmark's own preparation of clean images - ImageNet:
+    ``Resize(256) + CenterCrop(224)``; CIFAR: none - so clean and corrupted inputs differ only by
+    the corruption. Then the model's :class:`~corruptbench.models.Preprocessing` (optional CLAHE,
+    resize to the model's input size only if different, ImageNet mean/std).
+
+Throughput
+    :mod:`~corruptbench.evaluation.loader`: decoding, corruption and the model's uint8
+    preprocessing run in data-loader worker processes; the model runs in the main process.
+
+Resume
+    :mod:`~corruptbench.evaluation.resume`: after each finished cell the results file is
+    rewritten atomically; a re-run keeps the finished cells whose model and data match.
+
+:func:`evaluate_c` and :func:`evaluate_p` return a :class:`~corruptbench.results.Results`.
+"""
+
+from __future__ import annotations
+
+from .common import SEVERITIES, EvalError, RunOptions
+from .eval_c import evaluate_c
+from .eval_p import evaluate_p
+from .layouts import OnTheFly
+from .loader import LoadItem, plan_resources, predict_batches, read_item
+
+__all__ = [
+    "evaluate_c",
+    "evaluate_p",
+    "EvalError",
+    "RunOptions",
+    "OnTheFly",
+    "SEVERITIES",
+    "LoadItem",
+    "plan_resources",
+    "predict_batches",
+    "read_item",
+]

@@ -1,0 +1,87 @@
+"""Dataset layouts the evaluation reads: one :class:`~.base.Layout` class per layout.
+
+ImageNet-C style (eval-c): :class:`ImageNetCFolder` (``<corruption>/<severity>/<wnid>/<file>``),
+:class:`CifarCFolder` (``<corruption>.npy`` + ``labels.npy``), :class:`OnTheFlyC` (a clean source
+corrupted in the loader), plus :class:`CleanImages` for the clean error of stored data.
+ImageNet-P style (eval-p): :class:`ImageNetPFolder` (MP4 sequences), :class:`CifarPFolder`
+(``.npy`` sequences), :class:`OnTheFlyP`.
+
+:func:`open_c_layout` / :func:`open_p_layout` turn eval-c's / eval-p's ``data`` (a folder, or
+:class:`OnTheFly`) into a planned layout; a folder's layout is detected by the first class in
+:data:`C_FOLDERS` / :data:`P_FOLDERS` whose ``detect(root)`` is true.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ...errors import Arg
+from ..common import EvalError
+from .base import Item, Layout, OnTheFly, Selection
+from .cifar_c import CifarCFolder
+from .cifar_p import CifarPFolder
+from .clean import CleanImages
+from .imagenet_c import ImageNetCFolder
+from .imagenet_p import ImageNetPFolder
+from .on_the_fly import OnTheFlyC, OnTheFlyP
+
+__all__ = [
+    "Item",
+    "Layout",
+    "Selection",
+    "OnTheFly",
+    "ImageNetCFolder",
+    "CifarCFolder",
+    "OnTheFlyC",
+    "CleanImages",
+    "ImageNetPFolder",
+    "CifarPFolder",
+    "OnTheFlyP",
+    "C_FOLDERS",
+    "P_FOLDERS",
+    "open_c_layout",
+    "open_p_layout",
+]
+
+#: folder layouts of eval-c, in detection order
+C_FOLDERS = (CifarCFolder, ImageNetCFolder)
+#: folder layouts of eval-p, in detection order
+P_FOLDERS = (CifarPFolder, ImageNetPFolder)
+
+DataArg = str | os.PathLike[str] | OnTheFly
+
+
+def _folder(data: str | os.PathLike[str]) -> Path:
+    root = Path(data)
+    if not root.is_dir():
+        raise EvalError(Arg("data"), f" {root}: folder not found")
+    return root
+
+
+def open_c_layout(
+    data: DataArg, sel: Selection, num_classes: int | None, profile: str | None
+) -> Layout:
+    """The planned ImageNet-C style layout of ``data`` (a folder, or :class:`OnTheFly`)."""
+    if isinstance(data, OnTheFly):
+        return OnTheFlyC.open(Path(data.src), sel, num_classes, profile)
+    root = _folder(data)
+    cls = next(c for c in C_FOLDERS if c.detect(root))
+    return cls.open(root, sel, num_classes, profile)
+
+
+def open_p_layout(
+    data: DataArg, sel: Selection, profile: str | None, notes: list[str] | None = None
+) -> Layout:
+    """The planned ImageNet-P style layout of ``data``; ``notes`` start the layout's notes."""
+    if isinstance(data, OnTheFly):
+        return OnTheFlyP.open(Path(data.src), sel, profile, list(notes or []))
+    root = _folder(data)
+    cls = next(c for c in P_FOLDERS if c.detect(root))
+    lay = cls.open(root, sel, profile)
+    if not lay.cells:
+        raise EvalError(
+            f"{root}: no requested perturbation found (ImageNet-P: <perturbation>[_<d>]/<wnid>/*.mp4; "
+            "CIFAR-10-P: <perturbation>.npy)"
+        )
+    return lay

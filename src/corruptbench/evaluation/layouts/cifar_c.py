@@ -1,0 +1,89 @@
+"""CIFAR-10-C / CIFAR-100-C folders: ``<corruption>.npy`` (5N images, severity-major) and
+``labels.npy``. Profile ``cifar``: the 32 x 32 images are used as they are."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ...pipeline import Source, SourceItem
+from ..common import Cell, EvalError, npy_fingerprint, select_subset
+from ..readers import NpyRowReader
+from .base import Item, Layout, Selection
+
+__all__ = ["CifarCFolder"]
+
+
+@dataclass
+class CifarCFolder(Layout):
+    """A CIFAR-C style folder of ``.npy`` arrays."""
+
+    name: ClassVar[str] = "cifar-c"
+
+    _sel: list[int] = field(default_factory=list)  #: rows used (per severity)
+    _labels: Any = None  #: labels.npy
+    _files: dict[str, Path] = field(default_factory=dict)
+    _n: int = 0  #: images per severity
+    _reader: NpyRowReader = field(default_factory=NpyRowReader)
+
+    @staticmethod
+    def detect(root: Path) -> bool:
+        return (root / "labels.npy").is_file()
+
+    @classmethod
+    def open(
+        cls, root: Path, sel: Selection, num_classes: int | None, profile: str | None
+    ) -> CifarCFolder:
+        from ...datasets.cifar import load_cifar_c, load_cifar_c_labels, scan_cifar_c
+
+        index = scan_cifar_c(root, sel.names)
+        if index.labels_path is None:
+            raise EvalError(
+                f"{root}: CIFAR-C layout needs labels.npy next to the <corruption>.npy files"
+            )
+        if not index.files:
+            raise EvalError(f"{root}: none of the requested corruption .npy files is present")
+        lay = cls(root, "cifar")
+        n = index.n
+        rows = select_subset(n, [str(i) for i in range(n)], sel.limit, sel.seed)
+        lay.images_per_cell = len(rows)
+        lay._sel = rows
+        labels = load_cifar_c_labels(root)
+        if num_classes is not None and labels.size and int(labels.max()) >= num_classes:
+            raise EvalError(
+                f"labels.npy has class {int(labels.max())} but the model outputs {num_classes} logits"
+            )
+        lay._labels = labels
+        lay.notes.append(
+            f"labels: labels.npy ({int(labels.max()) + 1 if labels.size else 0} classes)"
+        )
+        for c in sel.names:
+            for s in sel.levels:
+                if c not in index.files:
+                    lay.missing.append((c, s))
+                    continue
+                lay.cells.append((c, s))
+                arr = load_cifar_c(root, c, s)
+                lay.fingerprints[lay.key((c, s))] = npy_fingerprint(
+                    arr[rows], labels[(s - 1) * n : s * n][rows]
+                )
+        lay._files = index.files
+        lay._n = n
+        return lay
+
+    def items(self, cell: Cell) -> list[Item]:
+        c, s = cell
+        path = str(self._files[c])
+        base = (s - 1) * self._n
+        return [(self._reader, int(self._labels[base + i]), (path, base + i)) for i in self._sel]
+
+    def match_clean(self, source: Source) -> list[SourceItem] | None:
+        """The same rows of a CIFAR batch of N images (the order CIFAR-C was made in)."""
+        if source.kind == "cifar-batch" and len(source.items) == self._n:
+            return [source.items[i] for i in self._sel]
+        return None
+
+    @property
+    def subset_selected(self) -> bool:
+        return bool(self._sel)

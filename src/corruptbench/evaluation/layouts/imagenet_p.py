@@ -1,0 +1,65 @@
+"""ImageNet-P folders: ``<perturbation>[_<d>]/<wnid>/<stem>.mp4`` (H.264, read with PyAV).
+
+The noise perturbations have one dataset per difficulty (``gaussian_noise_2``, ...); the others
+have one (difficulty 1), and the difficulty is a frame stride at evaluation time (spec §4.2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from ..common import Cell, files_fingerprint, select_subset
+from ..readers import VideoReader
+from .base import Item, Layout, Selection, keys_of
+
+__all__ = ["ImageNetPFolder"]
+
+
+@dataclass
+class ImageNetPFolder(Layout):
+    """An ImageNet-P style folder of MP4 sequences."""
+
+    name: ClassVar[str] = "imagenet-p"
+
+    _items: dict[str, list[Item]] = field(default_factory=dict)
+
+    @staticmethod
+    def detect(root: Path) -> bool:
+        """Any folder without CIFAR-10-P ``.npy`` files (checked last)."""
+        return True
+
+    @classmethod
+    def open(cls, root: Path, sel: Selection, profile: str | None) -> ImageNetPFolder:
+        from ...datasets.video import scan_imagenet_p
+        from ...perturbations import NOISE_PERTURBATIONS
+
+        (difficulty,) = sel.levels
+        index = scan_imagenet_p(root, sel.names, (difficulty,) if difficulty > 1 else (1,))
+        if difficulty > 1:  # non-noise perturbations: difficulty is a stride on the _1 data
+            more = scan_imagenet_p(
+                root, [n for n in sel.names if n not in NOISE_PERTURBATIONS], (1,)
+            )
+            index.cells.update(more.cells)
+        lay = cls(root, profile or "imagenet")
+        reader = VideoReader()
+        for p in sel.names:
+            d = difficulty if p in NOISE_PERTURBATIONS else 1
+            entries = index.cells.get((p, d))
+            if not entries:
+                lay.missing.append((p, difficulty))
+                continue
+            rows = select_subset(len(entries), keys_of(entries), sel.limit, sel.seed)
+            chosen = [entries[i][0] for i in rows]
+            lay.cells.append((p, difficulty))
+            lay._items[p] = [(reader, 0, str(f)) for f in chosen]
+            lay.fingerprints[p] = files_fingerprint(root, chosen)
+        lay.images_per_cell = max((len(v) for v in lay._items.values()), default=0)
+        return lay
+
+    def key(self, cell: Cell) -> str:
+        return cell[0]
+
+    def items(self, cell: Cell) -> list[Item]:
+        return self._items[cell[0]]

@@ -1,0 +1,124 @@
+"""Clean images corrupted (or perturbed) on the fly, exactly as make-c / make-p do.
+
+A clean image folder (or a CIFAR python batch) is corrupted inside the data-loader workers with
+the shared per-item step (:class:`~corruptbench.pipeline.CorruptStep`: the profile's
+preprocessing, then ``corrupt(..., rng=RandomState(item_seed(seed, "c", corruption, severity,
+rel)))``). The pixels are the bytes make-c would encode; the JPEG (q85) step is skipped, which
+matters at small sizes (spec §6 pitfall 11). The clean error comes from the same images. For
+ImageNet-P, :class:`~corruptbench.pipeline.PerturbStep` gives make-p's frames (the MP4 encoding
+step is skipped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import ClassVar
+
+from ...pipeline import CorruptStep, PerturbStep, SourceItem, hash_lines
+from ..common import CLEAN, Cell
+from ..readers import PreparedReader, RawReader, Reader, StepReader
+from .base import (
+    Item,
+    Layout,
+    Selection,
+    open_labelled_source,
+    open_unlabelled_source,
+    select_items,
+)
+
+__all__ = ["OnTheFlyC", "OnTheFlyP"]
+
+
+@dataclass
+class OnTheFlyC(Layout):
+    """ImageNet-C cells (and the clean cell) computed from a clean source."""
+
+    name: ClassVar[str] = "on-the-fly"
+    heavy: ClassVar[bool] = True
+
+    _items: list[tuple[SourceItem, int]] = field(default_factory=list)  #: (item, label)
+    _step: CorruptStep = field(default_factory=lambda: CorruptStep("imagenet"))
+    _on_device: bool = False
+
+    @classmethod
+    def open(
+        cls, src: Path, sel: Selection, num_classes: int | None, profile: str | None
+    ) -> OnTheFlyC:
+        notes: list[str] = []
+        source, items, labels = open_labelled_source(src, num_classes, notes, sel.limit, sel.seed)
+        prof = profile or ("cifar" if source.kind == "cifar-batch" else "imagenet")
+        lay = cls(src, prof, notes=notes)
+        lay.notes.append(
+            f"corrupted on the fly: same pixels as `corruptbench make-c --seed {sel.seed} --profile {prof}` "
+            "would write before JPEG encoding (make-c then saves JPEG q85; that step is skipped here)"
+        )
+        lay.images_per_cell = len(items)
+        lay.cells = [(c, s) for c in sel.names for s in sel.levels]
+        base = hash_lines([source.fingerprint, str(sel.seed), prof, *(it.rel for it in items)])
+        for cell in lay.cells:
+            lay.fingerprints[lay.key(cell)] = hash_lines([base, lay.key(cell)])
+        lay._items = list(zip(items, labels))
+        lay.fingerprints["clean"] = hash_lines([base, "clean"])
+        lay._step = CorruptStep(prof, sel.seed)
+        return lay
+
+    def on_device(self) -> None:
+        """Corrupt on the model's device instead (:class:`~corruptbench.evaluation.device.DeviceCorruptor`):
+        the workers only prepare the clean images."""
+        self._on_device = True
+        self.fingerprints = {k: hash_lines([v, "device"]) for k, v in self.fingerprints.items()}
+        self.notes[-1] = (
+            "corrupted on the fly on the model's device with corruptbench.torch.corrupt_batch "
+            f"(make-c's preprocessing, profile {self.profile}; random draws from torch "
+            "generators seeded per batch, so not the bytes make-c writes)"
+        )
+
+    def items(self, cell: Cell) -> list[Item]:
+        reader: Reader
+        if cell == CLEAN:
+            reader = PreparedReader(self._step)
+            return [(reader, lab, it) for it, lab in self._items]
+        if self._on_device:
+            reader = RawReader(self._step)
+            return [(reader, lab, it) for it, lab in self._items]
+        reader = StepReader(self._step)
+        return [(reader, lab, (it, cell[0], cell[1])) for it, lab in self._items]
+
+
+@dataclass
+class OnTheFlyP(Layout):
+    """ImageNet-P sequences generated from a clean source (make-p's seeding)."""
+
+    name: ClassVar[str] = "on-the-fly"
+    heavy: ClassVar[bool] = True
+
+    _items: list[SourceItem] = field(default_factory=list)
+    _step: PerturbStep = field(default_factory=lambda: PerturbStep("imagenet"))
+
+    @classmethod
+    def open(cls, src: Path, sel: Selection, profile: str | None, notes: list[str]) -> OnTheFlyP:
+        source = open_unlabelled_source(src)
+        items = select_items(source, sel.limit, sel.seed)
+        prof = profile or ("cifar" if source.kind == "cifar-batch" else "imagenet")
+        lay = cls(src, prof, notes=notes)
+        (difficulty,) = sel.levels
+        base = hash_lines([source.fingerprint, str(sel.seed), prof, *(it.rel for it in items)])
+        for p in sel.names:
+            lay.cells.append((p, difficulty))
+            lay.fingerprints[p] = hash_lines([base, p, str(difficulty)])
+        lay.notes.append(
+            f"sequences generated on the fly: same frames as `corruptbench make-p --seed {sel.seed} "
+            f"--profile {prof}` would encode (the MP4 encoding step is skipped)"
+        )
+        lay._items = items
+        lay._step = PerturbStep(prof, sel.seed)
+        lay.images_per_cell = len(items) if lay.cells else 0
+        return lay
+
+    def key(self, cell: Cell) -> str:
+        return cell[0]
+
+    def items(self, cell: Cell) -> list[Item]:
+        reader = StepReader(self._step)
+        return [(reader, 0, (it, cell[0], cell[1])) for it in self._items]

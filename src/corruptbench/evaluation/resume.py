@@ -1,0 +1,69 @@
+"""Resuming an evaluation from its results file.
+
+After each finished cell (corruption x severity, or perturbation for eval-p) the results file is
+rewritten atomically. Re-running with the same ``out`` keeps every finished cell whose model (id,
+preprocessing, weights hash), data fingerprint, seed and ``limit`` match, and evaluates only the
+rest. A file written for another model is never overwritten unless ``overwrite=True``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ..errors import Arg
+from ..models import LoadedModel
+from ..results import SCHEMA
+from .common import EvalError
+
+__all__ = ["load_previous", "model_key"]
+
+
+def model_key(info: dict[str, Any]) -> list[Any]:
+    """What must match for two results to be of the same model."""
+    return [
+        info.get("id"),
+        info.get("preprocessing"),
+        info.get("weights_sha256"),
+        info.get("num_classes"),
+    ]
+
+
+def load_previous(
+    out: Path | None, kind: str, model: LoadedModel, overwrite: bool
+) -> dict[str, Any] | None:
+    """The previous results file at ``out`` (the raw JSON object) if it can be resumed (same
+    model), else None.
+
+    Raises:
+        EvalError: ``out`` is not a results file of ``kind``, or holds another model's results
+            (and ``overwrite`` is false).
+    """
+    if out is None or not out.exists() or overwrite:
+        return None
+    try:
+        prev = json.loads(out.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise EvalError(
+            f"{out} exists but is not a readable results file ({exc}); pass ",
+            Arg("overwrite"),
+            " to replace it",
+        ) from None
+    if not isinstance(prev, dict) or prev.get("schema") != SCHEMA or prev.get("kind") != kind:
+        raise EvalError(
+            f"{out} exists and is not an eval-{kind} results file ({SCHEMA}); pass ",
+            Arg("overwrite"),
+            " to replace it or choose another ",
+            Arg("out"),
+        )
+    if model_key(prev.get("model", {})) != model_key(model.info()):
+        raise EvalError(
+            f"{out} holds results of another model or preprocessing "
+            f"({prev.get('model', {}).get('id')!r}: {prev.get('model', {}).get('preprocessing')!r}); "
+            "refusing to mix them - pass ",
+            Arg("overwrite"),
+            " to replace the file or choose another ",
+            Arg("out"),
+        )
+    return prev

@@ -1,0 +1,57 @@
+"""Input checks shared by the metrics: forgiving names, rates as fractions in [0, 1]."""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+__all__ = ["canonical_name", "resolve_name", "check_rate", "mean_present"]
+
+
+def canonical_name(name: object) -> str:
+    if not isinstance(name, str):
+        raise TypeError(f"names must be strings, got {name!r} ({type(name).__name__})")
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def resolve_name(name: object, allowed: Sequence[str], what: str) -> str:
+    """Map ``name`` (case/space/hyphen-insensitive) to one of ``allowed`` or raise a helpful error."""
+    key = canonical_name(name)
+    if key in allowed:
+        return key
+    hints = difflib.get_close_matches(key, allowed, n=3, cutoff=0.5)
+    hints += [a for a in allowed if key and a.startswith(key) and a not in hints]
+    if hints:
+        raise ValueError(f"unknown {what} {name!r}; did you mean {' or '.join(map(repr, hints))}?")
+    raise ValueError(f"unknown {what} {name!r}; known {what}s: {', '.join(allowed)}")
+
+
+def check_rate(value: object, where: str, *, allow_missing: bool) -> float | None:
+    """Validate one rate in [0, 1]; ``None``/NaN mean "missing" when ``allow_missing``."""
+    if value is None:
+        if allow_missing:
+            return None
+        raise ValueError(f"{where} is missing (None); a value in [0, 1] is required")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
+        raise TypeError(f"{where} must be a number in [0, 1], got {value!r}")
+    v = float(value)
+    if math.isnan(v):
+        if allow_missing:
+            return None
+        raise ValueError(f"{where} is NaN; a value in [0, 1] is required")
+    if 1.0 < v <= 100.0:
+        raise ValueError(
+            f"{where} = {v!r} is above 1: it looks like a percentage. Pass fractions "
+            f"(e.g. {v / 100:.4g} instead of {v:g})."
+        )
+    if not 0.0 <= v <= 1.0:
+        raise ValueError(f"{where} = {v!r} is outside [0, 1]; pass error rates as fractions")
+    return v
+
+
+def mean_present(values: Iterable[float | None]) -> float | None:
+    present = [v for v in values if v is not None]
+    return math.fsum(present) / len(present) if present else None

@@ -1,0 +1,187 @@
+"""Dataset sources: the clean images a build or an evaluation starts from.
+
+A :class:`Source` is a list of :class:`SourceItem` (relative path, file or pixels, label) plus a
+fingerprint of the whole source. Three kinds:
+
+* ``"folder"`` — an image folder, flat or with one sub-folder per class (:func:`open_source`);
+* ``"cifar-batch"`` — a CIFAR python batch file such as ``test_batch`` (:func:`open_source`; a
+  pickle, so only files you trust);
+* ``"arrays"`` — images already in memory (:func:`arrays_source`).
+
+The relative path names an item's outputs and seeds its randomness (see
+:func:`corruptbench.pipeline.items.item_seed`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from PIL import Image
+
+from ..datasets.cifar import is_cifar_batch, read_cifar_batch
+from ..datasets.imagenet import is_wnid, load_image, scan_image_folder, wnid_to_index
+from ..errors import ArgumentError
+
+__all__ = [
+    "SourceError",
+    "SourceItem",
+    "Source",
+    "open_source",
+    "arrays_source",
+    "hash_lines",
+]
+
+
+class SourceError(ArgumentError):
+    """A source cannot be opened (not found, not images, not a CIFAR batch, ...)."""
+
+
+def hash_lines(lines: Iterable[str]) -> str:
+    """BLAKE2b-128 hex digest of the lines (each UTF-8 encoded, newline-terminated)."""
+    h = hashlib.blake2b(digest_size=16)
+    for line in lines:
+        h.update(line.encode("utf-8", "surrogateescape") + b"\n")
+    return h.hexdigest()
+
+
+@dataclass(frozen=True)
+class SourceItem:
+    """One source image: relative path (names outputs, seeds randomness), file or pixels, label."""
+
+    index: int
+    rel: str
+    path: str | None = None
+    array: np.ndarray | None = field(default=None, compare=False)
+    label: str | int | None = None
+
+    @property
+    def where(self) -> str:
+        """The file, or ``#<index>`` for an image held in memory (for messages and skip lists)."""
+        return self.path or f"#{self.index}"
+
+    def image(self) -> Image.Image:
+        """Decode the item (:class:`~corruptbench.datasets.imagenet.ImageLoadError` on bad input)."""
+        if self.array is not None:
+            return Image.fromarray(np.asarray(self.array, dtype=np.uint8))
+        return load_image(self.path)  # type: ignore[arg-type]
+
+
+@dataclass
+class Source:
+    """The items of one source and what is known about their labels.
+
+    ``label_kind``: ``"imagenet"`` (class folders named by ImageNet wnids), ``"classes"`` (other
+    class folders), ``"batch"`` (integer labels of a CIFAR batch or of arrays) or ``"none"``.
+    """
+
+    kind: str  #: "folder", "cifar-batch" or "arrays"
+    root: Path
+    items: list[SourceItem]
+    fingerprint: str
+    ignored: list[Path] = field(default_factory=list)
+    label_kind: str = "none"
+    classes: list[str] = field(default_factory=list)
+
+    def numeric_labels(self, items: Sequence[SourceItem]) -> np.ndarray | None:
+        """Labels as integers (ImageNet index for wnids, batch labels, sorted-class index)."""
+        if self.label_kind == "none":
+            return None
+        if self.label_kind == "batch":
+            vals = [int(it.label) for it in items]  # type: ignore[arg-type]
+        elif self.label_kind == "imagenet":
+            vals = [wnid_to_index(str(it.label)) for it in items]
+        else:
+            pos = {c: i for i, c in enumerate(self.classes)}
+            vals = [pos[str(it.label)] for it in items]
+        arr = np.asarray(vals, dtype=np.int64)
+        return arr.astype(np.uint8) if arr.size == 0 or arr.max() < 256 else arr
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def open_source(src: str | os.PathLike[str]) -> Source:
+    """Open a make-c/make-p source: an image folder (class sub-folders or flat) or a CIFAR python
+    batch file (``test_batch``; read with pickle — only pass files you trust).
+
+    Raises:
+        SourceError: missing path, a file that is not a CIFAR batch, a folder without images.
+    """
+    p = Path(src)
+    if p.is_file():
+        if not is_cifar_batch(p):
+            raise SourceError(
+                f"{p} is a file but not a CIFAR python batch (test_batch); pass a folder of images"
+            )
+        try:
+            images, labels = read_cifar_batch(p)
+        except ValueError as exc:
+            raise SourceError(str(exc)) from None
+        # rel = "<label>/<index>.png" (names the item; the suffix never reaches npy outputs)
+        items = [
+            SourceItem(i, f"{int(lab)}/{i:05d}.png", None, images[i], int(lab))
+            for i, lab in enumerate(labels)
+        ]
+        return Source("cifar-batch", p, items, _file_digest(p), label_kind="batch")
+    if not p.exists():
+        raise SourceError(f"source not found: {p}")
+    scan = scan_image_folder(p)
+    if not scan.items:
+        raise SourceError(f"no image files found in {p}")
+    items = [SourceItem(i, it.rel, str(it.path), None, it.label) for i, it in enumerate(scan.items)]
+    fp = hash_lines(f"{it.rel}\t{os.stat(it.path).st_size}" for it in items)  # type: ignore[arg-type]
+    labs = [it.label for it in items]
+    if all(lab is not None and is_wnid(str(lab)) for lab in labs):
+        try:
+            for lab in set(labs):
+                wnid_to_index(str(lab))
+            label_kind = "imagenet"
+        except ValueError:
+            label_kind = "classes"
+    elif all(lab is not None for lab in labs):
+        label_kind = "classes"
+    else:
+        label_kind = "none"
+    return Source("folder", p, items, fp, scan.ignored, label_kind, list(scan.classes))
+
+
+def arrays_source(
+    images: Sequence[np.ndarray],
+    *,
+    names: Sequence[str] | None = None,
+    labels: Sequence[int] | None = None,
+    root: str = "(in memory)",
+) -> Source:
+    """A source of images held in memory (uint8 ``(H, W, 3)`` arrays, any sizes).
+
+    Args:
+        images: The images.
+        names: Relative paths of the items (default ``00000.png``, ``00001.png``, ...).
+        labels: Integer class labels (``label_kind="batch"``), or ``None``.
+        root: What to show as the source's location.
+    """
+    if names is not None and len(names) != len(images):
+        raise ValueError(f"{len(names)} names for {len(images)} images")
+    if labels is not None and len(labels) != len(images):
+        raise ValueError(f"{len(labels)} labels for {len(images)} images")
+    h = hashlib.blake2b(digest_size=16)
+    items = []
+    for i, img in enumerate(images):
+        arr = np.ascontiguousarray(img, dtype=np.uint8)
+        h.update(f"{arr.shape}".encode())
+        h.update(arr.tobytes())
+        rel = names[i] if names is not None else f"{i:05d}.png"
+        items.append(SourceItem(i, rel, None, arr, None if labels is None else int(labels[i])))
+    return Source(
+        "arrays", Path(root), items, h.hexdigest(), label_kind="none" if labels is None else "batch"
+    )

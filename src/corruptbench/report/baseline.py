@@ -1,0 +1,111 @@
+"""Display labels and re-normalisation (``report --baseline``) of the results in one report."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from ..errors import Arg, ArgumentError
+from ..metrics import summarize_p
+from ..results import Results, summarize_errors
+
+__all__ = ["unique_labels", "apply_baseline"]
+
+
+def unique_labels(results: Sequence[Results]) -> list[Results]:
+    """Give every result a distinct display label (the model id, plus the file name if needed)."""
+    counts: dict[str, int] = {}
+    for res in results:
+        counts[res.model_id] = counts.get(res.model_id, 0) + 1
+    out: list[Results] = []
+    seen: set[str] = set()
+    for res in results:
+        label = res.model_id
+        if counts[label] > 1:
+            label = f"{label} ({Path(res.source).name})"
+        base, n = label, 2
+        while label in seen:
+            label = f"{base} #{n}"
+            n += 1
+        seen.add(label)
+        out.append(replace(res, label=label))
+    return out
+
+
+def apply_baseline(results: Sequence[Results], baseline: str | None) -> list[Results]:
+    """Re-normalise CE / mCE (and FR / mFR) of every result by ``baseline``.
+
+    ``baseline`` is ``None`` (keep the numbers stored in the files), ``"alexnet"`` (the published
+    AlexNet errors), ``"uniform"`` (no normalisation: CE = mean error), the display label or model id
+    of one of ``results``, or the path of another results file. A model baseline divides CE by that
+    model's per-severity errors (and FP by its flip probabilities, giving FR / mFR).
+    """
+    if baseline is None:
+        return list(results)
+    key = baseline.strip()
+    ref: Results | None = None
+    if key.lower() not in ("alexnet", "uniform"):
+        matches = [res for res in results if key in (res.label, res.model_id)]
+        if matches:
+            ref = matches[0]
+        elif Path(key).is_file():
+            ref = Results.from_json(key)
+        else:
+            labels = ", ".join(repr(res.label) for res in results)
+            raise ArgumentError(
+                Arg("baseline"),
+                f" {baseline!r}: not 'alexnet', 'uniform', a model in the report ({labels}) "
+                "or an existing results file",
+            )
+    out: list[Results] = []
+    for res in results:
+        c = res.c
+        if c is not None:
+            if ref is None:
+                s = summarize_errors(res.source, c.errors, c.clean_error, key.lower())
+                desc = "alexnet" if key.lower() == "alexnet" else "uniform"
+            else:
+                if ref.c is None:
+                    raise ArgumentError(Arg("baseline"), f" {baseline!r} has no ImageNet-C errors")
+                base_errors = {
+                    n: v for n, v in ref.c.errors.items() if all(x is not None for x in v)
+                }
+                if not base_errors:
+                    raise ArgumentError(
+                        Arg("baseline"), f" {baseline!r} has no complete corruption"
+                    )
+                s = summarize_errors(
+                    res.source, c.errors, c.clean_error, base_errors, ref.c.clean_error
+                )
+                desc = ref.label
+            c = replace(
+                c,
+                ce=dict(s.ce),
+                relative_ce=dict(s.relative_ce),
+                mce=s.mce,
+                relative_mce=s.relative_mce,
+                mean_error=s.mean_error,
+                extra_mean_error=s.extra_mean_error,
+                baseline=desc,
+                partial=s.partial,
+                missing=list(s.missing),
+            )
+        p = res.p
+        if p is not None and ref is not None and ref.p is not None:
+            base = {
+                "flip_probability": ref.p.flip_probability,
+                "top5_distance": ref.p.top5_distance,
+            }
+            sp = summarize_p(p.flip_probability, p.top5_distance or None, baseline=base)
+            p = replace(
+                p,
+                baseline=ref.label,
+                flip_rate=dict(sp.fr),
+                t5d_ratio=dict(sp.t5d_ratio) or None,
+                mfr=sp.mfr,
+                mt5d=sp.mt5d,
+                notes=[sp.notes] if sp.notes else [],
+            )
+        out.append(replace(res, c=c, p=p))
+    return out

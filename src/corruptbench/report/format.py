@@ -1,0 +1,81 @@
+"""Formatting helpers shared by the report writers (fractions in, display strings out)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..registry import corruption_registry
+
+if TYPE_CHECKING:
+    from ..results import Results
+
+FAMILIES = ("noise", "blur", "weather", "digital")
+
+_PRETTY = {
+    "jpeg_compression": "JPEG",
+    "elastic_transform": "Elastic",
+    "gaussian_noise": "Gaussian noise",
+    "gaussian_blur": "Gaussian blur",
+}
+
+DASH = "\u2014"
+
+
+def family_of(name: str) -> str:
+    """The corruption's family in the registry (``digital`` for a name it does not know)."""
+    info = corruption_registry().get(name)
+    return info.family if info is not None else "digital"
+
+
+def pretty(name: str) -> str:
+    """``"motion_blur"`` -> ``"Motion blur"``."""
+    return _PRETTY.get(name, name.replace("_", " ").capitalize())
+
+
+def pct(value: float | None, digits: int = 1) -> str:
+    """A fraction as a percentage string; ``None``/NaN as an em dash."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return DASH
+    return f"{100.0 * value:.{digits}f}%"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return DASH
+    return f"{value:.{digits}f}"
+
+
+def summary_cells(r: Results, with_p: bool) -> list[str]:
+    """A comparison-table row's figures: clean error, mCE, relative mCE, mean error, extra mean
+    error (then mFR and mT5D when ``with_p``), as percentages; em dashes where missing."""
+    c, p = r.c, r.p
+    cells = (
+        [
+            pct(c.clean_error),
+            pct(c.mce),
+            pct(c.relative_mce),
+            pct(c.mean_error),
+            pct(c.extra_mean_error),
+        ]
+        if c
+        else [DASH] * 5
+    )
+    if with_p:
+        cells += [pct(p.mfr), pct(p.mt5d)] if p else [DASH, DASH]
+    return cells
+
+
+__all__ = [
+    "ALL_CORRUPTIONS",
+    "BENCHMARK_CORRUPTIONS",
+    "EXTRA_CORRUPTIONS",
+    "FAMILIES",
+    "DASH",
+    "family_of",
+    "pretty",
+    "pct",
+    "num",
+    "summary_cells",
+]

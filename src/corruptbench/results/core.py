@@ -1,0 +1,559 @@
+"""The results type written by ``eval-c``, ``eval-p`` and ``demo`` and read by the report.
+
+A results file (schema ``corruptbench.results/1``) is one JSON object with ``schema``, ``kind``
+(``"c"``, ``"p"`` or ``"demo"``), ``model``, ``dataset``, ``versions``, ``time_s``, ``created``,
+then the ImageNet-C part (``errors``, ``ce``, ``mce`` ...) at the top level and/or the ImageNet-P
+part (top level for ``kind="p"``, under ``"p"`` for a demo file), then ``run`` (eval-c / eval-p:
+what resuming needs) or ``demo`` (the demo's photos). All rates are fractions.
+
+:class:`Results` holds one such file, typed. :meth:`Results.to_text` writes the keys in that order
+(``json`` with ``indent=1``), so a file written, read and written again is byte-identical.
+:meth:`Results.from_dict` / :meth:`Results.from_json` check everything: a malformed file (bad JSON,
+a missing key, a value of the wrong type or outside its range) or one written for another major
+schema version raises ``ValueError`` whose message starts with the file name and says what is
+wrong. CE / mCE missing from a file are computed from its errors (:mod:`corruptbench.metrics`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..metrics import CSummary, summarize_c
+from ..perturbations import ALL_PERTURBATIONS
+from .reader import Reader, short_repr, type_name
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_PREFIX",
+    "SCHEMA_MAJOR",
+    "KINDS",
+    "CResults",
+    "PResults",
+    "DatasetInfo",
+    "Results",
+    "summarize_errors",
+]
+
+SCHEMA_PREFIX = "corruptbench.results"
+SCHEMA_MAJOR = 1
+SCHEMA = f"{SCHEMA_PREFIX}/{SCHEMA_MAJOR}"
+KINDS = ("c", "p", "demo")
+_T5D_MAX = 15.0
+
+
+@dataclass(frozen=True)
+class CResults:
+    """The ImageNet-C part of a results file (fractions; ``None`` = not available)."""
+
+    errors: dict[str, list[float | None]]
+    clean_error: float | None
+    ce: dict[str, float | None]
+    relative_ce: dict[str, float | None]
+    mce: float | None
+    relative_mce: float | None
+    mean_error: float | None
+    extra_mean_error: float | None
+    baseline: str
+    partial: bool
+    missing: list[str]
+    counts: dict[str, list[int | None]] = field(default_factory=dict)
+    clean_count: int | None = None
+
+    @property
+    def extra_ce(self) -> dict[str, float | None]:
+        """CE of the extra corruptions present (never part of mCE)."""
+        return {n: self.ce.get(n) for n in EXTRA_CORRUPTIONS if n in self.errors}
+
+    def mean_errors(self) -> dict[str, float | None]:
+        """Corruption -> mean error over the five severities (``None`` if one is missing)."""
+        out: dict[str, float | None] = {}
+        for name, values in self.errors.items():
+            present = [v for v in values if v is not None]
+            out[name] = math.fsum(present) / len(present) if len(present) == len(values) else None
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ImageNet-C keys, in file order."""
+        return {
+            "errors": self.errors,
+            "counts": self.counts,
+            "clean_error": self.clean_error,
+            "clean_count": self.clean_count,
+            "baseline": self.baseline,
+            "ce": self.ce,
+            "relative_ce": self.relative_ce,
+            "mce": self.mce,
+            "relative_mce": self.relative_mce,
+            "mean_error": self.mean_error,
+            "extra_mean_error": self.extra_mean_error,
+            "extra_ce": self.extra_ce,
+            "partial": self.partial,
+            "missing": self.missing,
+        }
+
+
+@dataclass(frozen=True)
+class PResults:
+    """The ImageNet-P part of a results file."""
+
+    flip_probability: dict[str, float]
+    top5_distance: dict[str, float]
+    zipf_distance: dict[str, float]
+    num_sequences: dict[str, int]
+    difficulty: int
+    baseline: str | None
+    flip_rate: dict[str, float] | None
+    t5d_ratio: dict[str, float] | None
+    mfr: float | None
+    mt5d: float | None
+    notes: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ImageNet-P keys, in file order."""
+        return {
+            "difficulty": self.difficulty,
+            "flip_probability": self.flip_probability,
+            "top5_distance": self.top5_distance,
+            "zipf_distance": self.zipf_distance,
+            "num_sequences": self.num_sequences,
+            "baseline": self.baseline,
+            "flip_rate": self.flip_rate,
+            "t5d_ratio": self.t5d_ratio,
+            "mfr": self.mfr,
+            "mt5d": self.mt5d,
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What was evaluated: location, layout, profile, fingerprint, images per cell, notes."""
+
+    path: str | None = None
+    layout: str | None = None
+    profile: str | None = None
+    fingerprint: str | None = None
+    num_images: Any = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "layout": self.layout,
+            "profile": self.profile,
+            "fingerprint": self.fingerprint,
+            "num_images": self.num_images,
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class Results:
+    """One results file (see the module docstring).
+
+    ``source`` (where it was read from) and ``label`` (display name, default the model id) are
+    not part of the file.
+    """
+
+    kind: str
+    model: dict[str, Any]
+    dataset: DatasetInfo = field(default_factory=DatasetInfo)
+    c: CResults | None = None
+    p: PResults | None = None
+    versions: dict[str, Any] = field(default_factory=dict)
+    time_s: float | None = None
+    created: str | None = None
+    run: dict[str, Any] | None = None
+    demo: dict[str, Any] | None = None
+    source: str = ""
+    label: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.label:
+            object.__setattr__(self, "label", self.model_id)
+
+    @property
+    def model_id(self) -> str:
+        return str(self.model.get("id", ""))
+
+    # the headline numbers, for interactive use
+    @property
+    def errors(self) -> dict[str, list[float | None]] | None:
+        return None if self.c is None else self.c.errors
+
+    @property
+    def clean_error(self) -> float | None:
+        return None if self.c is None else self.c.clean_error
+
+    @property
+    def ce(self) -> dict[str, float | None] | None:
+        return None if self.c is None else self.c.ce
+
+    @property
+    def relative_ce(self) -> dict[str, float | None] | None:
+        return None if self.c is None else self.c.relative_ce
+
+    @property
+    def mce(self) -> float | None:
+        return None if self.c is None else self.c.mce
+
+    @property
+    def relative_mce(self) -> float | None:
+        return None if self.c is None else self.c.relative_mce
+
+    @property
+    def mfr(self) -> float | None:
+        return None if self.p is None else self.p.mfr
+
+    @property
+    def mt5d(self) -> float | None:
+        return None if self.p is None else self.p.mt5d
+
+    @property
+    def notes(self) -> list[str]:
+        """The dataset's notes, then the ImageNet-P notes."""
+        return list(self.dataset.notes) + (list(self.p.notes) if self.p is not None else [])
+
+    # ---- writing ---------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object of the file, keys in file order."""
+        out: dict[str, Any] = {
+            "schema": SCHEMA,
+            "kind": self.kind,
+            "model": self.model,
+            "dataset": self.dataset.to_dict(),
+            "versions": self.versions,
+            "time_s": self.time_s,
+            "created": self.created,
+        }
+        if self.c is not None:
+            out.update(self.c.to_dict())
+        if self.p is not None and self.kind == "p":
+            out.update(self.p.to_dict())
+        if self.demo is not None:
+            out["demo"] = self.demo
+        if self.p is not None and self.kind != "p":
+            out["p"] = self.p.to_dict()
+        if self.run is not None:
+            out["run"] = self.run
+        return out
+
+    def to_text(self) -> str:
+        """The file's text: ``json`` with ``indent=1``, no NaN, one final newline."""
+        return json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
+
+    def to_json(self, path: str | os.PathLike[str]) -> None:
+        """Write the file atomically (temporary file in the same folder + rename)."""
+        text = self.to_text()
+        p = Path(path)
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, p)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    # ---- reading ---------------------------------------------------------------------------
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "<results>") -> Results:
+        """Validate a results object (already decoded from JSON).
+
+        Raises:
+            ValueError: the message starts with ``source`` and names the problem.
+        """
+        return _parse(data, str(source))
+
+    @classmethod
+    def from_json(cls, path: str | os.PathLike[str]) -> Results:
+        """Read and validate one results file.
+
+        Raises:
+            ValueError: unreadable file, bad JSON, missing keys, wrong types, incompatible schema.
+        """
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise ValueError(f"{p}: no such results file") from None
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"{p}: cannot read the results file ({exc})") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+            ) from None
+        return _parse(data, str(p))
+
+
+def summarize_errors(
+    source: str,
+    errors: Mapping[str, Sequence[float | None]],
+    clean: float | None,
+    baseline: Any,
+    baseline_clean: float | None = None,
+) -> CSummary:
+    """:func:`~corruptbench.metrics.summarize_c` for the results read from ``source``; a bad value
+    becomes ``ValueError("<source>: cannot compute CE: ...")``."""
+    try:
+        return summarize_c(
+            errors, clean_error=clean, baseline=baseline, baseline_clean_error=baseline_clean
+        )
+    except (TypeError, ValueError) as exc:
+        raise Reader(source).fail(f"cannot compute CE: {exc}") from None
+
+
+# ------------------------------------------------------------------------------------------------
+# parsing
+# ------------------------------------------------------------------------------------------------
+def _check_schema(r: Reader, data: Mapping[str, Any]) -> None:
+    schema = data.get("schema")
+    if schema is None:
+        raise r.fail(
+            f"missing key 'schema' (expected {SCHEMA!r}); is this a corruptbench results file?"
+        )
+    if not isinstance(schema, str) or "/" not in schema:
+        raise r.fail(f"'schema' must be a string like {SCHEMA!r}, got {short_repr(schema)}")
+    prefix, _, version = schema.partition("/")
+    if prefix != SCHEMA_PREFIX:
+        raise r.fail(
+            f"schema {schema!r} is not a corruptbench results schema (expected {SCHEMA!r})"
+        )
+    major_text = version.split(".")[0]
+    if not major_text.isdigit():
+        raise r.fail(f"schema {schema!r} has no version number (expected {SCHEMA!r})")
+    if int(major_text) != SCHEMA_MAJOR:
+        raise r.fail(
+            f"results schema version {version} is incompatible: this corruptbench reads "
+            f"{SCHEMA!r}. Re-create the file with this version, or use the corruptbench that wrote it."
+        )
+
+
+def _parse_c(r: Reader, data: Mapping[str, Any]) -> CResults:
+    raw_errors = r.obj(data, "errors", "")
+    assert raw_errors is not None
+    if not raw_errors:
+        raise r.fail("'errors' is empty: no corruption was evaluated")
+    errors: dict[str, list[float | None]] = {}
+    for key, values in raw_errors.items():
+        name = r.name(key, ALL_CORRUPTIONS, "corruption", "'errors'")
+        if not isinstance(values, list) or len(values) != 5:
+            raise r.fail(
+                f"errors[{key!r}] must be a list of 5 per-severity errors (null where absent), got {short_repr(values)}"
+            )
+        errors[name] = [
+            r.number(v, f"errors[{key!r}][severity {i}]") for i, v in enumerate(values, 1)
+        ]
+    errors = {n: errors[n] for n in ALL_CORRUPTIONS if n in errors}
+
+    counts: dict[str, list[int | None]] = {}
+    raw_counts = r.obj(data, "counts", "", required=False) or {}
+    for key, values in raw_counts.items():
+        name = r.name(key, ALL_CORRUPTIONS, "corruption", "'counts'")
+        if values is None:
+            continue
+        if not isinstance(values, list) or len(values) != 5:
+            raise r.fail(
+                f"counts[{key!r}] must be a list of 5 image counts, got {short_repr(values)}"
+            )
+        counts[name] = [
+            r.integer(v, f"counts[{key!r}][severity {i}]") for i, v in enumerate(values, 1)
+        ]
+
+    clean_error = r.number(data.get("clean_error"), "'clean_error'")
+    baseline = data.get("baseline", "alexnet")
+    if baseline is None:
+        baseline = "alexnet"
+    if not isinstance(baseline, str):
+        raise r.fail(f"'baseline' must be a string, got {short_repr(baseline)}")
+    ce = r.rate_map(data, "ce", ALL_CORRUPTIONS, "corruption", hi=math.inf)
+    # relative CE is negative when a corruption happens to help; any value is allowed
+    rel = r.rate_map(data, "relative_ce", ALL_CORRUPTIONS, "corruption", lo=-math.inf, hi=math.inf)
+    scalars: dict[str, float | None] = {}
+    for key, lo, hi in (
+        ("mce", 0.0, math.inf),
+        ("relative_mce", -math.inf, math.inf),
+        ("mean_error", 0.0, 1.0),
+        ("extra_mean_error", 0.0, 1.0),
+    ):
+        scalars[key] = r.number(data.get(key), f"{key!r}", lo=lo, hi=hi)
+    partial = data.get("partial")
+    if partial is not None and not isinstance(partial, bool):
+        raise r.fail(f"'partial' must be true or false, got {short_repr(partial)}")
+    missing = r.str_list(data, "missing")
+
+    if ce is None or scalars["mce"] is None and "mce" not in data:
+        # derived numbers absent: compute them from the errors (the file's baseline if known)
+        derived = summarize_errors(
+            r.source,
+            errors,
+            clean_error,
+            baseline if baseline in ("alexnet", "uniform") else "alexnet",
+        )
+        ce = derived.ce if ce is None else ce
+        rel = derived.relative_ce if rel is None else rel
+        for key in ("mce", "relative_mce", "mean_error", "extra_mean_error"):
+            if key not in data:
+                scalars[key] = getattr(derived, key)
+        if partial is None:
+            partial = derived.partial
+        if "missing" not in data:
+            missing = list(derived.missing)
+    if partial is None:
+        partial = any(ce.get(n) is None for n in BENCHMARK_CORRUPTIONS)
+    return CResults(
+        errors=errors,
+        clean_error=clean_error,
+        ce={n: ce.get(n) for n in errors} if ce is not None else {},
+        relative_ce={n: (rel or {}).get(n) for n in errors},
+        mce=scalars["mce"],
+        relative_mce=scalars["relative_mce"],
+        mean_error=scalars["mean_error"],
+        extra_mean_error=scalars["extra_mean_error"],
+        baseline=baseline,
+        partial=bool(partial),
+        missing=missing,
+        counts=counts,
+        clean_count=r.integer(data.get("clean_count"), "'clean_count'"),
+    )
+
+
+def _parse_p(r: Reader, data: Mapping[str, Any], where: str) -> PResults:
+    r2 = Reader(f"{r.source}: {where}" if where else r.source)
+    fp = r2.rate_map(
+        data,
+        "flip_probability",
+        ALL_PERTURBATIONS,
+        "perturbation",
+        required=True,
+        allow_none_values=False,
+    )
+    assert fp is not None
+    if not fp:
+        raise r2.fail("'flip_probability' is empty: no perturbation was evaluated")
+    t5d = (
+        r2.rate_map(
+            data,
+            "top5_distance",
+            ALL_PERTURBATIONS,
+            "perturbation",
+            hi=_T5D_MAX,
+            allow_none_values=False,
+        )
+        or {}
+    )
+    zipf = (
+        r2.rate_map(
+            data,
+            "zipf_distance",
+            ALL_PERTURBATIONS,
+            "perturbation",
+            hi=math.inf,
+            allow_none_values=False,
+        )
+        or {}
+    )
+    nseq_raw = r2.obj(data, "num_sequences", "", required=False) or {}
+    nseq = {
+        r2.name(k, ALL_PERTURBATIONS, "perturbation", "'num_sequences'"): r2.integer(
+            v, f"num_sequences[{k!r}]", allow_none=False
+        )
+        for k, v in nseq_raw.items()
+    }
+    difficulty = data.get("difficulty", 1)
+    if isinstance(difficulty, bool) or not isinstance(difficulty, int) or difficulty < 1:
+        raise r2.fail(f"'difficulty' must be a positive integer, got {short_repr(difficulty)}")
+    baseline = data.get("baseline")
+    if baseline is not None and not isinstance(baseline, str):
+        raise r2.fail(f"'baseline' must be a string or null, got {short_repr(baseline)}")
+    fr = r2.rate_map(
+        data, "flip_rate", ALL_PERTURBATIONS, "perturbation", hi=math.inf, allow_none_values=False
+    )
+    t5r = r2.rate_map(
+        data, "t5d_ratio", ALL_PERTURBATIONS, "perturbation", hi=math.inf, allow_none_values=False
+    )
+    return PResults(
+        flip_probability=fp,
+        top5_distance=t5d,
+        zipf_distance=zipf,
+        num_sequences={k: int(v or 0) for k, v in nseq.items()},
+        difficulty=difficulty,
+        baseline=baseline,
+        flip_rate=fr,
+        t5d_ratio=t5r,
+        mfr=r2.number(data.get("mfr"), "'mfr'", hi=math.inf),
+        mt5d=r2.number(data.get("mt5d"), "'mt5d'", hi=math.inf),
+        notes=r2.str_list(data, "notes"),
+    )
+
+
+def _parse(data: Any, source: str) -> Results:
+    r = Reader(source)
+    if not isinstance(data, dict):
+        raise r.fail(f"a results file must hold a JSON object, got {type_name(data)}")
+    _check_schema(r, data)
+    kind = data.get("kind")
+    if kind not in KINDS:
+        raise r.fail(f"'kind' must be one of {', '.join(map(repr, KINDS))}, got {short_repr(kind)}")
+    model = r.obj(data, "model", "")
+    assert model is not None
+    model_id = r.string(model, "id", "model.")
+    assert model_id is not None
+    if not model_id.strip():
+        raise r.fail("model.id is empty")
+    for key in ("source", "preprocessing"):
+        r.string(model, key, "model.", required=False)
+    dataset = r.obj(data, "dataset", "", required=False)
+    info = DatasetInfo()
+    if dataset is not None:
+        strings = {
+            key: r.string(dataset, key, "dataset.", required=False)
+            for key in ("path", "layout", "profile", "fingerprint")
+        }
+        info = DatasetInfo(
+            **strings, num_images=dataset.get("num_images"), notes=r.str_list(dataset, "notes")
+        )
+    versions = r.obj(data, "versions", "", required=False)
+    if versions is not None and not all(
+        isinstance(v, (str, type(None))) for v in versions.values()
+    ):
+        raise r.fail("'versions' must map package names to version strings")
+    r.number(data.get("time_s"), "'time_s'", hi=math.inf)
+    created = r.string(data, "created", "", required=False)
+
+    c = p = None
+    if kind in ("c", "demo"):
+        c = _parse_c(r, data)
+    if kind == "p":
+        p = _parse_p(r, data, "")
+    elif kind == "demo" and data.get("p") is not None:
+        p_data = r.obj(data, "p", "")
+        assert p_data is not None
+        p = _parse_p(r, p_data, "'p'")
+    demo = data.get("demo")
+    run = data.get("run")
+    return Results(
+        kind=kind,
+        model=model,
+        dataset=info,
+        c=c,
+        p=p,
+        versions=versions or {},
+        time_s=data.get("time_s"),
+        created=created,
+        run=run if isinstance(run, dict) else None,
+        demo=demo if isinstance(demo, dict) else None,
+        source=source,
+        label=model_id,
+    )

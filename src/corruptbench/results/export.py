@@ -1,0 +1,79 @@
+"""CSV export of one results object (``eval-c --csv`` / ``eval-p --csv``)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+from .core import Results
+
+__all__ = ["to_csv"]
+
+
+def _fmt(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "" if math.isnan(v) else f"{v:.6f}"
+    return str(v)
+
+
+def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
+    """CSV export; returns the text and writes it to ``path`` when given.
+
+    eval-c: one row per corruption ``corruption,e1..e5,mean_error,ce,relative_ce,n``, then rows
+    ``clean`` (clean error in ``mean_error``) and ``mCE`` (mCE in ``ce``, relative mCE in
+    ``relative_ce``). eval-p: ``perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio`` - the
+    format :func:`corruptbench.metrics.load_p_baseline` reads.
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    if results.kind == "p":
+        p = results.p
+        assert p is not None
+        w.writerow(["perturbation", "fp", "t5d", "zipf", "num_sequences", "flip_rate", "t5d_ratio"])
+        fr, t5r = p.flip_rate or {}, p.t5d_ratio or {}
+        for name, v in p.flip_probability.items():
+            w.writerow(
+                [
+                    name,
+                    _fmt(v),
+                    _fmt(p.top5_distance.get(name)),
+                    _fmt(p.zipf_distance.get(name)),
+                    p.num_sequences.get(name),
+                    _fmt(fr.get(name)),
+                    _fmt(t5r.get(name)),
+                ]
+            )
+    else:
+        c = results.c
+        assert c is not None
+        w.writerow(
+            ["corruption", "e1", "e2", "e3", "e4", "e5", "mean_error", "ce", "relative_ce", "n"]
+        )
+        for name, errs in c.errors.items():
+            present = [e for e in errs if e is not None]
+            mean = sum(present) / 5 if len(present) == 5 else None
+            counts = [n for n in (c.counts.get(name) or []) if n]
+            w.writerow(
+                [
+                    name,
+                    *map(_fmt, errs),
+                    _fmt(mean),
+                    _fmt(c.ce.get(name)),
+                    _fmt(c.relative_ce.get(name)),
+                    max(counts) if counts else "",
+                ]
+            )
+        w.writerow(["clean", "", "", "", "", "", _fmt(c.clean_error), "", "", c.clean_count or ""])
+        w.writerow(
+            ["mCE", "", "", "", "", "", _fmt(c.mean_error), _fmt(c.mce), _fmt(c.relative_mce), ""]
+        )
+    text = buf.getvalue()
+    if path is not None:
+        Path(path).write_text(text, encoding="utf-8")
+    return text

@@ -1,0 +1,133 @@
+"""Typed readers for results files: each check names the file and the key that is wrong."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["Reader", "type_name", "short_repr"]
+
+
+class Reader:
+    """Validating accessors for one results object; failures are ``ValueError("<source>: ...")``.
+
+    ``where`` arguments are human-readable locations used in the messages.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, message: str) -> ValueError:
+        return ValueError(f"{self.source}: {message}")
+
+    def obj(
+        self, parent: Mapping[str, Any], key: str, where: str, *, required: bool = True
+    ) -> dict[str, Any] | None:
+        if key not in parent or parent[key] is None:
+            if required:
+                raise self.fail(f"missing key {where}{key!r} (an object)")
+            return None
+        value = parent[key]
+        if not isinstance(value, dict):
+            raise self.fail(f"{where}{key!r} must be an object, got {type_name(value)}")
+        return value
+
+    def string(
+        self, parent: Mapping[str, Any], key: str, where: str, *, required: bool = True
+    ) -> str | None:
+        if key not in parent or parent[key] is None:
+            if required:
+                raise self.fail(f"missing key {where}{key!r} (a string)")
+            return None
+        value = parent[key]
+        if not isinstance(value, str):
+            raise self.fail(f"{where}{key!r} must be a string, got {type_name(value)}")
+        return value
+
+    def number(
+        self, value: Any, where: str, *, lo: float = 0.0, hi: float = 1.0, allow_none: bool = True
+    ) -> float | None:
+        if value is None:
+            if allow_none:
+                return None
+            raise self.fail(f"{where} is null; a number is required")
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(f"{where} must be a number, got {type_name(value)} {short_repr(value)}")
+        v = float(value)
+        if math.isnan(v):
+            return None if allow_none else raise_(self.fail(f"{where} is NaN"))
+        if not lo <= v <= hi:
+            hint = (
+                " (fractions are expected, not percentages)"
+                if hi == 1.0 and 1.0 < v <= 100.0
+                else ""
+            )
+            raise self.fail(f"{where} = {v:g} is outside [{lo:g}, {hi:g}]{hint}")
+        return v
+
+    def integer(self, value: Any, where: str, *, allow_none: bool = True) -> int | None:
+        if value is None and allow_none:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise self.fail(f"{where} must be a non-negative integer, got {short_repr(value)}")
+        return value
+
+    def name(self, raw: Any, allowed: Sequence[str], what: str, where: str) -> str:
+        if not isinstance(raw, str):
+            raise self.fail(f"{where} has a non-string key {short_repr(raw)}")
+        key = raw.strip().lower().replace("-", "_").replace(" ", "_")
+        if key not in allowed:
+            raise self.fail(f"{where} names an unknown {what} {raw!r}")
+        return key
+
+    def rate_map(
+        self,
+        parent: Mapping[str, Any],
+        key: str,
+        allowed: Sequence[str],
+        what: str,
+        *,
+        lo: float = 0.0,
+        hi: float = 1.0,
+        required: bool = False,
+        allow_none_values: bool = True,
+    ) -> dict[str, Any] | None:
+        raw = self.obj(parent, key, "", required=required)
+        if raw is None:
+            return None
+        out: dict[str, Any] = {}
+        for k, v in raw.items():
+            name = self.name(k, allowed, what, f"{key!r}")
+            out[name] = self.number(v, f"{key}[{k!r}]", lo=lo, hi=hi, allow_none=allow_none_values)
+        return {n: out[n] for n in allowed if n in out}
+
+    def str_list(self, parent: Mapping[str, Any], key: str) -> list[str]:
+        value = parent.get(key)
+        if value is None:
+            return []
+        if isinstance(value, str):
+            return [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise self.fail(f"{key!r} must be a list of strings, got {short_repr(value)}")
+        return list(value)
+
+
+def raise_(exc: Exception) -> Any:
+    """Raise ``exc`` (usable inside an expression)."""
+    raise exc
+
+
+def type_name(value: Any) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        bool: "a boolean",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def short_repr(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,97 @@
+"""Helpers of the build tests (and of the make-c / make-p command tests)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from corruptbench.build import BuildSummary, build
+from support import CIFAR_TEST, IMAGENET_SAMPLE, REPO, need_shared
+
+FAST = ["brightness", "gaussian_noise"]
+
+
+def tree(root: Path) -> dict[str, str]:
+    """relative path -> md5 of every file under root (hidden ones included)."""
+    out = {}
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            p = Path(dirpath, f)
+            out[p.relative_to(root).as_posix()] = hashlib.md5(p.read_bytes()).hexdigest()
+    return out
+
+
+def make_source(tmp_path: Path, n: int = 3, name: str = "src") -> Path:
+    """n real photos in a class-folder layout (two classes)."""
+    need_shared()
+    src = tmp_path / name
+    files = sorted(IMAGENET_SAMPLE.iterdir())[:n]
+    for f in files:
+        wnid = f.name.split("_")[0]
+        (src / wnid).mkdir(parents=True, exist_ok=True)
+        (src / wnid / f"ILSVRC2012_val_{f.stem[-6:]}.JPEG").write_bytes(f.read_bytes())
+    return src
+
+
+def run_c(src: Path, out: Path, **kw: object) -> BuildSummary:
+    args = dict(
+        profile="imagenet",
+        fmt="jpeg",
+        names=FAST,
+        levels=[1, 2, 3, 4, 5],
+        seed=0,
+        workers=1,
+        progress=False,
+    )
+    args.update(kw)
+    return build("c", src, out, **args)  # type: ignore[arg-type]
+
+
+def write_batch(path: Path, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """A CIFAR python batch of n real CIFAR-10 test images at ``path``; (images, labels)."""
+    if not CIFAR_TEST.is_dir():
+        pytest.skip(f"CIFAR-10 test images not available: {CIFAR_TEST} is absent")
+    classes = sorted(p.name for p in CIFAR_TEST.iterdir())
+    imgs, labels = [], []
+    for i in range(n):
+        f = CIFAR_TEST / classes[(i * 7) % 10] / f"{i:04d}.jpg"
+        with Image.open(f) as im:
+            imgs.append(np.asarray(im.convert("RGB")))
+        labels.append((i * 7) % 10)
+    images = np.stack(imgs)
+    data = images.transpose(0, 3, 1, 2).reshape(n, -1)
+    with open(path, "wb") as fh:
+        pickle.dump({b"data": data, b"labels": labels, b"batch_label": b"test"}, fh, protocol=2)
+    return images, np.asarray(labels)
+
+
+def kill_when(cmd: list[str], ready: Callable[[], bool], timeout: float = 120.0) -> None:
+    """Start ``cmd``, SIGKILL it as soon as ``ready()``."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO)
+    t0 = time.time()
+    try:
+        while proc.poll() is None and not ready():
+            if time.time() - t0 > timeout:
+                raise AssertionError("build did not make progress in time")
+            time.sleep(0.005)
+        assert proc.poll() is None, "the build finished before it could be killed; make it bigger"
+        os.kill(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+
+
+def cli_cmd(*args: str) -> list[str]:
+    """``python -m corruptbench ARGS`` in a subprocess."""
+    return [sys.executable, "-m", "corruptbench", *args]

@@ -1,0 +1,46 @@
+"""build(): argument checks, the end-of-run summary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from build.support import make_source, run_c
+from corruptbench.build import BuildError, BuildSummary, ItemResult, build, format_summary
+
+
+def test_arguments_are_checked_before_any_work(tmp_path: Path) -> None:
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match="kind must be 'c' or 'p'"):
+        build("x", src, out, profile="imagenet", fmt="jpeg", names=["fog"], levels=[1])
+    with pytest.raises(BuildError, match="format must be one of mp4, npy for make-p"):
+        build("p", src, out, profile="imagenet", fmt="jpeg", names=["rotate"], levels=[1])
+    with pytest.raises(BuildError, match="nothing to build"):
+        run_c(src, out, names=[])
+    with pytest.raises(BuildError, match="^limit must be >= 1, got 0$"):
+        run_c(src, out, limit=0)
+    with pytest.raises(BuildError, match="must not be the source folder or inside it"):
+        run_c(src, src / "inside")
+    with pytest.raises(BuildError, match="source not found"):
+        run_c(tmp_path / "nope", out)
+    with pytest.raises(BuildError, match="difficulties 2 and 3 exist only for"):
+        build("p", src, out, profile="imagenet", fmt="mp4", names=["rotate"], levels=[2])
+    assert not out.exists()
+
+
+def test_format_summary(tmp_path: Path) -> None:
+    s = BuildSummary(tmp_path, images=4, already_done=1, processed=3, written=6, elapsed=2.0)
+    s.skipped = [ItemResult("a.png", "skipped", reason="truncated")]
+    text = format_summary(s)
+    assert text.startswith("4 images: 3 processed in this run, 1 already done; 6 outputs written;")
+    assert "1 skipped; 0 failed; 2.0 s (1.50 img/s)" in text
+    assert f"see {tmp_path / 'skipped.csv'} for the reasons" in text
+    assert "  skipped: a.png: truncated" in text and s.exit_code == 0
+    done = BuildSummary(tmp_path, images=4, nothing_to_do=True, ignored=2)
+    assert format_summary(done).splitlines() == [
+        f"nothing to do: {tmp_path} is complete (4 images)",
+        "2 non-image files in the source were ignored (extension not an image type)",
+    ]
+    assert BuildSummary(tmp_path, failed=[ItemResult("a", "failed")]).exit_code == 1

@@ -1,0 +1,103 @@
+"""Executors: kill -9 at any moment and resume gives the same bytes; 1 worker = 2 workers = Ray."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from build.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from corruptbench.build import BuildSpec, JpegTreeWriter
+from corruptbench.build.engine import iter_local, warm_up
+from corruptbench.cli import main
+from corruptbench.pipeline import CorruptStep, open_source
+
+
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])
+def test_sigkill_and_resume_gives_identical_bytes_jpeg(tmp_path: Path, workers: int) -> None:
+    src = make_source(tmp_path, 8)
+    opts = ["--corruptions", "glass_blur,gaussian_noise,frost", "--no-progress"]
+    full, killed = tmp_path / "full", tmp_path / "killed"
+    assert main(["make-c", str(src), str(full), *opts, "--workers", "1"]) == 0
+    n_files = len(list(full.rglob("*.JPEG")))
+    assert n_files == 8 * 15
+    cmd = cli_cmd("make-c", str(src), str(killed), *opts, "--workers", str(workers))
+    kill_when(cmd, lambda: len(list(killed.rglob("*.JPEG"))) >= 20)
+    snapshot = tree(killed)
+    time.sleep(1.0)  # no orphaned worker goes on writing after the driver died
+    assert tree(killed) == snapshot
+    partial = len(list(killed.rglob("*.JPEG")))
+    assert 20 <= partial < n_files
+    assert json.loads((killed / "manifest.json").read_text())["status"] == "running"
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    assert tree(killed) == tree(full)
+
+
+@pytest.mark.slow
+def test_sigkill_and_resume_gives_identical_bytes_npy(tmp_path: Path) -> None:
+    write_batch(tmp_path / "test_batch", 500)
+    opts = [
+        "--profile",
+        "cifar",
+        "--corruptions",
+        "glass_blur,zoom_blur",
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
+    full, killed = tmp_path / "full", tmp_path / "killed"
+    assert main(["make-c", str(tmp_path / "test_batch"), str(full), *opts]) == 0
+    kill_when(
+        cli_cmd("make-c", str(tmp_path / "test_batch"), str(killed), *opts),
+        lambda: len(list(killed.rglob("shard-*.npz"))) >= 2,
+    )
+    assert not (killed / "glass_blur.npy").exists()
+    assert (
+        subprocess.run(
+            cli_cmd("make-c", str(tmp_path / "test_batch"), str(killed), *opts),
+            capture_output=True,
+        ).returncode
+        == 0
+    )
+    assert tree(killed) == tree(full)
+    assert np.load(full / "glass_blur.npy").shape == (2500, 32, 32, 3)
+
+
+@pytest.mark.slow
+def test_one_worker_two_workers_and_ray_give_identical_bytes(tmp_path: Path) -> None:
+    pytest.importorskip("ray")
+    src = make_source(tmp_path, 4)
+    kw = dict(names=["gaussian_noise", "snow", "frost"], levels=[2, 5])
+    one, two, ray_out = tmp_path / "one", tmp_path / "two", tmp_path / "ray"
+    run_c(src, one, **kw)
+    s2 = run_c(src, two, workers=2, **kw)
+    assert s2.processed == 4
+    s3 = run_c(
+        src,
+        ray_out,
+        workers=2,
+        ray="auto",
+        ray_init={"num_cpus": 2, "include_dashboard": False},
+        **kw,
+    )
+    assert s3.processed == 4 and not s3.failed
+    assert tree(one) == tree(two) == tree(ray_out)
+    assert len(tree(one)) == 4 * 6 + 2
+
+
+def test_in_process_executor_and_warm_up(tmp_path: Path) -> None:
+    src = make_source(tmp_path, 2)
+    items = open_source(src).items
+    spec = BuildSpec(CorruptStep("imagenet"), JpegTreeWriter(str(tmp_path / "out")), (("fog", 1),))
+    warm_up(spec)  # runs each operation once; writes nothing
+    assert not (tmp_path / "out").exists()
+    shards = [(i, [it]) for i, it in enumerate(items)]
+    res = [r for batch in iter_local(spec, shards, workers=1) for r in batch]
+    assert [r.status for r in res] == ["written", "written"] and [r.written for r in res] == [1, 1]
+    assert res[0].cpu > 0 and len(list((tmp_path / "out").rglob("*.JPEG"))) == 2
+    again = [r for batch in iter_local(spec, shards, workers=1) for r in batch]
+    assert [r.status for r in again] == ["done", "done"]

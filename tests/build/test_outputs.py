@@ -1,0 +1,80 @@
+"""Build outputs: one parameter set per OUT (manifest), atomic writes, skipped.csv."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from build.support import make_source, run_c
+from corruptbench.build import BuildError, ItemResult
+from corruptbench.build.outputs import (
+    TMP_SUFFIX,
+    read_skipped,
+    sweep_temps,
+    write_atomic,
+    write_skipped,
+)
+from corruptbench.cli import main
+
+
+def test_parameter_mismatch_is_refused(tmp_path: Path) -> None:
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    run_c(src, out, names=["brightness"], levels=[1])
+    with pytest.raises(BuildError, match="seed: 0 there, 1 now"):
+        run_c(src, out, names=["brightness"], levels=[1], seed=1)
+    with pytest.raises(BuildError, match="different parameters"):
+        run_c(src, out, names=["brightness", "fog"], levels=[1])
+    rc = main(
+        [
+            "make-c",
+            str(src),
+            str(out),
+            "--corruptions",
+            "brightness",
+            "--severities",
+            "2",
+            "--workers",
+            "1",
+        ]
+    )
+    assert rc == 2
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "keep.txt").write_text("mine")
+    with pytest.raises(BuildError, match="not empty"):
+        run_c(src, tmp_path / "other", names=["brightness"], levels=[1])
+
+
+def test_write_atomic_leaves_no_partial_file(tmp_path: Path) -> None:
+    target = tmp_path / "a.bin"
+    write_atomic(target, lambda fh: fh.write(b"abc"))
+    assert target.read_bytes() == b"abc"
+
+    def fail(fh: object) -> None:
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(tmp_path / "b.bin", fail)
+    assert sorted(os.listdir(tmp_path)) == ["a.bin"]
+    (tmp_path / f".c.bin.123{TMP_SUFFIX}").write_bytes(b"partial")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / f".d.bin.9{TMP_SUFFIX}").write_bytes(b"partial")
+    assert sweep_temps(tmp_path) == 2 and sorted(os.listdir(tmp_path)) == ["a.bin", "sub"]
+
+
+def test_skipped_csv_round_trip(tmp_path: Path) -> None:
+    rows = [
+        ItemResult("b/2.png", "failed", 0, "fog 3: ValueError: x", "/src/b/2.png"),
+        ItemResult("a/1.png", "skipped", 0, "truncated, with a comma", "/src/a/1.png"),
+    ]
+    write_skipped(tmp_path, rows)
+    text = (tmp_path / "skipped.csv").read_text()
+    assert text.splitlines()[0] == "relative_path,source,status,reason"
+    back = read_skipped(tmp_path)
+    assert [(r.rel, r.status, r.reason, r.source) for r in back] == [
+        ("a/1.png", "skipped", "truncated, with a comma", "/src/a/1.png"),
+        ("b/2.png", "failed", "fog 3: ValueError: x", "/src/b/2.png"),
+    ]
+    assert read_skipped(tmp_path / "none") == []

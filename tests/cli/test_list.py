@@ -1,0 +1,18 @@
+"""``corruptbench list``: corruptions, perturbations, profiles."""
+
+from __future__ import annotations
+
+import pytest
+
+from corruptbench.cli import main
+
+
+def test_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("Corruptions (15 benchmark, then 4 extra/validation):")
+    assert "   0  gaussian_noise     noise    benchmark" in text
+    assert "  18  saturate" in text and "extra" in text
+    assert "Perturbations (ImageNet-P; 10 test, then 4 validation):" in text
+    assert "  shear              validation" in text
+    assert "  imagenet   224 px" in text and "  cifar       32 px" in text

@@ -1,0 +1,115 @@
+"""``corruptbench make-p``: MP4 and npy end to end, argument errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from build.support import make_source, write_batch
+from corruptbench.cli import main
+from corruptbench.datasets import cifar, video
+from corruptbench.pipeline import item_seed
+from support import psnr
+
+
+def test_make_p_mp4_layout_frames_and_loss(tmp_path: Path) -> None:
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    rc = main(
+        [
+            "make-p",
+            str(src),
+            str(out),
+            "--perturbations",
+            "translate,gaussian_noise",
+            "--difficulty",
+            "1,2",
+            "--workers",
+            "1",
+        ]
+    )
+    assert rc == 0
+    rel = next(src.rglob("*.JPEG")).relative_to(src)
+    stem = rel.with_suffix(".mp4").as_posix()
+    from corruptbench import perturb
+
+    with Image.open(src / rel) as im:
+        img = np.asarray(im.convert("RGB"))
+    for folder, name, d, t in (
+        ("translate", "translate", 1, 41),
+        ("gaussian_noise", "gaussian_noise", 1, 31),
+        ("gaussian_noise_2", "gaussian_noise", 2, 31),
+    ):
+        frames = video.read_mp4(out / folder / stem)
+        assert frames.shape == (t, 224, 224, 3)
+        want = perturb(
+            img,
+            name,
+            profile="imagenet",
+            difficulty=d,
+            rng=item_seed(0, "p", name, d, rel.as_posix()),
+        )
+        loss = psnr(frames, want)
+        print(f"\nmake-p {folder}: MP4 PSNR vs the exact frames {loss:.2f} dB")
+        assert loss > (30 if "noise" in name else 40)
+    assert not (out / "translate_2").exists()
+    idx = video.scan_imagenet_p(out, difficulties=(1, 2))
+    assert sorted(idx.cells) == [("gaussian_noise", 1), ("gaussian_noise", 2), ("translate", 1)]
+
+
+def test_make_p_cifar_npy(tmp_path: Path) -> None:
+    images, _labels = write_batch(tmp_path / "test_batch", 4)
+    out = tmp_path / "out"
+    rc = main(
+        [
+            "make-p",
+            str(tmp_path / "test_batch"),
+            str(out),
+            "--profile",
+            "cifar",
+            "--perturbations",
+            "translate,shot_noise",
+            "--difficulty",
+            "1,3",
+            "--workers",
+            "1",
+        ]
+    )
+    assert rc == 0
+    got = cifar.scan_cifar_p(out)
+    assert sorted(got) == ["shot_noise", "shot_noise_3", "translate"]
+    tr = np.load(out / "translate.npy")
+    assert tr.shape == (4, 16, 32, 32, 3)
+    from corruptbench import perturb
+
+    sn3 = np.load(out / "shot_noise_3.npy")
+    rel = f"{_labels[2]}/{2:05d}.png"
+    assert np.array_equal(
+        sn3[2],
+        perturb(
+            images[2],
+            "shot_noise",
+            profile="cifar",
+            difficulty=3,
+            rng=item_seed(0, "p", "shot_noise", 3, rel),
+        ),
+    )
+    assert not (out / "labels.npy").exists()
+
+
+def test_cli_argument_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    assert (
+        main(["make-p", str(src), str(out), "--perturbations", "translate", "--difficulty", "2"])
+        == 2
+    )
+    assert "only for gaussian_noise" in capsys.readouterr().err and not out.exists()
+    assert main(["make-p", str(src), str(out), "--perturbations", "rotat"]) == 2
+    assert "unknown perturbation 'rotat'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["make-p", str(src), str(out), "--format", "jpeg"])
+    assert "invalid choice: 'jpeg'" in capsys.readouterr().err

@@ -1,0 +1,59 @@
+"""``corruptbench report``: exit codes, messages, the contact sheet, the sample photo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from corruptbench.cli import main
+from results.support import write
+
+
+def test_cli_malformed_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = write(tmp_path, "broken.json", {"schema": "corruptbench.results/9", "kind": "c"})
+    rc = main(["report", str(bad), "--out", str(tmp_path / "r.html"), "--no-contact-sheet"])
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "broken.json" in err and "incompatible" in err
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.slow
+def test_report_with_contact_sheet(three: list[Path], tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    assert main(["report", *map(str, three), "--out", str(out)]) == 0
+    html = out.read_text(encoding="utf-8")
+    assert 'id="examples"' in html and "data:image/jpeg;base64," in html
+    assert "chelsea" in html
+
+
+def test_bad_sample_image(
+    three: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main(
+        [
+            "report",
+            str(three[0]),
+            "--out",
+            str(tmp_path / "r.html"),
+            "--sample",
+            str(tmp_path / "nope.jpg"),
+        ]
+    )
+    assert rc == 2 and "nope.jpg" in capsys.readouterr().err
+
+
+def test_formats_and_baseline_errors(
+    three: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.md"
+    assert main(["report", *map(str, three), "--out", str(out)]) == 0
+    assert capsys.readouterr().out == f"wrote {out}\n"
+    assert out.read_text().startswith("## Robustness summary")
+    assert main(["report", str(three[0]), "--out", str(out), "--baseline", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "corruptbench report: error: --baseline 'nope': not 'alexnet', 'uniform', a model in the "
+        "report ('resnet50') or an existing results file"
+    )

@@ -1,0 +1,72 @@
+"""Fixtures of the evaluation tests: small synthetic and real ImageNet-C / CIFAR-C folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from corruptbench import corrupt
+from evaluation.support import (
+    CIFAR_CLASSES,
+    E2E_CELLS,
+    WNIDS,
+    build_imagenet_c,
+    synthetic_imagenet_c,
+)
+from support import CIFAR_TEST, IMAGENET_SAMPLE
+
+
+@pytest.fixture
+def small_c(tmp_path: Path) -> Path:
+    """gaussian_noise at 5 severities and fog 2, 8 random images each (4 classes)."""
+    root = tmp_path / "inc"
+    synthetic_imagenet_c(
+        root, [("gaussian_noise", s) for s in (1, 2, 3, 4, 5)] + [("fog", 2)], WNIDS
+    )
+    return root
+
+
+@pytest.fixture(scope="module")
+def real_imagenet_c(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Path]]:
+    if not IMAGENET_SAMPLE.is_dir():
+        pytest.skip(f"{IMAGENET_SAMPLE} absent")
+    files = sorted(IMAGENET_SAMPLE.iterdir())[::16][:32]  # 32 photos spread over the classes
+    root = tmp_path_factory.mktemp("inc")
+    build_imagenet_c(root, files, E2E_CELLS)
+    return root, files
+
+
+@pytest.fixture(scope="module")
+def cifar_c(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    if not CIFAR_TEST.is_dir():
+        pytest.skip(f"{CIFAR_TEST} absent")
+    base = tmp_path_factory.mktemp("cifar")
+    clean_dir = base / "clean"
+    imgs, labels = [], []
+    for ci, cls in enumerate(CIFAR_CLASSES):
+        for f in sorted((CIFAR_TEST / cls).iterdir())[:20]:
+            with Image.open(f) as im:
+                arr = np.asarray(im.convert("RGB"))
+            imgs.append(arr)
+            labels.append(ci)
+            (clean_dir / cls).mkdir(parents=True, exist_ok=True)
+            (clean_dir / cls / f.name).symlink_to(f)
+    root = base / "CIFAR-10-C"
+    root.mkdir()
+    np.save(root / "labels.npy", np.tile(np.asarray(labels, np.uint8), 5))
+    arr = np.concatenate(
+        [
+            np.stack(
+                [
+                    corrupt(im, "gaussian_noise", s, profile="cifar", rng=i)
+                    for i, im in enumerate(imgs)
+                ]
+            )
+            for s in range(1, 6)
+        ]
+    )
+    np.save(root / "gaussian_noise.npy", arr)
+    return root, clean_dir

@@ -1,0 +1,99 @@
+"""Helpers of the evaluation tests: a fast deterministic model, synthetic ImageNet-C folders."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from corruptbench import corrupt
+from corruptbench.datasets.imagenet import imagenet_wnids
+from corruptbench.evaluation import RunOptions
+from corruptbench.models import LoadedModel, Preprocessing
+from corruptbench.ops.preprocess import profile_preprocess
+from corruptbench.pipeline import item_seed
+from support import SHARED
+
+RESNET20 = SHARED / "models" / "resnet20-12fca82f.th"
+CIFAR_CLASSES = (
+    "airplane",
+    "automobile",
+    "bird",
+    "cat",
+    "deer",
+    "dog",
+    "frog",
+    "horse",
+    "ship",
+    "truck",
+)
+WNIDS = [imagenet_wnids()[i] for i in (0, 1, 500, 999)]
+E2E_CELLS = [("gaussian_noise", 1), ("gaussian_noise", 5), ("defocus_blur", 1), ("defocus_blur", 5)]
+
+
+class Counting:
+    """A fast deterministic 'model': logits from 4x4 average-pooled pixels; counts images seen."""
+
+    def __init__(self, classes: int = 1000, fail_after: int | None = None) -> None:
+        import torch
+
+        g = torch.Generator().manual_seed(0)
+        self.w = torch.randn(48, classes, generator=g)
+        self.seen = 0
+        self.fail_after = fail_after
+
+    def __call__(self, x: Any) -> Any:
+        import torch
+
+        if self.fail_after is not None and self.seen >= self.fail_after:
+            raise KeyboardInterrupt
+        self.seen += x.shape[0]
+        return torch.nn.functional.adaptive_avg_pool2d(x, 4).flatten(1) @ self.w
+
+
+def fast_model(
+    classes: int = 1000, size: int = 224, fail_after: int | None = None, name: str = "counting"
+) -> LoadedModel:
+    return LoadedModel(
+        id=name,
+        source=f"test:{name}",
+        preprocessing=Preprocessing(size),
+        forward=Counting(classes, fail_after),
+        num_classes=classes,
+    )
+
+
+def quiet(**kw: Any) -> RunOptions:
+    """Run options without progress messages."""
+    return RunOptions(**{"log": None, **kw})
+
+
+def save_jpeg(arr: np.ndarray, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(arr).save(path, quality=85, optimize=True)
+
+
+def synthetic_imagenet_c(
+    root: Path, cells: list[tuple[str, int]], wnids: list[str], per_class: int = 2
+) -> None:
+    rng = np.random.RandomState(0)
+    for c, s in cells:
+        for w in wnids:
+            for k in range(per_class):
+                save_jpeg(
+                    rng.randint(0, 256, (224, 224, 3), dtype=np.uint8),
+                    root / c / str(s) / w / f"{w}_{k}.JPEG",
+                )
+
+
+def build_imagenet_c(root: Path, sources: list[Path], cells: list[tuple[str, int]]) -> None:
+    """What make-c writes: Resize(256)+CenterCrop(224), corrupt with item_seed, JPEG q85."""
+    for src in sources:
+        wnid = src.name.split("_")[0]
+        img = profile_preprocess(Image.open(src), "imagenet")
+        rel = f"{wnid}/{src.name}"
+        for c, s in cells:
+            out = corrupt(img, c, s, profile="imagenet", rng=item_seed(0, "c", c, s, rel))
+            save_jpeg(out, root / c / str(s) / rel)

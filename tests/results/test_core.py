@@ -1,0 +1,110 @@
+"""The results type: reading and validating files, derived numbers, writing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corruptbench.corruptions import BENCHMARK_CORRUPTIONS
+from corruptbench.metrics import summarize_c
+from corruptbench.results import Results
+from corruptbench.tables.alexnet import ALEXNET_C_ERRORS
+from results.support import make_results, write
+
+
+def test_load_valid(three: list[Path]) -> None:
+    res = Results.from_json(three[0])
+    assert res.kind == "demo" and res.model_id == "resnet50"
+    assert res.c is not None and res.p is not None
+    assert set(res.c.errors) == set(ALEXNET_C_ERRORS)
+    assert res.c.mce == pytest.approx(json.loads(three[0].read_text())["mce"])
+    assert res.p.flip_probability["rotate"] > 0
+
+
+def test_derived_numbers_recomputed_when_absent(tmp_path: Path) -> None:
+    data = make_results("m", 0.9, 0.3)
+    for key in (
+        "ce",
+        "relative_ce",
+        "mce",
+        "relative_mce",
+        "mean_error",
+        "extra_mean_error",
+        "partial",
+        "missing",
+    ):
+        del data[key]
+    res = Results.from_json(write(tmp_path, "m.json", data))
+    expected = summarize_c(data["errors"], clean_error=0.3)
+    assert res.c is not None and res.c.mce == pytest.approx(expected.mce)
+    assert res.c.relative_mce == pytest.approx(expected.relative_mce)
+
+
+@pytest.mark.parametrize(
+    ("mutate", "message"),
+    [
+        (lambda d: "{not json", "not valid JSON"),
+        (lambda d: [1, 2], "must hold a JSON object"),
+        (lambda d: {k: v for k, v in d.items() if k != "model"}, "missing key 'model'"),
+        (lambda d: {**d, "model": {"source": "x"}}, "missing key model.'id'"),
+        (lambda d: {**d, "model": {"id": 5}}, "model.'id' must be a string"),
+        (lambda d: {k: v for k, v in d.items() if k != "errors"}, "missing key 'errors'"),
+        (lambda d: {**d, "errors": {"fog": [0.1, 0.2]}}, "list of 5"),
+        (lambda d: {**d, "errors": {"fog": ["a", 0.2, 0.3, 0.4, 0.5]}}, "must be a number"),
+        (lambda d: {**d, "errors": {"fgo": [0.1] * 5}}, "unknown corruption 'fgo'"),
+        (lambda d: {**d, "clean_error": 23.9}, "not percentages"),
+        (lambda d: {**d, "kind": "x"}, "'kind' must be one of"),
+        (lambda d: {**d, "schema": "corruptbench.results/2"}, "incompatible"),
+        (lambda d: {**d, "schema": "other/1"}, "not a corruptbench results schema"),
+        (lambda d: {k: v for k, v in d.items() if k != "schema"}, "missing key 'schema'"),
+        (lambda d: {**d, "kind": "p"}, "missing key 'flip_probability'"),
+        (lambda d: {**d, "p": {"flip_probability": {"rotate": "high"}}}, "must be a number"),
+    ],
+)
+def test_malformed_files_name_file_and_problem(tmp_path: Path, mutate, message: str) -> None:
+    path = write(tmp_path, "bad results.json", mutate(make_results("m", 0.9, 0.3, p=True)))
+    with pytest.raises(ValueError) as info:
+        Results.from_json(path)
+    text = str(info.value)
+    assert str(path) in text
+    assert message in text
+
+
+def test_missing_file() -> None:
+    with pytest.raises(ValueError, match="no such results file"):
+        Results.from_json("/nonexistent/results.json")
+
+
+def test_parse_results_accepts_dict() -> None:
+    res = Results.from_dict(make_results("m", 0.9, 0.3), "inline")
+    assert res.source == "inline" and res.c is not None and res.p is None
+
+
+def test_written_files_read_back_identically(tmp_path: Path) -> None:
+    data = make_results("m", 0.9, 0.3)
+    data["extra_ce"] = {k: data["ce"][k] for k in data["errors"] if k not in BENCHMARK_CORRUPTIONS}
+    data["run"] = {"limit": None, "seed": 0}
+    path = write(tmp_path, "r.json", json.dumps(data, indent=1) + "\n")
+    res = Results.from_json(path)
+    assert res.to_dict() == data and res.to_text() == path.read_text()
+    demo = Results.from_dict(make_results("d", 0.8, 0.2, p=True), "d.json")
+    for r in (res, demo):
+        r.to_json(tmp_path / "again.json")
+        again = Results.from_json(tmp_path / "again.json")
+        assert again.to_text() == r.to_text() == (tmp_path / "again.json").read_text()
+        assert again.c == r.c and again.p == r.p
+    assert not list(tmp_path.glob(".again.json.*"))  # the temporary files are gone
+
+
+def test_headline_properties() -> None:
+    res = Results.from_dict(make_results("m", 0.9, 0.3, p=True), "m.json")
+    assert res.c is not None and res.p is not None
+    assert res.mce == res.c.mce and res.relative_mce == res.c.relative_mce
+    assert res.errors == res.c.errors and res.ce == res.c.ce and res.clean_error == 0.3
+    assert res.relative_ce == res.c.relative_ce and res.mfr is None and res.mt5d is None
+    assert res.notes == ["no baseline"] and res.label == res.model_id == "m"
+    assert list(res.c.extra_ce) == ["speckle_noise", "gaussian_blur", "spatter", "saturate"]
+    only_p = Results(kind="p", model={"id": "x"})
+    assert only_p.mce is None and only_p.errors is None and only_p.label == "x"

@@ -1,0 +1,48 @@
+"""The eval-c / eval-p CSV table."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+from corruptbench.metrics import load_p_baseline
+from corruptbench.results import Results, to_csv
+from results.support import make_results
+
+
+def test_c_table(tmp_path: Path) -> None:
+    res = Results.from_dict(make_results("m", 0.9, 0.3), "m.json")
+    assert res.c is not None
+    text = to_csv(res, tmp_path / "m.csv")
+    assert (tmp_path / "m.csv").read_text() == text
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == [
+        "corruption",
+        "e1",
+        "e2",
+        "e3",
+        "e4",
+        "e5",
+        "mean_error",
+        "ce",
+        "relative_ce",
+        "n",
+    ]
+    fog = next(r for r in rows if r[0] == "fog")
+    assert fog[1] == f"{res.c.errors['fog'][0]:.6f}" and fog[-1] == "50000"
+    assert rows[-2][0] == "clean" and rows[-2][6] == "0.300000" and rows[-2][-1] == "50000"
+    assert rows[-1][0] == "mCE" and rows[-1][7] == f"{res.c.mce:.6f}"
+
+
+def test_p_table_is_a_baseline_file(tmp_path: Path) -> None:
+    demo = make_results("p", 0.9, 0.3, p=True)
+    data = {k: demo[k] for k in ("schema", "model", "dataset", "versions", "time_s", "created")}
+    data.update(demo["p"], kind="p")
+    res = Results.from_dict(data, "p.json")
+    path = tmp_path / "p.csv"
+    text = to_csv(res, path)
+    assert text.splitlines()[0] == "perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio"
+    assert text.splitlines()[1].endswith(",1.500000,0.100000,10,,")
+    base = load_p_baseline(path)
+    assert set(base["flip_probability"]) == {"gaussian_noise", "rotate", "brightness"}
