@@ -7,6 +7,7 @@ import argparse
 
 from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
 from ..profiles import PROFILES
+from ..registry import canonical_name
 from .options import add_build_args, execute_build, parse_levels
 
 __all__ = ["register", "run", "parse_perturbations"]
@@ -25,7 +26,7 @@ def parse_perturbations(text: str) -> list[str]:
         return list(EXTRA_PERTURBATIONS)
     names = []
     for n in text.split(","):
-        n = n.strip().lower().replace("-", "_")
+        n = canonical_name(n)
         if not n:
             continue
         if n not in ALL_PERTURBATIONS:

@@ -23,6 +23,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from ..registry import canonical_name
 from .corrupt import load_rgb
 
 _FORMATS = ("png", "npy", "mp4")
@@ -100,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     frames = perturb(
         img, args.perturbation, profile=args.profile, difficulty=args.difficulty, rng=args.seed
     )
-    name = args.perturbation.strip().lower().replace("-", "_")
+    name = canonical_name(args.perturbation)
     noise = is_noise(name)
     suffix = f"_{args.difficulty}" if noise and args.difficulty > 1 else ""
     stem = f"{Path(args.input).stem}_{name}{suffix}"

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import ArgumentError
 from ..pipeline import hash_lines
+from ..registry import canonical_name
 
 __all__ = [
     "EvalError",
@@ -109,7 +110,7 @@ def check_names(names: Sequence[str] | None, allowed: Sequence[str], what: str) 
 
     out: list[str] = []
     for raw in names:
-        key = raw.strip().lower().replace("-", "_")
+        key = canonical_name(raw)
         if what == "corruption" and key in _CORRUPTION_GROUPS:
             out.extend(n for n in get_corruption_names(key) if n not in out)
             continue

@@ -8,13 +8,15 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
+from .. import registry
+
 __all__ = ["canonical_name", "resolve_name", "check_rate", "mean_present"]
 
 
 def canonical_name(name: object) -> str:
     if not isinstance(name, str):
         raise TypeError(f"names must be strings, got {name!r} ({type(name).__name__})")
-    return name.strip().lower().replace("-", "_").replace(" ", "_")
+    return registry.canonical_name(name)
 
 
 def resolve_name(name: object, allowed: Sequence[str], what: str) -> str:

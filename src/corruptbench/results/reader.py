@@ -6,6 +6,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..registry import canonical_name
+
 __all__ = ["Reader", "type_name", "short_repr"]
 
 
@@ -76,7 +78,7 @@ class Reader:
     def name(self, raw: Any, allowed: Sequence[str], what: str, where: str) -> str:
         if not isinstance(raw, str):
             raise self.fail(f"{where} has a non-string key {short_repr(raw)}")
-        key = raw.strip().lower().replace("-", "_").replace(" ", "_")
+        key = canonical_name(raw)
         if key not in allowed:
             raise self.fail(f"{where} names an unknown {what} {raw!r}")
         return key
