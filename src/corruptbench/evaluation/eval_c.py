@@ -102,7 +102,9 @@ def evaluate_c(
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
         progress: Show a progress bar (a notebook's output, or stderr on a terminal).
-        run: Loader workers, threads, results file (resume), per-cell log lines.
+        run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
+            new processes that import the caller's script: in a script, call this under
+            ``if __name__ == "__main__":``.
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).

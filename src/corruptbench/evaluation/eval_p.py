@@ -76,7 +76,8 @@ def evaluate_p(
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
         progress: Show a progress bar (a notebook's output, or stderr on a terminal).
-        run: Loader workers, threads, results file (resumed per perturbation), log lines.
+        run: Loader workers, threads, results file (resumed per perturbation), log lines (the
+            workers import the caller's script: guard it with ``if __name__ == "__main__":``).
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
