@@ -375,6 +375,10 @@ def test_on_the_fly_in_memory_images_equal_the_same_folder(tmp_path: Path) -> No
             r"images have no labels \(pass OnTheFly\(images, labels=...\)\)",
         ),
         (lambda: OnTheFly("x", labels=[0]), "labels and names go with in-memory images"),
+        (
+            lambda: OnTheFly(np.zeros((2, 8, 8, 3), np.uint8), labels=[0.5, 1.0]),
+            "labels must be integer class indices, got float64",
+        ),
         (lambda: OnTheFly(3), "must be a folder, a CIFAR batch file, uint8 images"),
         (lambda: "nowhere", "data nowhere: folder not found"),
     ],

@@ -84,7 +84,10 @@ class OnTheFly:
         images = _check_images(src)
         labels = None
         if self.labels is not None:
-            labels = [int(v) for v in np.asarray(self.labels).reshape(-1)]
+            arr = np.asarray(self.labels)
+            if arr.dtype.kind not in "iu":
+                raise EvalError(Arg("labels"), f" must be integer class indices, got {arr.dtype}")
+            labels = [int(v) for v in arr.reshape(-1)]
             if len(labels) != len(images):
                 raise EvalError(Arg("labels"), f": {len(labels)} labels for {len(images)} images")
             if min(labels, default=0) < 0:
