@@ -113,8 +113,9 @@ def main(argv: list[str] | None = None) -> int:
             evaluate_c(
                 model,
                 root,
+                batch_size=args.batch_size,
+                progress=False,
                 run=RunOptions(
-                    batch_size=args.batch_size,
                     workers=workers,
                     threads=threads,
                     out=root / "r.json",

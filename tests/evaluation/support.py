@@ -66,7 +66,7 @@ def fast_model(
 
 
 def quiet(**kw: Any) -> RunOptions:
-    """Run options without progress messages."""
+    """Run options without log lines (the default; kept for the tests' readability)."""
     return RunOptions(**{"log": None, **kw})
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("torch")
+torch = pytest.importorskip("torch")
 
 from corruptbench.evaluation import EvalError, OnTheFly, evaluate_c  # noqa: E402
 from corruptbench.models import load_model  # noqa: E402
@@ -27,7 +27,7 @@ def test_end_to_end_efficientnet_lite0(
     out, csv_path = tmp_path / "r.json", tmp_path / "r.csv"
     model = load_model("efficientnet_lite0")
     res = evaluate_c(
-        model, root, clean=IMAGENET_SAMPLE, run=quiet(out=out, workers=2, batch_size=32)
+        model, root, clean=IMAGENET_SAMPLE, batch_size=32, run=quiet(out=out, workers=2)
     )
     assert res.c is not None
     e = res.c.errors
@@ -102,14 +102,14 @@ def test_resume_keeps_finished_cells(small_c: Path, tmp_path: Path) -> None:
     out = tmp_path / "r.json"
     # first run is interrupted after 3 of the 6 cells (8 images each, batches of 8)
     with pytest.raises(KeyboardInterrupt):
-        evaluate_c(fast_model(fail_after=24), small_c, run=quiet(out=out, workers=0, batch_size=8))
+        evaluate_c(fast_model(fail_after=24), small_c, batch_size=8, run=quiet(out=out, workers=0))
     partial = json.loads(out.read_text())
     assert partial["run"]["finished"] is False
     assert partial["counts"]["gaussian_noise"] == [8, 8, 8, None, None]
     # the re-run evaluates only the 3 missing cells
     msgs: list[str] = []
     model = fast_model()
-    res = evaluate_c(model, small_c, run=quiet(out=out, workers=0, batch_size=8, log=msgs.append))
+    res = evaluate_c(model, small_c, batch_size=8, run=quiet(out=out, workers=0, log=msgs.append))
     assert model.forward.seen == 24  # type: ignore[attr-defined]
     assert any("3 finished cells kept" in m for m in msgs)
     full = evaluate_c(fast_model(), small_c, run=quiet(workers=0))
@@ -137,7 +137,7 @@ def test_changed_data_is_recomputed(small_c: Path, tmp_path: Path) -> None:
 
 def test_workers_give_the_same_numbers(small_c: Path) -> None:
     a = evaluate_c(fast_model(), small_c, run=quiet(workers=0))
-    b = evaluate_c(fast_model(), small_c, run=quiet(workers=2, batch_size=5))
+    b = evaluate_c(fast_model(), small_c, batch_size=5, run=quiet(workers=2))
     assert a.errors == b.errors
 
 
@@ -224,3 +224,167 @@ def test_baseline_from_a_results_file(small_c: Path, tmp_path: Path) -> None:
     assert res.mce == pytest.approx(1.0) and res.c.partial is True
     with pytest.raises(EvalError, match="baseline must be alexnet, uniform or a results JSON"):
         evaluate_c(fast_model(), small_c, baseline="alexnett", run=quiet(workers=0))
+
+
+# ---- model objects (corruptbench.evaluate_c(net, ...)) ----------------------------------------
+class Pooled(torch.nn.Module):
+    """A 1000-class conv net with dropout; records what each forward call saw."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        torch.manual_seed(0)
+        self.net = torch.nn.Sequential(
+            torch.nn.AdaptiveAvgPool2d(4),
+            torch.nn.Flatten(),
+            torch.nn.Dropout(0.5),
+            torch.nn.Linear(48, 1000),
+        )
+        self.calls: list[tuple[bool, bool, str]] = []
+        self.fail_at: int | None = None
+
+    def forward(self, x):  # noqa: ANN001, ANN201
+        if self.fail_at is not None and len(self.calls) >= self.fail_at:
+            raise RuntimeError("model failed")
+        self.calls.append((self.training, torch.is_inference_mode_enabled(), x.device.type))
+        return self.net(x)
+
+
+def test_a_module_runs_in_eval_and_inference_mode_and_is_restored(small_c: Path) -> None:
+    import corruptbench
+
+    net = Pooled()
+    net.train()
+    a = corruptbench.evaluate_c(net, small_c, corruptions=["fog"], progress=False)
+    assert net.training and net.net[2].training  # restored
+    assert net.calls and all(c == (False, True, "cpu") for c in net.calls)
+    b = corruptbench.evaluate_c(net, small_c, corruptions=["fog"], progress=False)
+    assert a.errors == b.errors  # dropout off: deterministic
+    assert a.model["id"] == "Pooled" and a.model["weights_sha256"]
+    net.fail_at = len(net.calls) + 1
+    with pytest.raises(RuntimeError, match="model failed"):
+        corruptbench.evaluate_c(net, small_c, corruptions=["fog"], progress=False)
+    assert net.training and net.net[2].training
+
+
+def test_model_objects_sources_and_loaded_models_agree(small_c: Path, tmp_path: Path) -> None:
+    import corruptbench
+    from corruptbench.models import Preprocessing, wrap_model
+
+    net = Pooled()
+    kw = {"corruptions": ["gaussian_noise"], "severities": [1, 5], "progress": False}
+    as_module = corruptbench.evaluate_c(net, small_c, **kw)
+    as_callable = corruptbench.evaluate_c(lambda x: net(x), small_c, name="fn", **kw)
+    wrapped = wrap_model(net, preprocessing=Preprocessing(224), name="w")
+    as_loaded = corruptbench.evaluate_c(wrapped, small_c, **kw)
+    assert as_module.errors == as_callable.errors == as_loaded.errors
+    assert (as_callable.model["id"], as_loaded.model["id"]) == ("fn", "w")
+    # input_size resizes the 224 images (bilinear) before normalising: other numbers, same counts
+    small = corruptbench.evaluate_c(net, small_c, input_size=64, **kw)
+    assert small.model["input_size"] == 64 and small.c.counts == as_module.c.counts
+    factory = tmp_path / "f.py"
+    factory.write_text(
+        "import torch\n"
+        "def make():\n"
+        "    torch.manual_seed(0)\n"
+        "    return torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(2), torch.nn.Flatten(), torch.nn.Linear(12, 1000))\n"
+    )
+    by_source = corruptbench.evaluate_c(f"python:{factory}:make", small_c, **kw)
+    assert by_source.model["id"] == "python:f.py:make"
+
+
+def test_the_modules_device_is_used_unless_device_says_otherwise(small_c: Path) -> None:
+    import corruptbench
+
+    class Recording(torch.nn.Module):
+        def __init__(self, device: str) -> None:
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(1, device=device))
+            self.devices: set[str] = set()
+
+        def forward(self, x):  # noqa: ANN001, ANN201
+            self.devices.add(x.device.type)
+            return torch.zeros(x.shape[0], 1000)  # CPU logits: only the input's device is checked
+
+    on_meta = Recording("meta")  # a GPU stand-in: no GPU here, and the meta device has no data
+    res = corruptbench.evaluate_c(on_meta, small_c, corruptions=["fog"], progress=False)
+    assert on_meta.devices == {"meta"} and res.c is not None and res.c.counts["fog"][1] == 8
+    on_cpu = Recording("cpu")
+    corruptbench.evaluate_c(on_cpu, small_c, corruptions=["fog"], device="meta", progress=False)
+    assert on_cpu.devices == {"meta"} and on_cpu.w.device.type == "cpu"  # moved back
+    corruptbench.evaluate_c(on_cpu, small_c, corruptions=["fog"], progress=False)
+    assert on_cpu.devices == {"meta", "cpu"}
+
+
+def test_on_the_fly_in_memory_images_equal_the_same_folder(tmp_path: Path) -> None:
+    from PIL import Image
+
+    import corruptbench
+    from corruptbench.datasets import wnid_to_index
+    from photos import photo_arrays, photo_folder
+
+    folder = photo_folder(tmp_path / "val", 4, max_side=None)
+    photos = photo_arrays(4)
+    kw = {
+        "corruptions": ["fog", "gaussian_noise"],
+        "severities": [2],
+        "progress": False,
+        "run": quiet(workers=0),
+    }
+    net = Pooled()
+    from_folder = corruptbench.evaluate_c(net, corruptbench.OnTheFly(folder), **kw)
+    in_memory = corruptbench.OnTheFly(
+        [a for _, _, a in photos],
+        labels=[wnid_to_index(w) for _, w, _ in photos],
+        names=[f"{w}/{n}.png" for n, w, _ in photos],  # the folder's relative paths
+    )
+    from_arrays = corruptbench.evaluate_c(net, in_memory, **kw)
+    assert from_arrays.errors == from_folder.errors
+    assert from_arrays.clean_error == from_folder.clean_error
+    assert from_arrays.dataset.path == "(in memory)"
+    assert "labels: given with the images" in from_arrays.dataset.notes
+    unnamed = corruptbench.evaluate_c(
+        net,
+        corruptbench.OnTheFly(
+            np.stack([np.asarray(Image.fromarray(a).resize((64, 64))) for _, _, a in photos]),
+            labels=[0, 1, 2, 3],
+        ),
+        input_size=64,
+        **kw,
+    )
+    assert unnamed.c is not None and unnamed.c.counts["fog"][1] == 4
+    assert unnamed.dataset.profile == "tiny"  # the images' size picks the profile
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        (
+            lambda: OnTheFly(np.zeros((2, 8, 8, 3), np.float32), labels=[0, 1]),
+            r"image 0 must be uint8 .* np.clip",
+        ),
+        (
+            lambda: OnTheFly(np.zeros((8, 8, 3), np.uint8)),
+            r"OnTheFly\(src\) must be a uint8 batch \(N, H, W, 3\)",
+        ),
+        (
+            lambda: OnTheFly(np.zeros((2, 8, 8, 3), np.uint8), labels=[0]),
+            "labels: 1 labels for 2 images",
+        ),
+        (
+            lambda: OnTheFly(np.zeros((2, 8, 8, 3), np.uint8)),
+            r"images have no labels \(pass OnTheFly\(images, labels=...\)\)",
+        ),
+        (lambda: OnTheFly("x", labels=[0]), "labels and names go with in-memory images"),
+        (
+            lambda: OnTheFly(np.zeros((2, 8, 8, 3), np.uint8), labels=[0.5, 1.0]),
+            "labels must be integer class indices, got float64",
+        ),
+        (lambda: OnTheFly(3), "must be a folder, a CIFAR batch file, uint8 images"),
+        (lambda: "nowhere", "data nowhere: folder not found"),
+    ],
+)
+def test_data_errors(data, message: str) -> None:  # noqa: ANN001
+    import corruptbench
+
+    with pytest.raises(EvalError, match=message):
+        corruptbench.evaluate_c(Pooled(), data(), corruptions=["fog"], progress=False)

@@ -96,3 +96,22 @@ def test_eval_p_on_the_fly(tmp_path: Path) -> None:
     assert res.dataset.layout == "on-the-fly" and res.p.num_sequences["translate"] == 3
     assert 0 <= res.p.flip_probability["gaussian_noise"] <= 1
     assert any("make-p --seed 3 --profile cifar" in n for n in res.dataset.notes)
+
+
+def test_eval_p_of_a_module_on_in_memory_images() -> None:
+    import torch
+
+    import corruptbench
+
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.AdaptiveAvgPool2d(2), torch.nn.Flatten(), torch.nn.Linear(12, 10)
+    )
+    net.train()
+    rng = np.random.RandomState(0)
+    images = rng.randint(0, 256, (3, 32, 32, 3), dtype=np.uint8)  # no labels needed
+    res = corruptbench.evaluate_p(
+        net, OnTheFly(images), perturbations=["translate"], input_size=32, progress=False
+    )
+    assert net.training and res.p is not None and res.p.num_sequences == {"translate": 3}
+    assert res.dataset.profile == "cifar"  # chosen by the images' size

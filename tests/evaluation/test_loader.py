@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -67,3 +68,32 @@ def test_device_prepare_resizes_only_when_needed() -> None:
     assert device_prepare(x, Preprocessing(32)) is x
     y = device_prepare(x, Preprocessing(40))
     assert y.shape == (1, 3, 40, 40) and y.dtype == torch.uint8 and int(y.max()) == 7
+
+
+@pytest.mark.slow
+def test_an_unguarded_script_gets_the_cause_of_dead_workers(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from support import REPO
+
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "import numpy as np, torch, corruptbench\n"
+        "from corruptbench.evaluation import RunOptions\n"
+        "net = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(2), torch.nn.Flatten(), torch.nn.Linear(12, 4))\n"
+        "x = np.zeros((4, 32, 32, 3), np.uint8)\n"
+        "corruptbench.evaluate_c(net, corruptbench.OnTheFly(x, labels=[0, 1, 2, 3]), corruptions=['fog'],\n"
+        "    severities=[1], input_size=32, progress=False, run=RunOptions(workers=1))\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin"},
+        timeout=300,
+    )
+    assert proc.returncode == 1
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("corruptbench.evaluation.common.EvalError: a data-loader worker exited")
+    assert f"import {script} again" in last and "run=RunOptions(workers=0)" in last

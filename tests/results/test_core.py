@@ -108,3 +108,19 @@ def test_headline_properties() -> None:
     assert list(res.c.extra_ce) == ["speckle_noise", "gaussian_blur", "spatter", "saturate"]
     only_p = Results(kind="p", model={"id": "x"})
     assert only_p.mce is None and only_p.errors is None and only_p.label == "x"
+
+
+def test_summary_repr_and_notebook_view() -> None:
+    res = Results.from_dict(make_results("m", 0.9, 0.3, p=True), "m.json")
+    text = res.summary()
+    assert text.startswith("m") and "Clean error" in text and "30.0%" in text
+    assert "Gaussian noise" in text and "ImageNet-P (difficulty 1)" in text
+    assert "\x1b[" not in text and text.endswith("\n")
+    assert (
+        repr(res)
+        == f"Results(kind='demo', model='m', clean_error=0.3000, mce={res.mce:.4f}, relative_mce={res.relative_mce:.4f})"
+    )
+    assert repr(Results(kind="p", model={"id": "x"})) == "Results(kind='p', model='x')"
+    html = res._repr_html_()
+    assert html.startswith('<div class="corruptbench-results">') and html.endswith("</div>")
+    assert html.count("data:image/png;base64,") == 2  # CE per corruption, flip probability

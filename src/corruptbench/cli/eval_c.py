@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..corruptions import ALL_CORRUPTIONS
-from .options import add_model_args, data_arg, finish_eval, load_model_from_args, run_options
+from .options import add_model_args, data_arg, eval_kwargs, finish_eval, load_model_from_args
 
 __all__ = ["register", "run"]
 
@@ -51,21 +51,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation import evaluate_c
+    from .. import evaluate_c
 
-    model = load_model_from_args(args)
     res = evaluate_c(
-        model,
+        load_model_from_args(args),
         data_arg(args),
         clean=args.clean,
         corruptions=args.corruptions,
         severities=args.severities,
-        limit=args.limit,
-        seed=args.seed,
-        profile=args.profile,
         baseline=args.baseline,
         corrupt_on=args.corrupt_on,
-        run=run_options(args),
+        **eval_kwargs(args),
     )
     finish_eval(args, res)
     return 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .options import add_model_args, data_arg, finish_eval, load_model_from_args, run_options
+from .options import add_model_args, data_arg, eval_kwargs, finish_eval, load_model_from_args
 
 __all__ = ["register", "run"]
 
@@ -44,19 +44,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluation import evaluate_p
+    from .. import evaluate_p
 
-    model = load_model_from_args(args)
     res = evaluate_p(
-        model,
+        load_model_from_args(args),
         data_arg(args),
         perturbations=args.perturbations,
         difficulty=args.difficulty,
-        limit=args.limit,
-        seed=args.seed,
-        profile=args.profile,
         baseline=args.baseline,
-        run=run_options(args),
+        **eval_kwargs(args),
     )
     finish_eval(args, res)
     return 0

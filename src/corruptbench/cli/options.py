@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_model_args",
+    "eval_kwargs",
     "load_model_from_args",
     "data_arg",
     "run_options",
@@ -103,6 +104,19 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
 
 
+def eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The keywords eval-c and eval-p pass alike to ``evaluate_c`` / ``evaluate_p`` (the model is
+    already on ``--device``; a progress bar unless ``--quiet``)."""
+    return {
+        "batch_size": args.batch_size,
+        "limit": args.limit,
+        "seed": args.seed,
+        "profile": args.profile,
+        "progress": not args.quiet,
+        "run": run_options(args),
+    }
+
+
 def load_model_from_args(args: argparse.Namespace) -> LoadedModel:
     from ..models import load_model
 
@@ -129,21 +143,16 @@ def data_arg(args: argparse.Namespace) -> str | OnTheFly:
 
 
 def run_options(args: argparse.Namespace) -> RunOptions:
-    """Batch size, loader workers, model threads, results file and logging from the options."""
-    from ..evaluation import RunOptions
+    """Loader workers, model threads, results file and log lines from the options."""
+    from ..evaluation import RunOptions, stderr_log
 
     return RunOptions(
-        batch_size=args.batch_size,
         workers=args.workers,
         threads=args.threads,
         out=args.out,
         overwrite=args.overwrite,
-        log=None if args.quiet else _log,
+        log=None if args.quiet else stderr_log,
     )
-
-
-def _log(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)
 
 
 def finish_eval(args: argparse.Namespace, res: Results) -> None:

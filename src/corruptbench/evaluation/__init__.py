@@ -22,12 +22,15 @@ Resume
     :mod:`~corruptbench.evaluation.resume`: after each finished cell the results file is
     rewritten atomically; a re-run keeps the finished cells whose model and data match.
 
-:func:`evaluate_c` and :func:`evaluate_p` return a :class:`~corruptbench.results.Results`.
+:func:`evaluate_c` and :func:`evaluate_p` (also ``corruptbench.evaluate_c`` / ``evaluate_p``) take a
+model object (a ``torch.nn.Module`` or any callable from a normalised batch to logits), a model
+source string or a :class:`~corruptbench.models.LoadedModel`, and return a
+:class:`~corruptbench.results.Results`. The CLI's eval-c / eval-p call them.
 """
 
 from __future__ import annotations
 
-from .common import SEVERITIES, EvalError, RunOptions
+from .common import SEVERITIES, EvalError, RunOptions, stderr_log
 from .eval_c import evaluate_c
 from .eval_p import evaluate_p
 from .layouts import OnTheFly
@@ -38,6 +41,7 @@ __all__ = [
     "evaluate_p",
     "EvalError",
     "RunOptions",
+    "stderr_log",
     "OnTheFly",
     "SEVERITIES",
     "LoadItem",

@@ -58,30 +58,30 @@ class EvalError(ArgumentError):
 
 
 def stderr_log(msg: str) -> None:
-    """The default progress log: one line on stderr."""
+    """A ``RunOptions.log`` that prints each line on stderr (what eval-c / eval-p use)."""
     print(msg, file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)
 class RunOptions:
-    """How an evaluation runs, as opposed to what it measures.
+    """How an evaluation runs, as opposed to what it measures (the batch size is a keyword of
+    :func:`~corruptbench.evaluation.evaluate_c` itself).
 
     Attributes:
-        batch_size: Images per model call (eval-p: frames; ``max(1, batch_size // T)`` sequences).
         workers: Data-loader processes (0 = load in this process); default:
             :func:`~corruptbench.evaluation.loader.plan_resources`.
         threads: Torch threads of the model during the run (default: ``plan_resources``).
         out: Results JSON, rewritten after each finished cell; resumed when it exists.
         overwrite: Replace an existing ``out`` written for another model instead of failing.
-        log: Progress messages (``None`` = silent).
+        log: Called with one line per finished cell and per notable event (e.g.
+            :func:`stderr_log`, ``print``); ``None`` = no lines (the progress bar is separate).
     """
 
-    batch_size: int = 64
     workers: int | None = None
     threads: int | None = None
     out: str | os.PathLike[str] | None = None
     overwrite: bool = False
-    log: Log | None = stderr_log
+    log: Log | None = None
 
 
 def cell_key(cell: Cell) -> str:

@@ -14,11 +14,29 @@ import numpy as np
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..errors import Arg
 from ..metrics import summarize_c
-from ..models import LoadedModel
+from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
+from ..models.adapt import ModelLike, evaluation_mode, resolve_model
+from ..progress import progress as progress_bar
 from ..results import CResults, DatasetInfo, Results, library_versions, now
-from .common import CLEAN, SEVERITIES, Cell, EvalError, RunOptions, cell_key, check_names
+from .common import (
+    CLEAN,
+    SEVERITIES,
+    Cell,
+    EvalError,
+    RunOptions,
+    cell_key,
+    check_names,
+)
 from .device import DeviceCorruptor, require_torch_backend
-from .layouts import CleanImages, Layout, OnTheFly, OnTheFlyC, Selection, open_c_layout
+from .layouts import (
+    CleanImages,
+    DataArg,
+    Layout,
+    OnTheFly,
+    OnTheFlyC,
+    Selection,
+    open_c_layout,
+)
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
 
@@ -28,31 +46,51 @@ Tally = dict[Cell, list[int]]  #: cell -> [correct, counted, skipped]
 
 
 def evaluate_c(
-    model: LoadedModel,
-    data: str | os.PathLike[str] | OnTheFly,
+    model: ModelLike,
+    data: DataArg,
     *,
     clean: str | os.PathLike[str] | None = None,
     corruptions: Sequence[str] | None = None,
-    severities: Sequence[int] = SEVERITIES,
+    severities: Sequence[int] | None = None,
+    mean: Sequence[float] = IMAGENET_MEAN,
+    std: Sequence[float] = IMAGENET_STD,
+    input_size: int = 224,
+    device: str | None = None,
+    batch_size: int = 64,
     limit: int | None = None,
     seed: int = 0,
     profile: str | None = None,
     baseline: str = "auto",
     corrupt_on: str = "auto",
+    name: str | None = None,
+    progress: bool = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
 ) -> Results:
-    """Evaluate ``model`` on ImageNet-C style data.
+    """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
+    mCE and relative mCE (``corruptbench evaluate_c`` is this function; so is ``eval-c``).
 
     Args:
-        model: From :func:`corruptbench.models.load_model`.
+        model: A ``torch.nn.Module`` or any callable from a normalised float batch
+            ``(N, 3, input_size, input_size)`` to logits ``(N, classes)``; or a model source string
+            (``"efficientnet_lite0"``, ``"timm:resnet50"``, ``"python:file.py:make"``, see
+            :mod:`corruptbench.models`) or a :class:`~corruptbench.models.LoadedModel`, which bring
+            their own preprocessing. A module runs in ``eval()`` mode under
+            ``torch.inference_mode()``; its training flags and device are restored afterwards.
         data: An ImageNet-C folder or a CIFAR-10/100-C folder (layout detected), or
-            :class:`~corruptbench.evaluation.layouts.OnTheFly` (a clean image folder / CIFAR
-            batch corrupted in the workers; the clean error is then computed from it too).
+            :class:`~corruptbench.evaluation.layouts.OnTheFly` (a clean image folder, CIFAR batch or
+            in-memory images corrupted in the loader exactly as make-c does; the clean error is
+            then computed from it too).
         clean: Clean images for the clean error of stored data (ImageNet folder:
             ``Resize(256)+CenterCrop(224)``; CIFAR: a batch file or a folder of 32 x 32 class
             sub-folders).
         corruptions: Names or subsets (``benchmark``, ``extra``, ``all``, a family); default all 19.
-        severities: Subset of 1..5.
+        severities: Subset of 1..5 (default all five).
+        mean, std: Per-channel normalisation of a module / callable's input (after ``/255``).
+        input_size: Its input size: images that are not ``input_size`` square are resized
+            (bilinear); ImageNet-C images are 224 already.
+        device: Where the model runs (default: the device of the module's parameters, else
+            ``"cpu"``); a module elsewhere is moved there for the run and back afterwards.
+        batch_size: Images per model call.
         limit: Use at most this many images per cell (a seeded subset, the same images per cell).
         seed: Base seed of on-the-fly corruption (as ``make-c --seed``) and of the ``limit`` subset.
         profile: Parameter profile for on-the-fly/clean preparation (default: detected).
@@ -61,8 +99,62 @@ def evaluate_c(
         corrupt_on: On-the-fly only. ``workers``: CPU data-loader workers, the exact make-c
             pixels; ``device``: the model's device with :func:`corruptbench.torch.corrupt_batch`
             (fast on a GPU; seeded per batch, not make-c's bytes); ``auto``: device on CUDA.
-        run: Batch size, loader workers, threads, results file (resume), logging.
+        name: The model's id in the results and reports (default: a module's class name, a
+            source's own id).
+        progress: Show a progress bar (a notebook's output, or stderr on a terminal).
+        run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
+            new processes that import the caller's script: in a script, call this under
+            ``if __name__ == "__main__":``.
+
+    Returns:
+        The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
+
+    Examples:
+        >>> import corruptbench
+        >>> res = corruptbench.evaluate_c(net, "ImageNet-C/", clean="val/")  # doctest: +SKIP
+        >>> res.mce, res.relative_mce  # doctest: +SKIP
+        >>> res = corruptbench.evaluate_c(  # doctest: +SKIP
+        ...     net, corruptbench.OnTheFly(x_test, labels=y_test), corruptions=["fog"], input_size=32
+        ... )
     """
+    loaded = resolve_model(
+        model, mean=mean, std=std, input_size=input_size, device=device, name=name
+    )
+    with evaluation_mode(loaded, device):
+        loaded.require_num_classes()
+        return _evaluate_c(
+            loaded,
+            data,
+            clean=clean,
+            corruptions=corruptions,
+            severities=SEVERITIES if severities is None else severities,
+            batch_size=batch_size,
+            limit=limit,
+            seed=seed,
+            profile=profile,
+            baseline=baseline,
+            corrupt_on=corrupt_on,
+            progress=progress,
+            run=run,
+        )
+
+
+def _evaluate_c(
+    model: LoadedModel,
+    data: DataArg,
+    *,
+    clean: str | os.PathLike[str] | None,
+    corruptions: Sequence[str] | None,
+    severities: Sequence[int],
+    batch_size: int,
+    limit: int | None,
+    seed: int,
+    profile: str | None,
+    baseline: str,
+    corrupt_on: str,
+    progress: bool,
+    run: RunOptions,
+) -> Results:
     t0 = time.perf_counter()
     log = run.log or (lambda _m: None)
     names = check_names(corruptions, ALL_CORRUPTIONS, "corruption")
@@ -131,7 +223,7 @@ def evaluate_c(
     run_info = {
         "limit": limit,
         "seed": seed,
-        "batch_size": run.batch_size,
+        "batch_size": batch_size,
         "cell_fingerprints": dict(layout.fingerprints),
         "resumed_cells": len(tally),
         "finished": False,
@@ -185,7 +277,7 @@ def evaluate_c(
         predict_batches(
             model,
             items,
-            batch_size=run.batch_size,
+            batch_size=batch_size,
             workers=nw,
             threads=nthreads,
             on_device=DeviceCorruptor(cells, layout.profile, seed) if on_device else None,
@@ -193,32 +285,37 @@ def evaluate_c(
         if items
         else []
     )
-    for logits, y, c, bad in batches:
-        done_cells: set[int] = set()
-        for cid, reason in bad:
-            cell = cells[cid]
-            skipped[cell] = skipped.get(cell, 0) + 1
-            tally[cell][2] += 1
-            remaining[cid] -= 1
-            if skipped[cell] <= 3:
-                log(f"  skipped an unreadable input in {cell_key(cell)}: {reason}")
-            if remaining[cid] == 0:
-                done_cells.add(cid)
-        if logits is not None:
-            nc_out = logits.shape[1]
-            if int(y.max()) >= nc_out:
-                raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
-            correct = (logits.argmax(1) == y).numpy()
-            for cid in np.unique(c.numpy()):
-                m = c.numpy() == cid
-                cell = cells[int(cid)]
-                tally[cell][0] += int(correct[m].sum())
-                tally[cell][1] += int(m.sum())
-                remaining[int(cid)] -= int(m.sum())
-                if remaining[int(cid)] == 0:
-                    done_cells.add(int(cid))
-        for cid in sorted(done_cells):
-            finish(cid)
+    show = progress and bool(items)
+    with progress_bar(len(items), f"eval-c {model.id}", show) as bar:
+        for logits, y, c, bad in batches:
+            done_cells: set[int] = set()
+            for cid, reason in bad:
+                cell = cells[cid]
+                skipped[cell] = skipped.get(cell, 0) + 1
+                tally[cell][2] += 1
+                remaining[cid] -= 1
+                if skipped[cell] <= 3:
+                    log(f"  skipped an unreadable input in {cell_key(cell)}: {reason}")
+                if remaining[cid] == 0:
+                    done_cells.add(cid)
+            if logits is not None:
+                nc_out = logits.shape[1]
+                if int(y.max()) >= nc_out:
+                    raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
+                correct = (logits.argmax(1) == y).numpy()
+                for cid in np.unique(c.numpy()):
+                    m = c.numpy() == cid
+                    cell = cells[int(cid)]
+                    tally[cell][0] += int(correct[m].sum())
+                    tally[cell][1] += int(m.sum())
+                    remaining[int(cid)] -= int(m.sum())
+                    if remaining[int(cid)] == 0:
+                        done_cells.add(int(cid))
+            n_done = len(bad) + (0 if logits is None else int(logits.shape[0]))
+            this = bad[0][0] if bad else int(c[0])  # a batch never spans two cells
+            bar.update(n_done, label=f"eval-c {cell_key(cells[this])}")
+            for cid in sorted(done_cells):
+                finish(cid)
     tally = {k: v for k, v in tally.items() if v[1] > 0}
     res = results(True)
     if out_p is not None:

@@ -16,11 +16,13 @@ from ..metrics import (
     top5_distance,
     zipf_distance,
 )
-from ..models import LoadedModel
+from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
+from ..models.adapt import ModelLike, evaluation_mode, resolve_model
 from ..perturbations import ALL_PERTURBATIONS
+from ..progress import progress as progress_bar
 from ..results import DatasetInfo, PResults, Results, library_versions, now
 from .common import EvalError, RunOptions, check_names
-from .layouts import Layout, OnTheFly, Selection, open_p_layout
+from .layouts import DataArg, Layout, OnTheFly, Selection, open_p_layout
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
 
@@ -30,28 +32,95 @@ Sums = dict[str, list[float]]  #: perturbation -> [FP * n, T5D * n, Zipf * n, n]
 
 
 def evaluate_p(
-    model: LoadedModel,
-    data: str | os.PathLike[str] | OnTheFly,
+    model: ModelLike,
+    data: DataArg,
     *,
     perturbations: Sequence[str] | None = None,
     difficulty: int = 1,
+    mean: Sequence[float] = IMAGENET_MEAN,
+    std: Sequence[float] = IMAGENET_STD,
+    input_size: int = 224,
+    device: str | None = None,
+    batch_size: int = 64,
     limit: int | None = None,
     seed: int = 0,
     profile: str | None = None,
     baseline: str | os.PathLike[str] | None = None,
+    name: str | None = None,
+    progress: bool = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
 ) -> Results:
-    """Evaluate ``model`` on ImageNet-P style sequences: FP, T5D and Zipf per perturbation.
+    """Evaluate ``model`` on ImageNet-P style sequences: flip probability (FP), top-5 distance
+    (T5D) and Zipf distance per perturbation; mFR / mT5D with a baseline (``eval-p`` calls this).
 
-    ``data`` is an ImageNet-P folder (``<p>[_<d>]/<wnid>/*.mp4``) or a CIFAR-10-P folder
-    (``<p>.npy`` / ``<p>_<d>.npy``), or :class:`~corruptbench.evaluation.layouts.OnTheFly` (a
-    clean source turned into sequences with :func:`corruptbench.perturb` in the workers, make-p's
-    seeding). Difficulty: the noise perturbations read their ``_<d>`` dataset; the others use it
-    as the frame stride (spec §4.2). ``run.batch_size`` counts frames: ``max(1, batch_size // T)``
-    sequences per model call. mFR / mT5D need ``baseline`` (an eval-p results file or CSV, see
-    :func:`corruptbench.metrics.load_p_baseline`). Resume works per perturbation like
-    :func:`~corruptbench.evaluation.evaluate_c`.
+    Args:
+        model: As in :func:`~corruptbench.evaluation.evaluate_c`: a ``torch.nn.Module``, a callable
+            from a normalised float batch to logits, a model source string or a
+            :class:`~corruptbench.models.LoadedModel` (eval mode, inference mode, device and
+            training flags restored afterwards).
+        data: An ImageNet-P folder (``<p>[_<d>]/<wnid>/*.mp4``) or a CIFAR-10-P folder
+            (``<p>.npy`` / ``<p>_<d>.npy``), or :class:`~corruptbench.evaluation.layouts.OnTheFly`
+            (clean images turned into sequences with :func:`corruptbench.perturb` in the workers,
+            make-p's seeding; no labels needed).
+        perturbations: Names or groups (``test``, ``validation``, ``all``); default all 14.
+        difficulty: 1, 2 or 3. The noise perturbations read their ``_<d>`` dataset; the others
+            use it as the frame stride (spec §4.2).
+        mean, std, input_size: Preprocessing of a module / callable (see ``evaluate_c``).
+        device: Where the model runs (default: the module's device, else ``"cpu"``).
+        batch_size: Frames per model call: ``max(1, batch_size // T)`` sequences.
+        limit: At most this many sequences per perturbation (a seeded subset).
+        seed: Base seed of on-the-fly sequences (as ``make-p --seed``) and of ``limit``.
+        profile: Parameter profile (default: ``imagenet``, ``cifar`` for CIFAR data).
+        baseline: An eval-p results file or CSV of the baseline model, for mFR / mT5D (see
+            :func:`corruptbench.metrics.load_p_baseline`).
+        name: The model's id in the results and reports (default: a module's class name, a
+            source's own id).
+        progress: Show a progress bar (a notebook's output, or stderr on a terminal).
+        run: Loader workers, threads, results file (resumed per perturbation), log lines (the
+            workers import the caller's script: guard it with ``if __name__ == "__main__":``).
+
+    Returns:
+        The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
+
+    Examples:
+        >>> import corruptbench
+        >>> res = corruptbench.evaluate_p(net, "ImageNet-P/", baseline="alexnet-p.json")  # doctest: +SKIP
+        >>> res.mfr, res.mt5d  # doctest: +SKIP
     """
+    loaded = resolve_model(
+        model, mean=mean, std=std, input_size=input_size, device=device, name=name
+    )
+    with evaluation_mode(loaded, device):
+        loaded.require_num_classes()
+        return _evaluate_p(
+            loaded,
+            data,
+            perturbations=perturbations,
+            difficulty=difficulty,
+            batch_size=batch_size,
+            limit=limit,
+            seed=seed,
+            profile=profile,
+            baseline=baseline,
+            progress=progress,
+            run=run,
+        )
+
+
+def _evaluate_p(
+    model: LoadedModel,
+    data: DataArg,
+    *,
+    perturbations: Sequence[str] | None,
+    difficulty: int,
+    batch_size: int,
+    limit: int | None,
+    seed: int,
+    profile: str | None,
+    baseline: str | os.PathLike[str] | None,
+    progress: bool,
+    run: RunOptions,
+) -> Results:
     t0 = time.perf_counter()
     log = run.log or (lambda _m: None)
     if difficulty not in (1, 2, 3):
@@ -78,7 +147,7 @@ def evaluate_p(
     run_info = {
         "limit": limit,
         "seed": seed,
-        "batch_size": run.batch_size,
+        "batch_size": batch_size,
         "cell_fingerprints": layout.fingerprints,
         "resumed_cells": len(sums),
         "finished": False,
@@ -106,41 +175,47 @@ def evaluate_p(
     log(
         f"eval-p: {model.id} on {layout.root} ({layout.name}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers"
     )
-    for cell in todo:
-        p = cell[0]
-        items = [LoadItem(reader, 0, 0, payload) for reader, _, payload in layout.items(cell)]
-        noise = is_noise_perturbation(p)
-        acc = [0.0, 0.0, 0.0, 0]
-        t_cell = time.perf_counter()
-        try:
-            from ..perturbations import frame_count
+    plan = [
+        (cell, [LoadItem(reader, 0, 0, payload) for reader, _, payload in layout.items(cell)])
+        for cell in todo
+    ]
+    total = sum(len(items) for _, items in plan)
+    with progress_bar(total, f"eval-p {model.id}", progress and total > 0) as bar:
+        for cell, items in plan:
+            p = cell[0]
+            noise = is_noise_perturbation(p)
+            acc = [0.0, 0.0, 0.0, 0]
+            t_cell = time.perf_counter()
+            try:
+                from ..perturbations import frame_count
 
-            frames_hint = frame_count(p, layout.profile)
-        except Exception:  # noqa: BLE001 - unknown profile: assume the longest sequences
-            frames_hint = 41
-        per_batch = max(1, run.batch_size // frames_hint)
-        for logits, _y, _c, bad in predict_batches(
-            model, items, batch_size=per_batch, workers=nw, threads=nthreads
-        ):
-            if bad:
-                skipped[p] = skipped.get(p, 0) + len(bad)
-            if logits is None:
+                frames_hint = frame_count(p, layout.profile)
+            except Exception:  # noqa: BLE001 - unknown profile: assume the longest sequences
+                frames_hint = 41
+            per_batch = max(1, batch_size // frames_hint)
+            for logits, _y, _c, bad in predict_batches(
+                model, items, batch_size=per_batch, workers=nw, threads=nthreads
+            ):
+                bar.update(len(bad) + (0 if logits is None else len(logits)), label=f"eval-p {p}")
+                if bad:
+                    skipped[p] = skipped.get(p, 0) + len(bad)
+                if logits is None:
+                    continue
+                arr = logits.numpy()
+                n = arr.shape[0]
+                acc[0] += flip_probability(arr.argmax(-1), noise=noise, difficulty=difficulty) * n
+                acc[1] += top5_distance(arr, noise=noise, difficulty=difficulty) * n
+                acc[2] += zipf_distance(arr, noise=noise, difficulty=difficulty) * n
+                acc[3] += n
+            if acc[3] == 0:
+                top_notes.append(f"{p}: no readable sequence")
                 continue
-            arr = logits.numpy()
-            n = arr.shape[0]
-            acc[0] += flip_probability(arr.argmax(-1), noise=noise, difficulty=difficulty) * n
-            acc[1] += top5_distance(arr, noise=noise, difficulty=difficulty) * n
-            acc[2] += zipf_distance(arr, noise=noise, difficulty=difficulty) * n
-            acc[3] += n
-        if acc[3] == 0:
-            top_notes.append(f"{p}: no readable sequence")
-            continue
-        sums[p] = acc
-        log(
-            f"  {p:<16} FP {acc[0] / acc[3]:.4f}  T5D {acc[1] / acc[3]:.3f}  ({acc[3]} sequences, {time.perf_counter() - t_cell:.1f} s)"
-        )
-        if out_p is not None:
-            results(False).to_json(out_p)
+            sums[p] = acc
+            log(
+                f"  {p:<16} FP {acc[0] / acc[3]:.4f}  T5D {acc[1] / acc[3]:.3f}  ({acc[3]} sequences, {time.perf_counter() - t_cell:.1f} s)"
+            )
+            if out_p is not None:
+                results(False).to_json(out_p)
     if not sums:
         raise EvalError("no sequence could be evaluated")
     res = results(True)

@@ -8,12 +8,15 @@ worker processes (one OpenCV/torch thread each); the model runs in the main proc
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..errors import Arg
 from ..models import LoadedModel, Preprocessing
+from .common import EvalError
 from .readers import Reader
 
 __all__ = [
@@ -174,6 +177,29 @@ def device_prepare(x: Any, prep: Preprocessing) -> Any:
     return y.round_().clamp_(0, 255).to(torch.uint8)
 
 
+def _explained(loader: Iterable[Any]) -> Iterator[Any]:
+    """The loader's batches; a worker that died while the caller is a script gets the usual cause
+    named (the workers import the script again, so unguarded code runs again in each)."""
+    it = iter(loader)
+    while True:
+        try:
+            batch = next(it)
+        except StopIteration:
+            return
+        except RuntimeError as exc:
+            main = getattr(sys.modules.get("__main__"), "__file__", None)
+            if "exited unexpectedly" not in str(exc) or not main or "corruptbench" in str(main):
+                raise
+            raise EvalError(
+                f"a data-loader worker exited. The workers are new processes that import {main} "
+                'again: in a script, call the evaluation under `if __name__ == "__main__":`, or '
+                "load in this process with ",
+                Arg("workers", python="run=RunOptions(workers=0)"),
+                f" ({exc})",
+            ) from exc
+        yield batch
+
+
 def predict_batches(
     model: LoadedModel,
     items: Sequence[LoadItem],
@@ -209,7 +235,7 @@ def predict_batches(
     )
     dev = torch.device(model.device)
     with _Threads(threads), torch.inference_mode():
-        for x, y, c, bad in loader:
+        for x, y, c, bad in _explained(loader):
             if x is None:
                 yield None, None, None, bad
                 continue

@@ -38,6 +38,10 @@ is called without arguments and returns either a model or ``(model, preprocessin
 or array). ``preprocessing`` is a :class:`Preprocessing`, a dict of its fields (``input_size``,
 ``mean``, ``std``, ``interpolation``) or ``None`` (224 px, ImageNet mean/std).
 
+Model objects (``corruptbench.evaluate_c(net, ...)``): :func:`wrap_model` turns a ``torch.nn.Module``
+or any callable into a :class:`LoadedModel` with a :class:`Preprocessing`; :func:`evaluation_mode`
+puts it in ``eval()`` mode on the chosen device for a run and restores it afterwards.
+
 Safety: weights are read with ``torch.load(..., weights_only=True)`` everywhere, so loading never
 unpickles arbitrary objects; ``python:`` sources run the code you point them at, by design.
 """
@@ -45,6 +49,7 @@ unpickles arbitrary objects; ``python:`` sources run the code you point them at,
 from __future__ import annotations
 
 from . import builtin  # noqa: F401 - registers the built-in sources
+from .adapt import ModelLike, evaluation_mode, resolve_model, wrap_model
 from .cifar_resnet import CifarResNet
 from .errors import ModelSourceError
 from .loaded import LoadedModel
@@ -64,4 +69,8 @@ __all__ = [
     "load_model",
     "CifarResNet",
     "clahe",
+    "ModelLike",
+    "wrap_model",
+    "resolve_model",
+    "evaluation_mode",
 ]

@@ -83,6 +83,25 @@ class LoadedModel:
         self.num_classes = int(out.shape[1])
         return self.num_classes
 
+    def require_num_classes(self) -> int:
+        """:attr:`num_classes`, learned with :meth:`probe` when unknown.
+
+        Raises:
+            ModelSourceError: the model fails on the test input or does not return logits (the
+                message names the model, the input size and the error).
+        """
+        if self.num_classes is not None:
+            return self.num_classes
+        try:
+            return self.probe()
+        except ModelSourceError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - report any failure of the user's model clearly
+            raise ModelSourceError(
+                f"model {self.id} failed on a {self.preprocessing.input_size} px test input: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
     def info(self) -> dict[str, Any]:
         """The ``model`` entry of a results file (RESULTS_SCHEMA: id, source, preprocessing, ...)."""
         return {

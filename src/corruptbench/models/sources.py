@@ -145,14 +145,6 @@ def load_model(
     if hasattr(model.module, "eval"):
         model.module.eval()
     model.to(device)
-    if probe and model.num_classes is None:
-        try:
-            model.probe()
-        except ModelSourceError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - report any failure of the user's model clearly
-            raise ModelSourceError(
-                f"model {model.id} failed on a {model.preprocessing.input_size} px test input: "
-                f"{type(exc).__name__}: {exc}"
-            ) from exc
+    if probe:
+        model.require_num_classes()
     return model

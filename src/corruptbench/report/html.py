@@ -26,7 +26,7 @@ from .format import (
 )
 from .plots import ce_bars, flip_bars, headline_scatter, png_data_uri, severity_curves
 
-__all__ = ["render_html", "sort_by_mce"]
+__all__ = ["render_html", "render_fragment", "sort_by_mce"]
 
 
 def e(value: Any) -> str:
@@ -76,6 +76,34 @@ dl.kv { display: grid; grid-template-columns: 170px 1fr; gap: 2px 14px; margin: 
 dl.kv dt { color: var(--muted); }
 dl.kv dd { margin: 0; overflow-wrap: anywhere; }
 """
+
+
+#: what a notebook fragment keeps of the page's style: the colours, cards, badges and figures
+_FRAGMENT_SELECTORS = (
+    ":root",
+    ".cards",
+    ".card",
+    ".badge",
+    ".muted",
+    ".small",
+    "figure",
+    "figcaption",
+)
+
+
+def _scoped_css(scope: str) -> str:
+    """The page's rules for :data:`_FRAGMENT_SELECTORS`, each selector prefixed with ``scope`` (so
+    a fragment inside a notebook styles only itself); ``:root`` becomes ``scope``."""
+    rules = [f"{scope} {{ color: var(--fg); background: var(--bg); padding: 6px 0; }}"]
+    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", _CSS):
+        kept = [
+            scope if sel == ":root" else f"{scope} {sel}"
+            for sel in (x.strip() for x in selectors.split(","))
+            if sel.split()[0] in _FRAGMENT_SELECTORS
+        ]
+        if kept:
+            rules.append(", ".join(kept) + " {" + body + "}")
+    return "\n".join(rules)
 
 
 def _code_spans(escaped: str) -> str:
@@ -477,3 +505,53 @@ def render_html(
     )
     parts.append("</main></body></html>")
     return "\n".join(p for p in parts if p)
+
+
+def render_fragment(results: Sequence[Results]) -> str:
+    """The report's summary cards and main figure as an HTML fragment, for a notebook cell.
+
+    What ``Results._repr_html_`` shows: the page's summary card of each result, then the
+    CE-per-corruption figure (or, when no corruption has all five severities and so no CE, the
+    error-against-severity figure), and the flip-probability figure of ImageNet-P results.
+    Figures are inline PNG data URIs; no script, no network.
+
+    Args:
+        results: Validated results.
+
+    Returns:
+        A ``<div>`` with its own scoped ``<style>``.
+    """
+    ordered = sort_by_mce(list(results))
+    c_rows = [r for r in ordered if r.c is not None]
+    parts = [
+        f'<div class="corruptbench-results"><style>{_scoped_css(".corruptbench-results")}</style>',
+        '<div class="cards">' + "".join(_card(r) for r in ordered) + "</div>",
+    ]
+    ce = ce_bars(ordered)
+    if ce is not None:
+        parts.append(
+            _img(
+                ce,
+                "CE per corruption",
+                "Corruption error (CE) per corruption; the dashed line is the baseline (100%).",
+            )
+        )
+    elif c_rows:
+        parts.append(
+            '<p class="muted small">No CE: it needs all five severities of a corruption.</p>'
+            + _img(
+                severity_curves(ordered),
+                "Error vs severity",
+                "Top-1 error against severity (severity 0 = clean error).",
+            )
+        )
+    if any(r.p is not None for r in ordered):
+        parts.append(
+            _img(
+                flip_bars(ordered),
+                "Flip probability",
+                "ImageNet-P flip probability per perturbation (lower = more stable predictions).",
+            )
+        )
+    parts.append("</div>")
+    return "".join(parts)

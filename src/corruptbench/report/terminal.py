@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from typing import Any
 
@@ -12,7 +13,7 @@ from rich.table import Table
 from ..results import Results
 from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty
 
-__all__ = ["print_summary", "headline_rows"]
+__all__ = ["print_summary", "summary_text", "headline_rows"]
 
 
 def headline_rows(res: Results) -> list[tuple[str, str]]:
@@ -159,3 +160,25 @@ def print_summary(results: Mapping[str, Any] | Results, *, console: Console | No
     notes.extend(ds.notes)
     for note in notes:
         console.print(f"note: {note}", markup=False, highlight=False, style="dim")
+
+
+def summary_text(results: Results, *, width: int = 100) -> str:
+    """What :func:`print_summary` prints, as plain text (no colours, no terminal codes).
+
+    Args:
+        results: One result.
+        width: Line width of the tables.
+
+    Returns:
+        The text, ending with a newline.
+    """
+    console = Console(
+        file=io.StringIO(),
+        width=width,
+        color_system=None,
+        force_terminal=False,
+        force_jupyter=False,
+    )
+    print_summary(results, console=console)
+    out = console.file.getvalue()  # type: ignore[attr-defined]
+    return str(out).lstrip("\n")

@@ -155,12 +155,18 @@ class DatasetInfo:
         }
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Results:
     """One results file (see the module docstring).
 
     ``source`` (where it was read from) and ``label`` (display name, default the model id) are
-    not part of the file.
+    not part of the file. In a notebook a result shows its summary card and CE figure
+    (``_repr_html_``); :meth:`summary` gives the terminal summary as text.
+
+    Examples:
+        >>> res = Results.from_json("lite0-c.json")  # doctest: +SKIP
+        >>> res.mce, res.relative_mce, res.clean_error  # doctest: +SKIP
+        >>> print(res.summary())  # doctest: +SKIP
     """
 
     kind: str
@@ -221,6 +227,33 @@ class Results:
     def notes(self) -> list[str]:
         """The dataset's notes, then the ImageNet-P notes."""
         return list(self.dataset.notes) + (list(self.p.notes) if self.p is not None else [])
+
+    # ---- showing (the report renders; imported on call, as the report depends on results) ---
+    def summary(self) -> str:
+        """The terminal summary as plain text: headline numbers, the per-corruption (or
+        per-perturbation) table and the notes, as ``eval-c`` prints them, without colours."""
+        from ..report.terminal import summary_text
+
+        return summary_text(self)
+
+    def _repr_html_(self) -> str:
+        """A notebook cell's view: the report's summary card and CE-per-corruption figure."""
+        from ..report.html import render_fragment
+
+        return render_fragment([self])
+
+    def __repr__(self) -> str:
+        figures = {
+            "clean_error": self.clean_error,
+            "mce": self.mce,
+            "relative_mce": self.relative_mce,
+            "mfr": self.mfr,
+            "mt5d": self.mt5d,
+        }
+        shown = ", ".join(f"{k}={v:.4f}" for k, v in figures.items() if v is not None)
+        return f"Results(kind={self.kind!r}, model={self.model_id!r}" + (
+            f", {shown})" if shown else ")"
+        )
 
     # ---- writing ---------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

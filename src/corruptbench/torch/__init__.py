@@ -3,7 +3,11 @@
 * :func:`corrupt_batch` — functional API (uint8 or float batches; per-sample randomness from a
   ``torch.Generator``);
 * :class:`Corrupt` — the same as an ``nn.Module`` / torchvision-style transform;
-* :class:`RandomCorruption` — samples a corruption and a severity per call (augmentation).
+* :class:`RandomCorruption` — samples a corruption and a severity per call (augmentation);
+* :class:`ImageNetC`, :class:`CIFAR10C`, :class:`CIFAR100C`, :class:`ImageNetP` — datasets of the
+  released layouts with the right class indices (:mod:`.datasets`);
+* :class:`CorruptedDataset` — any dataset of images corrupted item by item exactly as make-c does
+  (:mod:`.corrupted`).
 
 PyTorch is optional for corruptbench: this subpackage needs it (``pip install corruptbench[torch]``),
 ``import corruptbench`` does not. Fidelity and the few steps that run on the CPU on purpose (JPEG,
@@ -27,6 +31,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without torch
     ) from exc
 
 from .context import BatchImpl
+from .corrupted import CorruptedDataset
+from .datasets import CIFAR10C, CIFAR100C, ImageNetC, ImageNetP
 from .functional import (
     BACKENDS,
     CPU_LIBRARY_DISPATCH,
@@ -47,4 +53,9 @@ __all__ = [
     "Corrupt",
     "RandomCorruption",
     "BatchImpl",
+    "ImageNetC",
+    "CIFAR10C",
+    "CIFAR100C",
+    "ImageNetP",
+    "CorruptedDataset",
 ]

@@ -42,6 +42,7 @@ __all__ = [
     "P_FOLDERS",
     "open_c_layout",
     "open_p_layout",
+    "DataArg",
 ]
 
 #: folder layouts of eval-c, in detection order
@@ -49,6 +50,7 @@ C_FOLDERS = (CifarCFolder, ImageNetCFolder)
 #: folder layouts of eval-p, in detection order
 P_FOLDERS = (CifarPFolder, ImageNetPFolder)
 
+#: eval-c / eval-p's ``data``: a folder, or :class:`OnTheFly` clean images
 DataArg = str | os.PathLike[str] | OnTheFly
 
 
@@ -64,7 +66,7 @@ def open_c_layout(
 ) -> Layout:
     """The planned ImageNet-C style layout of ``data`` (a folder, or :class:`OnTheFly`)."""
     if isinstance(data, OnTheFly):
-        return OnTheFlyC.open(Path(data.src), sel, num_classes, profile)
+        return OnTheFlyC.open(data.open(), sel, num_classes, profile)
     root = _folder(data)
     cls = next(c for c in C_FOLDERS if c.detect(root))
     return cls.open(root, sel, num_classes, profile)
@@ -75,7 +77,7 @@ def open_p_layout(
 ) -> Layout:
     """The planned ImageNet-P style layout of ``data``; ``notes`` start the layout's notes."""
     if isinstance(data, OnTheFly):
-        return OnTheFlyP.open(Path(data.src), sel, profile, list(notes or []))
+        return OnTheFlyP.open(data.open(), sel, profile, list(notes or []))
     root = _folder(data)
     cls = next(c for c in P_FOLDERS if c.detect(root))
     lay = cls.open(root, sel, profile)

@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...pipeline import Source, SourceError, SourceItem, hash_lines, open_source
+import numpy as np
+
+from ...errors import Arg
+from ...pipeline import Source, SourceError, SourceItem, arrays_source, hash_lines, open_source
 from ..common import Cell, EvalError, cell_key, label_mapper, select_subset
 from ..readers import Reader
 
@@ -39,12 +42,94 @@ class Selection:
     seed: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OnTheFly:
-    """``data=OnTheFly(src)``: corrupt (or perturb) the clean images of ``src`` (an image folder or
-    a CIFAR python batch) inside the data-loader workers, exactly as make-c / make-p do."""
+    """``data=OnTheFly(src)``: corrupt (or perturb) clean images inside the data-loader workers,
+    exactly as make-c / make-p do (the same per-item seeds, so the same pixels before JPEG / MP4).
 
-    src: str | os.PathLike[str]
+    Attributes:
+        src: An image folder (``<class>/<file>``: wnid folders get their ImageNet-1k index) or a
+            CIFAR python batch file (``test_batch``); or images in memory: a uint8 array
+            ``(N, H, W, 3)`` or a sequence of uint8 ``(H, W, 3)`` arrays (any sizes); or a
+            :class:`~corruptbench.pipeline.Source`.
+        labels: Class indices of in-memory images (eval-c needs them; eval-p does not).
+            In-memory images of one size pick the profile of that size unless ``profile=`` is
+            given (32: ``cifar``, 64: ``tiny``, 299: ``inception``, else ``imagenet``).
+        names: Relative names of in-memory images, which seed their corruption as make-c's
+            relative paths do (default ``00000.png``, ``00001.png``, ...: the names of a flat
+            folder of the same images written in that order).
+
+    Examples:
+        >>> OnTheFly("/data/imagenet/val")  # doctest: +SKIP
+        >>> OnTheFly(x_test, labels=y_test)  # x_test: uint8 (N, 32, 32, 3)  # doctest: +SKIP
+    """
+
+    src: str | os.PathLike[str] | Source | np.ndarray | Sequence[np.ndarray]
+    labels: Sequence[int] | np.ndarray | None = None
+    names: Sequence[str] | None = None
+
+    def open(self) -> Source:
+        """The clean source (:class:`EvalError` naming the problem when it cannot be used)."""
+        src = self.src
+        if isinstance(src, Source):
+            if self.labels is not None or self.names is not None:
+                raise EvalError(Arg("labels"), " and names go with in-memory images, not a Source")
+            return src
+        if isinstance(src, (str, os.PathLike)):
+            if self.labels is not None or self.names is not None:
+                raise EvalError(
+                    Arg("labels"), " and names go with in-memory images; a folder has its own"
+                )
+            return open_unlabelled_source(Path(src))
+        images = _check_images(src)
+        labels = None
+        if self.labels is not None:
+            arr = np.asarray(self.labels)
+            if arr.dtype.kind not in "iu":
+                raise EvalError(Arg("labels"), f" must be integer class indices, got {arr.dtype}")
+            labels = [int(v) for v in arr.reshape(-1)]
+            if len(labels) != len(images):
+                raise EvalError(Arg("labels"), f": {len(labels)} labels for {len(images)} images")
+            if min(labels, default=0) < 0:
+                raise EvalError(Arg("labels"), f" must be class indices >= 0, got {min(labels)}")
+        try:
+            return arrays_source(images, names=self.names, labels=labels)
+        except ValueError as exc:
+            raise EvalError(Arg("names"), f": {exc}") from None
+
+
+def _check_images(src: Any) -> list[np.ndarray]:
+    """In-memory images as a list of uint8 ``(H, W, 3)`` / ``(H, W)`` arrays, or :class:`EvalError`."""
+    if isinstance(src, np.ndarray):
+        if src.ndim != 4 or src.shape[-1] != 3:
+            raise EvalError(
+                Arg("src", python="OnTheFly(src)"),
+                f" must be a uint8 batch (N, H, W, 3) or a sequence of images, got shape {src.shape}"
+                + (" (one image: pass [image])" if src.ndim == 3 else ""),
+            )
+        images = list(src)
+    elif isinstance(src, Sequence):
+        images = [np.asarray(im) for im in src]
+    else:
+        raise EvalError(
+            Arg("src", python="OnTheFly(src)"),
+            " must be a folder, a CIFAR batch file, uint8 images or a corruptbench.pipeline.Source; "
+            f"got {type(src).__name__}",
+        )
+    if not images:
+        raise EvalError(Arg("src", python="OnTheFly(src)"), " holds no images")
+    for i, im in enumerate(images):
+        if im.dtype != np.uint8 or not (im.ndim == 2 or (im.ndim == 3 and im.shape[-1] == 3)):
+            raise EvalError(
+                Arg("src", python="OnTheFly(src)"),
+                f": image {i} must be uint8 (H, W, 3) or (H, W), got {im.dtype} {im.shape}"
+                + (
+                    "; convert floats in [0, 1] with np.clip(np.round(x * 255), 0, 255).astype(np.uint8)"
+                    if np.issubdtype(im.dtype, np.floating)
+                    else ""
+                ),
+            )
+    return images
 
 
 @dataclass
@@ -92,35 +177,46 @@ class Layout(ABC):
 
 
 def open_labelled_source(
-    src: Path,
+    source: Source,
     num_classes: int | None,
     notes: list[str],
     limit: int | None,
     seed: int,
     restrict: Callable[[Source], list[SourceItem] | None] | None = None,
-) -> tuple[Source, list[SourceItem], list[int]]:
-    """A clean source (folder / CIFAR batch), the selected items and their labels.
+) -> tuple[list[SourceItem], list[int]]:
+    """The selected items of a clean source (folder / CIFAR batch / arrays) and their labels.
 
     ``restrict(source)`` may return the items to use (e.g. the clean images matching the corrupted
     ones); otherwise the seeded ``limit`` subset is taken. Label notes go to ``notes``.
     """
-    source = open_unlabelled_source(src)
     items = restrict(source) if restrict is not None else None
     if items is None:
         items = select_items(source, limit, seed)
     if source.label_kind == "none":
         raise EvalError(
-            f"{src}: images have no labels (use class sub-folders named by wnid or class)"
+            f"{source.root}: images have no labels ("
+            + (
+                "pass OnTheFly(images, labels=...)"
+                if source.kind == "arrays"
+                else "use class sub-folders named by wnid or class"
+            )
+            + ")"
         )
     if source.label_kind == "batch":
         labels = [int(it.label) for it in items]  # type: ignore[arg-type]
-        notes.append("labels: from the CIFAR batch file")
+        notes.append(
+            "labels: from the CIFAR batch file"
+            if source.kind == "cifar-batch"
+            else "labels: given with the images"
+        )
     else:
         mapper = label_mapper([str(it.label) for it in source.items], num_classes, notes)
         labels = [mapper(str(it.label)) for it in items]
     if num_classes is not None and labels and max(labels) >= num_classes:
-        raise EvalError(f"{src}: label {max(labels)} but the model outputs {num_classes} logits")
-    return source, items, labels
+        raise EvalError(
+            f"{source.root}: label {max(labels)} but the model outputs {num_classes} logits"
+        )
+    return items, labels
 
 
 def open_unlabelled_source(src: Path) -> Source:

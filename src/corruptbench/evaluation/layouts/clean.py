@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ...pipeline import CorruptStep, Source, SourceItem, hash_lines
 from ..readers import PreparedReader
-from .base import Item, Layout, open_labelled_source
+from .base import Item, Layout, open_labelled_source, open_unlabelled_source
 
 __all__ = ["CleanImages"]
 
@@ -50,9 +50,8 @@ class CleanImages:
                 )
             return chosen
 
-        source, items, labels = open_labelled_source(
-            Path(path), num_classes, [], limit, seed, restrict
-        )
+        source = open_unlabelled_source(Path(path))
+        items, labels = open_labelled_source(source, num_classes, [], limit, seed, restrict)
         fp = hash_lines([source.fingerprint, layout.profile, *(it.rel for it in items)])
         layout.notes.append(
             f"clean error: {path} prepared like make-c's {layout.profile!r} profile"

@@ -12,22 +12,32 @@ step is skipped).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import ClassVar
 
-from ...pipeline import CorruptStep, PerturbStep, SourceItem, hash_lines
-from ..common import CLEAN, Cell
+from ...pipeline import CorruptStep, PerturbStep, Source, SourceItem, hash_lines
+from ..common import CLEAN, Cell, detect_profile
 from ..readers import PreparedReader, RawReader, Reader, StepReader
 from .base import (
     Item,
     Layout,
     Selection,
     open_labelled_source,
-    open_unlabelled_source,
     select_items,
 )
 
-__all__ = ["OnTheFlyC", "OnTheFlyP"]
+__all__ = ["OnTheFlyC", "OnTheFlyP", "default_profile"]
+
+
+def default_profile(source: Source) -> str:
+    """The profile of a clean source: ``cifar`` for a CIFAR batch; for images in memory the one of
+    their size when they share one (32 cifar, 64 tiny, 299 inception); else ``imagenet``."""
+    if source.kind == "cifar-batch":
+        return "cifar"
+    if source.kind == "arrays":
+        sizes = {it.array.shape[:2] for it in source.items if it.array is not None}
+        if len(sizes) == 1:
+            return detect_profile(next(iter(sizes)))
+    return "imagenet"
 
 
 @dataclass
@@ -43,12 +53,12 @@ class OnTheFlyC(Layout):
 
     @classmethod
     def open(
-        cls, src: Path, sel: Selection, num_classes: int | None, profile: str | None
+        cls, source: Source, sel: Selection, num_classes: int | None, profile: str | None
     ) -> OnTheFlyC:
         notes: list[str] = []
-        source, items, labels = open_labelled_source(src, num_classes, notes, sel.limit, sel.seed)
-        prof = profile or ("cifar" if source.kind == "cifar-batch" else "imagenet")
-        lay = cls(src, prof, notes=notes)
+        items, labels = open_labelled_source(source, num_classes, notes, sel.limit, sel.seed)
+        prof = profile or default_profile(source)
+        lay = cls(source.root, prof, notes=notes)
         lay.notes.append(
             f"corrupted on the fly: same pixels as `corruptbench make-c --seed {sel.seed} --profile {prof}` "
             "would write before JPEG encoding (make-c then saves JPEG q85; that step is skipped here)"
@@ -97,11 +107,12 @@ class OnTheFlyP(Layout):
     _step: PerturbStep = field(default_factory=lambda: PerturbStep("imagenet"))
 
     @classmethod
-    def open(cls, src: Path, sel: Selection, profile: str | None, notes: list[str]) -> OnTheFlyP:
-        source = open_unlabelled_source(src)
+    def open(
+        cls, source: Source, sel: Selection, profile: str | None, notes: list[str]
+    ) -> OnTheFlyP:
         items = select_items(source, sel.limit, sel.seed)
-        prof = profile or ("cifar" if source.kind == "cifar-batch" else "imagenet")
-        lay = cls(src, prof, notes=notes)
+        prof = profile or default_profile(source)
+        lay = cls(source.root, prof, notes=notes)
         (difficulty,) = sel.levels
         base = hash_lines([source.fingerprint, str(sel.seed), prof, *(it.rel for it in items)])
         for p in sel.names:
