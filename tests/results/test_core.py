@@ -108,3 +108,18 @@ def test_headline_properties() -> None:
     assert list(res.c.extra_ce) == ["speckle_noise", "gaussian_blur", "spatter", "saturate"]
     only_p = Results(kind="p", model={"id": "x"})
     assert only_p.mce is None and only_p.errors is None and only_p.label == "x"
+
+
+def test_results_files_follow_the_umask(tmp_path: Path) -> None:
+    """Written like every other output (corruptbench.fileio), not 0600 like mkstemp's files."""
+    import os
+    import stat
+
+    res = Results.from_dict(make_results("m", 0.9, 0.3), "m.json")
+    old = os.umask(0o022)
+    try:
+        res.to_json(tmp_path / "sub" / "m.json")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "sub" / "m.json").stat().st_mode) == 0o644
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["m.json"]

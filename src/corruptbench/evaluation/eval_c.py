@@ -15,7 +15,9 @@ from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..errors import Arg
 from ..metrics import summarize_c
 from ..models import LoadedModel
+from ..progress import progress as make_progress
 from ..results import CResults, DatasetInfo, Results, library_versions, now
+from ..validation import check_severity
 from .common import CLEAN, SEVERITIES, Cell, EvalError, RunOptions, cell_key, check_names
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import CleanImages, Layout, OnTheFly, OnTheFlyC, Selection, open_c_layout
@@ -66,8 +68,11 @@ def evaluate_c(
     t0 = time.perf_counter()
     log = run.log or (lambda _m: None)
     names = check_names(corruptions, ALL_CORRUPTIONS, "corruption")
-    sevs = sorted({int(s) for s in severities})
-    if not sevs or any(s not in SEVERITIES for s in sevs):
+    try:
+        sevs = sorted({check_severity(s) for s in severities})
+    except (TypeError, ValueError):
+        sevs = []
+    if not sevs:
         raise EvalError(f"severities must be in 1..5, got {list(severities)}")
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
@@ -193,7 +198,8 @@ def evaluate_c(
         if items
         else []
     )
-    for logits, y, c, bad in batches:
+
+    def count(logits: Any, y: Any, c: Any, bad: list[tuple[int, str]]) -> None:
         done_cells: set[int] = set()
         for cid, reason in bad:
             cell = cells[cid]
@@ -219,6 +225,12 @@ def evaluate_c(
                     done_cells.add(int(cid))
         for cid in sorted(done_cells):
             finish(cid)
+
+    mode = run.progress if items else "off"
+    with make_progress(len(items), f"eval-c {model.id}", unit="images", mode=mode) as bar:
+        for logits, y, c, bad in batches:
+            count(logits, y, c, bad)
+            bar.advance(len(bad) + (0 if logits is None else len(c)))
     tally = {k: v for k, v in tally.items() if v[1] > 0}
     res = results(True)
     if out_p is not None:

@@ -18,6 +18,7 @@ from ..metrics import (
 )
 from ..models import LoadedModel
 from ..perturbations import ALL_PERTURBATIONS
+from ..progress import progress as make_progress
 from ..results import DatasetInfo, PResults, Results, library_versions, now
 from .common import EvalError, RunOptions, check_names
 from .layouts import Layout, OnTheFly, Selection, open_p_layout
@@ -106,41 +107,48 @@ def evaluate_p(
     log(
         f"eval-p: {model.id} on {layout.root} ({layout.name}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers"
     )
-    for cell in todo:
-        p = cell[0]
-        items = [LoadItem(reader, 0, 0, payload) for reader, _, payload in layout.items(cell)]
-        noise = is_noise_perturbation(p)
-        acc = [0.0, 0.0, 0.0, 0]
-        t_cell = time.perf_counter()
-        try:
-            from ..perturbations import frame_count
+    work = [
+        (cell, [LoadItem(reader, 0, 0, payload) for reader, _, payload in layout.items(cell)])
+        for cell in todo
+    ]
+    total = sum(len(items) for _, items in work)
+    mode = run.progress if total else "off"
+    with make_progress(total, f"eval-p {model.id}", unit="sequences", mode=mode) as bar:
+        for cell, items in work:
+            p = cell[0]
+            noise = is_noise_perturbation(p)
+            acc = [0.0, 0.0, 0.0, 0]
+            t_cell = time.perf_counter()
+            try:
+                from ..perturbations import frame_count
 
-            frames_hint = frame_count(p, layout.profile)
-        except Exception:  # noqa: BLE001 - unknown profile: assume the longest sequences
-            frames_hint = 41
-        per_batch = max(1, run.batch_size // frames_hint)
-        for logits, _y, _c, bad in predict_batches(
-            model, items, batch_size=per_batch, workers=nw, threads=nthreads
-        ):
-            if bad:
-                skipped[p] = skipped.get(p, 0) + len(bad)
-            if logits is None:
+                frames_hint = frame_count(p, layout.profile)
+            except Exception:  # noqa: BLE001 - unknown profile: assume the longest sequences
+                frames_hint = 41
+            per_batch = max(1, run.batch_size // frames_hint)
+            for logits, _y, _c, bad in predict_batches(
+                model, items, batch_size=per_batch, workers=nw, threads=nthreads
+            ):
+                bar.advance(len(bad) + (0 if logits is None else int(logits.shape[0])))
+                if bad:
+                    skipped[p] = skipped.get(p, 0) + len(bad)
+                if logits is None:
+                    continue
+                arr = logits.numpy()
+                n = arr.shape[0]
+                acc[0] += flip_probability(arr.argmax(-1), noise=noise, difficulty=difficulty) * n
+                acc[1] += top5_distance(arr, noise=noise, difficulty=difficulty) * n
+                acc[2] += zipf_distance(arr, noise=noise, difficulty=difficulty) * n
+                acc[3] += n
+            if acc[3] == 0:
+                top_notes.append(f"{p}: no readable sequence")
                 continue
-            arr = logits.numpy()
-            n = arr.shape[0]
-            acc[0] += flip_probability(arr.argmax(-1), noise=noise, difficulty=difficulty) * n
-            acc[1] += top5_distance(arr, noise=noise, difficulty=difficulty) * n
-            acc[2] += zipf_distance(arr, noise=noise, difficulty=difficulty) * n
-            acc[3] += n
-        if acc[3] == 0:
-            top_notes.append(f"{p}: no readable sequence")
-            continue
-        sums[p] = acc
-        log(
-            f"  {p:<16} FP {acc[0] / acc[3]:.4f}  T5D {acc[1] / acc[3]:.3f}  ({acc[3]} sequences, {time.perf_counter() - t_cell:.1f} s)"
-        )
-        if out_p is not None:
-            results(False).to_json(out_p)
+            sums[p] = acc
+            log(
+                f"  {p:<16} FP {acc[0] / acc[3]:.4f}  T5D {acc[1] / acc[3]:.3f}  ({acc[3]} sequences, {time.perf_counter() - t_cell:.1f} s)"
+            )
+            if out_p is not None:
+                results(False).to_json(out_p)
     if not sums:
         raise EvalError("no sequence could be evaluated")
     res = results(True)
