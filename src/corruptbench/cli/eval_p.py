@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from .options import add_model_args, data_arg, finish_eval, load_model_from_args, run_options
+from .options import (
+    add_list_argument,
+    add_model_args,
+    data_arg,
+    eval_interrupted,
+    finish_eval,
+    load_model_from_args,
+    run_options,
+    split_list,
+)
 
 __all__ = ["register", "run"]
 
@@ -33,14 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="eval-p results JSON or CSV (perturbation,fp,t5d) of the baseline",
     )
-    p.add_argument(
+    add_list_argument(
+        p,
         "--perturbations",
-        nargs="+",
         default=None,
         metavar="NAME",
-        help="subset (names or test/validation/all); default all 14",
+        help="perturbation names and groups (test, validation, all); default all 14",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, on_interrupt=eval_interrupted)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     res = evaluate_p(
         model,
         data_arg(args),
-        perturbations=args.perturbations,
+        perturbations=None if args.perturbations is None else split_list(args.perturbations),
         difficulty=args.difficulty,
         limit=args.limit,
         seed=args.seed,
