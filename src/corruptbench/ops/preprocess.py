@@ -75,10 +75,14 @@ def inception_crop(
 
 
 def upsampling(width: int, height: int, profile: str) -> str:
-    """How :func:`profile_preprocess` enlarges a ``width x height`` image, or ``""`` when it does not.
+    """A warning when :func:`profile_preprocess` must blow a ``width x height`` image up beyond
+    its own resolution, else ``""``.
 
-    imagenet: the short side is below ``Resize``'s 256; inception: the central 87.5 % is smaller
-    than 299 on a side; tiny: a side is below 64; cifar never resizes.
+    That is when the part of the image that ends up in the output has fewer pixels across than
+    the output (``size``): imagenet: the short side is below 224 (``Resize(256)`` enlarges any
+    short side below 256; the slight enlargement of 224..255 px images is how the benchmark was
+    made and is not flagged); inception: the central 87.5 % is below 299 on a side; tiny: a side
+    is below 64; cifar never resizes.
     """
     prof = PROFILES.get(profile)
     if prof is None:
@@ -86,7 +90,7 @@ def upsampling(width: int, height: int, profile: str) -> str:
     s = prof.size
     if profile == "imagenet":
         assert prof.resize_short is not None
-        small = min(width, height) < prof.resize_short
+        small = min(width, height) < s
         how = f"Resize({prof.resize_short}) + CenterCrop({s})"
     elif profile == "inception":
         small = min(int(0.875 * width), int(0.875 * height)) < s
@@ -98,7 +102,7 @@ def upsampling(width: int, height: int, profile: str) -> str:
         return ""
     if not small:
         return ""
-    return f"upsampled: {width}x{height} is smaller than the {profile} profile's {how}"
+    return f"upsampled: {width}x{height} is smaller than the {profile} profile's {s} px ({how})"
 
 
 def profile_preprocess(img: Image.Image | np.ndarray, profile: str) -> np.ndarray:
