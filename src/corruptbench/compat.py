@@ -82,7 +82,7 @@ from .api import corrupt as _corrupt
 from .api import get_corruption_names as _names
 from .corruptions import ALL_CORRUPTIONS
 from .profiles import PROFILES, Profile
-from .registry import CorruptionSpec, corruption_specs, get_corruption
+from .registry import CorruptionSpec, canonical_name, corruption_specs, get_corruption
 from .rng import NumpyDraws, RNGLike
 from .tables.imagecorruptions import FIRST_PARAMETER, return_kind
 from .validation import check_image, check_severity
@@ -114,7 +114,8 @@ def _table(profile: str | Profile, shape: tuple[int, ...]) -> str | Profile:
     """The ``imagenet`` profile as imagecorruptions sizes its fog: the plasma map is the next power
     of two of the image's largest side (``next_power_of_2(max(shape))``: 256 at 224 px as in
     imagenet-c, but 128 for a 96 px image, where the library's own rule keeps at least 256)."""
-    if profile != "imagenet" and profile is not PROFILES["imagenet"]:
+    named = isinstance(profile, str) and canonical_name(profile) == "imagenet"
+    if not named and profile is not PROFILES["imagenet"]:
         return profile
     side = max(int(v) for v in shape)
     return replace(PROFILES["imagenet"], fog_mapsize=1 << (side - 1).bit_length())
