@@ -65,7 +65,12 @@ def reference_available() -> bool:
     return refenv_python() is not None and RUNNER.is_file()
 
 
-def _run(ops: list[dict], arrays: dict[str, np.ndarray], timeout: float) -> tuple[dict, dict]:
+def _run(
+    ops: list[dict],
+    arrays: dict[str, np.ndarray],
+    timeout: float,
+    env: dict[str, str] | None = None,
+) -> tuple[dict, dict]:
     python = refenv_python()
     if python is None:
         raise ReferenceRunnerError(REFERENCE_MISSING)
@@ -74,7 +79,13 @@ def _run(ops: list[dict], arrays: dict[str, np.ndarray], timeout: float) -> tupl
         resp = Path(tmp) / "response.npz"
         payload: dict[str, Any] = {"__request__": np.array(json.dumps({"ops": ops})), **arrays}
         np.savez(req, **payload)
-        env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+        env = dict(
+            os.environ,
+            OMP_NUM_THREADS="1",
+            OPENBLAS_NUM_THREADS="1",
+            MKL_NUM_THREADS="1",
+            **(env or {}),
+        )
         try:
             proc = subprocess.run(
                 [str(python), str(RUNNER), str(req), str(resp)],
@@ -141,6 +152,74 @@ def reference_corrupt(
     ]
     _, out = _run(ops, images.arrays, timeout)
     return [out[f"r{i}"] for i in range(len(ops))]
+
+
+#: ``NPY_DISABLE_CPU_FEATURES`` that keeps NumPy 1.26 off its AVX-512 ``exp`` (whose last bit
+#: differs from other builds' and moves a few Gaussian-blurred values by one level)
+NO_AVX512 = {
+    "NPY_DISABLE_CPU_FEATURES": "AVX512F AVX512CD AVX512_SKX AVX512_CLX AVX512_CNL AVX512_ICL"
+}
+
+
+def reference_functions(
+    cases: Sequence[tuple[np.ndarray, str, int, int | None]],
+    *,
+    module: str = "imagenet_c",
+    env: dict[str, str] | None = None,
+    timeout: float = 1800.0,
+) -> list[tuple[np.ndarray, str, str]]:
+    """The corruption functions themselves: ``(result, type name, dtype)`` per case.
+
+    Each ``(image, name, severity, seed)`` runs ``np.random.seed(seed)`` and then
+    ``module.corruption_dict[name](PIL image, severity)``, ``module`` being ``"imagenet_c"``
+    (0.0.3) or ``"imagecorruptions"`` (1.1.2). The result keeps its dtype (float64, float32; a PIL
+    image comes back as its uint8 array, with type ``"Image"`` / ``"JpegImageFile"``). ``env``:
+    extra environment of the reference process (e.g. :data:`NO_AVX512`).
+    """
+    images = _Images()
+    ops = [
+        {
+            "op": "function",
+            "module": module,
+            "image": images.key(image),
+            "name": str(name),
+            "severity": int(severity),
+            "seed": None if seed is None else int(seed),
+        }
+        for image, name, severity, seed in cases
+    ]
+    meta, out = _run(ops, images.arrays, timeout, env)
+    return [(out[f"r{i}"], res["type"], res["dtype"]) for i, res in enumerate(meta["results"])]
+
+
+def reference_ic_corrupt(
+    cases: Sequence[tuple[np.ndarray, str | int, int, int | None]],
+    *,
+    env: dict[str, str] | None = None,
+    timeout: float = 1800.0,
+) -> list[np.ndarray]:
+    """``imagecorruptions.corrupt`` (1.1.2) per ``(image, name or number, severity, seed)``,
+    after ``np.random.seed(seed)``."""
+    images = _Images()
+    ops = [
+        {
+            "op": "ic_corrupt",
+            "image": images.key(image),
+            "name": which if isinstance(which, str) else None,
+            "number": None if isinstance(which, str) else int(which),
+            "severity": int(severity),
+            "seed": None if seed is None else int(seed),
+        }
+        for image, which, severity, seed in cases
+    ]
+    _, out = _run(ops, images.arrays, timeout, env)
+    return [out[f"r{i}"] for i in range(len(ops))]
+
+
+def reference_ic_names(subsets: Sequence[str]) -> dict[str, list[str]]:
+    """``imagecorruptions.get_corruption_names(subset)`` for each subset."""
+    meta, _ = _run([{"op": "ic_names", "subset": s} for s in subsets], {}, 300.0)
+    return {s: res["names"] for s, res in zip(subsets, meta["results"])}
 
 
 def reference_motion_blur(

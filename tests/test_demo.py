@@ -54,6 +54,8 @@ def test_demo_reduced(tmp_path: Path) -> None:
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "not a benchmark score" in html and "corruptbench eval-c" in html
     assert "data:image/jpeg;base64," in html  # contact sheet
+    # the provenance shows the time the demo took (it was written before it was known: 0.0)
+    assert data["time_s"] > 0 and f"<dt>time (s)</dt><dd>{data['time_s']}</dd>" in html
 
 
 def test_demo_is_reproducible(tmp_path: Path) -> None:

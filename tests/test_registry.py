@@ -74,18 +74,20 @@ def test_the_19_corruptions_in_the_reference_order() -> None:
 
 def test_corruption_specs() -> None:
     for spec in registry.corruption_specs():
-        assert spec.family in FAMILIES
+        assert spec.family in FAMILIES if spec.benchmark else spec.family is None
         assert callable(spec.func) and spec.doc
         assert spec.doc == spec.func.__doc__.strip().splitlines()[0]
-    # families as in the paper's Figure 1 (brightness stays in "digital")
+        # what `corruptbench list` shows: no spec references, no reStructuredText backticks
+        assert "§" not in spec.summary and "``" not in spec.summary and spec.summary
+    # families as in the paper's Figure 1 and imagecorruptions; the 4 extra ones in none
     family = {s.name: s.family for s in registry.corruption_specs()}
     assert [n for n in REFERENCE_CORRUPTIONS if family[n] == "weather"] == [
         "snow",
         "frost",
         "fog",
-        "spatter",
+        "brightness",
     ]
-    assert family["brightness"] == "digital"
+    assert [n for n in REFERENCE_CORRUPTIONS if family[n] is None] == list(EXTRA_CORRUPTIONS)
     random = {s.name for s in registry.corruption_specs() if s.random}
     assert random == {
         "gaussian_noise",
@@ -125,7 +127,7 @@ def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> registry._Registered:
 
 
 def test_a_newly_registered_corruption_is_listed(scratch_registry: registry._Registered) -> None:
-    @registry.register_corruption("sepia", family="digital", order=19, extra=True, random=False)
+    @registry.register_corruption("sepia", family=None, order=19, extra=True, random=False)
     def sepia(image: np.ndarray, severity: int, *, profile, rng) -> np.ndarray:
         """Sepia tone."""
         return image
@@ -146,6 +148,10 @@ def test_registration_errors(scratch_registry: registry._Registered) -> None:
         registry.register_corruption("mist", family="weather", order=9)(f)
     with pytest.raises(KeyError, match="no corruption 'mist'"):
         registry.register_batch("mist", object())
+    with pytest.raises(ValueError, match="the extra ones none"):
+        registry.register_corruption("mist", family="weather", order=31, extra=True)
+    with pytest.raises(ValueError, match="benchmark corruptions have a family"):
+        registry.register_corruption("mist", family=None, order=31)
 
 
 def test_register_batch_replaces_the_spec(scratch_registry: registry._Registered) -> None:
@@ -186,3 +192,21 @@ def test_package_lists_come_from_the_registry() -> None:
     assert corruptbench.ALL_PERTURBATIONS == ALL_PERTURBATIONS
     assert corruptbench.PERTURBATIONS == TEST_PERTURBATIONS
     assert corruptbench.EXTRA_PERTURBATIONS == VALIDATION_PERTURBATIONS
+
+
+def test_suggest_by_prefix_word_and_edit_distance() -> None:
+    assert registry.suggest("jpeg", ALL_CORRUPTIONS) == "; did you mean 'jpeg_compression'?"
+    assert registry.suggest("elastic", ALL_CORRUPTIONS) == "; did you mean 'elastic_transform'?"
+    assert registry.suggest("compression", ALL_CORRUPTIONS) == (
+        "; did you mean 'jpeg_compression'?"
+    )
+    assert registry.suggest("gaussian", ALL_CORRUPTIONS) == (
+        "; did you mean 'gaussian_noise' or 'gaussian_blur'?"
+    )
+    assert registry.suggest("Zoom", ALL_PERTURBATIONS) == "; did you mean 'zoom_blur'?"
+    assert registry.suggest("fogg", ALL_CORRUPTIONS) == "; did you mean 'fog'?"
+    assert registry.suggest("xyz", ALL_CORRUPTIONS) == ""
+    with pytest.raises(
+        ValueError, match="unknown corruption 'jpeg'; did you mean 'jpeg_compression'"
+    ):
+        registry.get_corruption("jpeg")

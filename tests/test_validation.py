@@ -11,6 +11,11 @@ from corruptbench.validation import check_image, check_severity
 
 def test_check_severity() -> None:
     assert [check_severity(s) for s in (1, 5, np.int64(3))] == [1, 5, 3]
+    # NumPy integers (and 0-d integer arrays) are ints, a numpy bool is not
+    assert [check_severity(s) for s in (np.uint8(2), np.int32(4), np.array(3))] == [2, 4, 3]
+    assert type(check_severity(np.int64(3))) is int
+    with pytest.raises(TypeError, match="got the bool"):
+        check_severity(np.bool_(True))
     for bad in (0, 6, -1):
         with pytest.raises(ValueError, match="severity must be in 1..5"):
             check_severity(bad)
@@ -56,3 +61,28 @@ def test_errors_name_the_argument() -> None:
         check_image(np.zeros((4, 4, 2), np.uint8))
     with pytest.raises(ValueError, match="image is empty"):
         check_image(np.zeros((0, 4, 3), np.uint8))
+
+
+def test_numpy_integers_at_every_entry_point(synthetic_image: np.ndarray) -> None:
+    import corruptbench
+    from corruptbench.perturbations import perturb
+
+    x = synthetic_image[:64, :64]
+    np.testing.assert_array_equal(
+        corruptbench.corrupt(x, "fog", np.int64(2), rng=np.int64(4)),
+        corruptbench.corrupt(x, "fog", 2, rng=4),
+    )
+    np.testing.assert_array_equal(
+        perturb(x, "shot_noise", profile="tiny", difficulty=np.int64(2), rng=1),
+        perturb(x, "shot_noise", profile="tiny", difficulty=2, rng=1),
+    )
+
+
+def test_check_quality() -> None:
+    from corruptbench.errors import ArgumentError
+    from corruptbench.validation import check_quality
+
+    assert check_quality(85) == 85 and check_quality(np.int64(100)) == 100
+    for bad in (0, -3, 101, 500, 85.0, "85"):
+        with pytest.raises(ArgumentError, match=r"quality must be an int in 1\.\.100"):
+            check_quality(bad)

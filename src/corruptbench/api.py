@@ -19,13 +19,15 @@ __all__ = [
     "EXTRA_CORRUPTIONS",
     "ALL_CORRUPTIONS",
     "SUBSETS",
+    "SUBSET_ALIASES",
 ]
 
 #: The 15 benchmark corruptions (imagecorruptions' name for them).
 CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS
 
-_SUBSET_ALIASES = {"common": "benchmark", "validation": "extra"}
-#: the subsets :func:`get_corruption_names` accepts (besides the aliases)
+#: imagecorruptions' names of two subsets, accepted by :func:`get_corruption_names` too
+SUBSET_ALIASES: dict[str, str] = {"common": "benchmark", "validation": "extra"}
+#: the subsets :func:`get_corruption_names` accepts (besides :data:`SUBSET_ALIASES`)
 SUBSETS: tuple[str, ...] = ("benchmark", "extra", "all", *FAMILIES)
 
 
@@ -33,10 +35,11 @@ def get_corruption_names(subset: str = "benchmark") -> list[str]:
     """Corruption names of ``subset`` in the reference order.
 
     Subsets: ``benchmark`` (the 15; alias ``common``), ``extra`` (the 4 validation ones; alias
-    ``validation``), ``all`` (19), or a family: ``noise``, ``blur``, ``weather``, ``digital``
-    (families include their extra members, e.g. ``noise`` has speckle_noise).
+    ``validation``), ``all`` (19), or a family of the paper's Figure 1: ``noise`` (gaussian, shot,
+    impulse), ``blur`` (defocus, glass, motion, zoom), ``weather`` (snow, frost, fog, brightness),
+    ``digital`` (contrast, elastic, pixelate, jpeg). The 4 extra corruptions are in no family.
     """
-    key = _SUBSET_ALIASES.get(subset, subset)
+    key = SUBSET_ALIASES.get(subset, subset)
     if key == "benchmark":
         return list(CORRUPTIONS)
     if key == "extra":
@@ -45,7 +48,7 @@ def get_corruption_names(subset: str = "benchmark") -> list[str]:
         return list(ALL_CORRUPTIONS)
     if key in FAMILIES:
         return [s.name for s in corruption_specs() if s.family == key]
-    choices = list(SUBSETS) + list(_SUBSET_ALIASES)
+    choices = list(SUBSETS) + list(SUBSET_ALIASES)
     raise ValueError(
         f"unknown subset {subset!r}{suggest(subset, choices)} (choices: {', '.join(choices)})"
     )

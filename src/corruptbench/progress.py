@@ -1,19 +1,29 @@
-"""Progress display for long loops, behind one small interface.
+"""Progress of the long jobs (make-c, make-p, eval-c, eval-p, the Python API): one small API,
+four displays.
 
-:func:`progress` returns a context manager whose value has ``update(n, label=None)``. What it shows
-depends on where the code runs:
+* ``"notebook"``: in a Jupyter kernel (notebook, JupyterLab, VS Code, Colab), an HTML ``<progress>``
+  bar in the cell's output, redrawn in place through IPython's display handles
+  (``display(..., display_id=True)``): it needs neither ``ipywidgets`` nor a network connection;
+* ``"bar"``: a rich progress bar on stderr (counts, percentage, rate, elapsed, ETA);
+* ``"lines"``: plain lines for logs (nohup, SLURM, a file): one when the job starts, then one
+  whenever :data:`LINE_INTERVAL_S` seconds or :data:`LINE_STEP` of the work have passed since the
+  last line (whichever comes first, never two within :data:`LINE_MIN_GAP_S`), and one at the end;
+  each with the counts, the percentage, the rate and the ETA, e.g.
+  ``make-c imagenet: 1200/50000 images (2.4%), 5.12 images/s, elapsed 3m54s, ETA 2h38m``;
+* ``"off"``: nothing.
 
-* in a Jupyter kernel (notebook, JupyterLab, VS Code, Colab): an HTML ``<progress>`` bar updated in
-  place through IPython's display handles (``display(..., display_id=True)``), which needs neither
-  ``ipywidgets`` nor a network connection;
-* with ``stderr`` on a terminal: a ``rich`` progress bar on stderr (counts, rate, elapsed, ETA);
-* otherwise (a log file, a pipe, ``enabled=False``): nothing.
+``"auto"`` (the default) is ``"notebook"`` in a Jupyter kernel, ``"bar"`` when the stream is a
+terminal and ``"lines"`` otherwise.
 
-Examples:
-    >>> from corruptbench.progress import progress
-    >>> with progress(3, "corrupting", enabled=False) as bar:
-    ...     for _ in range(3):
-    ...         bar.update(1, label="fog/3")
+Example::
+
+    with progress(total=len(items), desc="make-c imagenet", unit="images") as bar:
+        for res in results:
+            bar.advance(len(res), label="make-c fog/3")  # label: the bar's new description
+            bar.message("skipped a broken file")  # shown above the bar / as its own line
+
+A new display is a :class:`Progress` subclass (``advance`` / ``message`` / ``close``) and a
+mode in :func:`progress`.
 """
 
 from __future__ import annotations
@@ -21,23 +31,192 @@ from __future__ import annotations
 import html
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import IO, Any
 
-__all__ = ["Progress", "progress", "in_notebook"]
+__all__ = [
+    "MODES",
+    "LINE_INTERVAL_S",
+    "LINE_STEP",
+    "LINE_MIN_GAP_S",
+    "Progress",
+    "LineProgress",
+    "BarProgress",
+    "NotebookProgress",
+    "in_notebook",
+    "progress",
+    "resolve_mode",
+    "format_duration",
+]
+
+#: the display modes :func:`progress` accepts
+MODES = ("auto", "notebook", "bar", "lines", "off")
+#: plain lines: at most this many seconds between two lines while work is being done
+LINE_INTERVAL_S = 10.0
+#: plain lines: a line whenever this fraction of the work is done since the last one
+LINE_STEP = 0.05
+#: plain lines: never two progress lines closer than this (a fast job prints a handful)
+LINE_MIN_GAP_S = 1.0
 
 
-class Progress(Protocol):
-    """What :func:`progress` yields."""
+def format_duration(seconds: float) -> str:
+    """``3725`` -> ``"1h02m"``, ``185`` -> ``"3m05s"``, ``7.4`` -> ``"7s"``."""
+    s = max(0, int(round(seconds)))
+    if s >= 3600:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m"
+    if s >= 60:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s}s"
 
-    def update(self, n: int = 1, *, label: str | None = None) -> None:
-        """Count ``n`` more items done; ``label`` replaces the description when given."""
 
+class Progress:
+    """Counts work done; this base class shows nothing (mode ``"off"``).
 
-class _Silent:
-    def update(self, n: int = 1, *, label: str | None = None) -> None:
+    Args:
+        total: Units of work in the job (images, sequences).
+        desc: What is running (``"make-c imagenet"``), the start of every line.
+        unit: The unit's name in the plural (``"images"``).
+    """
+
+    def __init__(self, total: int, desc: str, unit: str = "items") -> None:
+        self.total = max(0, int(total))
+        self.desc = desc
+        self.unit = unit
+        self.done = 0
+
+    def advance(self, n: int = 1, *, label: str | None = None) -> None:
+        """``n`` more units are done; ``label`` (the bar displays) replaces the description."""
+        self.done += int(n)
+        self._update(label)
+
+    def message(self, text: str) -> None:
+        """A line of information from the job (this display: dropped)."""
+
+    def close(self) -> None:
+        """The job is over (finished or interrupted)."""
+
+    def _update(self, label: str | None = None) -> None:
         pass
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class LineProgress(Progress):
+    """Plain progress lines on ``stream`` (see the module docstring for when)."""
+
+    def __init__(
+        self,
+        total: int,
+        desc: str,
+        unit: str = "items",
+        *,
+        stream: IO[str] | None = None,
+        interval: float = LINE_INTERVAL_S,
+        step: float = LINE_STEP,
+        min_gap: float = LINE_MIN_GAP_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__(total, desc, unit)
+        self._stream = stream
+        self.interval, self.step, self.min_gap = float(interval), float(step), float(min_gap)
+        self._clock = clock
+        self._t0 = self._last_t = clock()
+        self._last_done = 0
+        self._closed = False
+        self._print(f"{self.desc}: {self.total} {self.unit} to do")
+
+    def _print(self, text: str) -> None:
+        stream = self._stream if self._stream is not None else sys.stderr
+        print(text, file=stream, flush=True)
+
+    def line(self) -> str:
+        """The current progress line."""
+        elapsed = self._clock() - self._t0
+        pct = f" ({100.0 * self.done / self.total:.1f}%)" if self.total else ""
+        text = f"{self.desc}: {self.done}/{self.total} {self.unit}{pct}"
+        if elapsed > 0 and self.done > 0:
+            rate = self.done / elapsed
+            text += f", {rate:.3g} {self.unit}/s, elapsed {format_duration(elapsed)}"
+            if self.done < self.total:
+                text += f", ETA {format_duration((self.total - self.done) / rate)}"
+        return text
+
+    def _update(self, label: str | None = None) -> None:
+        # the description stays fixed so that a log's lines can be grepped
+        now = self._clock()
+        since = now - self._last_t
+        if since < self.min_gap:
+            return
+        stepped = self.total > 0 and (self.done - self._last_done) >= self.step * self.total
+        if since >= self.interval or stepped:
+            self._emit(now)
+
+    def _emit(self, now: float) -> None:
+        self._print(self.line())
+        self._last_t, self._last_done = now, self.done
+
+    def message(self, text: str) -> None:
+        self._print(text)
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            if self.done != self._last_done or self.done == 0:
+                self._emit(self._clock())
+
+
+class BarProgress(Progress):
+    """A rich progress bar on stderr (or ``stream``); messages are printed above it."""
+
+    def __init__(
+        self, total: int, desc: str, unit: str = "items", *, stream: IO[str] | None = None
+    ) -> None:
+        super().__init__(total, desc, unit)
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TaskProgressColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
+        from rich.progress import Progress as RichProgress
+
+        console = Console(file=stream) if stream is not None else Console(stderr=True)
+        self._bar = RichProgress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TaskProgressColumn(),
+            TextColumn("{task.fields[rate]}"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=console,
+            transient=False,
+        )
+        self._task = self._bar.add_task(desc, total=self.total, rate="")
+        self._t0 = time.monotonic()
+        self._bar.start()
+
+    def _update(self, label: str | None = None) -> None:
+        dt = time.monotonic() - self._t0
+        rate = f"{self.done / dt:.3g} {self.unit}/s" if dt > 0 else ""
+        if label is None:
+            self._bar.update(self._task, completed=self.done, rate=rate)
+        else:
+            self._bar.update(self._task, completed=self.done, rate=rate, description=label)
+
+    def message(self, text: str) -> None:
+        self._bar.console.print(text, highlight=False, markup=False)
+
+    def close(self) -> None:
+        self._bar.stop()
 
 
 def in_notebook() -> bool:
@@ -49,90 +228,96 @@ def in_notebook() -> bool:
     return bool(Console().is_jupyter)
 
 
-class _NotebookBar:
-    """An HTML bar in the cell's output, redrawn at most every ``interval`` seconds."""
+class NotebookProgress(Progress):
+    """An HTML bar in the notebook cell's output, redrawn at most every ``interval`` seconds;
+    messages are printed to stderr (the cell shows them too)."""
 
-    def __init__(self, total: int, label: str, interval: float = 0.25) -> None:
+    def __init__(self, total: int, desc: str, unit: str = "items", *, interval: float = 0.25):
+        super().__init__(total, desc, unit)
         from IPython.display import HTML, display
 
         self._html = HTML
-        self.total, self.label, self.done = max(0, int(total)), label, 0
-        self.t0 = self.last = time.perf_counter()
+        self._t0 = self._last = time.monotonic()
         self.interval = interval
-        self.handle: Any = display(HTML(self._render()), display_id=True)
+        self._handle: Any = display(HTML(self.render()), display_id=True)
 
-    def _render(self) -> str:
-        elapsed = time.perf_counter() - self.t0
+    def render(self) -> str:
+        """The bar as HTML."""
+        elapsed = time.monotonic() - self._t0
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 and self.total else None
-        text = f"{self.done}/{self.total} &middot; {rate:.1f}/s &middot; {elapsed:.0f} s"
-        if eta is not None and self.done < self.total:
-            text += f" &middot; ETA {eta:.0f} s"
+        text = f"{self.done}/{self.total} {self.unit} &middot; {rate:.3g}/s &middot; "
+        text += f"elapsed {format_duration(elapsed)}"
+        if rate > 0 and self.done < self.total:
+            text += f" &middot; ETA {format_duration((self.total - self.done) / rate)}"
         return (
-            f'<div style="font-family:monospace;font-size:12px">{html.escape(self.label)} '
+            f'<div style="font-family:monospace;font-size:12px">{html.escape(self.desc)} '
             f'<progress value="{self.done}" max="{max(self.total, 1)}" style="width:40%;'
             f'vertical-align:middle"></progress> {text}</div>'
         )
 
-    def update(self, n: int = 1, *, label: str | None = None) -> None:
-        self.done += int(n)
+    def _update(self, label: str | None = None) -> None:
         if label is not None:
-            self.label = label
-        now = time.perf_counter()
-        if now - self.last >= self.interval or self.done >= self.total:
-            self.last = now
-            self.handle.update(self._html(self._render()))
+            self.desc = label
+        now = time.monotonic()
+        if now - self._last >= self.interval or self.done >= self.total:
+            self._last = now
+            self._handle.update(self._html(self.render()))
+
+    def message(self, text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        self.handle.update(self._html(self._render()))
+        self._handle.update(self._html(self.render()))
 
 
-class _RichBar:
-    def __init__(self, bar: Any, task: Any) -> None:
-        self.bar, self.task = bar, task
+def resolve_mode(mode: str | bool | None, stream: IO[str] | None = None) -> str:
+    """``mode`` as ``"notebook"``, ``"bar"``, ``"lines"`` or ``"off"``.
 
-    def update(self, n: int = 1, *, label: str | None = None) -> None:
-        if label is None:
-            self.bar.advance(self.task, n)
-        else:
-            self.bar.update(self.task, advance=n, description=label)
+    ``True`` means ``"auto"``, ``False`` / ``None`` ``"off"``; ``"auto"`` is ``"notebook"`` in a
+    Jupyter kernel (when no ``stream`` is given), else ``"bar"`` when ``stream`` (default: stderr)
+    is a terminal, else ``"lines"``.
+    """
+    if mode is True:
+        mode = "auto"
+    if mode is False or mode is None:
+        return "off"
+    if mode not in MODES:
+        raise ValueError(f"progress must be one of {', '.join(MODES)}, got {mode!r}")
+    if mode == "auto":
+        if stream is None and in_notebook():
+            return "notebook"
+        s = stream if stream is not None else sys.stderr
+        try:
+            tty = bool(s.isatty())
+        except (AttributeError, ValueError):  # closed or not a file
+            tty = False
+        return "bar" if tty else "lines"
+    return mode
 
 
-@contextmanager
-def progress(total: int, label: str, enabled: bool = True) -> Iterator[Progress]:
-    """A progress display for ``total`` items (see the module docstring for what is shown where).
+def progress(
+    total: int,
+    desc: str,
+    *,
+    unit: str = "items",
+    mode: str | bool | None = "auto",
+    stream: IO[str] | None = None,
+) -> Progress:
+    """The display of one job's progress (a context manager; see the module docstring).
 
     Args:
-        total: Items expected (the bar's 100 %).
-        label: What is being done, shown before the bar.
-        enabled: ``False`` shows nothing (the yielded object still accepts ``update``).
-
-    Returns:
-        A context manager yielding an object with ``update(n=1, *, label=None)``. The display is
-        finished (left at its last state) when the context exits, also on an exception.
+        total: Units of work.
+        desc: What is running, e.g. ``"eval-c efficientnet_lite0"``.
+        unit: The unit in the plural, e.g. ``"images"``.
+        mode: ``"auto"`` | ``"notebook"`` | ``"bar"`` | ``"lines"`` | ``"off"`` (or True = auto,
+            False = off).
+        stream: Where to write (default: stderr at the time of writing).
     """
-    if not enabled:
-        yield _Silent()
-        return
-    if in_notebook():
-        nb = _NotebookBar(total, label)
-        try:
-            yield nb
-        finally:
-            nb.close()
-        return
-    if not sys.stderr.isatty():
-        yield _Silent()
-        return
-    from rich import progress as rp
-    from rich.console import Console
-
-    columns = (
-        rp.TextColumn("{task.description}"),
-        rp.BarColumn(),
-        rp.MofNCompleteColumn(),
-        rp.TimeElapsedColumn(),
-        rp.TimeRemainingColumn(),
-    )
-    with rp.Progress(*columns, console=Console(stderr=True), transient=False) as bar:
-        yield _RichBar(bar, bar.add_task(label, total=total))
+    chosen = resolve_mode(mode, stream)
+    if chosen == "notebook":
+        return NotebookProgress(total, desc, unit)
+    if chosen == "bar":
+        return BarProgress(total, desc, unit, stream=stream)
+    if chosen == "lines":
+        return LineProgress(total, desc, unit, stream=stream)
+    return Progress(total, desc, unit)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -29,6 +30,7 @@ __all__ = [
     "canonical_name",
     "resolve_name",
     "suggest",
+    "plain_summary",
 ]
 
 
@@ -37,7 +39,9 @@ class CorruptionSpec:
     """One registered corruption."""
 
     name: str
-    family: str  #: ``noise``, ``blur``, ``weather`` or ``digital`` (the paper's Figure 1)
+    #: ``noise``, ``blur``, ``weather`` or ``digital`` (the paper's Figure 1, as imagecorruptions'
+    #: subsets); ``None`` for the 4 extra corruptions, which belong to no family
+    family: str | None
     order: int  #: position in the reference's ``corruption_tuple`` (0..18)
     extra: bool  #: True for the 4 extra/validation corruptions, reported apart from mCE
     random: bool  #: whether the corruption draws random numbers
@@ -52,6 +56,11 @@ class CorruptionSpec:
         """True for the 15 benchmark corruptions (averaged into mCE)."""
         return not self.extra
 
+    @property
+    def summary(self) -> str:
+        """:attr:`doc` as plain text for users (:func:`plain_summary`)."""
+        return plain_summary(self.doc)
+
 
 @dataclass(frozen=True)
 class PerturbationSpec:
@@ -65,6 +74,11 @@ class PerturbationSpec:
     noise: bool
     doc: str
     func: Callable[..., Any]  #: ``func(source, schedule, difficulty, rng) -> frames``
+
+    @property
+    def summary(self) -> str:
+        """:attr:`doc` as plain text for users (:func:`plain_summary`)."""
+        return plain_summary(self.doc)
 
 
 class _Registered(dict[str, Any]):
@@ -95,15 +109,33 @@ _CORRUPTIONS = _Registered("corruption")
 _PERTURBATIONS = _Registered("perturbation")
 
 
+_SPEC_REF = re.compile(r"\s*\((?:spec )?§[^)]*\)")  # "(spec §1.2 #1)", "(§1.2 #4; extra)"
+_INNER_SPEC_REF = re.compile(r";\s*(?:spec )?§[^;)]*")  # "(...; §1.2 #16)"
+
+
+def plain_summary(doc: str) -> str:
+    """A docstring line for users: without references to the project's spec (``(spec §1.2
+    #1)``) and without reStructuredText literals' double backticks."""
+    text = _INNER_SPEC_REF.sub("", _SPEC_REF.sub("", doc))
+    return text.replace("``", "").strip()
+
+
 def _first_line(func: Callable[..., Any]) -> str:
     lines = (func.__doc__ or "").strip().splitlines()
     return lines[0] if lines else ""
 
 
 def register_corruption(
-    name: str, *, family: str, order: int, extra: bool = False, random: bool = True
+    name: str, *, family: str | None, order: int, extra: bool = False, random: bool = True
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorator: register a corruption function under ``name`` with its metadata."""
+    """Decorator: register a corruption function under ``name`` with its metadata.
+
+    A benchmark corruption names its family; an extra one (``extra=True``) has ``family=None``.
+    """
+    if (family is None) != extra:
+        raise ValueError(
+            f"corruption {name!r}: the 15 benchmark corruptions have a family, the extra ones none"
+        )
 
     def deco(func: Callable[..., Any]) -> Callable[..., Any]:
         _CORRUPTIONS.add(
@@ -156,9 +188,30 @@ def canonical_name(text: str) -> str:
 
 
 def suggest(name: str, choices: Sequence[str]) -> str:
-    """``"; did you mean 'x'?"`` for the closest of ``choices``, or ``""``."""
-    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.5)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    """``"; did you mean 'x'?"`` (or ``'x' or 'y'``) for what ``name`` may have meant, or ``""``.
+
+    Candidates, first kind that gives any: the choices that start with ``name`` (``jpeg`` ->
+    ``jpeg_compression``; at most 3, else none of this kind), then the choices with a word that
+    starts with it (``compression`` -> ``jpeg_compression``; at most 3), then the closest by edit
+    distance (:func:`difflib.get_close_matches`, ``fogg`` -> ``fog``).
+    """
+    key = canonical_name(name) if isinstance(name, str) else ""
+    options = list(choices)
+    close: list[str] = []
+    if key:
+        for match in (
+            lambda c: c.startswith(key),
+            lambda c: any(w.startswith(key) for w in c.split("_")),
+        ):
+            found = [c for c in options if match(c)]
+            if 0 < len(found) <= 3:
+                close = found
+                break
+    if not close:
+        close = difflib.get_close_matches(key, options, n=1, cutoff=0.5)
+    if not close:
+        return ""
+    return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
 def resolve_name(name: object, choices: Sequence[str], what: str) -> str:

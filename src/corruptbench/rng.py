@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["RNGLike", "LegacyRNG", "as_rng", "check_rng"]
+__all__ = ["RNGLike", "LegacyRNG", "NumpyDraws", "as_rng", "check_rng"]
 
 RNGLike = int | np.integer | np.random.RandomState | np.random.Generator | None
 
@@ -50,7 +50,43 @@ class _GeneratorAdapter:
         return False
 
 
-LegacyRNG = np.random.RandomState | _GeneratorAdapter
+class NumpyDraws:
+    """A RandomState's legacy methods, called one by one (NumPy's own samplers).
+
+    The corruptions' compiled kernels recognise a ``np.random.RandomState`` and draw from its
+    stream inside fused passes that end in uint8. Wrapped in this class the same stream is drawn
+    through NumPy's samplers instead: the same values in the same order, the same final state,
+    and the corruptions that compute in floats (the noise corruptions) return their float result
+    before the uint8 truncation. :mod:`corruptbench.compat` uses it for imagecorruptions' float
+    returns.
+    """
+
+    def __init__(self, rs: np.random.RandomState) -> None:
+        self.rs = rs
+
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None) -> Any:
+        return self.rs.normal(loc, scale, size)
+
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None) -> Any:
+        return self.rs.uniform(low, high, size)
+
+    def poisson(self, lam: Any = 1.0, size: Any = None) -> Any:
+        return self.rs.poisson(lam, size)
+
+    def randint(self, low: int, high: int | None = None, size: Any = None) -> Any:
+        return self.rs.randint(low, high, size)
+
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None) -> Any:
+        return self.rs.choice(a, size=size, replace=replace, p=p)
+
+    def random_sample(self, size: Any = None) -> Any:
+        return self.rs.random_sample(size)
+
+    def standard_normal(self, size: Any = None) -> Any:
+        return self.rs.standard_normal(size)
+
+
+LegacyRNG = np.random.RandomState | _GeneratorAdapter | NumpyDraws
 
 
 def check_rng(rng: RNGLike) -> None:

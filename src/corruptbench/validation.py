@@ -2,23 +2,54 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["check_image", "check_severity"]
+from .errors import Arg, ArgumentError
+
+__all__ = ["check_image", "check_severity", "check_int", "check_quality"]
+
+
+def check_int(value: Any, name: str, lo: int, hi: int) -> int:
+    """``value`` as a Python int in ``lo..hi``, or TypeError / ValueError naming ``name``.
+
+    Accepts what Python accepts as an index: ``int``, NumPy integers (``np.int64(3)``) and 0-d
+    integer arrays; refuses bools, floats (``3.0``) and strings.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an int in {lo}..{hi}, got the bool {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(
+            f"{name} must be an int in {lo}..{hi}, got {type(value).__name__} {value!r}"
+        ) from None
+    if not lo <= number <= hi:
+        raise ValueError(f"{name} must be in {lo}..{hi}, got {number}")
+    return number
+
+
+def check_quality(quality: Any) -> int:
+    """A JPEG quality as an int in 1..100, or :class:`~corruptbench.errors.ArgumentError` naming
+    ``quality``. (Pillow's scale is 0..100; its documentation calls 95 the useful maximum: above
+    it files grow for little gain, and 100 turns off parts of the compression.)"""
+    try:
+        return check_int(quality, "quality", 1, 100)
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            Arg("quality"),
+            f" must be an int in 1..100, got {quality!r} (Pillow's JPEG scale; above 95 files "
+            "grow for little gain)",
+        ) from None
 
 
 def check_severity(severity: Any) -> int:
-    """Return ``severity`` as an int in 1..5 or raise. (The reference maps 0 to 5 silently: we refuse.)"""
-    if isinstance(severity, bool) or not isinstance(severity, (int, np.integer)):
-        raise TypeError(
-            f"severity must be an int in 1..5, got {type(severity).__name__} {severity!r}"
-        )
-    if not 1 <= int(severity) <= 5:
-        raise ValueError(f"severity must be in 1..5, got {severity}")
-    return int(severity)
+    """Return ``severity`` as an int in 1..5 or raise (:func:`check_int`). (The reference maps 0
+    to 5 silently: we refuse.)"""
+    return check_int(severity, "severity", 1, 5)
 
 
 def _to_gray(rgb: np.ndarray) -> np.ndarray:

@@ -258,3 +258,65 @@ def test_cli_and_python_on_the_fly_give_the_same_numbers(
     py_out = tmp_path / "py.json"
     res.to_json(py_out)
     assert _numbers(py_out) == _numbers(cli_out)
+
+
+def _eval(model_arg: str, data: Path, *flags: str) -> int:
+    return main(["eval-c", "--model", model_arg, "--data", str(data), "--workers", "0", *flags])
+
+
+def test_progress_lines_and_list_syntax(
+    small_c: Path, tmp_path: Path, model_arg: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    results = []
+    for i, flags in enumerate(
+        (
+            ["--corruptions", "gaussian_noise,fog", "--severities", "1-2"],
+            ["--corruptions", "gaussian_noise", "fog", "--severities", "1", "2"],
+            ["--corruptions", "noise", "fog", "--severities", "1,2"],
+        )
+    ):
+        out = tmp_path / f"r{i}.json"
+        assert _eval(model_arg, small_c, *flags, "--out", str(out)) == 0
+        err = capsys.readouterr().err
+        # stderr is not a terminal here: plain progress lines with counts, rate and ETA
+        assert "eval-c python:f.py:make: 24 images to do" in err  # 8 x (noise 1, 2 + fog 2)
+        assert "eval-c python:f.py:make: 24/24 images (100.0%), " in err and "images/s" in err
+        data = json.loads(out.read_text())
+        results.append({k: v for k, v in data["errors"].items() if any(e is not None for e in v)})
+    assert results[0] == results[1] == results[2] and set(results[0]) == {"gaussian_noise", "fog"}
+    assert _eval(model_arg, small_c, "--corruptions", "fog", "--no-progress") == 0
+    err = capsys.readouterr().err
+    assert "images to do" not in err and "fog/2" in err  # the cell lines stay
+    assert _eval(model_arg, small_c, "--corruptions", "fog", "--quiet") == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_ctrl_c_says_finished_cells_are_kept(
+    small_c: Path,
+    tmp_path: Path,
+    model_arg: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("corruptbench.evaluate_c", interrupted)
+    out = tmp_path / "r.json"
+    assert _eval(model_arg, small_c, "--out", str(out)) == 130
+    assert capsys.readouterr().err == (
+        f"interrupted: the finished cells are saved in {out}; run the same command again to "
+        "resume (finished ones are not recomputed)\n"
+    )
+    assert _eval(model_arg, small_c) == 130
+    assert capsys.readouterr().err == (
+        "interrupted: nothing was saved (no --out); give --out to keep finished cells and resume\n"
+    )
+
+
+def test_help_says_what_uniform_averages(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["eval-c", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "mean error over the 15 benchmark corruptions" in text
+    assert "test.py prints the mean over all 19" in text

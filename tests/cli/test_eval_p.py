@@ -65,7 +65,7 @@ def test_cli_eval_p(
         (["--data", "{tmp}/nope"], "--data {tmp}/nope: folder not found"),
         (
             ["--data", "{root}", "--perturbations", "rotat"],
-            "unknown perturbation 'rotat'; did you mean rotate?",
+            "unknown perturbation 'rotat'; did you mean 'rotate'?",
         ),
     ],
 )
@@ -108,3 +108,34 @@ def test_cli_and_python_give_the_same_numbers(tmp_path: Path) -> None:
     assert {k: py[k] for k in keys} == {k: cli[k] for k in keys}
     assert py["dataset"] == cli["dataset"] and py["run"] == cli["run"]
     assert res.p is not None and res.p.num_sequences == {"brightness": 2, "gaussian_noise": 2}
+
+
+def test_progress_lines_list_syntax_and_interrupts(
+    setup: tuple[str, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    model, root = setup
+    args = ["eval-p", "--model", model, "--data", str(root), "--workers", "0"]
+    outs = []
+    for i, flags in enumerate(
+        (
+            ["--perturbations", "gaussian_noise,translate"],
+            ["--perturbations", "translate", "gaussian_noise"],
+        )
+    ):
+        out = tmp_path / f"p{i}.json"
+        assert main([*args, *flags, "--out", str(out)]) == 0
+        err = capsys.readouterr().err
+        assert "eval-p python:f.py:make: 6 sequences to do" in err
+        assert "eval-p python:f.py:make: 6/6 sequences (100.0%), " in err
+        outs.append(json.loads(out.read_text())["flip_probability"])
+    assert outs[0] == outs[1]
+
+    def interrupted(*a: object, **kw: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("corruptbench.evaluate_p", interrupted)
+    assert main([*args, "--out", str(tmp_path / "p.json")]) == 130
+    assert "the finished perturbations are saved in" in capsys.readouterr().err

@@ -10,9 +10,12 @@ from corruptbench.cli import main
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("Corruptions (15 benchmark, then 4 extra/validation):")
-    assert "   0  gaussian_noise     noise    benchmark" in text
-    assert "  18  saturate" in text and "extra" in text
+    assert text.startswith("Corruptions (15 benchmark, then 4 extra/validation, which belong")
+    assert "   0  gaussian_noise     noise    benchmark  Additive Gaussian noise: clip(" in text
+    assert "  10  brightness         weather  benchmark" in text
+    assert "  18  saturate           -        extra " in text
     assert "Perturbations (ImageNet-P; 10 test, then 4 validation):" in text
-    assert "  shear              validation" in text
+    assert "  shear              validation  Frame i: affine(" in text
+    # descriptions for users: no references to the project's spec, no RST backticks
+    assert "§" not in text and "``" not in text and "spec " not in text
     assert "  imagenet   224 px" in text and "  cifar       32 px" in text

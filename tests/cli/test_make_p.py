@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -113,3 +114,44 @@ def test_cli_argument_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     with pytest.raises(SystemExit):
         main(["make-p", str(src), str(out), "--format", "jpeg"])
     assert "invalid choice: 'jpeg'" in capsys.readouterr().err
+
+
+def test_list_syntax_progress_and_interrupts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write_batch(tmp_path / "test_batch", 3)
+    manifests = []
+    for name, flags in {
+        "commas": ["--perturbations", "rotate,gaussian_noise", "--difficulty", "1,2"],
+        "spaces": ["--perturbations", "rotate", "gaussian_noise", "--difficulties", "1", "2"],
+        "range": ["--perturbations", "rotate", "gaussian_noise", "--difficulty", "1-2"],
+    }.items():
+        out = tmp_path / name
+        assert (
+            main(
+                [
+                    "make-p",
+                    str(tmp_path / "test_batch"),
+                    str(out),
+                    "--profile",
+                    "cifar",
+                    *flags,
+                    "--workers",
+                    "1",
+                ]
+            )
+            == 0
+        )
+        manifests.append(json.loads((out / "manifest.json").read_text())["params"])
+        err = capsys.readouterr().err.splitlines()
+        assert err[0] == "make-p cifar: 3 images to do" and err[-1].startswith("make-p cifar: 3/3")
+    assert manifests[0] == manifests[1] == manifests[2]
+    assert manifests[0]["perturbations"] == ["rotate", "gaussian_noise"]
+    assert manifests[0]["difficulties"] == [1, 2]
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("corruptbench.build.build", interrupted)
+    assert main(["make-p", str(tmp_path / "test_batch"), str(tmp_path / "x")]) == 130
+    assert "run the same command again to resume" in capsys.readouterr().err

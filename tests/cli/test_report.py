@@ -57,3 +57,34 @@ def test_formats_and_baseline_errors(
         "corruptbench report: error: --baseline 'nope': not 'alexnet', 'uniform', a model in the "
         "report ('resnet50') or an existing results file"
     )
+
+
+def test_format_from_the_extension_or_refuse(
+    three: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", str(three[0]), "-o", str(tmp_path / "x.pdf")]) == 2
+    assert capsys.readouterr().err == (
+        f"corruptbench report: error: cannot tell the report format from "
+        f"'{tmp_path / 'x.pdf'}': name a .html, .md or .csv file, or give --format html|md|csv\n"
+    )
+    assert not (tmp_path / "x.pdf").exists()
+    assert main(["report", str(three[0]), "-o", str(tmp_path / "x.md"), "-f", "csv"]) == 2
+    assert "--format csv does not match the file name" in capsys.readouterr().err
+    assert main(["report", str(three[0]), "-o", str(tmp_path / "x.md")]) == 0
+    assert (tmp_path / "x.md").read_text().startswith("## Robustness summary")
+    capsys.readouterr()
+
+
+def test_different_datasets_warn_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from results.support import make_results
+
+    a = make_results("m", 0.9, 0.3)
+    b = make_results("m", 0.8, 0.2, seed=2)
+    b["dataset"] = dict(b["dataset"], fingerprint="another")
+    paths = [write(tmp_path, "a.json", a), write(tmp_path, "b.json", b)]
+    assert main(["report", *map(str, paths), "-o", str(tmp_path / "r.md")]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("corruptbench report: warning: the ImageNet-C results come from 2 ")
+    assert "'m (a.json)'" in err and "'m (b.json)'" in err

@@ -68,7 +68,9 @@ def test_registered_with_families():
     reg = corruption_registry()
     for name in NAMES:
         info = reg[name]
-        assert info.family == "digital"
+        # the paper's Figure 1: brightness is weather, the extra saturate in no family
+        want = {"brightness": "weather", "saturate": None}.get(name, "digital")
+        assert info.family == want, name
         assert info.extra == (name in ("speckle_noise", "saturate"))
         assert info.random == (name in RANDOM)
         assert info.doc

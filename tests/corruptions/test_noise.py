@@ -51,7 +51,7 @@ def test_registered_with_families():
     reg = corruption_registry()
     for name in NAMES:
         info = reg[name]
-        assert info.family == "noise"
+        assert info.family == (None if name == "speckle_noise" else "noise")  # extra: no family
         assert info.extra == (name in ("speckle_noise", "saturate"))
         assert info.random == (name in RANDOM)
         assert info.doc

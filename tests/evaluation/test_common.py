@@ -40,7 +40,7 @@ def test_check_names() -> None:
         "spatter",
         "shear",
     ]
-    with pytest.raises(EvalError, match="unknown perturbation 'zoom'; did you mean zoom_blur"):
+    with pytest.raises(EvalError, match="unknown perturbation 'zoom'; did you mean 'zoom_blur'"):
         check_names(["zoom"], ALL_PERTURBATIONS, "perturbation")
     with pytest.raises(EvalError, match="unknown corruption 'xyz'; known: gaussian_noise"):
         check_names(["xyz"], ALL_CORRUPTIONS, "corruption")

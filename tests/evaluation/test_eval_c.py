@@ -153,7 +153,7 @@ def test_unreadable_file_is_skipped_not_counted(small_c: Path) -> None:
 
 def test_bad_inputs_are_clear_errors(small_c: Path, tmp_path: Path) -> None:
     with pytest.raises(
-        EvalError, match="unknown corruption 'gausian_noise'; did you mean gaussian_noise"
+        EvalError, match="unknown corruption 'gausian_noise'; did you mean 'gaussian_noise'"
     ):
         evaluate_c(fast_model(), small_c, corruptions=["gausian_noise"], run=quiet())
     with pytest.raises(EvalError, match="no ImageNet-C cells"):

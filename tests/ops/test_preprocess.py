@@ -57,3 +57,15 @@ def test_profile_preprocess_errors() -> None:
         profile_preprocess(_photo(40, 30), "cifar")
     with pytest.raises(ValueError, match="unknown profile 'auto'"):
         profile_preprocess(_photo(40, 30), "auto")
+
+
+def test_upsampling_warnings() -> None:
+    from corruptbench.ops.preprocess import upsampling
+
+    assert upsampling(5, 5, "imagenet").startswith("upsampled: 5x5 is smaller than the imagenet")
+    assert upsampling(223, 500, "imagenet") != ""
+    assert upsampling(250, 340, "imagenet") == ""  # Resize(256) enlarges it a little: by design
+    assert upsampling(500, 375, "imagenet") == ""
+    assert upsampling(340, 400, "inception") != "" and upsampling(342, 400, "inception") == ""
+    assert upsampling(63, 80, "tiny") != "" and upsampling(64, 64, "tiny") == ""
+    assert upsampling(5, 5, "cifar") == ""

@@ -122,7 +122,7 @@ def test_errors(synth: np.ndarray) -> None:
     with pytest.raises(TypeError, match="perturbation must be a str"):
         perturb(synth, 3)  # type: ignore[arg-type]
     for bad in (0, 4, -1):
-        with pytest.raises(ValueError, match="difficulty must be 1, 2 or 3"):
+        with pytest.raises(ValueError, match="difficulty must be in 1..3"):
             perturb(synth, "rotate", difficulty=bad)
     with pytest.raises(TypeError, match="difficulty"):
         perturb(synth, "rotate", difficulty=True)

@@ -9,7 +9,13 @@ import pytest
 from PIL import Image
 
 from build.support import make_source, write_batch
-from corruptbench.pipeline import SourceError, arrays_source, hash_lines, open_source
+from corruptbench.pipeline import (
+    SourceError,
+    arrays_source,
+    hash_lines,
+    open_source,
+    spread_subset,
+)
 
 
 def test_folder_source(tmp_path: Path) -> None:
@@ -75,3 +81,22 @@ def test_source_errors_and_arrays(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="1 names for 2 images"):
         arrays_source(imgs, names=["x"])
     assert hash_lines(["a", "b"]) != hash_lines(["ab"]) and len(hash_lines([])) == 32
+
+
+def test_spread_subset() -> None:
+    imgs = [np.zeros((4, 4, 3), np.uint8)] * 30
+    labels = [i // 10 for i in range(30)]  # three classes of ten, sorted as a folder scan is
+    items = arrays_source(imgs, labels=labels).items
+    for limit in (3, 7, 29):
+        sub = spread_subset(items, limit, seed=1)
+        counts = np.bincount([it.label for it in sub], minlength=3)  # type: ignore[misc]
+        assert len(sub) == limit and counts.max() - counts.min() <= 1
+        assert [it.index for it in sub] == sorted(it.index for it in sub)
+    assert spread_subset(items, 5, 1) == spread_subset(list(reversed(items)), 5, 1)[::-1]
+    assert spread_subset(items, 5, 1) != spread_subset(items, 5, 2)
+    assert spread_subset(items, None, 1) == items == spread_subset(items, 30, 1)
+    unlabelled = arrays_source(imgs).items
+    assert len(spread_subset(unlabelled, 4, 0)) == 4
+    small = [it for it in items if it.label != 2][:12]  # class 0: 10 items, class 1: 2
+    counts = np.bincount([it.label for it in spread_subset(small, 8, 3)])  # type: ignore[misc]
+    assert counts.tolist() == [6, 2]  # a class that runs out leaves the rest to the others

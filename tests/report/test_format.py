@@ -14,6 +14,8 @@ def test_formats() -> None:
     assert pct(math.nan) == DASH and num(1.23456, 3) == "1.235" and num(None) == DASH
     assert pretty("motion_blur") == "Motion blur" and pretty("jpeg_compression") == "JPEG"
     assert family_of("glass_blur") == "blur" and family_of("fog") == "weather"
+    assert family_of("brightness") == "weather"  # the paper's Figure 1
+    assert family_of("spatter") is None and family_of("no_such") is None  # extra: no family
 
 
 def test_summary_cells() -> None:

@@ -124,3 +124,18 @@ def test_summary_repr_and_notebook_view() -> None:
     html = res._repr_html_()
     assert html.startswith('<div class="corruptbench-results">') and html.endswith("</div>")
     assert html.count("data:image/png;base64,") == 2  # CE per corruption, flip probability
+
+
+def test_results_files_follow_the_umask(tmp_path: Path) -> None:
+    """Written like every other output (corruptbench.fileio), not 0600 like mkstemp's files."""
+    import os
+    import stat
+
+    res = Results.from_dict(make_results("m", 0.9, 0.3), "m.json")
+    old = os.umask(0o022)
+    try:
+        res.to_json(tmp_path / "sub" / "m.json")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "sub" / "m.json").stat().st_mode) == 0o644
+    assert [p.name for p in (tmp_path / "sub").iterdir()] == ["m.json"]

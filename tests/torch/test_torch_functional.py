@@ -119,6 +119,9 @@ def test_bad_inputs():
         corrupt_batch(x, "foggy", 1)
     with pytest.raises(ValueError, match="severity"):
         corrupt_batch(x, "fog", 6)
+    with pytest.raises(ValueError, match="severity"):
+        corrupt_batch(x, "fog", np.int64(6))
+    assert corrupt_batch(x, "fog", np.int64(2)).shape == x.shape  # NumPy integers are ints
     with pytest.raises(ValueError, match="too small"):
         corrupt_batch(torch.zeros(1, 3, 8, 8, dtype=torch.uint8), "fog", 1, profile="imagenet")
     with pytest.raises(TypeError):

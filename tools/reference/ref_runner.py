@@ -23,6 +23,14 @@ Protocol (plain ``.npz`` both ways, no pickles, so numpy 1.x and 2.x sides inter
     ``cv2.imdecode(IMREAD_UNCHANGED)``). Response ``r{i}_raw`` (decoded array as is: BGR HxWx3,
     or HxW when ImageMagick wrote a grayscale PNG) and ``r{i}_rgb`` (the handling of
     ``imagenet_c.motion_blur``: 3-D -> channels reversed to RGB, 2-D -> replicated to 3 channels).
+  - ``{"op": "function", "image": KEY, "module": "imagenet_c" | "imagecorruptions", "name": str,
+    "severity": int, "seed": int | null}`` -> ``np.random.seed(seed)``, then the module's
+    ``corruption_dict[name](PIL image, severity)``: the function's own result (float64, float32,
+    or a PIL image as uint8) as ``r{i}``; its ``type`` and ``dtype`` in the response JSON.
+  - ``{"op": "ic_corrupt", "image": KEY, "name": str | null, "number": int | null, "severity":
+    int, "seed": int | null}`` -> ``imagecorruptions.corrupt`` (1.1.2, shims below) as ``r{i}``.
+  - ``{"op": "ic_names", "subset": str}`` -> ``imagecorruptions.get_corruption_names(subset)`` in
+    the response JSON (``names``).
   - ``{"op": "time_corrupt", "image": KEY, "cases": [[name, severity], ...], "repeats": int,
     "seed": int}`` -> one untimed warm-up call per case, then ``repeats`` timed calls
     (``time.perf_counter``), single-threaded. Result in the response JSON: seconds per call.
@@ -39,6 +47,12 @@ b. the frost files: 0.0.3's wheel does not ship them and ``resource_filename`` r
    inside ``imagenet_c``; they are looked up in ``imagecorruptions/frost/`` (byte-identical).
 c. ``impulse_noise``: newer ``skimage.util.random_noise`` draws from a private Generator, so
    the 0.13.1 salt-and-pepper (two global ``np.random.choice`` masks) is re-implemented.
+
+imagecorruptions 1.1.2 (the ``function`` / ``ic_*`` ops) gets shims (a) and (c) too: it calls
+``gaussian(..., multichannel=True)`` and ``sk.util.random_noise`` the same way.
+
+The client may set ``NPY_DISABLE_CPU_FEATURES`` for a run (NumPy 1.26's AVX-512 ``exp`` differs
+from other builds in the last bit, which moves a few Gaussian-blurred values by one level).
 """
 
 from __future__ import annotations
@@ -70,6 +84,21 @@ import numpy as np  # noqa: E402
 # ---------------------------------------------------------------------------------------------
 # Import the reference with the shims.
 # ---------------------------------------------------------------------------------------------
+
+
+def random_noise_sp_0131(image, amount, salt_vs_pepper=0.5):
+    """scikit-image 0.13.1's ``random_noise(mode='s&p')``: two global ``np.random.choice`` masks."""
+    image = np.asarray(image, dtype=np.float64)
+    low_clip = -1.0 if image.min() < 0 else 0.0
+    out = image.copy()
+    flipped = np.random.choice([True, False], size=image.shape, p=[amount, 1 - amount])
+    salted = np.random.choice(
+        [True, False], size=image.shape, p=[salt_vs_pepper, 1 - salt_vs_pepper]
+    )
+    peppered = ~salted
+    out[flipped & salted] = 1
+    out[flipped & peppered] = low_clip
+    return np.clip(out, low_clip, 1.0)
 
 
 def _load_reference():
@@ -111,19 +140,6 @@ def _load_reference():
 
     # (c) impulse_noise with scikit-image 0.13.1's salt-and-pepper on the global NumPy RNG.
     #     Same body as imagenet_c 0.0.3 except the random_noise call.
-    def random_noise_sp_0131(image, amount, salt_vs_pepper=0.5):
-        image = np.asarray(image, dtype=np.float64)
-        low_clip = -1.0 if image.min() < 0 else 0.0
-        out = image.copy()
-        flipped = np.random.choice([True, False], size=image.shape, p=[amount, 1 - amount])
-        salted = np.random.choice(
-            [True, False], size=image.shape, p=[salt_vs_pepper, 1 - salt_vs_pepper]
-        )
-        peppered = ~salted
-        out[flipped & salted] = 1
-        out[flipped & peppered] = low_clip
-        return np.clip(out, low_clip, 1.0)
-
     def impulse_noise(x, severity=1):
         c = [0.03, 0.06, 0.09, 0.17, 0.27][severity - 1]
 
@@ -142,6 +158,41 @@ def _load_reference():
 
 
 imagenet_c, corr = _load_reference()
+
+
+def _load_imagecorruptions():
+    """imagecorruptions 1.1.2 (bethgelab) with the same two shims as (a) and (c) above: its
+    ``gaussian(..., multichannel=True)`` calls and its ``impulse_noise`` (whose
+    ``sk.util.random_noise`` ignores ``np.random.seed`` under scikit-image >= 0.19)."""
+    import imagecorruptions
+    import imagecorruptions.corruptions as icc
+
+    icc.gaussian = corr.gaussian  # shim (a)
+
+    def impulse_noise(x, severity=1):  # imagecorruptions' body, shim (c)'s draws
+        c = [0.03, 0.06, 0.09, 0.17, 0.27][severity - 1]
+        x = random_noise_sp_0131(np.array(x) / 255.0, amount=c)
+        return np.clip(x, 0, 1) * 255
+
+    impulse_noise.__name__ = "impulse_noise"
+    icc.impulse_noise = impulse_noise
+    imagecorruptions.impulse_noise = impulse_noise
+    imagecorruptions.corruption_dict["impulse_noise"] = impulse_noise
+    imagecorruptions.corruption_tuple = tuple(
+        impulse_noise if f.__name__ == "impulse_noise" else f
+        for f in imagecorruptions.corruption_tuple
+    )
+    return imagecorruptions
+
+
+_IC = []
+
+
+def ic():
+    """imagecorruptions with its shims, imported on first use."""
+    if not _IC:
+        _IC.append(_load_imagecorruptions())
+    return _IC[0]
 
 
 def versions() -> dict:
@@ -176,6 +227,29 @@ def op_corrupt(image: np.ndarray, name: str, severity: int, seed) -> np.ndarray:
         np.random.seed(int(seed))
     out = imagenet_c.corrupt(x, int(severity), name)  # np.uint8(...) inside: truncation
     return np.asarray(out)
+
+
+def op_function(image: np.ndarray, module: str, name: str, severity: int, seed):
+    """``module.corruption_dict[name](PIL image, severity)`` after ``np.random.seed(seed)``: the
+    function's own result (its dtype; a PIL result as a uint8 array) and what it was."""
+    from PIL import Image as PILImage
+
+    mod = imagenet_c if module == "imagenet_c" else ic()
+    x = np.ascontiguousarray(image, dtype=np.uint8)
+    if seed is not None:
+        np.random.seed(int(seed))
+    out = mod.corruption_dict[name](PILImage.fromarray(x), int(severity))
+    arr = np.asarray(out)
+    return np.array(arr), {"type": type(out).__name__, "dtype": str(arr.dtype)}
+
+
+def op_ic_corrupt(image: np.ndarray, name, number, severity: int, seed) -> np.ndarray:
+    """``imagecorruptions.corrupt(x, severity, name, number)`` after ``np.random.seed(seed)``."""
+    x = np.ascontiguousarray(image, dtype=np.uint8)
+    if seed is not None:
+        np.random.seed(int(seed))
+    kwargs = {"corruption_name": name} if name is not None else {"corruption_number": int(number)}
+    return np.asarray(ic().corrupt(x, severity=int(severity), **kwargs))
 
 
 def op_magick_motion_blur(image: np.ndarray, radius, sigma, angle):
@@ -224,8 +298,22 @@ def handle(request: dict, arrays: dict) -> tuple[dict, dict]:
     for i, op in enumerate(request.get("ops", [])):
         kind = op.get("op")
         try:
+            if kind == "ic_names":
+                results.append({"op": kind, "names": ic().get_corruption_names(op["subset"])})
+                continue
             image = arrays[op["image"]]
-            if kind == "corrupt":
+            if kind == "function":
+                out, info = op_function(
+                    image, op["module"], op["name"], op["severity"], op.get("seed")
+                )
+                out_arrays[f"r{i}"] = out
+                results.append({"op": kind, **info})
+            elif kind == "ic_corrupt":
+                out_arrays[f"r{i}"] = op_ic_corrupt(
+                    image, op.get("name"), op.get("number"), op["severity"], op.get("seed")
+                )
+                results.append({"op": kind})
+            elif kind == "corrupt":
                 out_arrays[f"r{i}"] = op_corrupt(image, op["name"], op["severity"], op.get("seed"))
                 results.append({"op": kind})
             elif kind == "magick_motion_blur":

@@ -14,8 +14,10 @@ from .. import __version__
 from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
 from ..errors import Arg
 from ..perturbations import NOISE_PERTURBATIONS
-from ..pipeline import SourceError, item_step, open_source
-from .engine import iter_local, iter_ray, progress_bar, run_shard
+from ..pipeline import SourceError, item_step, open_source, spread_subset
+from ..progress import progress as make_progress
+from ..validation import check_quality
+from .engine import iter_local, iter_ray, run_shard
 from .outputs import (
     MANIFEST,
     SKIPPED,
@@ -93,6 +95,8 @@ class BuildSummary:
     written: int = 0  #: output items (files, or array entries for npy) written in this run
     skipped: list[ItemResult] = field(default_factory=list)
     failed: list[ItemResult] = field(default_factory=list)
+    #: items made with a remark (status "warning", the remark in ``reason``): e.g. upsampled
+    warnings: list[ItemResult] = field(default_factory=list)
     ignored: int = 0  #: non-image files in the source folder (not image extensions)
     elapsed: float = 0.0
     cpu_seconds: float = 0.0  #: CPU time spent in workers on this run's shards
@@ -121,7 +125,7 @@ def build(
     preset: str = DEFAULT_PRESET,
     pix_fmt: str = DEFAULT_PIX_FMT,
     shard_size: int | None = None,
-    progress: bool = True,
+    progress: str | bool = "auto",
 ) -> BuildSummary:
     """Build (or resume) a corrupted dataset. The Python API behind make-c / make-p.
 
@@ -138,11 +142,14 @@ def build(
         workers: local worker processes (1 = in this process), or CPUs for a local Ray.
         ray: None (local), ``"auto"`` (start or join Ray via ``ray.init()``) or a Ray address.
         ray_init: extra ``ray.init`` keyword arguments.
-        limit: use only the first ``limit`` source items (in sorted order).
+        limit: use only ``limit`` source items, chosen by ``seed`` and spread evenly over the
+            classes (:func:`~corruptbench.pipeline.spread_subset`; kept in sorted order).
         quality: JPEG quality (c, jpeg).
         preset, pix_fmt: x264 settings (p, mp4).
         shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100).
-        progress: show a rich progress bar on stderr.
+        progress: ``"auto"`` (a rich bar on a terminal, plain lines otherwise), ``"bar"``,
+            ``"lines"`` or ``"off"`` (:func:`corruptbench.progress.progress`); True = auto,
+            False = off.
     """
     t0 = time.perf_counter()
     if kind not in KINDS:
@@ -156,12 +163,13 @@ def build(
         raise BuildError("nothing to build: no corruptions/perturbations selected")
     if limit is not None and limit < 1:
         raise BuildError(Arg("limit"), f" must be >= 1, got {limit}")
+    quality = check_quality(quality)
     out = Path(out)
     try:
         source = open_source(src)
     except SourceError as exc:
         raise BuildError(*exc.parts) from None
-    items = source.items[:limit] if limit else source.items
+    items = spread_subset(source.items, limit, seed)
     src_res, out_res = Path(src).resolve(), out.resolve()
     if src_res == out_res or (source.kind == "folder" and src_res in out_res.parents):
         raise BuildError(f"OUT ({out}) must not be the source folder or inside it")
@@ -201,6 +209,9 @@ def build(
         bk.levels_key: [int(v) for v in levels],
         "seed": int(seed),
         "limit": limit,
+        # how --limit picks (absent without a limit, so those manifests are unchanged); an OUT
+        # built with the first N items of older versions is then refused, not mixed
+        **({"limit_subset": "seeded, spread over the classes"} if limit is not None else {}),
         "source_fingerprint": source.fingerprint,
         "corruptbench_version": __version__,
         **writer.manifest_params(),
@@ -217,15 +228,17 @@ def build(
     }
     summary = BuildSummary(out, images=len(items), ignored=len(source.ignored))
     known_skips: dict[str, ItemResult] = {}
+    known_warnings: dict[str, ItemResult] = {}
     if complete:
         for row in read_skipped(out):
-            known_skips[row.rel] = row
+            (known_warnings if row.status == "warning" else known_skips)[row.rel] = row
         shutil.rmtree(out / WORK_DIR, ignore_errors=True)
 
     plan = writer.plan(spec, items, set(known_skips), complete)
     summary.already_done = plan.already_done
     if plan.finished:
         summary.skipped = list(known_skips.values())
+        summary.warnings = list(known_warnings.values())
         summary.nothing_to_do = True
         summary.elapsed = time.perf_counter() - t0
         return summary
@@ -238,11 +251,7 @@ def build(
         results.extend(run_shard(spec, sid, its))  # reads the shard's status only
 
     if n_todo:
-        desc = f"make-{kind} {profile}"
-        with progress_bar(progress) as prog:
-            task = prog.add_task(desc, total=n_todo, rate="")
-            t_start = time.perf_counter()
-            done_count = 0
+        with make_progress(n_todo, f"make-{kind} {profile}", unit="images", mode=progress) as bar:
             gen = (
                 iter_ray(spec, plan.todo, ray, workers, ray_init)
                 if ray
@@ -251,11 +260,7 @@ def build(
             for res in gen:
                 results.extend(res)
                 summary.cpu_seconds += sum(r.cpu for r in res)
-                done_count += len(res)
-                dt = time.perf_counter() - t_start
-                prog.update(
-                    task, advance=len(res), rate=f"{done_count / dt:.2f} img/s" if dt > 0 else ""
-                )
+                bar.advance(len(res))
     summary.processed = n_todo
 
     summary.written = writer.finish(spec, plan, source, results)
@@ -264,9 +269,12 @@ def build(
             summary.skipped.append(r)
         elif r.status == "failed":
             summary.failed.append(r)
+        if r.warning:
+            known_warnings[r.rel] = ItemResult(r.rel, "warning", reason=r.warning, source=r.source)
+    summary.warnings = list(known_warnings.values())
     summary.skipped.extend(collisions)
     summary.skipped.extend(known_skips.values())
-    write_skipped(out, summary.skipped + summary.failed)
+    write_skipped(out, summary.skipped + summary.failed + summary.warnings)
     totals = {
         "images": len(items),
         "skipped": len(summary.skipped),
@@ -297,7 +305,14 @@ def format_summary(s: BuildSummary) -> str:
         lines.append(
             f"{s.ignored} non-image files in the source were ignored (extension not an image type)"
         )
-    if s.skipped or s.failed:
+    if s.warnings:
+        lines.append(
+            f"warning: {len(s.warnings)} input(s) smaller than the profile's size were upsampled "
+            "(kept: the reference's resize enlarges them too)"
+        )
+        for r in s.warnings[:5]:
+            lines.append(f"  {r.rel}: {r.reason}")
+    if s.skipped or s.failed or s.warnings:
         lines.append(f"see {s.out / SKIPPED} for the reasons")
         for r in (s.skipped + s.failed)[:5]:
             lines.append(f"  {r.status}: {r.rel}: {r.reason}")

@@ -24,7 +24,7 @@ from ..profiles import PROFILES
 from .outputs import orphan_check, set_driver
 from .spec import BuildError, BuildSpec, ItemResult, Shard
 
-__all__ = ["run_shard", "init_worker", "warm_up", "iter_local", "iter_ray", "progress_bar"]
+__all__ = ["run_shard", "init_worker", "warm_up", "iter_local", "iter_ray"]
 
 _THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
@@ -175,33 +175,3 @@ def iter_ray(
     finally:
         if started:
             ray.shutdown()
-
-
-def progress_bar(enabled: bool) -> Any:
-    """A rich progress bar on stderr (images done, rate, elapsed, ETA); disabled when not
-    ``enabled``."""
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TaskProgressColumn,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
-
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TaskProgressColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not enabled,
-        transient=False,
-    )

@@ -1,14 +1,13 @@
 """Files of a build: atomic writes, the orphan guard, the manifest and ``skipped.csv``.
 
 Every file is written to ``.<name>.<pid>.cbtmp`` beside its target and renamed with
-:func:`os.replace`, so a target either exists complete or not at all. Bookkeeping lives at the top
+:func:`os.replace` (:mod:`corruptbench.fileio`), so a target either exists complete or not at all. Bookkeeping lives at the top
 of OUT (``manifest.json``, ``skipped.csv``, ``sources.txt`` for a folder built as npy) and in the
 hidden ``OUT/.corruptbench/``.
 """
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -17,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from .. import fileio
 from .spec import BuildError, ItemResult
 
 __all__ = [
@@ -37,7 +37,7 @@ __all__ = [
     "read_skipped",
 ]
 
-TMP_SUFFIX = ".cbtmp"
+TMP_SUFFIX = fileio.TMP_SUFFIX
 WORK_DIR = ".corruptbench"
 MANIFEST = "manifest.json"
 SKIPPED = "skipped.csv"
@@ -59,22 +59,10 @@ def orphan_check() -> None:
 
 
 def write_atomic(path: str | Path, writer: Callable[[Any], Any]) -> None:
-    """Write through ``writer(binary file)`` into ``.<name>.<pid>.cbtmp`` beside ``path``, then rename.
-
-    The pid keeps two processes that happen to make the same item (a worker orphaned by a killed
-    run and the re-run) from sharing one temporary file; both write the same bytes.
-    """
+    """:func:`corruptbench.fileio.write_atomic` (``.<name>.<pid>.cbtmp`` beside ``path``, then
+    rename), after :func:`orphan_check`."""
     orphan_check()
-    head, name = os.path.split(path)
-    tmp = os.path.join(head, f".{name}.{os.getpid()}{TMP_SUFFIX}")
-    try:
-        with open(tmp, "wb") as fh:
-            writer(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    fileio.write_atomic(path, writer)
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
@@ -146,7 +134,8 @@ def check_manifest(out: Path, params: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def write_skipped(out: Path, rows: Sequence[ItemResult]) -> None:
-    """``OUT/skipped.csv``: ``relative_path,source,status,reason``, sorted by relative path."""
+    """``OUT/skipped.csv``: ``relative_path,source,status,reason``, sorted by relative path;
+    status ``skipped`` / ``failed`` (no output) or ``warning`` (made, with a remark)."""
 
     def writer(fh: Any) -> None:
         text = io.StringIO()

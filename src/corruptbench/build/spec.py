@@ -44,11 +44,14 @@ class ItemResult:
     """What happened to one source item in one run."""
 
     rel: str
-    status: str  #: "done" (already there), "written", "skipped", "failed"
+    #: "done" (already there), "written", "skipped", "failed"; "warning" in skipped.csv and
+    #: :attr:`BuildSummary.warnings` (an item made with a remark: ``reason``)
+    status: str
     written: int = 0
     reason: str = ""
     source: str = ""
     cpu: float = 0.0  #: CPU seconds the worker spent (on the shard's first item: the whole shard)
+    warning: str = ""  #: a remark on a done or written item (e.g. it was upsampled)
 
 
 @dataclass

@@ -127,9 +127,9 @@ class FileTreeWriter(Writer):
         targets = {cell: self.target(*cell, item.rel) for cell in spec.cells}
         todo = [cell for cell in spec.cells if not os.path.exists(targets[cell])]
         if not todo:
-            return ItemResult(item.rel, "done", source=src)
+            return ItemResult(item.rel, "done", source=src, warning=spec.step.note(item))
         try:
-            img = spec.step.prepare(item)
+            img, note = spec.step.prepare_noted(item)
         except (ImageLoadError, ValueError) as exc:
             return ItemResult(item.rel, "skipped", reason=str(exc), source=src)
         written = 0
@@ -145,7 +145,7 @@ class FileTreeWriter(Writer):
             orphan_check()
             self.write(target, out, name)
             written += 1
-        return ItemResult(item.rel, "written", written, source=src)
+        return ItemResult(item.rel, "written", written, source=src, warning=note)
 
     def finish(
         self, spec: BuildSpec, plan: ShardPlan, source: Source, results: Sequence[ItemResult]
@@ -255,9 +255,15 @@ class NpyWriter(Writer):
         if path.exists():
             with np.load(path, allow_pickle=False) as z:
                 z_ok, z_reasons, z_status = z["ok"], z["reasons"], z["status"]
+                z_notes = z["notes"] if "notes" in z.files else [""] * len(items)
             return [
                 ItemResult(
-                    it.rel, "done" if z_ok[i] else str(z_status[i]), 0, str(z_reasons[i]), it.where
+                    it.rel,
+                    "done" if z_ok[i] else str(z_status[i]),
+                    0,
+                    str(z_reasons[i]),
+                    it.where,
+                    warning=str(z_notes[i]),
                 )
                 for i, it in enumerate(items)
             ]
@@ -266,15 +272,18 @@ class NpyWriter(Writer):
         ok = np.zeros(len(items), dtype=bool)
         reasons: list[str] = []
         status: list[str] = []
+        notes: list[str] = []
         for i, item in enumerate(items):
             src = item.where
             try:
-                img = spec.step.prepare(item)
+                img, note = spec.step.prepare_noted(item)
             except (ImageLoadError, ValueError) as exc:
                 results.append(ItemResult(item.rel, "skipped", reason=str(exc), source=src))
                 reasons.append(str(exc))
                 status.append("skipped")
+                notes.append("")
                 continue
+            notes.append(note)
             outs = []
             try:
                 for name, level in spec.cells:
@@ -290,7 +299,7 @@ class NpyWriter(Writer):
             ok[i] = True
             reasons.append("")
             status.append("ok")
-            results.append(ItemResult(item.rel, "written", len(outs), source=src))
+            results.append(ItemResult(item.rel, "written", len(outs), source=src, warning=note))
         arrays: dict[str, np.ndarray] = {}
         for j, outs in enumerate(per_cell):
             if outs:
@@ -299,6 +308,7 @@ class NpyWriter(Writer):
         arrays["ok"] = ok
         arrays["reasons"] = np.asarray(reasons, dtype=str)
         arrays["status"] = np.asarray(status, dtype=str)
+        arrays["notes"] = np.asarray(notes, dtype=str)
         write_atomic(path, lambda fh: np.savez(fh, **arrays))  # type: ignore[arg-type]
         return results
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from .. import __version__
@@ -46,6 +47,10 @@ FLAGS = {
     "weights": "--weights",
     "random_weights": "--random-weights",
     "ray": "--ray",
+    "quality": "--quality",
+    "severities": "--severities",
+    "corruptions": "--corruptions",
+    "fmt": "--format",
 }
 
 
@@ -61,6 +66,24 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _os_error(exc: OSError) -> str:
+    """``Permission denied: 'out/x.png'`` (the path the user gave), else the message."""
+    if exc.strerror and exc.filename is not None:
+        return f"{exc.strerror}: {os.fsdecode(exc.filename)!r}"
+    return str(exc)
+
+
+def _quiet_broken_pipe() -> int:
+    # The reader of our output went away (``corruptbench list | head -1``): nothing more can be
+    # said, and Python must not complain while flushing stdout at exit either.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # pragma: no cover - stdout without a file descriptor
+        pass
+    return 141  # 128 + SIGPIPE, what a shell reports for a filter cut short by its reader
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -69,11 +92,21 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         rc = args.func(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
+        on_interrupt = getattr(args, "on_interrupt", None)
+        detail = on_interrupt(args) if on_interrupt is not None else ""
+        print(f"interrupted{': ' + detail if detail else ''}", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as exc:
-        msg = exc.render(FLAGS) if isinstance(exc, ArgumentError) else str(exc)
+    except (ValueError, TypeError, OSError) as exc:
+        if isinstance(exc, ArgumentError):
+            msg = exc.render(FLAGS)
+        elif isinstance(exc, OSError) and not isinstance(exc, (FileNotFoundError, FileExistsError)):
+            msg = _os_error(exc)
+        else:
+            msg = str(exc)
         print(f"corruptbench {args.command}: error: {msg}", file=sys.stderr)
         return 2
     return int(rc or 0)

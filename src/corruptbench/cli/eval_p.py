@@ -5,7 +5,16 @@ from __future__ import annotations
 
 import argparse
 
-from .options import add_model_args, data_arg, eval_kwargs, finish_eval, load_model_from_args
+from .options import (
+    add_list_argument,
+    add_model_args,
+    data_arg,
+    eval_interrupted,
+    eval_kwargs,
+    finish_eval,
+    load_model_from_args,
+    split_list,
+)
 
 __all__ = ["register", "run"]
 
@@ -33,14 +42,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="eval-p results JSON or CSV (perturbation,fp,t5d) of the baseline",
     )
-    p.add_argument(
+    add_list_argument(
+        p,
         "--perturbations",
-        nargs="+",
         default=None,
         metavar="NAME",
-        help="subset (names or test/validation/all); default all 14",
+        help="perturbation names and groups (test, validation, all); default all 14",
     )
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, on_interrupt=eval_interrupted)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     res = evaluate_p(
         load_model_from_args(args),
         data_arg(args),
-        perturbations=args.perturbations,
+        perturbations=None if args.perturbations is None else split_list(args.perturbations),
         difficulty=args.difficulty,
         baseline=args.baseline,
         **eval_kwargs(args),

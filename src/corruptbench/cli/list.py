@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..profiles import PROFILES
-from ..registry import corruption_registry
+from ..registry import corruption_registry, perturbation_specs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,18 +15,16 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     reg = corruption_registry()
-    print("Corruptions (15 benchmark, then 4 extra/validation):")
+    print("Corruptions (15 benchmark, then 4 extra/validation, which belong to no family):")
     for i, (name, info) in enumerate(reg.items()):
         tag = "extra" if info.extra else "benchmark"
-        print(f"  {i:2d}  {name:<18} {info.family:<8} {tag:<9}  {info.doc}")
-    try:
-        from ..perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS
+        print(f"  {i:2d}  {name:<18} {info.family or '-':<8} {tag:<9}  {info.summary}")
+    from .. import perturbations  # noqa: F401  (importing registers the perturbations)
 
-        print("\nPerturbations (ImageNet-P; 10 test, then 4 validation):")
-        for name in ALL_PERTURBATIONS:
-            print(f"  {name:<18} {'validation' if name in EXTRA_PERTURBATIONS else 'test'}")
-    except ImportError:
-        pass
+    print("\nPerturbations (ImageNet-P; 10 test, then 4 validation):")
+    for spec in perturbation_specs():
+        tag = "validation" if spec.validation else "test"
+        print(f"  {spec.name:<18} {tag:<10}  {spec.summary}")
     print("\nProfiles:")
     for prof in PROFILES.values():
         print(f"  {prof.name:<10} {prof.size:>3} px  {prof.description}")

@@ -6,22 +6,17 @@ from __future__ import annotations
 import argparse
 
 from ..profiles import PROFILES
-from .options import add_build_args, execute_build, parse_levels
+from .options import (
+    add_build_args,
+    add_list_argument,
+    add_quality_argument,
+    build_interrupted,
+    execute_build,
+    parse_corruptions,
+    parse_levels,
+)
 
-__all__ = ["register", "run", "parse_corruptions"]
-
-
-def parse_corruptions(text: str) -> list[str]:
-    from ..api import SUBSETS, get_corruption_names
-    from ..registry import get_corruption
-
-    key = text.strip().lower()
-    if key in SUBSETS or key in ("common", "validation"):
-        return get_corruption_names(key)
-    names = [get_corruption(n).name for n in text.split(",") if n.strip()]
-    if not names:
-        raise ValueError("--corruptions is empty")
-    return list(dict.fromkeys(names))
+__all__ = ["register", "run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -55,17 +50,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="default: npy for cifar, else jpeg",
     )
-    p.add_argument(
+    add_list_argument(
+        p,
         "--corruptions",
-        default="all",
-        help="all (default) | benchmark | extra | noise|blur|weather|digital | name,name,...",
+        default=["all"],
+        metavar="NAME",
+        help="corruption names and subsets: all (default), benchmark, extra, noise, blur, "
+        "weather, digital",
     )
-    p.add_argument("--severities", default="1-5", help="e.g. 1-5 (default), 3, 1,3,5")
-    p.add_argument(
-        "--quality", type=int, default=85, help="JPEG quality (default 85, as ImageNet-C)"
+    add_list_argument(
+        p, "--severities", default=["1-5"], metavar="S", help="severities, e.g. 1-5 (default), 3"
     )
+    add_quality_argument(p, "JPEG quality of the outputs (default 85, as ImageNet-C)")
     add_build_args(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, on_interrupt=build_interrupted)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,36 +7,16 @@ import argparse
 
 from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
 from ..profiles import PROFILES
-from ..registry import canonical_name
-from .options import add_build_args, execute_build, parse_levels
+from .options import (
+    add_build_args,
+    add_list_argument,
+    build_interrupted,
+    execute_build,
+    parse_levels,
+    parse_perturbations,
+)
 
-__all__ = ["register", "run", "parse_perturbations"]
-
-
-def parse_perturbations(text: str) -> list[str]:
-    from ..perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS, PERTURBATIONS
-    from ..registry import suggest
-
-    key = text.strip().lower()
-    if key == "all":
-        return list(ALL_PERTURBATIONS)
-    if key in ("test", "benchmark"):
-        return list(PERTURBATIONS)
-    if key in ("validation", "extra"):
-        return list(EXTRA_PERTURBATIONS)
-    names = []
-    for n in text.split(","):
-        n = canonical_name(n)
-        if not n:
-            continue
-        if n not in ALL_PERTURBATIONS:
-            raise ValueError(
-                f"unknown perturbation {n!r}{suggest(n, ALL_PERTURBATIONS)} (choices: {', '.join(ALL_PERTURBATIONS)})"
-            )
-        names.append(n)
-    if not names:
-        raise ValueError("--perturbations is empty")
-    return list(dict.fromkeys(names))
+__all__ = ["register", "run"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -57,7 +37,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "out", help="output folder (new, empty, or a previous run with the same parameters)"
     )
-    p.add_argument("--profile", choices=list(PROFILES), default="imagenet", help="default imagenet")
+    p.add_argument(
+        "--profile",
+        choices=list(PROFILES),
+        default="imagenet",
+        help="frame size and parameter tables (default imagenet)",
+    )
     p.add_argument(
         "--format",
         dest="fmt",
@@ -65,11 +50,21 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="default: npy for cifar, else mp4",
     )
-    p.add_argument(
-        "--perturbations", default="all", help="all (default) | test | validation | name,name,..."
+    add_list_argument(
+        p,
+        "--perturbations",
+        default=["all"],
+        metavar="NAME",
+        help="perturbation names and groups: all (default), test, validation",
     )
-    p.add_argument(
-        "--difficulty", default="1", help="noise difficulties to build, e.g. 1 (default) or 1,2,3"
+    add_list_argument(
+        p,
+        "--difficulty",
+        "--difficulties",
+        dest="difficulty",
+        default=["1"],
+        metavar="D",
+        help="noise difficulties to build, e.g. 1 (default), 1-3",
     )
     p.add_argument(
         "--preset",
@@ -83,7 +78,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help=f"default {DEFAULT_PIX_FMT} (like the reference)",
     )
     add_build_args(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, on_interrupt=build_interrupted)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Arg
@@ -21,9 +22,16 @@ __all__ = [
     "data_arg",
     "run_options",
     "finish_eval",
+    "add_list_argument",
+    "add_quality_argument",
+    "split_list",
     "parse_levels",
+    "parse_corruptions",
+    "parse_perturbations",
     "default_workers",
     "add_build_args",
+    "eval_interrupted",
+    "build_interrupted",
     "execute_build",
 ]
 
@@ -83,7 +91,9 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "--limit",
         type=int,
         default=None,
-        help="at most N images (sequences) per cell: a seeded subset",
+        metavar="N",
+        help="at most N images (sequences) per cell: a subset chosen by --seed, the same images "
+        "in every cell",
     )
     p.add_argument(
         "--seed",
@@ -101,18 +111,25 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         default=None,
         help="clean image folder / CIFAR batch, corrupted in the workers instead of --data",
     )
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress display (a bar on a terminal, else a line every ~10 s or 5 %%)",
+    )
+    p.add_argument(
+        "--quiet", action="store_true", help="print only the results (no plan, cells or progress)"
+    )
 
 
 def eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords eval-c and eval-p pass alike to ``evaluate_c`` / ``evaluate_p`` (the model is
-    already on ``--device``; a progress bar unless ``--quiet``)."""
+    already on ``--device``; progress unless ``--quiet`` / ``--no-progress``)."""
     return {
         "batch_size": args.batch_size,
         "limit": args.limit,
         "seed": args.seed,
         "profile": args.profile,
-        "progress": not args.quiet,
+        "progress": "off" if args.quiet or args.no_progress else "auto",
         "run": run_options(args),
     }
 
@@ -155,6 +172,25 @@ def run_options(args: argparse.Namespace) -> RunOptions:
     )
 
 
+def eval_interrupted(args: argparse.Namespace) -> str:
+    """What an interrupted eval-c / eval-p kept (the CLI prints it after ``interrupted:``)."""
+    cells = "cells" if args.command == "eval-c" else "perturbations"
+    if args.out:
+        return (
+            f"the finished {cells} are saved in {args.out}; run the same command again to resume "
+            "(finished ones are not recomputed)"
+        )
+    return f"nothing was saved (no --out); give --out to keep finished {cells} and resume"
+
+
+def build_interrupted(args: argparse.Namespace) -> str:
+    """What an interrupted make-c / make-p kept (the CLI prints it after ``interrupted:``)."""
+    return (
+        f"the outputs written so far are kept in {args.out}; run the same command again to "
+        "resume (they are not recomputed)"
+    )
+
+
 def finish_eval(args: argparse.Namespace, res: Results) -> None:
     """``--csv``, the terminal summary and where the results file is."""
     from ..report import print_summary
@@ -170,24 +206,98 @@ def finish_eval(args: argparse.Namespace, res: Results) -> None:
 # ------------------------------------------------------------------------------------------------
 # make-c / make-p
 # ------------------------------------------------------------------------------------------------
-def parse_levels(text: str, lo: int, hi: int, what: str) -> list[int]:
-    """``"1-5"`` / ``"1,3,5"`` / ``"2"`` -> sorted unique ints within [lo, hi]."""
+def add_list_argument(
+    p: argparse.ArgumentParser, *flags: str, default: Any, metavar: str, help: str, **kw: Any
+) -> None:
+    """A flag that takes a list: comma-separated, space-separated or both (``--corruptions
+    fog,snow``, ``--corruptions fog snow``, ``--severities 1-5``, ``1,3,5``, ``1 3 5``)."""
+    p.add_argument(
+        *flags,
+        nargs="+",
+        default=default,
+        metavar=metavar,
+        help=f"{help} (comma- or space-separated: a,b or a b)",
+        **kw,
+    )
+
+
+def split_list(values: str | Sequence[str] | None) -> list[str]:
+    """The items of a list flag's values: each value split at commas, blanks dropped."""
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    return [part.strip() for v in values for part in str(v).split(",") if part.strip()]
+
+
+def parse_levels(values: str | Sequence[str], lo: int, hi: int, what: str) -> list[int]:
+    """``"1-5"`` / ``"1,3,5"`` / ``["1", "3", "5"]`` / ``"2"`` -> sorted unique ints in [lo, hi]."""
+    text = " ".join([values] if isinstance(values, str) else values)
     out: set[int] = set()
-    for part in text.replace(" ", "").split(","):
-        if not part:
-            continue
+    for part in split_list(values):
         try:
-            if "-" in part:
+            if "-" in part[1:]:
                 a, b = (int(x) for x in part.split("-", 1))
                 out.update(range(a, b + 1))
             else:
                 out.add(int(part))
         except ValueError:
-            raise ValueError(f"bad {what} list {text!r} (use e.g. 1-5 or 1,3,5)") from None
+            raise ValueError(f"bad {what} list {text!r} (use e.g. 1-5, 1,3,5 or 1 3 5)") from None
     bad = sorted(v for v in out if not lo <= v <= hi)
     if bad or not out:
         raise ValueError(f"{what} must be in {lo}..{hi}, got {text!r}")
     return sorted(out)
+
+
+def parse_corruptions(values: str | Sequence[str]) -> list[str]:
+    """Corruption names and subsets (``benchmark``, ``extra``, ``all``, a family) -> names, in
+    the order given (a subset in the reference order), each once."""
+    from ..api import SUBSET_ALIASES, SUBSETS, get_corruption_names
+    from ..registry import canonical_name, get_corruption
+
+    names: list[str] = []
+    for item in split_list(values):
+        key = canonical_name(item)
+        if key in SUBSETS or key in SUBSET_ALIASES:
+            names.extend(get_corruption_names(key))
+        else:
+            names.append(get_corruption(item).name)
+    if not names:
+        raise ValueError("--corruptions is empty")
+    return list(dict.fromkeys(names))
+
+
+def parse_perturbations(values: str | Sequence[str]) -> list[str]:
+    """Perturbation names and groups (``all``, ``test``, ``validation``) -> names, in the order
+    given, each once."""
+    from ..perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS, PERTURBATIONS
+    from ..registry import canonical_name, get_perturbation
+
+    groups = {
+        "all": ALL_PERTURBATIONS,
+        "test": PERTURBATIONS,
+        "benchmark": PERTURBATIONS,
+        "validation": EXTRA_PERTURBATIONS,
+        "extra": EXTRA_PERTURBATIONS,
+    }
+    names: list[str] = []
+    for item in split_list(values):
+        key = canonical_name(item)
+        names.extend(groups[key] if key in groups else [get_perturbation(item).name])
+    if not names:
+        raise ValueError("--perturbations is empty")
+    return list(dict.fromkeys(names))
+
+
+def add_quality_argument(p: argparse.ArgumentParser, help: str) -> None:
+    """``--quality Q``: a JPEG quality, 1..100 (checked by the library, with Pillow's limits)."""
+    p.add_argument(
+        "--quality",
+        type=int,
+        default=85,
+        metavar="Q",
+        help=f"{help}; 1..100 (Pillow's scale; above 95 files grow for little gain)",
+    )
 
 
 def default_workers() -> int:
@@ -214,10 +324,21 @@ def add_build_args(p: argparse.ArgumentParser) -> None:
         help="run shards as Ray tasks: 'auto' = ray.init() (local, or the cluster in RAY_ADDRESS), or a cluster address; OUT must be shared",
     )
     p.add_argument(
-        "--limit", type=int, default=None, help="only the first N source images (sorted order)"
+        "--limit",
+        type=int,
+        default=None,
+        metavar="N",
+        help="only N source images: a subset chosen by --seed and spread evenly over the classes "
+        "(kept in sorted order). Note: the released CIFAR-10-C keeps test_batch's order, and "
+        "RobustBench's loader assumes 10,000 images per severity, so a limited CIFAR build is "
+        "not a drop-in for it",
     )
     p.add_argument("--strict", action="store_true", help="exit non-zero if any input was skipped")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="no progress display (a bar on a terminal, else a line every ~10 s or 5 %%)",
+    )
 
 
 def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
@@ -236,7 +357,7 @@ def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
         workers=workers,
         ray=args.ray,
         limit=args.limit,
-        progress=not args.no_progress and sys.stderr.isatty(),
+        progress="off" if args.no_progress else "auto",
         **kwargs,  # type: ignore[arg-type]
     )
     print(format_summary(summary))

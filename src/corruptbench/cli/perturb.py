@@ -3,7 +3,8 @@
 
 Outputs in OUTDIR (created if needed), named after the input file's stem:
 
-* ``png``: ``<stem>_<perturbation>/img0.png .. img<T-1>.png`` (the reference's frame names);
+* ``png``: ``<stem>_<perturbation>/img00.png .. img<T-1>.png``, numbered with as many digits as
+  the last frame needs (``img00`` .. ``img30``), so that they sort in frame order;
 * ``npy``: ``<stem>_<perturbation>.npy``, uint8 (T, S, S, 3);
 * ``mp4``: ``<stem>_<perturbation>.mp4``, H.264 with the reference's settings (crf 20, or
   ``tune=grain`` for the noise perturbations) via :func:`corruptbench.datasets.video.write_mp4`
@@ -17,12 +18,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import tempfile
+from functools import partial
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
+from ..fileio import write_atomic
 from ..registry import canonical_name
 from .corrupt import load_rgb
 
@@ -33,7 +35,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     from ..perturbations import ALL_PERTURBATIONS
 
     p = sub.add_parser("perturb", help="make one ImageNet-P perturbation sequence from an image")
-    p.add_argument("input", help="any image file Pillow reads (the full source image)")
+    p.add_argument(
+        "input",
+        help="any image file Pillow reads (the full source image; 16-bit grayscale: the high byte)",
+    )
     p.add_argument("outdir", help="output folder")
     p.add_argument(
         "--perturbation", "-p", required=True, help=f"one of: {', '.join(ALL_PERTURBATIONS)}"
@@ -48,22 +53,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1,
         help="1..3 (noise level of the noise perturbations)",
     )
-    p.add_argument("--seed", type=int, default=None, help="random seed (noise, snow, spatter)")
+    p.add_argument(
+        "--seed", type=int, default=None, help="random seed (noise, snow, spatter; default: random)"
+    )
     p.add_argument(
         "--format", "-f", choices=_FORMATS, default="png", help="png frames (default), npy or mp4"
     )
     p.set_defaults(func=run)
-
-
-def _atomic_write(path: Path, write) -> None:  # type: ignore[no-untyped-def]
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            write(fh)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_sequence(
@@ -74,7 +70,7 @@ def write_sequence(
     out.mkdir(parents=True, exist_ok=True)
     if fmt == "npy":
         path = out / f"{stem}.npy"
-        _atomic_write(path, lambda fh: np.save(fh, frames))
+        write_atomic(path, lambda fh: np.save(fh, frames))
         return path
     if fmt == "mp4":
         try:
@@ -87,9 +83,10 @@ def write_sequence(
     if fmt == "png":
         folder = out / stem
         folder.mkdir(parents=True, exist_ok=True)
+        digits = len(str(max(len(frames) - 1, 0)))
         for i, frame in enumerate(frames):
-            target = folder / f"img{i}.png"
-            _atomic_write(target, lambda fh, fr=frame: Image.fromarray(fr).save(fh, format="PNG"))
+            image = Image.fromarray(frame)
+            write_atomic(folder / f"img{i:0{digits}d}.png", partial(image.save, format="PNG"))
         return folder
     raise ValueError(f"unknown format {fmt!r} (choices: {', '.join(_FORMATS)})")
 

@@ -25,14 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--out",
         "-o",
         default=None,
-        help="output file (default: report.html / report.md / report.csv)",
+        help="output file: .html, .md or .csv (default: report.html, or report.<--format>)",
     )
     p.add_argument(
         "--format",
         "-f",
         choices=("html", "md", "csv"),
         default=None,
-        help="output format (default: from --out's suffix, else html)",
+        help="output format (default: the one --out's suffix names; another suffix needs it)",
     )
     p.add_argument(
         "--baseline",
@@ -70,6 +70,7 @@ def run(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         sample=args.sample,
         contact_sheet=not args.no_contact_sheet,
+        on_warning=lambda text: print(f"corruptbench report: warning: {text}", file=sys.stderr),
     )
     print(f"wrote {path}", file=sys.stdout)
     return 0

@@ -89,7 +89,7 @@ def _finish_uint8(out: np.ndarray) -> np.ndarray:
     return res
 
 
-@register_corruption("gaussian_blur", family="blur", order=16, extra=True, random=False)
+@register_corruption("gaussian_blur", family=None, order=16, extra=True, random=False)
 def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255`` (spec §1.2 #5).
 

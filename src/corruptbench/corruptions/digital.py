@@ -1,5 +1,6 @@
-"""Digital corruptions: brightness, contrast, elastic_transform, pixelate, jpeg_compression,
-saturate (extra).
+"""Digital corruptions: contrast, elastic_transform, pixelate, jpeg_compression; saturate (extra);
+and brightness, which belongs to the weather family (the paper's Figure 1) but shares its HSV
+kernel with saturate.
 
 Fidelity notes:
 
@@ -60,7 +61,7 @@ _UNIT32 = np.arange(256, dtype=np.uint8).astype(np.float32) / 255.0  # float32 i
 # --------------------------------------------------------------------------------------------
 
 
-@register_corruption("brightness", family="digital", order=10, random=False)
+@register_corruption("brightness", family="weather", order=10, random=False)
 def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Brightness: HSV ``V = clip(V + c, 0, 1)``, back to RGB, ``clip * 255`` (spec §1.2 #13).
 
@@ -80,7 +81,7 @@ def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
     return hsv_adjust_uint8(image, v_add=c)
 
 
-@register_corruption("saturate", family="digital", order=18, extra=True, random=False)
+@register_corruption("saturate", family=None, order=18, extra=True, random=False)
 def saturate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Saturation: HSV ``S = clip(S * c0 + c1, 0, 1)``, back to RGB, ``clip * 255`` (§1.2 #15; extra).
 

@@ -101,10 +101,17 @@ def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 
     Returns:
         uint8 H x W x 3: ``uint8(clip(Poisson(x * c) / c, 0, 1) * 255)`` (legacy ``RandomState``:
-        drawn, computed and truncated in one compiled pass; other sources: their ``poisson``).
+        drawn, computed and truncated in one compiled pass), or float64 H x W x 3 in [0, 255]
+        before the truncation (other random sources: their ``poisson``).
     """
     c = get_params("shot_noise", severity, profile.name)
-    return PoissonPlan.from_uint8(image, c).sample_unit_u8(rng, c)
+    plan = PoissonPlan.from_uint8(image, c)
+    if isinstance(rng, np.random.RandomState):
+        return plan.sample_unit_u8(rng, c)
+    z = plan.sample(rng) / float(c)
+    np.clip(z, 0, 1, out=z)
+    z *= 255
+    return z
 
 
 @register_corruption("impulse_noise", family="noise", order=2)
@@ -139,7 +146,7 @@ def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     return out
 
 
-@register_corruption("speckle_noise", family="noise", order=15, extra=True)
+@register_corruption("speckle_noise", family=None, order=15, extra=True)
 def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Multiplicative (speckle) noise: ``clip(x + x * N(0, c^2), 0, 1) * 255`` (§1.2 #4; extra).
 

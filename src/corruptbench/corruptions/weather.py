@@ -353,7 +353,7 @@ def _water_drops_numpy(x: np.ndarray, liquid: np.ndarray, intensity: float) -> n
     return out
 
 
-@register_corruption("spatter", family="weather", order=17, extra=True)
+@register_corruption("spatter", family=None, order=17, extra=True)
 def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Spatter: water drops (mode 0) or mud (mode 1) on the lens (spec §1.2 #19; extra corruption).
 

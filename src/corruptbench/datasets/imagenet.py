@@ -7,7 +7,8 @@
   (``<root>/<class>/<file>``, the ImageNet val layout; classes and files sorted by name, as the
   reference's ``find_classes``/``make_dataset``) or a flat folder of files (sorted).
 * :func:`load_image` — open one file as a PIL RGB image (``.convert('RGB')`` like the reference) or
-  raise :class:`ImageLoadError` with a short reason (unreadable, truncated, not an image, ...).
+  raise :class:`ImageLoadError` with a short reason (from :mod:`.images`, which reads every image
+  file of the package and converts 16-bit input correctly).
 
 The wnid list and the class names (first WordNet lemma) were taken from the synset files shipped
 with the ``timm`` wheel (``timm/data/_info/imagenet_synsets.txt`` / ``imagenet_synset_to_lemma.txt``,
@@ -24,7 +25,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from PIL import Image
+from .images import ImageLoadError, load_image
 
 __all__ = [
     "IMAGE_EXTENSIONS",
@@ -59,10 +60,6 @@ IMAGE_EXTENSIONS: tuple[str, ...] = (
 
 _WNID_RE = re.compile(r"^n\d{8}$")
 _WNID_PREFIX_RE = re.compile(r"^(n\d{8})(?=[_.\-])")
-
-
-class ImageLoadError(Exception):
-    """An input file could not be used as an image; ``str(exc)`` is a short reason."""
 
 
 @lru_cache(maxsize=1)
@@ -214,32 +211,3 @@ def scan_image_folder(
         items = [ImageItem(Path(f.path), f.name, None) for f in images]
         classes = []
     return FolderScan(root, items, "flat", classes, ignored)
-
-
-def load_image(path: str | os.PathLike[str]) -> Image.Image:
-    """Open ``path`` fully and return a PIL image in RGB mode.
-
-    Grayscale, CMYK, palette, 16-bit and RGBA inputs are converted with ``.convert('RGB')`` exactly
-    like the reference loader (alpha is dropped, not composited; 16-bit values are clipped by PIL;
-    EXIF orientation is not applied, as in the reference). Truncated files are errors (unless the
-    caller set ``ImageFile.LOAD_TRUNCATED_IMAGES``); images over PIL's decompression-bomb limit
-    too. Animated files give their first frame. Raises :class:`ImageLoadError`.
-    """
-    try:
-        with Image.open(path) as im:
-            im.load()  # the first frame of an animated file
-            rgb = im.convert("RGB")
-    except FileNotFoundError:
-        raise ImageLoadError("file not found") from None
-    except Image.UnidentifiedImageError:
-        raise ImageLoadError("not an image (unidentified format)") from None
-    except Image.DecompressionBombError as exc:
-        raise ImageLoadError(f"image too large: {exc}") from None
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        msg = str(exc) or type(exc).__name__
-        if "truncated" in msg.lower() or isinstance(exc, EOFError):
-            raise ImageLoadError(f"truncated image: {msg}") from None
-        raise ImageLoadError(f"cannot decode: {msg}") from None
-    if rgb.width < 1 or rgb.height < 1:  # pragma: no cover - PIL refuses these already
-        raise ImageLoadError("empty image")
-    return rgb

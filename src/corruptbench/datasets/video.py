@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ..fileio import temp_path
 from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 
 __all__ = [
@@ -182,7 +183,7 @@ def write_mp4(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.cbtmp")
+    tmp = Path(temp_path(path))  # FFmpeg opens it: the permissions of any new file
     try:
         _encode_into(tmp, frames, noise=noise, crf=crf, preset=preset, pix_fmt=pix_fmt, fps=fps)
         os.replace(tmp, path)

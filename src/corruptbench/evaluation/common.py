@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 import sys
@@ -14,7 +13,7 @@ import numpy as np
 
 from ..errors import ArgumentError
 from ..pipeline import hash_lines
-from ..registry import canonical_name
+from ..registry import canonical_name, suggest
 
 __all__ = [
     "EvalError",
@@ -39,17 +38,6 @@ Cell = tuple[str, int]  #: (corruption, severity); (perturbation, difficulty) fo
 CLEAN: Cell = ("clean", 0)  #: the clean images' cell
 Log = Callable[[str], None]
 
-_CORRUPTION_GROUPS = (
-    "benchmark",
-    "common",
-    "extra",
-    "validation",
-    "all",
-    "noise",
-    "blur",
-    "weather",
-    "digital",
-)
 _PERTURBATION_GROUPS = ("all", "test", "validation")
 
 
@@ -106,12 +94,12 @@ def check_names(names: Sequence[str] | None, allowed: Sequence[str], what: str) 
     ``allowed`` order; ``None`` means all."""
     if names is None:
         return list(allowed)
-    from ..api import get_corruption_names
+    from ..api import SUBSET_ALIASES, SUBSETS, get_corruption_names
 
     out: list[str] = []
     for raw in names:
         key = canonical_name(raw)
-        if what == "corruption" and key in _CORRUPTION_GROUPS:
+        if what == "corruption" and (key in SUBSETS or key in SUBSET_ALIASES):
             out.extend(n for n in get_corruption_names(key) if n not in out)
             continue
         if what == "perturbation" and key in _PERTURBATION_GROUPS:
@@ -122,12 +110,7 @@ def check_names(names: Sequence[str] | None, allowed: Sequence[str], what: str) 
             out.extend(n for n in grp if n not in out)
             continue
         if key not in allowed:
-            close = difflib.get_close_matches(key, allowed, n=2)
-            hint = (
-                f"; did you mean {' or '.join(close)}?"
-                if close
-                else f"; known: {', '.join(allowed)}"
-            )
+            hint = suggest(key, allowed) or f"; known: {', '.join(allowed)}"
             raise EvalError(f"unknown {what} {raw!r}{hint}")
         if key not in out:
             out.append(key)

@@ -16,8 +16,9 @@ from ..errors import Arg
 from ..metrics import summarize_c
 from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
 from ..models.adapt import ModelLike, evaluation_mode, resolve_model
-from ..progress import progress as progress_bar
+from ..progress import progress as make_progress
 from ..results import CResults, DatasetInfo, Results, library_versions, now
+from ..validation import check_severity
 from .common import (
     CLEAN,
     SEVERITIES,
@@ -63,7 +64,7 @@ def evaluate_c(
     baseline: str = "auto",
     corrupt_on: str = "auto",
     name: str | None = None,
-    progress: bool = True,
+    progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
 ) -> Results:
     """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
@@ -101,7 +102,9 @@ def evaluate_c(
             (fast on a GPU; seeded per batch, not make-c's bytes); ``auto``: device on CUDA.
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
-        progress: Show a progress bar (a notebook's output, or stderr on a terminal).
+        progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
+            ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
+            otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
             new processes that import the caller's script: in a script, call this under
             ``if __name__ == "__main__":``.
@@ -152,14 +155,17 @@ def _evaluate_c(
     profile: str | None,
     baseline: str,
     corrupt_on: str,
-    progress: bool,
+    progress: bool | str,
     run: RunOptions,
 ) -> Results:
     t0 = time.perf_counter()
     log = run.log or (lambda _m: None)
     names = check_names(corruptions, ALL_CORRUPTIONS, "corruption")
-    sevs = sorted({int(s) for s in severities})
-    if not sevs or any(s not in SEVERITIES for s in sevs):
+    try:
+        sevs = sorted({check_severity(s) for s in severities})
+    except (TypeError, ValueError):
+        sevs = []
+    if not sevs:
         raise EvalError(f"severities must be in 1..5, got {list(severities)}")
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
@@ -285,37 +291,41 @@ def _evaluate_c(
         if items
         else []
     )
-    show = progress and bool(items)
-    with progress_bar(len(items), f"eval-c {model.id}", show) as bar:
+
+    def count(logits: Any, y: Any, c: Any, bad: list[tuple[int, str]]) -> None:
+        done_cells: set[int] = set()
+        for cid, reason in bad:
+            cell = cells[cid]
+            skipped[cell] = skipped.get(cell, 0) + 1
+            tally[cell][2] += 1
+            remaining[cid] -= 1
+            if skipped[cell] <= 3:
+                log(f"  skipped an unreadable input in {cell_key(cell)}: {reason}")
+            if remaining[cid] == 0:
+                done_cells.add(cid)
+        if logits is not None:
+            nc_out = logits.shape[1]
+            if int(y.max()) >= nc_out:
+                raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
+            correct = (logits.argmax(1) == y).numpy()
+            for cid in np.unique(c.numpy()):
+                m = c.numpy() == cid
+                cell = cells[int(cid)]
+                tally[cell][0] += int(correct[m].sum())
+                tally[cell][1] += int(m.sum())
+                remaining[int(cid)] -= int(m.sum())
+                if remaining[int(cid)] == 0:
+                    done_cells.add(int(cid))
+        for cid in sorted(done_cells):
+            finish(cid)
+
+    mode = progress if items else "off"
+    with make_progress(len(items), f"eval-c {model.id}", unit="images", mode=mode) as bar:
         for logits, y, c, bad in batches:
-            done_cells: set[int] = set()
-            for cid, reason in bad:
-                cell = cells[cid]
-                skipped[cell] = skipped.get(cell, 0) + 1
-                tally[cell][2] += 1
-                remaining[cid] -= 1
-                if skipped[cell] <= 3:
-                    log(f"  skipped an unreadable input in {cell_key(cell)}: {reason}")
-                if remaining[cid] == 0:
-                    done_cells.add(cid)
-            if logits is not None:
-                nc_out = logits.shape[1]
-                if int(y.max()) >= nc_out:
-                    raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
-                correct = (logits.argmax(1) == y).numpy()
-                for cid in np.unique(c.numpy()):
-                    m = c.numpy() == cid
-                    cell = cells[int(cid)]
-                    tally[cell][0] += int(correct[m].sum())
-                    tally[cell][1] += int(m.sum())
-                    remaining[int(cid)] -= int(m.sum())
-                    if remaining[int(cid)] == 0:
-                        done_cells.add(int(cid))
-            n_done = len(bad) + (0 if logits is None else int(logits.shape[0]))
+            count(logits, y, c, bad)
             this = bad[0][0] if bad else int(c[0])  # a batch never spans two cells
-            bar.update(n_done, label=f"eval-c {cell_key(cells[this])}")
-            for cid in sorted(done_cells):
-                finish(cid)
+            n_done = len(bad) + (0 if logits is None else len(c))
+            bar.advance(n_done, label=f"eval-c {cell_key(cells[this])}")
     tally = {k: v for k, v in tally.items() if v[1] > 0}
     res = results(True)
     if out_p is not None:

@@ -19,7 +19,7 @@ from ..metrics import (
 from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
 from ..models.adapt import ModelLike, evaluation_mode, resolve_model
 from ..perturbations import ALL_PERTURBATIONS
-from ..progress import progress as progress_bar
+from ..progress import progress as make_progress
 from ..results import DatasetInfo, PResults, Results, library_versions, now
 from .common import EvalError, RunOptions, check_names
 from .layouts import DataArg, Layout, OnTheFly, Selection, open_p_layout
@@ -47,7 +47,7 @@ def evaluate_p(
     profile: str | None = None,
     baseline: str | os.PathLike[str] | None = None,
     name: str | None = None,
-    progress: bool = True,
+    progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
 ) -> Results:
     """Evaluate ``model`` on ImageNet-P style sequences: flip probability (FP), top-5 distance
@@ -75,7 +75,9 @@ def evaluate_p(
             :func:`corruptbench.metrics.load_p_baseline`).
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
-        progress: Show a progress bar (a notebook's output, or stderr on a terminal).
+        progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
+            ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
+            otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resumed per perturbation), log lines (the
             workers import the caller's script: guard it with ``if __name__ == "__main__":``).
 
@@ -118,7 +120,7 @@ def _evaluate_p(
     seed: int,
     profile: str | None,
     baseline: str | os.PathLike[str] | None,
-    progress: bool,
+    progress: bool | str,
     run: RunOptions,
 ) -> Results:
     t0 = time.perf_counter()
@@ -175,13 +177,14 @@ def _evaluate_p(
     log(
         f"eval-p: {model.id} on {layout.root} ({layout.name}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers"
     )
-    plan = [
+    work = [
         (cell, [LoadItem(reader, 0, 0, payload) for reader, _, payload in layout.items(cell)])
         for cell in todo
     ]
-    total = sum(len(items) for _, items in plan)
-    with progress_bar(total, f"eval-p {model.id}", progress and total > 0) as bar:
-        for cell, items in plan:
+    total = sum(len(items) for _, items in work)
+    mode = progress if total else "off"
+    with make_progress(total, f"eval-p {model.id}", unit="sequences", mode=mode) as bar:
+        for cell, items in work:
             p = cell[0]
             noise = is_noise_perturbation(p)
             acc = [0.0, 0.0, 0.0, 0]
@@ -196,7 +199,10 @@ def _evaluate_p(
             for logits, _y, _c, bad in predict_batches(
                 model, items, batch_size=per_batch, workers=nw, threads=nthreads
             ):
-                bar.update(len(bad) + (0 if logits is None else len(logits)), label=f"eval-p {p}")
+                bar.advance(
+                    len(bad) + (0 if logits is None else int(logits.shape[0])),
+                    label=f"eval-p {p}",
+                )
                 if bad:
                     skipped[p] = skipped.get(p, 0) + len(bad)
                 if logits is None:

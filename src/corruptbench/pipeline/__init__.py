@@ -10,7 +10,15 @@
 from __future__ import annotations
 
 from .items import CorruptStep, ItemStep, PerturbStep, item_rng, item_seed, item_step
-from .sources import Source, SourceError, SourceItem, arrays_source, hash_lines, open_source
+from .sources import (
+    Source,
+    SourceError,
+    SourceItem,
+    arrays_source,
+    hash_lines,
+    open_source,
+    spread_subset,
+)
 
 __all__ = [
     "Source",
@@ -19,6 +27,7 @@ __all__ = [
     "open_source",
     "arrays_source",
     "hash_lines",
+    "spread_subset",
     "item_seed",
     "item_rng",
     "ItemStep",

@@ -71,6 +71,14 @@ class ItemStep(ABC):
     def prepare(self, item: SourceItem) -> np.ndarray:
         """The uint8 image the operation applies to (ImageLoadError / ValueError on bad input)."""
 
+    def prepare_noted(self, item: SourceItem) -> tuple[np.ndarray, str]:
+        """:meth:`prepare` and a warning about the item (``""``: none)."""
+        return self.prepare(item), ""
+
+    def note(self, item: SourceItem) -> str:
+        """The warning :meth:`prepare_noted` gives, from the item's size alone (no decoding)."""
+        return ""
+
     @abstractmethod
     def apply(self, img: np.ndarray, name: str, level: int, seed: int) -> np.ndarray:
         """Corrupt / perturb ``img`` drawing from ``RandomState(seed)``; uint8 out."""
@@ -91,9 +99,21 @@ class CorruptStep(ItemStep):
     kind: ClassVar[str] = "c"
 
     def prepare(self, item: SourceItem) -> np.ndarray:
-        from ..ops.preprocess import profile_preprocess
+        return self.prepare_noted(item)[0]
 
-        return profile_preprocess(item.image(), self.profile)
+    def prepare_noted(self, item: SourceItem) -> tuple[np.ndarray, str]:
+        """The prepared image, and a warning when the preprocessing upsamples it (the pixels are
+        kept: the reference's resize would enlarge it too)."""
+        from ..ops.preprocess import profile_preprocess, upsampling
+
+        im = item.image()
+        return profile_preprocess(im, self.profile), upsampling(*im.size, self.profile)
+
+    def note(self, item: SourceItem) -> str:
+        from ..ops.preprocess import upsampling
+
+        size = item.size()
+        return upsampling(*size, self.profile) if size is not None else ""
 
     def apply(self, img: np.ndarray, name: str, level: int, seed: int) -> np.ndarray:
         from ..api import corrupt

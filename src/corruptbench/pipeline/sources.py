@@ -33,6 +33,7 @@ __all__ = [
     "Source",
     "open_source",
     "arrays_source",
+    "spread_subset",
     "hash_lines",
 ]
 
@@ -63,6 +64,16 @@ class SourceItem:
     def where(self) -> str:
         """The file, or ``#<index>`` for an image held in memory (for messages and skip lists)."""
         return self.path or f"#{self.index}"
+
+    def size(self) -> tuple[int, int] | None:
+        """``(width, height)`` without decoding the pixels (a file's header), None if unreadable."""
+        if self.array is not None:
+            return int(self.array.shape[1]), int(self.array.shape[0])
+        try:
+            with Image.open(self.path) as im:  # type: ignore[arg-type]
+                return im.size
+        except (OSError, ValueError, SyntaxError):
+            return None
 
     def image(self) -> Image.Image:
         """Decode the item (:class:`~corruptbench.datasets.imagenet.ImageLoadError` on bad input)."""
@@ -153,6 +164,39 @@ def open_source(src: str | os.PathLike[str]) -> Source:
     else:
         label_kind = "none"
     return Source("folder", p, items, fp, scan.ignored, label_kind, list(scan.classes))
+
+
+def spread_subset(items: Sequence[SourceItem], limit: int | None, seed: int) -> list[SourceItem]:
+    """``limit`` of ``items`` chosen by ``seed`` and spread evenly over their labels (classes).
+
+    Each class's items are ranked by ``blake2b(f"{seed}|{rel}")`` and the classes by
+    ``blake2b(f"{seed}|class|{label}")``; the subset takes the first-ranked item of every class in
+    class rank order, then the second of every class, and so on, so class sizes differ by at most
+    one (unless a class runs out). The chosen items keep their order in ``items``. An item's
+    choice depends only on the seed, its relative path and the labels present, not on the order
+    of ``items``. All items when ``limit`` is None or not smaller than ``len(items)``.
+    """
+    if limit is None or limit >= len(items):
+        return list(items)
+
+    def rank(text: str) -> bytes:
+        return hashlib.blake2b(f"{int(seed)}|{text}".encode(), digest_size=8).digest()
+
+    groups: dict[str, list[SourceItem]] = {}
+    for it in items:
+        groups.setdefault(str(it.label), []).append(it)
+    ranked = [
+        sorted(members, key=lambda it: rank(it.rel))
+        for _, members in sorted(groups.items(), key=lambda kv: rank(f"class|{kv[0]}"))
+    ]
+    chosen: set[int] = set()
+    depth = 0
+    while len(chosen) < limit:
+        for members in ranked:
+            if depth < len(members) and len(chosen) < limit:
+                chosen.add(id(members[depth]))
+        depth += 1
+    return [it for it in items if id(it) in chosen]
 
 
 def arrays_source(

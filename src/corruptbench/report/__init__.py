@@ -8,20 +8,25 @@ Examples:
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import warnings
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ..errors import Arg, ArgumentError
+from ..fileio import write_text
 from ..results import Results
-from .baseline import apply_baseline, unique_labels
+from .baseline import apply_baseline, dataset_mismatches, unique_labels
 from .terminal import print_summary
 
 __all__ = [
     "print_summary",
     "build_report",
     "render_report",
+    "report_format",
     "FORMATS",
+    "SUFFIXES",
 ]
 
 FORMATS = ("html", "md", "csv")
@@ -48,10 +53,11 @@ def render_report(
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     results = apply_baseline(unique_labels(results), baseline)
+    mismatches = dataset_mismatches(results)
     if fmt == "md":
         from .markdown import render_markdown
 
-        return render_markdown(results)
+        return render_markdown(results, warnings=mismatches)
     if fmt == "csv":
         from .markdown import render_csv
 
@@ -79,7 +85,38 @@ def render_report(
         perturbation_strip=strip,
         sample_name=sample_name,
         intro=intro,
+        warnings=mismatches,
     )
+
+
+#: output file suffix -> report format
+SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".csv": "csv"}
+
+
+def report_format(out: str | os.PathLike[str], fmt: str | None = None) -> str:
+    """The format of a report written to ``out``: ``fmt``, else the one its suffix names.
+
+    Raises:
+        ArgumentError: no ``fmt`` and a suffix that names no format (``x.pdf``), an unknown
+            ``fmt``, or a ``fmt`` that contradicts the suffix (``--format md`` into ``x.html``).
+    """
+    suffix = Path(out).suffix.lower()
+    by_suffix = SUFFIXES.get(suffix)
+    if fmt is None:
+        if by_suffix is None:
+            raise ArgumentError(
+                f"cannot tell the report format from {os.fspath(out)!r}: name a .html, .md or "
+                ".csv file, or give ",
+                Arg("fmt", "html|md|csv"),
+            )
+        return by_suffix
+    if fmt not in FORMATS:
+        raise ArgumentError(Arg("fmt"), f" must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    if by_suffix is not None and by_suffix != fmt:
+        raise ArgumentError(
+            Arg("fmt"), f" {fmt} does not match the file name {os.fspath(out)!r} ({by_suffix})"
+        )
+    return fmt
 
 
 def build_report(
@@ -90,10 +127,14 @@ def build_report(
     baseline: str | None = None,
     sample: str | None = None,
     contact_sheet: bool = True,
+    on_warning: Callable[[str], None] | None = None,
 ) -> Path:
     """Load ``paths`` (results JSON files), validate them and write the report to ``out``.
 
-    ``fmt`` defaults to the suffix of ``out`` (``.md`` -> Markdown, ``.csv`` -> CSV, else HTML).
+    ``fmt`` defaults to the format the suffix of ``out`` names (:func:`report_format`: ``.html``,
+    ``.md``, ``.csv``; any other suffix needs ``fmt``). Warnings (results from different datasets,
+    :func:`~corruptbench.report.baseline.dataset_mismatches`) are written into the report and
+    passed to ``on_warning`` (default: :func:`warnings.warn`).
 
     Raises:
         ValueError: a malformed or incompatible results file (message names the file), bad options.
@@ -101,9 +142,13 @@ def build_report(
     if not paths:
         raise ValueError("give at least one results file")
     out_path = Path(out)
-    if fmt is None:
-        fmt = {".md": "md", ".markdown": "md", ".csv": "csv"}.get(out_path.suffix.lower(), "html")
+    fmt = report_format(out_path, fmt)
     results = [Results.from_json(p) for p in paths]
+    for text in dataset_mismatches(unique_labels(results)):
+        if on_warning is None:
+            warnings.warn(text, stacklevel=2)
+        else:
+            on_warning(text)
     image = None
     name = ""
     if sample is not None and contact_sheet and fmt == "html":
@@ -114,6 +159,5 @@ def build_report(
     text = render_report(
         results, fmt, baseline=baseline, sample=image, sample_name=name, contact_sheet=contact_sheet
     )
-    out_path.parent.mkdir(parents=True, exist_ok=True)
-    out_path.write_text(text, encoding="utf-8")
+    write_text(out_path, text, make_parents=True)
     return out_path

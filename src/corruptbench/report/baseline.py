@@ -10,7 +10,7 @@ from ..errors import Arg, ArgumentError
 from ..metrics import summarize_p
 from ..results import Results, summarize_errors
 
-__all__ = ["unique_labels", "apply_baseline"]
+__all__ = ["unique_labels", "apply_baseline", "dataset_mismatches"]
 
 
 def unique_labels(results: Sequence[Results]) -> list[Results]:
@@ -30,6 +30,40 @@ def unique_labels(results: Sequence[Results]) -> list[Results]:
             n += 1
         seen.add(label)
         out.append(replace(res, label=label))
+    return out
+
+
+def dataset_mismatches(results: Sequence[Results]) -> list[str]:
+    """Warnings for results that compare models on different data.
+
+    ImageNet-C style errors (eval-c, demo) are compared among themselves, ImageNet-P ones among
+    themselves; each group whose dataset fingerprints differ gets one line naming which results
+    were measured on which data (display labels, so repeated model ids are told apart).
+    """
+    out: list[str] = []
+    groups = (
+        ("ImageNet-C", [r for r in results if r.c is not None]),
+        ("ImageNet-P", [r for r in results if r.p is not None]),
+    )
+    for what, rows in groups:
+        by_data: dict[str, list[Results]] = {}
+        for res in rows:
+            by_data.setdefault(str(res.dataset.fingerprint), []).append(res)
+        if len(by_data) < 2:
+            continue
+        parts = []
+        for members in by_data.values():
+            ds = members[0].dataset
+            where = ", ".join(
+                str(x) for x in (ds.layout, ds.profile and f"profile {ds.profile}", ds.path) if x
+            )
+            parts.append(
+                f"{', '.join(repr(r.label) for r in members)} on {where or 'unknown data'}"
+            )
+        out.append(
+            f"the {what} results come from {len(by_data)} different datasets, so their errors are "
+            "not directly comparable: " + "; ".join(parts)
+        )
     return out
 
 

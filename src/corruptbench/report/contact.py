@@ -40,10 +40,11 @@ def _font(size: int = 16) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
 def sample_image(path: str | None = None) -> np.ndarray:
     """The contact-sheet photo: ``path`` if given, else scikit-image's ``chelsea`` (ships in the wheel)."""
     if path is not None:
+        from ..datasets.images import ImageLoadError, load_image
+
         try:
-            with Image.open(path) as im:
-                return np.asarray(im.convert("RGB"))
-        except (OSError, ValueError) as exc:
+            return np.asarray(load_image(path))
+        except ImageLoadError as exc:
             raise ValueError(f"{path}: cannot read the sample image ({exc})") from None
     import skimage.data
 

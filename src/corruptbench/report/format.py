@@ -5,13 +5,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
 from ..registry import corruption_registry
 
 if TYPE_CHECKING:
     from ..results import Results
-
-FAMILIES = ("noise", "blur", "weather", "digital")
 
 _PRETTY = {
     "jpeg_compression": "JPEG",
@@ -23,10 +21,11 @@ _PRETTY = {
 DASH = "\u2014"
 
 
-def family_of(name: str) -> str:
-    """The corruption's family in the registry (``digital`` for a name it does not know)."""
+def family_of(name: str) -> str | None:
+    """The corruption's family in the registry: ``noise``, ``blur``, ``weather`` or ``digital``;
+    ``None`` for the 4 extra corruptions (in no family) and for a name it does not know."""
     info = corruption_registry().get(name)
-    return info.family if info is not None else "digital"
+    return info.family if info is not None else None
 
 
 def pretty(name: str) -> str:

@@ -72,6 +72,7 @@ figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; max-width:
 .sheet img { width: 100%; max-width: 1530px; }
 code { background: var(--soft); padding: 1px 4px; border-radius: 4px; font-size: 12.5px; }
 .notes li { color: var(--muted); }
+.warn { background: #fde8c8; color: #5a3700; border-radius: 6px; padding: 8px 12px; }
 dl.kv { display: grid; grid-template-columns: 170px 1fr; gap: 2px 14px; margin: 4px 0 14px; font-size: 13px; }
 dl.kv dt { color: var(--muted); }
 dl.kv dd { margin: 0; overflow-wrap: anywhere; }
@@ -367,6 +368,7 @@ def render_html(
     perturbation_strip: bytes | None = None,
     sample_name: str = "",
     intro: str = "",
+    warnings: Sequence[str] = (),
 ) -> str:
     """Render the report for one or more validated results as a single HTML document.
 
@@ -377,6 +379,7 @@ def render_html(
         perturbation_strip: JPEG bytes of :func:`~corruptbench.report.contact.perturbation_strip`.
         sample_name: Description of the contact-sheet photo (escaped).
         intro: Extra paragraph shown under the title (escaped), e.g. the demo's disclaimer.
+        warnings: Shown prominently under the title (e.g. results from different datasets).
     """
     from .. import __version__
 
@@ -395,6 +398,8 @@ def render_html(
     ]
     if intro:
         parts.append(f"<p>{_code_spans(e(intro))}</p>")
+    for text in warnings:
+        parts.append(f'<p class="warn"><strong>Warning:</strong> {e(text)}</p>')
     nav = [("summary", "Summary")]
     if len(c_rows) > 1:
         nav.append(("comparison", "Comparison"))
@@ -448,7 +453,7 @@ def render_html(
         _img(
             severity_curves(ordered),
             "Error vs severity",
-            "Top-1 error against severity per corruption family (severity 0 = clean error).",
+            "Top-1 error against severity per corruption family of the paper's Figure 1, and for the 4 extra corruptions, which belong to no family (severity 0 = clean error).",
         )
     )
     if p_rows:

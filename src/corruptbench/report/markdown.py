@@ -32,15 +32,18 @@ def _table(
     return "\n".join(out)
 
 
-def render_markdown(results: Sequence[Results]) -> str:
+def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) -> str:
     """Markdown tables: headline comparison (sorted by mCE), CE per corruption, error by severity,
-    ImageNet-P. Percentages with one decimal (flip probabilities with two)."""
+    ImageNet-P. Percentages with one decimal (flip probabilities with two). ``warnings`` (e.g.
+    results from different datasets) are quoted under the heading."""
     from .html import sort_by_mce
 
     ordered = sort_by_mce(results)
     c_rows = [r for r in ordered if r.c is not None]
     p_rows = [r for r in ordered if r.p is not None]
     parts = ["## Robustness summary", ""]
+    for text in warnings:
+        parts += [f"> **Warning:** {_md_cell(text)}", ""]
     header = [
         "Model",
         "Clean error",

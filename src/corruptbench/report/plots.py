@@ -54,6 +54,26 @@ def _text(label: str, limit: int = 40) -> str:
     return label.replace("$", r"\$")
 
 
+def distinct_short_labels(labels: Sequence[str], limit: int) -> list[str]:
+    """``labels`` (distinct) shortened to ``limit`` characters and still distinct, matplotlib-safe.
+
+    A long label keeps its start and its end (``efficientnet…(run-2.json)``): labels made unique
+    by :func:`~corruptbench.report.baseline.unique_labels` differ at the end. Labels that would
+    still collide are numbered (``1: …``, ``2: …``).
+    """
+
+    def middle(label: str, n: int) -> str:
+        if len(label) <= n:
+            return label
+        head = (n - 1) // 2
+        return label[:head] + "\u2026" + label[len(label) - (n - 1 - head) :]
+
+    short = [middle(label, limit) for label in labels]
+    if len(set(short)) < len(short):
+        short = [f"{i + 1}: {middle(label, limit - 4)}" for i, label in enumerate(labels)]
+    return [s.replace("$", r"\$") for s in short]
+
+
 def _model_colors(n: int) -> list:
     cmap = plt.get_cmap("tab10")
     return [cmap(i % 10) for i in range(n)]
@@ -108,19 +128,28 @@ def ce_bars(results: Sequence[Results]) -> bytes | None:
 
 
 def severity_curves(results: Sequence[Results], max_models: int = 6) -> bytes | None:
-    """Top-1 error vs severity (0 = clean) per corruption: one panel per family, one row per model."""
+    """Top-1 error vs severity (0 = clean) per corruption: one panel per family (the paper's
+    Figure 1) and one for the 4 extra corruptions, which belong to no family; one row per model."""
     rows = [r for r in results if r.c is not None][:max_models]
     if not rows:
         return None
+    panels: list[tuple[str, list[str]]] = [
+        (fam.capitalize(), [n for n in ALL_CORRUPTIONS if family_of(n) == fam]) for fam in FAMILIES
+    ]
+    panels.append(("Extra", list(EXTRA_CORRUPTIONS)))
     with plt.rc_context(_STYLE):
         fig, axes = plt.subplots(
-            len(rows), 4, figsize=(13, 3.3 * len(rows)), sharey=True, squeeze=False
+            len(rows),
+            len(panels),
+            figsize=(3.25 * len(panels), 3.3 * len(rows)),
+            sharey=True,
+            squeeze=False,
         )
         cmap = plt.get_cmap("tab10")
+        row_labels = distinct_short_labels([r.label for r in rows], 28)
         for i, res in enumerate(rows):
             assert res.c is not None
-            for k, (ax, fam) in enumerate(zip(axes[i], FAMILIES)):
-                names = [n for n in ALL_CORRUPTIONS if family_of(n) == fam]
+            for k, (ax, (title, names)) in enumerate(zip(axes[i], panels)):
                 for j, name in enumerate(names):
                     values = res.c.errors.get(name)
                     if values is None or all(v is None for v in values):
@@ -134,12 +163,10 @@ def severity_curves(results: Sequence[Results], max_models: int = 6) -> bytes | 
                         marker=_MARKERS[j % len(_MARKERS)],
                         ms=3.5,
                         lw=1.4,
-                        label=pretty(name) + (" (extra)" if name in EXTRA_CORRUPTIONS else ""),
+                        label=pretty(name),
                     )
                 ax.set_title(
-                    fam.capitalize()
-                    if len(rows) == 1
-                    else f"{fam.capitalize()}: {_text(res.label, 28)}",
+                    title if len(rows) == 1 else f"{title}: {row_labels[i]}",
                     fontsize=9,
                 )
                 ax.set_xticks(range(6), ["clean", "1", "2", "3", "4", "5"])

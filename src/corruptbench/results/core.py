@@ -19,13 +19,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..fileio import write_text
 from ..metrics import CSummary, summarize_c
 from ..perturbations import ALL_PERTURBATIONS
 from .reader import Reader, short_repr, type_name
@@ -284,18 +284,9 @@ class Results:
         return json.dumps(self.to_dict(), indent=1, allow_nan=False) + "\n"
 
     def to_json(self, path: str | os.PathLike[str]) -> None:
-        """Write the file atomically (temporary file in the same folder + rename)."""
-        text = self.to_text()
-        p = Path(path)
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, p)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        """Write the file atomically (:func:`corruptbench.fileio.write_text`: temporary file in the
+        same folder + rename; the permissions of any new file of the user)."""
+        write_text(path, self.to_text(), make_parents=True)
 
     # ---- reading ---------------------------------------------------------------------------
     @classmethod

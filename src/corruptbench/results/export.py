@@ -6,9 +6,9 @@ import csv
 import io
 import math
 import os
-from pathlib import Path
 from typing import Any
 
+from ..fileio import write_text
 from .core import Results
 
 __all__ = ["to_csv"]
@@ -75,5 +75,5 @@ def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
         )
     text = buf.getvalue()
     if path is not None:
-        Path(path).write_text(text, encoding="utf-8")
+        write_text(path, text)
     return text

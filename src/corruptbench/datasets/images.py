@@ -1,0 +1,106 @@
+"""Reading one image file: every reader of the package (make-c, make-p, eval-c, eval-p, the CLI's
+``corrupt`` / ``perturb``, the report's sample photo) goes through :func:`decode_image`.
+
+* :func:`decode_image` — the decoded image in an 8-bit mode, or :class:`ImageLoadError` with a
+  short reason (unreadable, truncated, not an image, too large, a sample format it will not guess).
+* :func:`load_image` — the same as RGB (``.convert('RGB')`` like the reference loader).
+* :func:`load_array` — the same as a uint8 array in the layout :func:`corruptbench.corrupt` keeps:
+  H x W for grayscale, H x W x 4 when the file has an alpha channel, else H x W x 3.
+
+**Bit depth.** Pillow's own ``convert`` clips samples above 255, which turns a 16-bit grayscale
+image (Pillow modes ``I;16``, ``I;16B``, ...) into pure white. Here 16-bit samples become 8-bit by
+keeping their high byte (``v >> 8``), which is what Pillow does with 16-bit colour PNGs. A 32-bit
+integer image (mode ``I``: 16-bit PGM files, some TIFFs) is read the same way when its values lie
+in 0..65535, and refused otherwise; a 32-bit float image (mode ``F``) is refused, because its
+range is unknown: convert such files to 8 bits yourself.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+from PIL import Image
+
+__all__ = ["ImageLoadError", "to_8bit", "decode_image", "load_image", "load_array"]
+
+#: Pillow's 16-bit single-channel modes
+_MODES_16 = frozenset({"I;16", "I;16L", "I;16B", "I;16N"})
+
+
+class ImageLoadError(Exception):
+    """An input file could not be used as an image; ``str(exc)`` is a short reason."""
+
+
+def to_8bit(im: Image.Image) -> Image.Image:
+    """``im`` in an 8-bit mode: 16-bit grayscale as ``L`` (high byte), other modes unchanged.
+
+    Raises:
+        ImageLoadError: mode ``F`` (32-bit float), or mode ``I`` with values outside 0..65535.
+    """
+    if im.mode in _MODES_16 or im.mode == "I":
+        a = np.asarray(im)
+        if im.mode == "I" and a.size and (int(a.min()) < 0 or int(a.max()) > 65535):
+            raise ImageLoadError(
+                "32-bit integer image (Pillow mode 'I') with values outside 0..65535: "
+                "convert it to 8 bits first"
+            )
+        return Image.fromarray((a.astype(np.uint32) >> 8).astype(np.uint8), mode="L")
+    if im.mode == "F":
+        raise ImageLoadError(
+            "32-bit float image (Pillow mode 'F'): its range is unknown, convert it to 8 bits first"
+        )
+    return im
+
+
+def decode_image(path: str | os.PathLike[str]) -> Image.Image:
+    """Open ``path`` fully and return the decoded image in an 8-bit mode (:func:`to_8bit`).
+
+    Truncated files are errors (unless the caller set ``ImageFile.LOAD_TRUNCATED_IMAGES``); images
+    over PIL's decompression-bomb limit too. Animated files give their first frame. EXIF
+    orientation is not applied (as in the reference). Raises :class:`ImageLoadError`.
+    """
+    try:
+        with Image.open(path) as im:
+            im.load()  # the first frame of an animated file
+            out = to_8bit(im)
+            if out is im:
+                out = im.copy()  # usable after the file is closed
+    except FileNotFoundError:
+        raise ImageLoadError("file not found") from None
+    except Image.UnidentifiedImageError:
+        raise ImageLoadError("not an image (unidentified format)") from None
+    except Image.DecompressionBombError as exc:
+        raise ImageLoadError(f"image too large: {exc}") from None
+    except (OSError, SyntaxError, ValueError, EOFError) as exc:
+        msg = str(exc) or type(exc).__name__
+        if "truncated" in msg.lower() or isinstance(exc, EOFError):
+            raise ImageLoadError(f"truncated image: {msg}") from None
+        raise ImageLoadError(f"cannot decode: {msg}") from None
+    if out.width < 1 or out.height < 1:  # pragma: no cover - PIL refuses these already
+        raise ImageLoadError("empty image")
+    return out
+
+
+def load_image(path: str | os.PathLike[str]) -> Image.Image:
+    """:func:`decode_image` converted to RGB with ``.convert('RGB')`` like the reference loader.
+
+    Grayscale, CMYK, palette and RGBA inputs are converted by Pillow (alpha is dropped, not
+    composited); 16-bit input as :func:`to_8bit` says. Raises :class:`ImageLoadError`.
+    """
+    im = decode_image(path)
+    return im if im.mode == "RGB" else im.convert("RGB")
+
+
+def load_array(path: str | os.PathLike[str]) -> np.ndarray:
+    """:func:`decode_image` as a uint8 array in the layouts :func:`corruptbench.corrupt` keeps.
+
+    Grayscale (``L``, ``1``, 16-bit) -> H x W; an alpha channel (``RGBA``, ``LA``, a palette with
+    transparency, ...) -> H x W x 4 (RGBA); anything else -> H x W x 3 (RGB). Raises
+    :class:`ImageLoadError`.
+    """
+    im = decode_image(path)
+    if im.mode in ("L", "1"):
+        return np.asarray(im.convert("L"))
+    has_alpha = "A" in im.getbands() or "a" in im.getbands() or "transparency" in im.info
+    return np.asarray(im.convert("RGBA" if has_alpha else "RGB"))

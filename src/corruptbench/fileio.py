@@ -1,0 +1,74 @@
+"""Atomic file writes for the whole package: a file is either complete or absent, never partial.
+
+Every output (images, results JSON, reports, dataset files) goes through :func:`write_atomic`:
+the data is written to ``.<name>.<pid>.cbtmp`` in the target's folder and renamed over the target
+with :func:`os.replace`. The temporary file is made by ``open(..., "wb")``, so the file gets the
+permissions any new file of the user gets (``0o666 & ~umask``), not ``tempfile.mkstemp``'s 0600.
+An ``OSError`` (unwritable folder, full disk) names the path the caller gave, not the temporary
+file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["TMP_SUFFIX", "temp_path", "write_atomic", "write_bytes", "write_text"]
+
+#: suffix of the temporary files (``.<name>.<pid>.cbtmp``; a build sweeps left-overs away)
+TMP_SUFFIX = ".cbtmp"
+
+
+def temp_path(path: str | os.PathLike[str]) -> str:
+    """The temporary file beside ``path``: ``.<name>.<pid>.cbtmp``.
+
+    The pid keeps two processes that write the same file (a worker orphaned by a killed build and
+    the re-run) from sharing a temporary file.
+    """
+    head, name = os.path.split(os.fspath(path))
+    return os.path.join(head, f".{name}.{os.getpid()}{TMP_SUFFIX}")
+
+
+def write_atomic(
+    path: str | os.PathLike[str],
+    writer: Callable[[IO[bytes]], Any],
+    *,
+    make_parents: bool = False,
+) -> None:
+    """Write ``path`` through ``writer(binary file)``, atomically (see the module docstring).
+
+    Args:
+        path: The file to write (replaced if it exists).
+        writer: Writes the content into the open binary file it is given.
+        make_parents: Create the missing parent folders first.
+
+    Raises:
+        OSError: of the same type, with ``filename`` = ``path`` (e.g. ``PermissionError``).
+    """
+    target = os.fspath(path)
+    tmp = temp_path(target)
+    try:
+        if make_parents:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        with open(tmp, "wb") as fh:
+            writer(fh)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, target) from None
+        raise
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes, *, make_parents: bool = False) -> None:
+    """:func:`write_atomic` of ``data``."""
+    write_atomic(path, lambda fh: fh.write(data), make_parents=make_parents)
+
+
+def write_text(path: str | os.PathLike[str], text: str, *, make_parents: bool = False) -> None:
+    """:func:`write_atomic` of ``text`` in UTF-8."""
+    write_bytes(path, text.encode("utf-8"), make_parents=make_parents)

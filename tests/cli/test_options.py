@@ -1,0 +1,91 @@
+"""The options every command shares (cli/options.py): one list syntax, help text on every flag."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from corruptbench.cli import build_parser
+from corruptbench.cli.options import (
+    parse_corruptions,
+    parse_levels,
+    parse_perturbations,
+    split_list,
+)
+
+
+def test_split_list() -> None:
+    assert split_list(["fog,snow"]) == split_list(["fog", "snow"]) == ["fog", "snow"]
+    assert split_list(["fog, snow", "frost,"]) == ["fog", "snow", "frost"]
+    assert split_list("fog") == ["fog"] and split_list(None) == []
+
+
+@pytest.mark.parametrize(
+    "values", [["1-5"], ["1,2,3,4,5"], ["1", "2", "3", "4", "5"], ["1-2", "3,4", "5"], "1-5"]
+)
+def test_levels_in_every_spelling(values: list[str] | str) -> None:
+    assert parse_levels(values, 1, 5, "severities") == [1, 2, 3, 4, 5]
+
+
+def test_level_errors() -> None:
+    assert parse_levels(["3"], 1, 5, "severities") == [3]
+    assert parse_levels(["1", "3", "5"], 1, 5, "severities") == [1, 3, 5]
+    with pytest.raises(ValueError, match="severities must be in 1..5, got '0-2'"):
+        parse_levels(["0-2"], 1, 5, "severities")
+    with pytest.raises(
+        ValueError, match=r"bad difficulty list 'x' \(use e.g. 1-5, 1,3,5 or 1 3 5\)"
+    ):
+        parse_levels(["x"], 1, 3, "difficulty")
+
+
+def test_name_lists() -> None:
+    assert parse_corruptions(["fog,snow"]) == parse_corruptions(["fog", "snow"]) == ["fog", "snow"]
+    assert parse_corruptions(["weather"]) == ["snow", "frost", "fog", "brightness"]
+    assert parse_corruptions(["noise", "Gaussian-Noise", "fog"]) == [
+        "gaussian_noise",
+        "shot_noise",
+        "impulse_noise",
+        "fog",
+    ]
+    assert len(parse_corruptions(["all"])) == 19 and len(parse_corruptions(["common"])) == 15
+    with pytest.raises(ValueError, match="did you mean 'jpeg_compression'"):
+        parse_corruptions(["jpeg"])
+    assert parse_perturbations(["rotate,tilt"]) == parse_perturbations(["rotate", "tilt"])
+    assert parse_perturbations(["validation"]) == [
+        "speckle_noise",
+        "gaussian_blur",
+        "spatter",
+        "shear",
+    ]
+    with pytest.raises(ValueError, match="did you mean 'rotate'"):
+        parse_perturbations(["rotat"])
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    action = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))  # noqa: SLF001
+    return dict(action.choices)
+
+
+def test_every_flag_has_help_text() -> None:
+    missing = []
+    for name, sub in _subparsers(build_parser()).items():
+        for action in sub._actions:  # noqa: SLF001
+            if isinstance(action, argparse._HelpAction):  # noqa: SLF001
+                continue
+            if not (action.help or "").strip():
+                missing.append(f"{name} {'/'.join(action.option_strings) or action.dest}")
+    assert not missing, missing
+
+
+def test_list_flags_take_both_spellings() -> None:
+    subs = _subparsers(build_parser())
+    for command, flags in {
+        "make-c": ("--corruptions", "--severities"),
+        "make-p": ("--perturbations", "--difficulty"),
+        "eval-c": ("--corruptions", "--severities"),
+        "eval-p": ("--perturbations",),
+    }.items():
+        for flag in flags:
+            action = next(a for a in subs[command]._actions if flag in a.option_strings)  # noqa: SLF001
+            assert action.nargs == "+" and "a,b or a b" in action.help, (command, flag)
