@@ -13,6 +13,7 @@ from corruptbench.build.outputs import (
     TMP_SUFFIX,
     read_skipped,
     sweep_temps,
+    temp_path,
     write_atomic,
     write_skipped,
 )
@@ -78,3 +79,39 @@ def test_skipped_csv_round_trip(tmp_path: Path) -> None:
         ("b/2.png", "failed", "fog 3: ValueError: x", "/src/b/2.png"),
     ]
     assert read_skipped(tmp_path / "none") == []
+
+
+def test_temp_names_are_unique_across_machines_and_hidden(tmp_path: Path) -> None:
+    import socket
+
+    names = {temp_path(tmp_path / "x.JPEG") for _ in range(200)}
+    assert len(names) == 200
+    path = Path(next(iter(names)))
+    assert path.parent == tmp_path and path.name.startswith(".x.JPEG.")
+    assert path.name.endswith(TMP_SUFFIX)
+    host, pid, rand = path.name[len(".x.JPEG.") : -len(TMP_SUFFIX)].split(".")
+    label = socket.gethostname().split(".")[0]
+    assert host == "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:24]
+    assert pid == str(os.getpid()) and len(rand) == 8
+
+
+def test_a_run_sweeps_the_temporary_files_left_during_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard killed between open and rename (its Ray node died) leaves a temporary file while
+    the build goes on; the build removes it when it ends, not only at the next run's start."""
+    import corruptbench.build.builder as builder
+
+    src = make_source(tmp_path, 2)
+    out = tmp_path / "out"
+    real = builder.iter_local
+
+    def leaky(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for res in real(*args, **kwargs):
+            leftover = Path(temp_path(out / "brightness" / "1" / res[0].rel))
+            leftover.write_bytes(b"partial")
+            yield res
+
+    monkeypatch.setattr(builder, "iter_local", leaky)
+    s = run_c(src, out, names=["brightness"], levels=[1])
+    assert s.written == 2 and not list(out.rglob(f"*{TMP_SUFFIX}"))

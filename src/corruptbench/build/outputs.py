@@ -1,7 +1,8 @@
 """Files of a build: atomic writes, the orphan guard, the manifest and ``skipped.csv``.
 
-Every file is written to ``.<name>.<pid>.cbtmp`` beside its target and renamed with
-:func:`os.replace`, so a target either exists complete or not at all. Bookkeeping lives at the top
+Every file is written to ``.<name>.<host>.<pid>.<random>.cbtmp`` beside its target and renamed with
+:func:`os.replace`, so a target either exists complete or not at all; the name is unique across the
+machines of a Ray cluster writing into one shared OUT. Bookkeeping lives at the top
 of OUT (``manifest.json``, ``skipped.csv``, ``sources.txt`` for a folder built as npy) and in the
 hidden ``OUT/.corruptbench/``.
 """
@@ -13,6 +14,8 @@ import csv
 import io
 import json
 import os
+import secrets
+import socket
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,6 +24,7 @@ from .spec import BuildError, ItemResult
 
 __all__ = [
     "TMP_SUFFIX",
+    "temp_path",
     "WORK_DIR",
     "MANIFEST",
     "SKIPPED",
@@ -58,15 +62,28 @@ def orphan_check() -> None:
         os._exit(1)
 
 
-def write_atomic(path: str | Path, writer: Callable[[Any], Any]) -> None:
-    """Write through ``writer(binary file)`` into ``.<name>.<pid>.cbtmp`` beside ``path``, then rename.
+def _host() -> str:
+    # the first label of the host name, safe in a file name and short (names stay < 255 bytes)
+    label = socket.gethostname().split(".")[0] or "host"
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:24]
 
-    The pid keeps two processes that happen to make the same item (a worker orphaned by a killed
-    run and the re-run) from sharing one temporary file; both write the same bytes.
+
+def temp_path(path: str | os.PathLike[str]) -> str:
+    """A fresh temporary name beside ``path``: ``.<name>.<host>.<pid>.<8 hex>.cbtmp``.
+
+    Two processes that make the same output at once (a worker orphaned by a killed run and the
+    re-run; a Ray task retried on another machine while the first attempt still runs, both writing
+    into one shared OUT, where pids repeat across machines) never share a temporary file; both
+    write the same bytes and the last rename wins. Hidden, so no reader ever lists it.
     """
+    head, name = os.path.split(os.fspath(path))
+    return os.path.join(head, f".{name}.{_host()}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
+
+
+def write_atomic(path: str | Path, writer: Callable[[Any], Any]) -> None:
+    """Write through ``writer(binary file)`` into :func:`temp_path` beside ``path``, then rename."""
     orphan_check()
-    head, name = os.path.split(path)
-    tmp = os.path.join(head, f".{name}.{os.getpid()}{TMP_SUFFIX}")
+    tmp = temp_path(path)
     try:
         with open(tmp, "wb") as fh:
             writer(fh)

@@ -167,27 +167,32 @@ def write_mp4(
     preset: str = DEFAULT_PRESET,
     pix_fmt: str = DEFAULT_PIX_FMT,
     fps: int = 1,
+    tmp: str | os.PathLike[str] | None = None,
 ) -> None:
     """Encode uint8 RGB ``frames`` (T, H, W, 3) as an H.264 MP4 at ``path``, atomically.
 
     Args:
-        path: output file (parent folders are created). Written to ``.<name>.<pid>.cbtmp`` in the same
-            folder and renamed with :func:`os.replace`, so ``path`` is never partial.
+        path: output file (parent folders are created). Written to ``tmp`` (default
+            ``.<name>.<pid>.cbtmp`` in the same folder) and renamed with :func:`os.replace`, so
+            ``path`` is never partial.
         noise: reference settings for noise perturbations: ``tune=grain`` and x264's default CRF 23
             (unless ``crf`` is given). Otherwise CRF 20.
         crf: override the constant rate factor.
         preset: x264 preset (default ``medium``; the reference used ``veryslow``).
         pix_fmt: ``yuv444p`` (default, like the reference) or ``yuv420p``.
         fps: frames per second (the reference: 1).
+        tmp: the temporary file (make-p passes a name unique across the machines of a cluster).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.cbtmp")
+    tmp_file = Path(tmp) if tmp is not None else path.with_name(f".{path.name}.{os.getpid()}.cbtmp")
     try:
-        _encode_into(tmp, frames, noise=noise, crf=crf, preset=preset, pix_fmt=pix_fmt, fps=fps)
-        os.replace(tmp, path)
+        _encode_into(
+            tmp_file, frames, noise=noise, crf=crf, preset=preset, pix_fmt=pix_fmt, fps=fps
+        )
+        os.replace(tmp_file, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        tmp_file.unlink(missing_ok=True)
         raise
 
 
