@@ -97,3 +97,41 @@ def test_load_image_errors(tmp_path: Path) -> None:
         load_image(tmp_path / "empty.png")
     with pytest.raises(ImageLoadError, match="not found"):
         load_image(tmp_path / "nope.jpg")
+
+
+@pytest.mark.parametrize(
+    ("mode", "shape"),
+    [
+        ("RGB", (3,)),
+        ("L", ()),
+        ("LA", (2,)),
+        ("RGBA", (4,)),
+        ("1", ()),
+        ("P", (3,)),
+        ("CMYK", (3,)),
+    ],
+)
+def test_load_image_native_keeps_gray_and_alpha(tmp_path: Path, mode: str, shape: tuple) -> None:
+    from corruptbench.datasets.imagenet import load_image_native
+
+    im = _photo().convert(mode)
+    path = tmp_path / ("x.jpg" if mode == "CMYK" else "x.png")
+    im.save(path)
+    arr = load_image_native(path)
+    assert arr.dtype == np.uint8 and arr.shape == (im.height, im.width, *shape)
+    with Image.open(path) as ref:
+        want = ref.convert({"1": "L", "P": "RGB", "CMYK": "RGB"}.get(mode, mode))
+        assert np.array_equal(arr, np.asarray(want))
+    if mode == "1":
+        assert set(np.unique(arr)) <= {0, 255}
+
+
+def test_load_image_native_refuses_16_bit(tmp_path: Path) -> None:
+    from corruptbench.datasets.imagenet import load_image_native
+
+    Image.fromarray(np.full((8, 8), 40000, np.uint16)).save(tmp_path / "deep.png")
+    with pytest.raises(ImageLoadError, match="only 8-bit images are corrupted"):
+        load_image_native(tmp_path / "deep.png")
+    (tmp_path / "text.png").write_text("no")
+    with pytest.raises(ImageLoadError, match="not an image"):
+        load_image_native(tmp_path / "text.png")

@@ -46,6 +46,10 @@ FLAGS = {
     "weights": "--weights",
     "random_weights": "--random-weights",
     "ray": "--ray",
+    "quality": "--quality",
+    "copy_files": "--copy-files",
+    "severities": "--severities",
+    "difficulties": "--difficulty",
 }
 
 

@@ -7,7 +7,9 @@
   (``<root>/<class>/<file>``, the ImageNet val layout; classes and files sorted by name, as the
   reference's ``find_classes``/``make_dataset``) or a flat folder of files (sorted).
 * :func:`load_image` — open one file as a PIL RGB image (``.convert('RGB')`` like the reference) or
-  raise :class:`ImageLoadError` with a short reason (unreadable, truncated, not an image, ...).
+  raise :class:`ImageLoadError` with a short reason (unreadable, truncated, not an image, ...);
+  :func:`load_image_native` — the same file as a uint8 array in its own layout (gray stays gray,
+  alpha kept), for the native-size tree layout of make-c.
 
 The wnid list and the class names (first WordNet lemma) were taken from the synset files shipped
 with the ``timm`` wheel (``timm/data/_info/imagenet_synsets.txt`` / ``imagenet_synset_to_lemma.txt``,
@@ -18,12 +20,13 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
+import numpy as np
 from PIL import Image
 
 __all__ = [
@@ -40,6 +43,7 @@ __all__ = [
     "wnid_from_name",
     "scan_image_folder",
     "load_image",
+    "load_image_native",
 ]
 
 #: file extensions (lower case) that :func:`scan_image_folder` treats as images; others are ignored
@@ -216,19 +220,14 @@ def scan_image_folder(
     return FolderScan(root, items, "flat", classes, ignored)
 
 
-def load_image(path: str | os.PathLike[str]) -> Image.Image:
-    """Open ``path`` fully and return a PIL image in RGB mode.
-
-    Grayscale, CMYK, palette, 16-bit and RGBA inputs are converted with ``.convert('RGB')`` exactly
-    like the reference loader (alpha is dropped, not composited; 16-bit values are clipped by PIL;
-    EXIF orientation is not applied, as in the reference). Truncated files are errors (unless the
-    caller set ``ImageFile.LOAD_TRUNCATED_IMAGES``); images over PIL's decompression-bomb limit
-    too. Animated files give their first frame. Raises :class:`ImageLoadError`.
-    """
+def _decode(
+    path: str | os.PathLike[str], convert: Callable[[Image.Image], Image.Image]
+) -> Image.Image:
+    """Open ``path`` fully, apply ``convert``, and map every failure to :class:`ImageLoadError`."""
     try:
         with Image.open(path) as im:
             im.load()  # the first frame of an animated file
-            rgb = im.convert("RGB")
+            out = convert(im)
     except FileNotFoundError:
         raise ImageLoadError("file not found") from None
     except Image.UnidentifiedImageError:
@@ -240,6 +239,56 @@ def load_image(path: str | os.PathLike[str]) -> Image.Image:
         if "truncated" in msg.lower() or isinstance(exc, EOFError):
             raise ImageLoadError(f"truncated image: {msg}") from None
         raise ImageLoadError(f"cannot decode: {msg}") from None
-    if rgb.width < 1 or rgb.height < 1:  # pragma: no cover - PIL refuses these already
+    if out.width < 1 or out.height < 1:  # pragma: no cover - PIL refuses these already
         raise ImageLoadError("empty image")
-    return rgb
+    return out
+
+
+def load_image(path: str | os.PathLike[str]) -> Image.Image:
+    """Open ``path`` fully and return a PIL image in RGB mode.
+
+    Grayscale, CMYK, palette, 16-bit and RGBA inputs are converted with ``.convert('RGB')`` exactly
+    like the reference loader (alpha is dropped, not composited; 16-bit values are clipped by PIL;
+    EXIF orientation is not applied, as in the reference). Truncated files are errors (unless the
+    caller set ``ImageFile.LOAD_TRUNCATED_IMAGES``); images over PIL's decompression-bomb limit
+    too. Animated files give their first frame. Raises :class:`ImageLoadError`.
+    """
+    return _decode(path, lambda im: im.convert("RGB"))
+
+
+#: PIL modes :func:`load_image_native` keeps as they are, with the array layout they give
+_NATIVE_MODES = {"RGB": "H x W x 3", "L": "H x W", "RGBA": "H x W x 4", "LA": "H x W x 2"}
+
+
+def _native_mode(im: Image.Image) -> Image.Image:
+    mode = im.mode
+    if mode in _NATIVE_MODES:
+        return im.copy()
+    if mode == "1":
+        return im.convert("L")
+    if mode in ("P", "PA"):
+        has_alpha = mode == "PA" or "transparency" in im.info
+        return im.convert("RGBA" if has_alpha else "RGB")
+    if mode in ("RGBa", "La"):  # premultiplied alpha
+        return im.convert("RGBA" if mode == "RGBa" else "LA")
+    if mode in ("CMYK", "YCbCr", "LAB", "HSV", "RGBX"):
+        return im.convert("RGB")
+    raise ImageLoadError(
+        f"{mode} image: only 8-bit images are corrupted (16-bit, 32-bit and float images are not "
+        "converted silently); convert it to 8 bits first"
+    )
+
+
+def load_image_native(path: str | os.PathLike[str]) -> np.ndarray:
+    """Open ``path`` fully as a uint8 array in its own layout, at its own size.
+
+    * gray (``L``; 1-bit ``1`` as 0/255 gray) -> ``H x W``; gray + alpha (``LA``) -> ``H x W x 2``;
+    * ``RGB`` -> ``H x W x 3``; ``RGBA`` -> ``H x W x 4``;
+    * palette (``P``) -> RGB, or RGBA when it has transparency; CMYK / YCbCr / LAB / HSV -> RGB;
+    * 16-bit, 32-bit integer and float modes (``I;16``, ``I``, ``F``) -> :class:`ImageLoadError`
+      (never clipped silently).
+
+    EXIF orientation is not applied (pixels in stored order, as :func:`load_image`). Errors as
+    :func:`load_image`.
+    """
+    return np.asarray(_decode(path, _native_mode), dtype=np.uint8)

@@ -9,20 +9,38 @@
 
 from __future__ import annotations
 
-from .items import CorruptStep, ItemStep, PerturbStep, item_rng, item_seed, item_step
-from .sources import Source, SourceError, SourceItem, arrays_source, hash_lines, open_source
+from .items import (
+    CorruptStep,
+    ItemStep,
+    NativeCorruptStep,
+    PerturbStep,
+    item_rng,
+    item_seed,
+    item_step,
+)
+from .sources import (
+    Source,
+    SourceError,
+    SourceItem,
+    arrays_source,
+    hash_lines,
+    open_source,
+    open_tree,
+)
 
 __all__ = [
     "Source",
     "SourceError",
     "SourceItem",
     "open_source",
+    "open_tree",
     "arrays_source",
     "hash_lines",
     "item_seed",
     "item_rng",
     "ItemStep",
     "CorruptStep",
+    "NativeCorruptStep",
     "PerturbStep",
     "item_step",
 ]
