@@ -115,3 +115,15 @@ def test_a_run_sweeps_the_temporary_files_left_during_it(
     monkeypatch.setattr(builder, "iter_local", leaky)
     s = run_c(src, out, names=["brightness"], levels=[1])
     assert s.written == 2 and not list(out.rglob(f"*{TMP_SUFFIX}"))
+
+
+def test_rebuild_after_deleting_out_in_the_same_process(tmp_path: Path) -> None:
+    """The folders one build made are not assumed to exist in the next (OUT deleted between)."""
+    import shutil
+
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    first = run_c(src, out, names=["brightness"], levels=[1])
+    shutil.rmtree(out)
+    again = run_c(src, out, names=["brightness"], levels=[1])
+    assert first.written == again.written == 1

@@ -21,6 +21,7 @@ from .outputs import (
     SOURCES,
     WORK_DIR,
     check_manifest,
+    forget_dirs,
     read_skipped,
     sweep_temps,
     write_json,
@@ -266,6 +267,7 @@ def build(
         summary.elapsed = time.perf_counter() - t0
         return summary
     n_todo = sum(len(its) for _, its in plan.todo)
+    forget_dirs()
     sweep_temps(out)
     write_json(out / MANIFEST, {**manifest, "status": "running"})
 

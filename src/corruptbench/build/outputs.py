@@ -34,6 +34,7 @@ __all__ = [
     "write_atomic",
     "write_bytes",
     "ensure_dir",
+    "forget_dirs",
     "sweep_temps",
     "write_json",
     "check_manifest",
@@ -108,6 +109,12 @@ def ensure_dir(path: str) -> None:
         if len(_MADE_DIRS) > 100_000:
             _MADE_DIRS.clear()
         _MADE_DIRS.add(path)
+
+
+def forget_dirs() -> None:
+    """Forget the folders :func:`ensure_dir` made: a new build in this process may write into a
+    folder deleted since (an OUT removed and built again, in a notebook or a benchmark)."""
+    _MADE_DIRS.clear()
 
 
 def sweep_temps(out: Path) -> int:
