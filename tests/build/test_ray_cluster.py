@@ -62,10 +62,10 @@ def photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return src, local
 
 
-def driver(cl: Any, *args: str) -> subprocess.Popen[str]:
+def driver(cl: Any, *args: str, cwd: Path = REPO) -> subprocess.Popen[str]:
     return subprocess.Popen(
         cli_cmd("make-c", *args, "--ray", cl.address),
-        cwd=REPO,
+        cwd=cwd,
         env=cl.driver_env(),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -123,17 +123,19 @@ def test_cluster_build_equals_local_build_and_stays_on_loopback(
     assert not off, f"sockets outside 127.0.0.1: {off}"
 
 
-def test_tree_layout_on_the_cluster(cluster: Any, tmp_path: Path) -> None:
+def test_tree_layout_on_the_cluster_with_relative_paths(cluster: Any, tmp_path: Path) -> None:
+    """The tree layout on the cluster; SRC and OUT given relative to the driver's working
+    directory, which is not the Ray workers' (they run in the nodes' directory, here the repo)."""
     src = make_coco_tree(tmp_path)
     kw: dict[str, Any] = {"corruptions": NAMES, "severities": [2], "copy_files": ["annotations"]}
     local = build_tree(src, tmp_path / "local", **kw)
     assert local.written == 5 * 3
-    out = tmp_path / "ray"
-    proc = driver(cluster, str(src), str(out), "--layout", "tree", "--copy-files", "annotations",
-                  "--corruptions", ",".join(NAMES), "--severities", "2", "--no-progress")  # fmt: skip
+    proc = driver(cluster, "coco", "ray", "--layout", "tree", "--copy-files", "annotations",
+                  "--corruptions", ",".join(NAMES), "--severities", "2", "--no-progress",
+                  cwd=tmp_path)  # fmt: skip
     rc, text = finish(proc)
     assert rc == 0, text
-    assert tree(out) == tree(tmp_path / "local")
+    assert tree(tmp_path / "ray") == tree(tmp_path / "local")
 
 
 def test_worker_node_killed_mid_build_finishes_or_resumes_to_the_same_bytes(

@@ -180,7 +180,9 @@ def build(
         raise BuildError(Arg("quality"), f" must be an int in 1..100, got {quality!r}")
     if copy_files and fmt != "tree":
         raise BuildError(Arg("copy_files"), " applies to the tree layout only")
-    out = Path(out)
+    shown = Path(out)
+    # absolute paths travel to the workers: a Ray worker's working directory is not the driver's
+    out = Path(os.path.abspath(out))
     writer = bk.writers[fmt](
         str(out),
         quality=quality,
@@ -189,11 +191,11 @@ def build(
         copy_files=copy_files,
         links=links,
     )
-    source = writer.open_source(src)
+    source = writer.open_source(os.path.abspath(src))
     items = source.items[:limit] if limit else source.items
     src_res, out_res = Path(src).resolve(), out.resolve()
     if src_res == out_res or (source.kind != "cifar-batch" and src_res in out_res.parents):
-        raise BuildError(f"OUT ({out}) must not be the source folder or inside it")
+        raise BuildError(f"OUT ({shown}) must not be the source folder or inside it")
 
     cells = bk.cells(names, levels)
     size = shard_size or writer.default_shard_size(profile, len(cells))
@@ -252,7 +254,7 @@ def build(
         "layout": writer.layout(),
         "item_seed": "blake2b(f'{seed}|{kind}|{name}|{level}|{rel}', digest_size=4), little-endian",
     }
-    summary = BuildSummary(out, images=len(items), ignored=len(source.ignored))
+    summary = BuildSummary(shown, images=len(items), ignored=len(source.ignored))
     known_skips: dict[str, ItemResult] = {}
     if complete:
         for row in read_skipped(out):
