@@ -288,3 +288,22 @@ def test_one_worker_two_workers_and_ray_give_identical_bytes(tmp_path: Path) -> 
     ray_run = build_tree(src, tmp_path / "ray", workers=2, ray="auto", **kw)  # type: ignore[arg-type]
     assert one.written == two.written == ray_run.written == 5 * 6 and not ray_run.failed
     assert tree(tmp_path / "one") == tree(tmp_path / "two") == tree(tmp_path / "ray")
+
+
+def test_tiff_orientation_is_applied_once(tmp_path: Path) -> None:
+    """Pillow turns a TIFF upright on reading: the output holds those pixels and no orientation,
+    so it looks like the source in any orientation-aware reader."""
+    src = tmp_path / "src"
+    src.mkdir()
+    rgb = np.random.default_rng(5).integers(0, 256, (40, 56, 3), dtype=np.uint8)
+    exif = Image.Exif()
+    exif[0x0112] = 6
+    Image.fromarray(rgb).save(src / "turned.tif", exif=exif.tobytes())
+    build_tree(src, tmp_path / "out", corruptions=["contrast"], severities=[1])
+    with (
+        Image.open(src / "turned.tif") as a,
+        Image.open(tmp_path / "out/contrast/1/turned.tif") as b,
+    ):
+        assert b.size == a.size and b.getexif().get(0x0112) is None
+        seed = item_seed(0, "c", "contrast", 1, "turned.tif")
+        assert np.array_equal(np.asarray(b), corrupt(np.asarray(a), "contrast", 1, rng=seed))

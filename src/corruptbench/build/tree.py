@@ -18,9 +18,10 @@ Formats (by the source file's extension, so an output's name never depends on it
 
 Gray stays gray, alpha is kept (:class:`~corruptbench.pipeline.NativeCorruptStep`); an image with
 alpha under a name whose format has none (``.jpg``, ``.bmp``, ``.ppm``) is skipped with the reason.
-An EXIF orientation other than 1 is written into the output (JPEG, PNG, WebP, TIFF), so a loader
-that applies it turns the output exactly as it turns the source (boxes stay aligned); no other
-metadata is copied (an EXIF thumbnail would show the clean image).
+An EXIF orientation other than 1 is written into the output (JPEG, PNG, WebP), so a loader that
+applies it turns the output exactly as it turns the source (boxes stay aligned); no other metadata
+is copied (an EXIF thumbnail would show the clean image). (Pillow itself turns a TIFF upright when
+it reads it, so a TIFF output holds the upright pixels and no orientation.)
 
 ``copy_files`` (glob patterns, :func:`~corruptbench.pipeline.open_tree`) are copied once to
 ``OUT/<relative path>``; with ``links`` each ``OUT/<corruption>/<severity>/`` also gets relative
@@ -67,7 +68,8 @@ _SAME = {
 }
 _TO_PNG = (".gif", ".pbm")
 _NO_ALPHA = ("JPEG", "BMP", "PPM")
-_EXIF_FORMATS = ("JPEG", "PNG", "WEBP", "TIFF")
+# Pillow applies a TIFF's orientation when it loads it (the pixels come upright): not for TIFF
+_EXIF_FORMATS = ("JPEG", "PNG", "WEBP")
 _ORIENTATION = 0x0112
 
 

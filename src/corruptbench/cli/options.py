@@ -202,7 +202,7 @@ def add_build_args(p: argparse.ArgumentParser) -> None:
         "--ray",
         default=None,
         metavar="auto|ADDRESS",
-        help="run shards as Ray tasks: 'auto' = ray.init() (local, or the cluster in RAY_ADDRESS), or a cluster address; OUT must be shared",
+        help="run shards as Ray tasks: 'auto' = ray.init() (local, or the cluster in RAY_ADDRESS), or a cluster address; SRC and OUT must be at the same path on every node",
     )
     p.add_argument(
         "--limit", type=int, default=None, help="only the first N source images (sorted order)"
