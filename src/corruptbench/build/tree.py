@@ -105,6 +105,13 @@ def _exif(orientation: int | None) -> bytes:
     return ex.tobytes()
 
 
+def _orientation(im: Image.Image) -> object:
+    try:
+        return im.getexif().get(_ORIENTATION)
+    except Exception:  # noqa: BLE001 - a malformed EXIF block: no orientation, not a lost image
+        return None
+
+
 def _insert_app1(jpeg: bytes, exif: bytes) -> bytes:
     """Put an APP1 Exif segment after the JFIF APP0 one: the bytes of Pillow's ``save(exif=)``."""
     end = 2
@@ -196,7 +203,7 @@ class TreeWriter(FileTreeWriter):
                     alpha = "A" in im.mode or "transparency" in im.info
                     if self.quality is None and fmt == "JPEG":
                         quality = jpeg_quality(im) or DEFAULT_JPEG_QUALITY
-                    value = im.getexif().get(_ORIENTATION)
+                    value = _orientation(im)
             except (OSError, SyntaxError, ValueError) as exc:
                 raise ImageLoadError(f"cannot read the header: {exc}") from None
             if isinstance(value, int) and 2 <= value <= 8:
