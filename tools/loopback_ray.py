@@ -70,8 +70,10 @@ class LoopbackCluster:
     def start(self) -> str:
         """Start the nodes (this process's environment gets :data:`CLUSTER_ENV`, which the nodes
         inherit); return the GCS address ``127.0.0.1:PORT``."""
-        self._saved_env = {k: os.environ.get(k) for k in CLUSTER_ENV}
+        self._saved_env = {k: os.environ.get(k) for k in (*CLUSTER_ENV, "PYTHONPATH")}
         os.environ.update(CLUSTER_ENV)
+        if os.environ.get("PYTHONPATH"):  # the nodes and drivers may run in other directories
+            os.environ["PYTHONPATH"] = _absolute_path_list(os.environ["PYTHONPATH"])
         import ray._common.utils
         import ray._private.utils
         from ray.cluster_utils import Cluster
@@ -118,6 +120,8 @@ class LoopbackCluster:
         env = {k: v for k, v in (os.environ if base is None else base).items()}
         env.update(CLUSTER_ENV)
         env.pop("RAY_ADDRESS", None)
+        if env.get("PYTHONPATH"):
+            env["PYTHONPATH"] = _absolute_path_list(env["PYTHONPATH"])
         return env
 
     # --------------------------------------------------------------------------------------------
@@ -196,8 +200,17 @@ class LoopbackCluster:
                 else:
                     os.environ[k] = v
             if self._tmp:
-                shutil.rmtree(self._tmp, ignore_errors=True)
+                # a dying process (a driver's log monitor) may still create its session folder
+                for _ in range(50):
+                    shutil.rmtree(self._tmp, ignore_errors=True)
+                    if not os.path.exists(self._tmp):
+                        break
+                    time.sleep(0.1)
                 self._tmp = ""
+
+
+def _absolute_path_list(value: str) -> str:
+    return os.pathsep.join(os.path.abspath(p) if p else p for p in value.split(os.pathsep))
 
 
 def inet_sockets(processes: list[Any]) -> Iterator[tuple[int, str, str, str]]:
