@@ -8,12 +8,6 @@ Usage::
 
     .venv/bin/python benchmarks/make_c.py                     # 10 real images, 1 and 2 workers
     .venv/bin/python benchmarks/make_c.py --images 20 --workers 1,2 --json make_c.json
-    .venv/bin/python benchmarks/make_c.py --layout tree --size 640x480 --workers 1   # COCO size
-
-``--layout tree --size WxH`` times ``make-c --layout tree`` instead (the COCO-C convention: every
-image corrupted at its own size, no resize or crop): the photos are resized to W x H and saved as
-JPEG q90 in a ``val2017/``-like folder; outputs are JPEGs at the source's quality (90), 19 x 5 per
-image. COCO val2017 images are 640 px on the long side (most 640 x 480 or 480 x 640).
 
 Runs :func:`corruptbench.build.build` exactly as the CLI does (``--workers 1`` runs in this process,
 more workers are a process pool with one thread each). The per-core figure uses the CPU time the
@@ -66,62 +60,35 @@ def main(argv: list[str] | None = None) -> int:
         default=50,
         help="images per class folder (ImageNet val: 50, the default; 1: worst case)",
     )
-    ap.add_argument(
-        "--layout",
-        choices=("imagenet", "tree"),
-        default="imagenet",
-        help="imagenet (default): Resize(256)+CenterCrop(224); tree: native size (see --size)",
-    )
-    ap.add_argument(
-        "--size", default="640x480", help="--layout tree: W x H of the source images (640x480)"
-    )
-    ap.add_argument(
-        "--corruptions",
-        default="all",
-        help="subset: all (default, 19), benchmark (the 15 of ImageNet-C / COCO-C), a family",
-    )
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
-    tree = args.layout == "tree"
-    width, height = (int(v) for v in args.size.lower().split("x"))
     if not SAMPLE.is_dir():
         print(f"benchmark needs real photos: {SAMPLE} is absent", file=sys.stderr)
         return 2
 
-    from corruptbench import get_corruption_names
+    from corruptbench import ALL_CORRUPTIONS
     from corruptbench.build import build
 
-    names = get_corruption_names(args.corruptions)
+    names = list(ALL_CORRUPTIONS)
     work = Path(tempfile.mkdtemp(prefix="corruptbench-bench-"))
     try:
         src = work / "src"
         src.mkdir()
         files = sorted(SAMPLE.iterdir())[: args.images]
         per_class = max(1, args.per_class)
-        if tree:
-            from PIL import Image
-
-            (src / "val2017").mkdir()
-            for i, f in enumerate(files):
-                with Image.open(f) as im:
-                    im = im.convert("RGB").resize((width, height), Image.Resampling.BICUBIC)
-                    im.save(src / "val2017" / f"{i:012d}.jpg", quality=90)
-        else:
-            for i, f in enumerate(files):
-                wnid = files[i - i % per_class].name.split("_")[0]  # ImageNet val <wnid>/<file>
-                (src / wnid).mkdir(exist_ok=True)
-                (src / wnid / f.name).symlink_to(f)
-        fmt = "tree" if tree else "jpeg"
+        for i, f in enumerate(files):
+            wnid = files[i - i % per_class].name.split("_")[0]  # ImageNet val layout <wnid>/<file>
+            (src / wnid).mkdir(exist_ok=True)
+            (src / wnid / f.name).symlink_to(f)
         warm = work / "warm-src"
         warm.mkdir()
-        first = next(p for p in src.rglob("*") if p.is_file())
-        (warm / first.name).symlink_to(first)
+        (warm / files[0].name).symlink_to(files[0])
         build(
             "c",
             warm,
             work / "warm-out",
             profile="imagenet",
-            fmt=fmt,
+            fmt="jpeg",
             names=names,
             levels=[1, 2, 3, 4, 5],
             workers=1,
@@ -137,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                 src,
                 out,
                 profile="imagenet",
-                fmt=fmt,
+                fmt="jpeg",
                 names=names,
                 levels=[1, 2, 3, 4, 5],
                 workers=w,
@@ -162,17 +129,10 @@ def main(argv: list[str] | None = None) -> int:
                 }
             )
         base = results[0]["images_per_second"]
-        if tree:
-            print(
-                f"make-c --layout tree at {width} x {height} (native size, no resize), {len(names)} corruptions x 5 "
-                f"severities, {args.images} real photos resized to {width} x {height} (JPEG q90 in, q90 out; "
-                "decode + JPEG encode incl.)"
-            )
-        else:
-            print(
-                f"make-c imagenet 224, {len(names)} corruptions x 5 severities, {args.images} real images (decode + JPEG encode incl.),"
-                f" up to {per_class} per class folder"
-            )
+        print(
+            f"make-c imagenet 224, 19 corruptions x 5 severities, {args.images} real images (decode + JPEG encode incl.),"
+            f" up to {per_class} per class folder"
+        )
         print(
             "img/core-s = images per CPU-second of the workers; wall speed-up = img/s vs 1 worker"
         )
@@ -188,27 +148,14 @@ def main(argv: list[str] | None = None) -> int:
             f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (wall figures need an idle machine)"
         )
         best = results[0]["core_hours_50k"]
-        if tree:
-            print(
-                f"single-worker extrapolation: {best / 10:.2f} core-hours for 5,000 images "
-                f"(COCO val2017), {len(names)} x 5"
-            )
-        else:
-            print(
-                f"single-worker extrapolation: {best:.2f} core-hours for 50,000 images "
-                f"(target < {TARGET_CORE_HOURS:g}; reference ~{REFERENCE_CORE_HOURS:g}: {REFERENCE_CORE_HOURS / best:.0f}x)"
-            )
+        print(
+            f"single-worker extrapolation: {best:.2f} core-hours for 50,000 images "
+            f"(target < {TARGET_CORE_HOURS:g}; reference ~{REFERENCE_CORE_HOURS:g}: {REFERENCE_CORE_HOURS / best:.0f}x)"
+        )
         if args.json:
             Path(args.json).write_text(
                 json.dumps(
-                    {
-                        "results": results,
-                        "images": args.images,
-                        "per_class": per_class,
-                        "layout": args.layout,
-                        "size": [width, height] if tree else [224, 224],
-                    },
-                    indent=2,
+                    {"results": results, "images": args.images, "per_class": per_class}, indent=2
                 )
                 + "\n"
             )
