@@ -4,8 +4,14 @@ Helpers shared by test modules live in ``support.py`` (``from support import ...
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
+
+# Before anything imports ray: a local ray.init() (make-c --ray auto) and a driver joining a
+# loopback cluster then stay on 127.0.0.1 instead of the interface address (Ray reads this once,
+# at import; with it "127.0.0.1" is not rewritten to the route-table IP).
+os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 
 import numpy as np
 import pytest

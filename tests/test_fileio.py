@@ -57,5 +57,15 @@ def test_errors_name_the_callers_path(tmp_path: Path) -> None:
     assert not list(tmp_path.rglob(f"*{TMP_SUFFIX}"))
 
 
-def test_temp_path_is_beside_the_target() -> None:
-    assert temp_path("/a/b/c.png") == f"/a/b/.c.png.{os.getpid()}{TMP_SUFFIX}"
+def test_temp_names_are_unique_across_machines_and_hidden(tmp_path: Path) -> None:
+    import socket
+
+    names = {temp_path(tmp_path / "x.JPEG") for _ in range(200)}
+    assert len(names) == 200
+    path = Path(next(iter(names)))
+    assert path.parent == tmp_path and path.name.startswith(".x.JPEG.")
+    assert path.name.endswith(TMP_SUFFIX)
+    host, pid, rand = path.name[len(".x.JPEG.") : -len(TMP_SUFFIX)].split(".")
+    label = socket.gethostname().split(".")[0]
+    assert host == "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:24]
+    assert pid == str(os.getpid()) and len(rand) == 8

@@ -1,7 +1,7 @@
 """Atomic file writes for the whole package: a file is either complete or absent, never partial.
 
 Every output (images, results JSON, reports, dataset files) goes through :func:`write_atomic`:
-the data is written to ``.<name>.<pid>.cbtmp`` in the target's folder and renamed over the target
+the data is written to ``.<name>.<host>.<pid>.<random>.cbtmp`` in the target's folder and renamed over the target
 with :func:`os.replace`. The temporary file is made by ``open(..., "wb")``, so the file gets the
 permissions any new file of the user gets (``0o666 & ~umask``), not ``tempfile.mkstemp``'s 0600.
 An ``OSError`` (unwritable folder, full disk) names the path the caller gave, not the temporary
@@ -12,24 +12,34 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
+import socket
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
 __all__ = ["TMP_SUFFIX", "temp_path", "write_atomic", "write_bytes", "write_text"]
 
-#: suffix of the temporary files (``.<name>.<pid>.cbtmp``; a build sweeps left-overs away)
+#: suffix of the temporary files (a build sweeps left-overs away)
 TMP_SUFFIX = ".cbtmp"
 
 
-def temp_path(path: str | os.PathLike[str]) -> str:
-    """The temporary file beside ``path``: ``.<name>.<pid>.cbtmp``.
+def _host() -> str:
+    # the first label of the host name, safe in a file name and short (names stay < 255 bytes)
+    label = socket.gethostname().split(".")[0] or "host"
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:24]
 
-    The pid keeps two processes that write the same file (a worker orphaned by a killed build and
-    the re-run) from sharing a temporary file.
+
+def temp_path(path: str | os.PathLike[str]) -> str:
+    """A fresh temporary name beside ``path``: ``.<name>.<host>.<pid>.<8 hex>.cbtmp``.
+
+    Two processes that make the same output at once (a worker orphaned by a killed run and the
+    re-run; a Ray task retried on another machine while the first attempt still runs, both writing
+    into one shared OUT, where pids repeat across machines) never share a temporary file; both
+    write the same bytes and the last rename wins. Hidden, so no reader ever lists it.
     """
     head, name = os.path.split(os.fspath(path))
-    return os.path.join(head, f".{name}.{os.getpid()}{TMP_SUFFIX}")
+    return os.path.join(head, f".{name}.{_host()}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
 
 
 def write_atomic(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import pickle
 import signal
@@ -42,6 +43,40 @@ def make_source(tmp_path: Path, n: int = 3, name: str = "src") -> Path:
         (src / wnid).mkdir(parents=True, exist_ok=True)
         (src / wnid / f"ILSVRC2012_val_{f.stem[-6:]}.JPEG").write_bytes(f.read_bytes())
     return src
+
+
+def make_coco_tree(tmp_path: Path, name: str = "coco") -> Path:
+    """A small COCO-style dataset root made from real photos (native sizes, mixed formats).
+
+    ``val2017/``: 640x480 JPEG q90, 480x640 JPEG q75, 333x217 gray JPEG q90, a truncated JPEG;
+    ``val2017/sub/deeper/``: 640x480 RGB PNG, 300x200 gray PNG; ``annotations/instances_val2017
+    .json`` (COCO-style, naming the images); ``README.txt`` (neither image nor selected).
+    """
+    need_shared()
+    root = tmp_path / name
+    val, deep, ann = root / "val2017", root / "val2017" / "sub" / "deeper", root / "annotations"
+    for d in (val, deep, ann):
+        d.mkdir(parents=True)
+    photos = sorted(IMAGENET_SAMPLE.iterdir())
+
+    def photo(i: int, size: tuple[int, int]) -> Image.Image:
+        with Image.open(photos[i]) as im:
+            return im.convert("RGB").resize(size, Image.Resampling.BICUBIC)
+
+    photo(0, (640, 480)).save(val / "000000000139.jpg", quality=90)
+    photo(1, (480, 640)).save(val / "000000000285.jpg", quality=75)
+    photo(2, (333, 217)).convert("L").save(val / "000000000632.jpg", quality=90)
+    photo(3, (640, 480)).save(deep / "000000000724.png")
+    photo(4, (300, 200)).convert("L").save(deep / "000000000776.png")
+    data = photos[5].read_bytes()
+    (val / "000000000785.jpg").write_bytes(data[: len(data) // 2])
+    images = [
+        {"id": i, "file_name": p.relative_to(val).as_posix()}
+        for i, p in enumerate(sorted(val.rglob("*.*")))
+    ]
+    (ann / "instances_val2017.json").write_text(json.dumps({"images": images, "annotations": []}))
+    (root / "README.txt").write_text("not an image, not selected")
+    return root
 
 
 def run_c(src: Path, out: Path, **kw: object) -> BuildSummary:

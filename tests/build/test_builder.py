@@ -8,6 +8,7 @@ import pytest
 
 from build.support import make_source, run_c
 from corruptbench.build import BuildError, BuildSummary, ItemResult, build, format_summary
+from corruptbench.errors import ArgumentError
 
 
 def test_arguments_are_checked_before_any_work(tmp_path: Path) -> None:
@@ -27,7 +28,26 @@ def test_arguments_are_checked_before_any_work(tmp_path: Path) -> None:
         run_c(tmp_path / "nope", out)
     with pytest.raises(BuildError, match="difficulties 2 and 3 exist only for"):
         build("p", src, out, profile="imagenet", fmt="mp4", names=["rotate"], levels=[2])
+    with pytest.raises(BuildError, match=r"^severities must be in 1..5, got \[0, 1\]$"):
+        run_c(src, out, levels=[0, 1])
+    with pytest.raises(ArgumentError, match=r"^quality must be an int in 1..100, got 0 \(Pillow"):
+        run_c(src, out, quality=0)
+    with pytest.raises(BuildError, match="^copy_files applies to the tree layout only$"):
+        run_c(src, out, copy_files=["x"])
     assert not out.exists()
+
+
+def test_relative_paths_reach_the_workers_absolute(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ray worker does not run in the driver's working directory: the shards carry absolute
+    paths (the summary still shows OUT as given)."""
+    make_source(tmp_path, 1)
+    (tmp_path / "src" / "n01440764" / "broken.JPEG").write_bytes(b"not a JPEG")
+    monkeypatch.chdir(tmp_path)
+    s = run_c(Path("src"), Path("out"), names=["brightness"], levels=[1])
+    assert s.out == Path("out") and s.written == 1
+    assert [r.source for r in s.skipped] == [str(tmp_path / "src" / "n01440764" / "broken.JPEG")]
 
 
 def test_format_summary(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from corruptbench.build.outputs import (
     write_skipped,
 )
 from corruptbench.cli import main
+from corruptbench.fileio import temp_path
 
 
 def test_parameter_mismatch_is_refused(tmp_path: Path) -> None:
@@ -78,3 +79,37 @@ def test_skipped_csv_round_trip(tmp_path: Path) -> None:
         ("b/2.png", "failed", "fog 3: ValueError: x", "/src/b/2.png"),
     ]
     assert read_skipped(tmp_path / "none") == []
+
+
+def test_a_run_sweeps_the_temporary_files_left_during_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard killed between open and rename (its Ray node died) leaves a temporary file while
+    the build goes on; the build removes it when it ends, not only at the next run's start."""
+    import corruptbench.build.builder as builder
+
+    src = make_source(tmp_path, 2)
+    out = tmp_path / "out"
+    real = builder.iter_local
+
+    def leaky(*args, **kwargs):  # type: ignore[no-untyped-def]
+        for res in real(*args, **kwargs):
+            leftover = Path(temp_path(out / "brightness" / "1" / res[0].rel))
+            leftover.write_bytes(b"partial")
+            yield res
+
+    monkeypatch.setattr(builder, "iter_local", leaky)
+    s = run_c(src, out, names=["brightness"], levels=[1])
+    assert s.written == 2 and not list(out.rglob(f"*{TMP_SUFFIX}"))
+
+
+def test_rebuild_after_deleting_out_in_the_same_process(tmp_path: Path) -> None:
+    """The folders one build made are not assumed to exist in the next (OUT deleted between)."""
+    import shutil
+
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    first = run_c(src, out, names=["brightness"], levels=[1])
+    shutil.rmtree(out)
+    again = run_c(src, out, names=["brightness"], levels=[1])
+    assert first.written == again.written == 1

@@ -328,3 +328,33 @@ def test_16_bit_sources_are_read_correctly(
     np.testing.assert_array_equal(got, corrupt(eight, "contrast", 1, profile="cifar"))
     assert got.min() < 100  # not Pillow's clipped white
     capsys.readouterr()
+
+
+def test_layout_tree_end_to_end_and_option_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from build.support import make_coco_tree
+
+    src = make_coco_tree(tmp_path)
+    out = tmp_path / "out"
+    args = ["make-c", str(src), str(out), "--layout", "tree", "--corruptions", "fog"]
+    args += ["--severities", "2", "--workers", "1", "--no-progress"]
+    assert main([*args, "--copy-files", "annotations", "--quality", "70"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("6 images: 6 processed in this run, 0 already done; 5 outputs written;")
+    assert "1 skipped" in text and "1 non-image files" in text
+    with Image.open(out / "fog" / "2" / "val2017" / "000000000285.jpg") as im:
+        assert im.size == (480, 640)
+    assert (out / "fog" / "2" / "annotations" / "instances_val2017.json").is_file()
+    assert main([*args, "--copy-files", "annotations", "--quality", "70"]) == 0
+    assert capsys.readouterr().out.startswith("nothing to do")
+    # the options of the other layout, and the tree's own, are refused where they do not apply
+    assert main([*args, "--format", "npy"]) == 2
+    assert "--format does not apply to --layout tree" in capsys.readouterr().err
+    plain = ["make-c", str(src), str(tmp_path / "o2"), "--copy-files", "annotations"]
+    assert main(plain) == 2
+    assert "--copy-files and --no-links apply to --layout tree only" in capsys.readouterr().err
+    assert main([*args[:2], str(tmp_path / "o3"), *args[3:], "--quality", "101"]) == 2
+    assert "--quality must be an int in 1..100, got 101" in capsys.readouterr().err
+    assert main([*args[:2], str(tmp_path / "o4"), *args[3:], "--copy-files", "nope"]) == 2
+    assert "pattern 'nope' selects no file" in capsys.readouterr().err

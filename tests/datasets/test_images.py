@@ -13,8 +13,16 @@ from corruptbench.datasets.images import (
     decode_image,
     load_array,
     load_image,
+    load_image_native,
     to_8bit,
 )
+from support import IMAGENET_SAMPLE, need_shared
+
+
+def _photo(size: tuple[int, int] = (96, 80)) -> Image.Image:
+    need_shared()
+    with Image.open(IMAGENET_SAMPLE / "n01440764_tench.JPEG") as im:
+        return im.convert("RGB").resize(size)
 
 
 def _ramp16(h: int = 40, w: int = 64) -> np.ndarray:
@@ -81,3 +89,41 @@ def test_layouts_kept_for_the_cli(tmp_path: Path) -> None:
     assert load_array(tmp_path / "p.png").shape == (20, 30, 3)
     la = load_array(tmp_path / "la.png")
     assert la.shape == (20, 30, 4) and (la[..., 3] == 255).all()
+
+
+@pytest.mark.parametrize(
+    ("mode", "shape"),
+    [
+        ("RGB", (3,)),
+        ("L", ()),
+        ("LA", (2,)),
+        ("RGBA", (4,)),
+        ("1", ()),
+        ("P", (3,)),
+        ("CMYK", (3,)),
+    ],
+)
+def test_load_image_native_keeps_gray_and_alpha(tmp_path: Path, mode: str, shape: tuple) -> None:
+    im = _photo().convert(mode)
+    path = tmp_path / ("x.jpg" if mode == "CMYK" else "x.png")
+    im.save(path)
+    arr = load_image_native(path)
+    assert arr.dtype == np.uint8 and arr.shape == (im.height, im.width, *shape)
+    with Image.open(path) as ref:
+        want = ref.convert({"1": "L", "P": "RGB", "CMYK": "RGB"}.get(mode, mode))
+        assert np.array_equal(arr, np.asarray(want))
+    if mode == "1":
+        assert set(np.unique(arr)) <= {0, 255}
+
+
+def test_load_image_native_16_bit_as_every_reader(tmp_path: Path) -> None:
+    """16-bit gray becomes its high byte (the policy of every reader), a float image is refused."""
+    Image.fromarray(np.full((8, 8), 40000, np.uint16)).save(tmp_path / "deep.png")
+    arr = load_image_native(tmp_path / "deep.png")
+    assert arr.dtype == np.uint8 and arr.shape == (8, 8) and (arr == 40000 >> 8).all()
+    Image.fromarray(np.full((8, 8), 0.5, np.float32)).save(tmp_path / "float.tif")
+    with pytest.raises(ImageLoadError, match="32-bit float image"):
+        load_image_native(tmp_path / "float.tif")
+    (tmp_path / "text.png").write_text("no")
+    with pytest.raises(ImageLoadError, match="not an image"):
+        load_image_native(tmp_path / "text.png")

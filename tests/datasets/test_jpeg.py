@@ -218,3 +218,21 @@ def test_transcoding_is_idempotent_and_tables_are_rebuilt(photo224: np.ndarray) 
         ref = pillow(arr)
         assert jpeg_transcoder.transcode(ref) == ref
         assert jpeg_transcoder.transcode(_jpeg._opencv_bytes(arr, 85)) == ref
+
+
+def test_jpeg_quality_reads_libjpeg_scaled_tables(photo224: np.ndarray) -> None:
+    from corruptbench.datasets.jpeg import jpeg_quality
+
+    for q in range(1, 101):
+        with Image.open(io.BytesIO(encode_jpeg(photo224, q))) as im:
+            assert jpeg_quality(im) == q
+        with Image.open(io.BytesIO(encode_jpeg(photo224[:, :, 0].copy(), q))) as im:
+            assert jpeg_quality(im) == q  # gray: one table
+    buf = io.BytesIO()
+    Image.fromarray(photo224).save(buf, "JPEG", qtables=[[2] * 64, [4] * 64])
+    with Image.open(buf) as im:
+        assert jpeg_quality(im) is None  # another encoder's tables
+    buf = io.BytesIO()
+    Image.fromarray(photo224).save(buf, "PNG")
+    with Image.open(buf) as im:
+        assert jpeg_quality(im) is None

@@ -100,3 +100,31 @@ def test_spread_subset() -> None:
     small = [it for it in items if it.label != 2][:12]  # class 0: 10 items, class 1: 2
     counts = np.bincount([it.label for it in spread_subset(small, 8, 3)])  # type: ignore[misc]
     assert counts.tolist() == [6, 2]  # a class that runs out leaves the rest to the others
+
+
+def test_tree_source_depth_copy_patterns_and_errors(tmp_path: Path) -> None:
+    from corruptbench.pipeline import open_tree
+
+    root = tmp_path / "ds"
+    for d in ("img/a/b", "ann", ".hidden", "img/.cache"):
+        (root / d).mkdir(parents=True)
+    for rel in ("img/z.jpg", "img/a/b/y.PNG", "ann/x.png", ".hidden/h.jpg", "img/.cache/c.jpg"):
+        Image.new("RGB", (20, 20)).save(root / rel, format="PNG")
+    (root / "ann" / "train.json").write_text("{}")
+    (root / "img" / "notes.md").write_text("-")
+    s = open_tree(root, ["ann"])
+    assert s.kind == "tree" and s.label_kind == "none"
+    assert [it.rel for it in s.items] == ["img/a/b/y.PNG", "img/z.jpg"]
+    assert [it.rel for it in s.extra] == ["ann/train.json", "ann/x.png"]  # images too: copied
+    assert [p.name for p in s.ignored] == ["notes.md"]
+    assert [it.rel for it in open_tree(root, ["*.json"]).extra] == ["ann/train.json"]
+    assert [it.rel for it in open_tree(root).items][0] == "ann/x.png"
+    fp = s.fingerprint
+    (root / "ann" / "train.json").write_text('{"changed": 1}')
+    assert open_tree(root, ["ann"]).fingerprint != fp  # copied files count too
+    with pytest.raises(SourceError, match="'labels' selects no file"):
+        open_tree(root, ["ann", "labels"])
+    with pytest.raises(SourceError, match="not a folder"):
+        open_tree(root / "img" / "z.jpg")
+    with pytest.raises(SourceError, match="no image files"):
+        open_tree(root / "ann", ["*"])

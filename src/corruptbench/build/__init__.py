@@ -7,9 +7,12 @@ Guarantees (each one has a test in ``tests/build/``):
   corruption/perturbation, severity/difficulty, item's relative path)`` cut to 32 bits — so the
   bytes do not depend on the worker count, the order of work, resuming, Ray vs local processes, or
   the machine (given the same library versions).
-* **Crash-safe and resumable.** Each output file is written to ``.<name>.<pid>.cbtmp`` in its target
-  folder and renamed with :func:`os.replace`; a re-run skips outputs that exist and does no work
-  when all are there. Temporary files left by a killed run are removed when the next run starts.
+* **Crash-safe and resumable.** Each output file is written to ``.<name>.<host>.<pid>.<random>.cbtmp``
+  in its target folder (unique across the machines of a Ray cluster sharing OUT) and renamed with
+  :func:`os.replace`; a re-run skips outputs that exist and does no work when all are there.
+  Temporary files left by a killed run, or by a shard whose Ray node died, are removed when the
+  next run starts and again when a run ends. A retried shard re-makes only the outputs that do not
+  exist yet.
   For ``npy`` outputs, shards of items are computed into ``OUT/.corruptbench/work/`` (also
   atomically) and the final arrays are assembled at the end, each through a temporary file +
   rename. A run killed with SIGKILL at any moment and re-run gives exactly the bytes of an
@@ -22,18 +25,25 @@ Guarantees (each one has a test in ``tests/build/``):
   with the reason in ``OUT/skipped.csv`` (also items whose corruption raised: ``failed``);
   ``strict=True`` turns any skip into a non-zero exit status.
 
-Modules: :mod:`~corruptbench.build.builder` (:func:`build`: parameters, plan, run, finish),
+Layouts: the released ones (``jpeg`` ``<corruption>/<severity>/<class>/<file>``, ``npy`` arrays,
+make-p ``mp4``) after the profile's resize + crop, and ``tree`` (:func:`build_tree`, make-c
+``--layout tree``): any dataset folder at native size, each file in its own format.
+
+Modules: :mod:`~corruptbench.build.builder` (:func:`build`, :func:`build_tree`: parameters, plan,
+run, finish),
 :mod:`~corruptbench.build.engine` (in-process, process-pool and Ray executors of shards),
 :mod:`~corruptbench.build.writers` (one :class:`~corruptbench.build.writers.Writer` per output
-format: JPEG tree, MP4 tree, npy arrays), :mod:`~corruptbench.build.outputs` (atomic writes,
+format: JPEG tree, MP4 tree, npy arrays), :mod:`~corruptbench.build.tree` (the native-size tree
+layout), :mod:`~corruptbench.build.outputs` (atomic writes,
 manifest, ``skipped.csv``), :mod:`~corruptbench.build.spec` (what a worker receives).
 """
 
 from __future__ import annotations
 
-from .builder import KINDS, BuildKind, BuildSummary, build, format_summary
+from .builder import KINDS, BuildKind, BuildSummary, build, build_tree, format_summary
 from .outputs import TMP_SUFFIX
 from .spec import BuildError, BuildSpec, ItemResult, ShardPlan, Writer
+from .tree import TreeWriter, tree_output_name
 from .writers import (
     FileTreeWriter,
     JpegTreeWriter,
@@ -46,6 +56,7 @@ from .writers import (
 
 __all__ = [
     "build",
+    "build_tree",
     "format_summary",
     "BuildError",
     "BuildSummary",
@@ -61,6 +72,8 @@ __all__ = [
     "NpyWriter",
     "NpyCWriter",
     "NpyPWriter",
+    "TreeWriter",
     "output_name",
+    "tree_output_name",
     "TMP_SUFFIX",
 ]

@@ -14,24 +14,27 @@ from .. import __version__
 from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
 from ..errors import Arg
 from ..perturbations import NOISE_PERTURBATIONS
-from ..pipeline import SourceError, item_step, open_source, spread_subset
+from ..pipeline import spread_subset
 from ..progress import progress as make_progress
 from ..validation import check_quality
 from .engine import iter_local, iter_ray, run_shard
 from .outputs import (
     MANIFEST,
     SKIPPED,
+    SOURCES,
     WORK_DIR,
     check_manifest,
+    forget_dirs,
     read_skipped,
     sweep_temps,
     write_json,
     write_skipped,
 )
 from .spec import BuildError, BuildSpec, Cell, ItemResult, Writer
+from .tree import TreeWriter
 from .writers import JpegTreeWriter, Mp4TreeWriter, NpyCWriter, NpyPWriter
 
-__all__ = ["BuildKind", "KINDS", "BuildSummary", "build", "format_summary"]
+__all__ = ["BuildKind", "KINDS", "BuildSummary", "build", "build_tree", "format_summary"]
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,13 @@ KINDS: dict[str, BuildKind] = {
         "corruptions",
         "severities",
         {
-            "jpeg": lambda out, quality=85, **_: JpegTreeWriter(out, quality),
+            "jpeg": lambda out, quality=None, **_: JpegTreeWriter(
+                out, 85 if quality is None else quality
+            ),
             "npy": lambda out, **_: NpyCWriter(out),
+            "tree": lambda out, quality=None, copy_files=(), links=True, **_: TreeWriter(
+                out, quality, tuple(copy_files), bool(links)
+            ),
         },
         _c_cells,
     ),
@@ -121,20 +129,25 @@ def build(
     ray: str | None = None,
     ray_init: dict[str, Any] | None = None,
     limit: int | None = None,
-    quality: int = 85,
+    quality: int | None = None,
     preset: str = DEFAULT_PRESET,
     pix_fmt: str = DEFAULT_PIX_FMT,
     shard_size: int | None = None,
+    copy_files: Sequence[str] = (),
+    links: bool = True,
     progress: str | bool = "auto",
 ) -> BuildSummary:
     """Build (or resume) a corrupted dataset. The Python API behind make-c / make-p.
 
     Args:
         kind: ``"c"`` (corruptions x severities) or ``"p"`` (perturbation sequences x difficulties).
-        src: image folder or CIFAR python batch file (see :func:`~corruptbench.pipeline.open_source`).
+        src: image folder or CIFAR python batch file (see :func:`~corruptbench.pipeline.open_source`);
+            for ``fmt="tree"`` any dataset folder (:func:`~corruptbench.pipeline.open_tree`).
         out: output folder (created; must be empty or a previous build with the same parameters).
         profile: imagenet | inception | tiny | cifar.
-        fmt: ``jpeg`` / ``npy`` for c, ``mp4`` / ``npy`` for p.
+        fmt: ``jpeg`` / ``npy`` / ``tree`` for c, ``mp4`` / ``npy`` for p. ``tree``: every image
+            of SRC at its own size and in its own format (:mod:`corruptbench.build.tree`; also
+            :func:`build_tree`).
         names: corruptions (or perturbations), in output order.
         levels: severities 1..5 (c) or difficulties 1..3 (p; levels above 1 only apply to the
             noise perturbations).
@@ -144,9 +157,12 @@ def build(
         ray_init: extra ``ray.init`` keyword arguments.
         limit: use only ``limit`` source items, chosen by ``seed`` and spread evenly over the
             classes (:func:`~corruptbench.pipeline.spread_subset`; kept in sorted order).
-        quality: JPEG quality (c, jpeg).
+        quality: JPEG quality 1..100 (c, jpeg: default 85; tree: default each source's own,
+            else 95).
         preset, pix_fmt: x264 settings (p, mp4).
         shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100).
+        copy_files: (tree) glob patterns of files copied once into OUT, not corrupted.
+        links: (tree) link the copied files into every ``<corruption>/<severity>/`` folder.
         progress: ``"auto"`` (a rich bar on a terminal, plain lines otherwise), ``"bar"``,
             ``"lines"`` or ``"off"`` (:func:`corruptbench.progress.progress`); True = auto,
             False = off.
@@ -161,27 +177,48 @@ def build(
         )
     if not names:
         raise BuildError("nothing to build: no corruptions/perturbations selected")
+    highest = 5 if kind == "c" else 3
+    if not levels or any(isinstance(v, bool) or not 1 <= int(v) <= highest for v in levels):
+        raise BuildError(Arg(bk.levels_key), f" must be in 1..{highest}, got {list(levels)}")
     if limit is not None and limit < 1:
         raise BuildError(Arg("limit"), f" must be >= 1, got {limit}")
-    quality = check_quality(quality)
-    out = Path(out)
-    try:
-        source = open_source(src)
-    except SourceError as exc:
-        raise BuildError(*exc.parts) from None
+    if quality is not None:
+        quality = check_quality(quality)
+    if copy_files and fmt != "tree":
+        raise BuildError(Arg("copy_files"), " applies to the tree layout only")
+    shown = Path(out)
+    # absolute paths travel to the workers: a Ray worker's working directory is not the driver's
+    out = Path(os.path.abspath(out))
+    writer = bk.writers[fmt](
+        str(out),
+        quality=quality,
+        preset=preset,
+        pix_fmt=pix_fmt,
+        copy_files=copy_files,
+        links=links,
+    )
+    source = writer.open_source(os.path.abspath(src))
     items = spread_subset(source.items, limit, seed)
     src_res, out_res = Path(src).resolve(), out.resolve()
-    if src_res == out_res or (source.kind == "folder" and src_res in out_res.parents):
-        raise BuildError(f"OUT ({out}) must not be the source folder or inside it")
+    if src_res == out_res or (source.kind != "cifar-batch" and src_res in out_res.parents):
+        raise BuildError(f"OUT ({shown}) must not be the source folder or inside it")
 
     cells = bk.cells(names, levels)
-    writer = bk.writers[fmt](str(out), quality=quality, preset=preset, pix_fmt=pix_fmt)
     size = shard_size or writer.default_shard_size(profile, len(cells))
-    spec = BuildSpec(item_step(kind, profile, int(seed)), writer, cells, size)
+    spec = BuildSpec(writer.item_step(kind, profile, int(seed)), writer, cells, size)
 
-    # output-name collisions (a.png and a.jpg both -> a.jpg)
+    # files carried over (tree) must not shadow the build's own names
+    reserved = {n for n, _ in cells} | {MANIFEST, SKIPPED, SOURCES, WORK_DIR}
+    for ex in source.extra:
+        first = ex.rel.split("/")[0]
+        if first in reserved:
+            raise BuildError(
+                f"the copied file {ex.rel} would land in OUT/{first}, which the build itself writes"
+            )
+
+    # output-name collisions (a.png and a.jpg both -> a.jpg; a copied file and an image)
     collisions: list[ItemResult] = []
-    seen: dict[str, str] = {}
+    seen: dict[str, str] = {ex.rel.lower(): f"the copied file {ex.rel}" for ex in source.extra}
     unique = []
     for it in items:
         key = writer.output_key(it.rel)
@@ -226,7 +263,7 @@ def build(
         "layout": writer.layout(),
         "item_seed": "blake2b(f'{seed}|{kind}|{name}|{level}|{rel}', digest_size=4), little-endian",
     }
-    summary = BuildSummary(out, images=len(items), ignored=len(source.ignored))
+    summary = BuildSummary(shown, images=len(items), ignored=len(source.ignored))
     known_skips: dict[str, ItemResult] = {}
     known_warnings: dict[str, ItemResult] = {}
     if complete:
@@ -243,6 +280,7 @@ def build(
         summary.elapsed = time.perf_counter() - t0
         return summary
     n_todo = sum(len(its) for _, its in plan.todo)
+    forget_dirs()
     sweep_temps(out)
     write_json(out / MANIFEST, {**manifest, "status": "running"})
 
@@ -264,6 +302,9 @@ def build(
     summary.processed = n_todo
 
     summary.written = writer.finish(spec, plan, source, results)
+    # a shard killed between open and rename (a dead Ray node, an orphaned worker) leaves a hidden
+    # temporary file; the start-of-run sweep only sees those of earlier runs
+    sweep_temps(out)
     for r in results:
         if r.status == "skipped":
             summary.skipped.append(r)
@@ -287,6 +328,74 @@ def build(
         writer.cleanup()
     summary.elapsed = time.perf_counter() - t0
     return summary
+
+
+def build_tree(
+    src: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    corruptions: str | Sequence[str] = "all",
+    severities: Sequence[int] = (1, 2, 3, 4, 5),
+    profile: str = "imagenet",
+    quality: int | None = None,
+    copy_files: Sequence[str] = (),
+    links: bool = True,
+    seed: int = 0,
+    workers: int = 1,
+    ray: str | None = None,
+    limit: int | None = None,
+    progress: bool = False,
+) -> BuildSummary:
+    """Corrupt every image of a dataset folder at its own size: ``make-c --layout tree``.
+
+    ``OUT/<corruption>/<severity>/<relative path>`` mirrors ``src`` (COCO-C, Pascal-C and
+    Cityscapes-C style); see :mod:`corruptbench.build.tree` for formats, gray and alpha images.
+
+    Args:
+        src: the dataset root (images at any depth).
+        out: output folder (new, empty, or an earlier run with the same parameters: resumed).
+        corruptions: a subset name (``all``, ``benchmark``: the 15 of COCO-C, a family) or names.
+        severities: severities 1..5.
+        profile: the parameter tables (default ``imagenet``, the COCO-C convention), used at
+            every image size.
+        quality: JPEG quality of the JPEG outputs; None (default): each source's own quality
+            when its tables tell it, else 95.
+        copy_files: glob patterns of files (annotations, label masks) copied once to
+            ``OUT/<relative path>``, e.g. ``["annotations"]``; never corrupted.
+        links: give every ``OUT/<corruption>/<severity>/`` relative links to the copied files,
+            so each is a complete dataset root.
+        seed, workers, ray, limit, progress: as :func:`build`.
+
+    Returns:
+        The run's :class:`BuildSummary` (``exit_code`` 1 when an item failed).
+    """
+    from ..api import SUBSET_ALIASES, SUBSETS, get_corruption_names
+    from ..registry import get_corruption
+
+    if isinstance(corruptions, str) and corruptions in (*SUBSETS, *SUBSET_ALIASES):
+        names = get_corruption_names(corruptions)
+    else:
+        names = [
+            get_corruption(n).name
+            for n in ([corruptions] if isinstance(corruptions, str) else corruptions)
+        ]
+    return build(
+        "c",
+        src,
+        out,
+        profile=profile,
+        fmt="tree",
+        names=list(dict.fromkeys(names)),
+        levels=[int(s) for s in severities],
+        seed=seed,
+        workers=workers,
+        ray=ray,
+        limit=limit,
+        quality=quality,
+        copy_files=copy_files,
+        links=links,
+        progress=progress,
+    )
 
 
 def format_summary(s: BuildSummary) -> str:

@@ -1,7 +1,9 @@
 """Files of a build: atomic writes, the orphan guard, the manifest and ``skipped.csv``.
 
-Every file is written to ``.<name>.<pid>.cbtmp`` beside its target and renamed with
-:func:`os.replace` (:mod:`corruptbench.fileio`), so a target either exists complete or not at all. Bookkeeping lives at the top
+Every file is written to ``.<name>.<host>.<pid>.<random>.cbtmp`` beside its target and renamed with
+:func:`os.replace` (:mod:`corruptbench.fileio`), so a target either exists complete or not at all;
+the name is unique across the machines of a Ray cluster writing into one shared OUT. Bookkeeping
+lives at the top
 of OUT (``manifest.json``, ``skipped.csv``, ``sources.txt`` for a folder built as npy) and in the
 hidden ``OUT/.corruptbench/``.
 """
@@ -30,6 +32,7 @@ __all__ = [
     "write_atomic",
     "write_bytes",
     "ensure_dir",
+    "forget_dirs",
     "sweep_temps",
     "write_json",
     "check_manifest",
@@ -79,6 +82,12 @@ def ensure_dir(path: str) -> None:
         if len(_MADE_DIRS) > 100_000:
             _MADE_DIRS.clear()
         _MADE_DIRS.add(path)
+
+
+def forget_dirs() -> None:
+    """Forget the folders :func:`ensure_dir` made: a new build in this process may write into a
+    folder deleted since (an OUT removed and built again, in a notebook or a benchmark)."""
+    _MADE_DIRS.clear()
 
 
 def sweep_temps(out: Path) -> int:

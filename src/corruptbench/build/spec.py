@@ -3,13 +3,14 @@ processing reports."""
 
 from __future__ import annotations
 
+import os
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from ..errors import ArgumentError
-from ..pipeline import ItemStep, Source, SourceItem
+from ..pipeline import ItemStep, Source, SourceError, SourceItem, item_step, open_source
 
 __all__ = ["BuildError", "BuildSpec", "ItemResult", "Cell", "Shard", "ShardPlan", "Writer"]
 
@@ -79,6 +80,22 @@ class Writer(ABC):
     def manifest_params(self) -> dict[str, Any]:
         """Format settings recorded in the manifest's ``params`` (and compared on resume)."""
         return {}
+
+    def open_source(self, src: str | os.PathLike[str]) -> Source:
+        """The source this layout builds from (default: an image folder with the ImageNet layout
+        or a CIFAR batch, :func:`~corruptbench.pipeline.open_source`).
+
+        Raises:
+            BuildError: the source cannot be opened.
+        """
+        try:
+            return open_source(src)
+        except SourceError as exc:
+            raise BuildError(*exc.parts) from None
+
+    def item_step(self, kind: str, profile: str, seed: int) -> ItemStep:
+        """The per-item step (default: the profile's preprocessing, then corrupt / perturb)."""
+        return item_step(kind, profile, seed)
 
     def default_shard_size(self, profile: str, n_cells: int) -> int:
         """Items per shard when the caller does not choose."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import traceback
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -36,11 +36,11 @@ from ..datasets.video import (
     perturbation_dirname,
     write_mp4,
 )
+from ..fileio import temp_path
 from ..pipeline import Source, SourceItem
 from ..profiles import PROFILES
 from .outputs import (
     SOURCES,
-    TMP_SUFFIX,
     WORK_DIR,
     ensure_dir,
     orphan_check,
@@ -101,6 +101,12 @@ class FileTreeWriter(Writer):
     def write(self, target: str, out: np.ndarray, name: str) -> None:
         """Encode ``out`` into ``target`` atomically."""
 
+    def encoder(self, item: SourceItem) -> Callable[[str, np.ndarray, str], None]:
+        """How the outputs of ``item`` are written: :meth:`write`, unless the encoding depends on
+        the source file (the tree layout keeps each file's JPEG quality). Called once per item;
+        raises ImageLoadError / ValueError for a source that cannot be written (skipped)."""
+        return self.write
+
     def plan(
         self, spec: BuildSpec, items: list[SourceItem], known_skips: set[str], complete: bool
     ) -> ShardPlan:
@@ -130,6 +136,7 @@ class FileTreeWriter(Writer):
             return ItemResult(item.rel, "done", source=src, warning=spec.step.note(item))
         try:
             img, note = spec.step.prepare_noted(item)
+            write = self.encoder(item)
         except (ImageLoadError, ValueError) as exc:
             return ItemResult(item.rel, "skipped", reason=str(exc), source=src)
         written = 0
@@ -143,7 +150,7 @@ class FileTreeWriter(Writer):
                 )
             ensure_dir(os.path.dirname(target))
             orphan_check()
-            self.write(target, out, name)
+            write(target, out, name)
             written += 1
         return ItemResult(item.rel, "written", written, source=src, warning=note)
 
@@ -202,7 +209,13 @@ class Mp4TreeWriter(FileTreeWriter):
 
     def write(self, target: str, out: np.ndarray, name: str) -> None:
         noise = name in NOISE_PERTURBATIONS
-        write_mp4(target, out, noise=noise, preset=self.preset, pix_fmt=self.pix_fmt)
+        write_mp4(
+            target,
+            out,
+            noise=noise,
+            preset=self.preset,
+            pix_fmt=self.pix_fmt,
+        )
 
 
 # ------------------------------------------------------------------------------------------------
@@ -361,7 +374,7 @@ def _assemble(
     if shape is None:
         raise BuildError("no item could be processed; nothing to assemble")
     total = n * len(cells)
-    tmp = final.with_name(f".{final.name}.{os.getpid()}{TMP_SUFFIX}")
+    tmp = Path(temp_path(final))
     try:
         arr = np.lib.format.open_memmap(tmp, mode="w+", dtype=np.uint8, shape=(total, *shape))
         for li, cell in enumerate(cells):

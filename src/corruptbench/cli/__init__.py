@@ -48,7 +48,9 @@ FLAGS = {
     "random_weights": "--random-weights",
     "ray": "--ray",
     "quality": "--quality",
+    "copy_files": "--copy-files",
     "severities": "--severities",
+    "difficulties": "--difficulty",
     "corruptions": "--corruptions",
     "fmt": "--format",
 }

@@ -1,5 +1,6 @@
 """``corruptbench make-c SRC OUT``: build an ImageNet-C style dataset (all 19 corruptions x 5
-severities by default) from an image folder or a CIFAR python batch. See :mod:`corruptbench.build`."""
+severities by default) from an image folder or a CIFAR python batch, or (``--layout tree``) corrupt
+any dataset folder at native size. See :mod:`corruptbench.build`."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Corrupt every image of SRC with each corruption and severity and write OUT in the released "
             "layout: jpeg = OUT/<corruption>/<severity>/<class>/<file> (JPEG q85, optimize), npy = "
-            "OUT/<corruption>.npy (5N,H,W,3) severity-major + labels.npy. Resumable: re-run the same "
+            "OUT/<corruption>.npy (5N,H,W,3) severity-major + labels.npy. --layout tree corrupts any "
+            "dataset folder (COCO, VOC, Cityscapes) at native size: OUT/<corruption>/<severity>/"
+            "<relative path>, each file in its own format. Resumable: re-run the same "
             "command after an interruption. Bad inputs are listed in OUT/skipped.csv."
         ),
     )
@@ -61,13 +64,52 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_list_argument(
         p, "--severities", default=["1-5"], metavar="S", help="severities, e.g. 1-5 (default), 3"
     )
-    add_quality_argument(p, "JPEG quality of the outputs (default 85, as ImageNet-C)")
+    p.add_argument(
+        "--layout",
+        choices=("imagenet", "tree"),
+        default="imagenet",
+        help="imagenet (default): <class>/<file> sources, the profile's resize + crop, the released "
+        "layouts; tree: every image under SRC at any depth, at its own size and in its own format "
+        "(PNG stays PNG, JPEG stays JPEG, gray stays gray), OUT/<corruption>/<severity>/<relative path>",
+    )
+    p.add_argument(
+        "--copy-files",
+        nargs="+",
+        default=[],
+        metavar="GLOB",
+        help="--layout tree: files copied once to OUT/<relative path> instead of corrupted "
+        "(annotations, label masks): globs matched against each path under SRC and its folders, "
+        "e.g. annotations 'labels/*.txt' gtFine",
+    )
+    p.add_argument(
+        "--no-links",
+        action="store_true",
+        help="--layout tree: do not link the copied files into each OUT/<corruption>/<severity>/",
+    )
+    add_quality_argument(
+        p,
+        "JPEG quality of the outputs (default 85, as ImageNet-C; --layout tree: each source's own "
+        "quality when its quantisation tables are libjpeg's scaled tables, else 95)",
+        default=None,
+    )
     add_build_args(p)
     p.set_defaults(func=run, on_interrupt=build_interrupted)
 
 
 def run(args: argparse.Namespace) -> int:
-    fmt = args.fmt or ("npy" if args.profile == "cifar" else "jpeg")
+    if args.layout == "tree":
+        if args.fmt is not None:
+            raise ValueError(
+                "--format does not apply to --layout tree (each file keeps its format)"
+            )
+        fmt = "tree"
+    else:
+        if args.copy_files or args.no_links:
+            raise ValueError("--copy-files and --no-links apply to --layout tree only")
+        fmt = args.fmt or ("npy" if args.profile == "cifar" else "jpeg")
     names = parse_corruptions(args.corruptions)
     sevs = parse_levels(args.severities, 1, 5, "severities")
-    return execute_build("c", args, fmt=fmt, names=names, levels=sevs, quality=args.quality)
+    extra = {"copy_files": args.copy_files, "links": not args.no_links} if fmt == "tree" else {}
+    return execute_build(
+        "c", args, fmt=fmt, names=names, levels=sevs, quality=args.quality, **extra
+    )

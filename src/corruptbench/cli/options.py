@@ -289,12 +289,12 @@ def parse_perturbations(values: str | Sequence[str]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def add_quality_argument(p: argparse.ArgumentParser, help: str) -> None:
+def add_quality_argument(p: argparse.ArgumentParser, help: str, default: int | None = 85) -> None:
     """``--quality Q``: a JPEG quality, 1..100 (checked by the library, with Pillow's limits)."""
     p.add_argument(
         "--quality",
         type=int,
-        default=85,
+        default=default,
         metavar="Q",
         help=f"{help}; 1..100 (Pillow's scale; above 95 files grow for little gain)",
     )
@@ -321,7 +321,7 @@ def add_build_args(p: argparse.ArgumentParser) -> None:
         "--ray",
         default=None,
         metavar="auto|ADDRESS",
-        help="run shards as Ray tasks: 'auto' = ray.init() (local, or the cluster in RAY_ADDRESS), or a cluster address; OUT must be shared",
+        help="run shards as Ray tasks: 'auto' = ray.init() (local, or the cluster in RAY_ADDRESS), or a cluster address; SRC and OUT must be at the same path on every node",
     )
     p.add_argument(
         "--limit",

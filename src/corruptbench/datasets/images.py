@@ -6,6 +6,8 @@
 * :func:`load_image` — the same as RGB (``.convert('RGB')`` like the reference loader).
 * :func:`load_array` — the same as a uint8 array in the layout :func:`corruptbench.corrupt` keeps:
   H x W for grayscale, H x W x 4 when the file has an alpha channel, else H x W x 3.
+* :func:`load_image_native` — the same as a uint8 array in the file's own layout (gray + alpha
+  stays H x W x 2), for make-c's native-size tree layout, which writes each image back in its mode.
 
 **Bit depth.** Pillow's own ``convert`` clips samples above 255, which turns a 16-bit grayscale
 image (Pillow modes ``I;16``, ``I;16B``, ...) into pure white. Here 16-bit samples become 8-bit by
@@ -22,7 +24,14 @@ import os
 import numpy as np
 from PIL import Image
 
-__all__ = ["ImageLoadError", "to_8bit", "decode_image", "load_image", "load_array"]
+__all__ = [
+    "ImageLoadError",
+    "to_8bit",
+    "decode_image",
+    "load_image",
+    "load_array",
+    "load_image_native",
+]
 
 #: Pillow's 16-bit single-channel modes
 _MODES_16 = frozenset({"I;16", "I;16L", "I;16B", "I;16N"})
@@ -104,3 +113,31 @@ def load_array(path: str | os.PathLike[str]) -> np.ndarray:
         return np.asarray(im.convert("L"))
     has_alpha = "A" in im.getbands() or "a" in im.getbands() or "transparency" in im.info
     return np.asarray(im.convert("RGBA" if has_alpha else "RGB"))
+
+
+#: Pillow modes :func:`load_image_native` keeps as they are (H x W, x 3, x 4, x 2)
+_NATIVE_MODES = frozenset({"RGB", "L", "RGBA", "LA"})
+
+
+def load_image_native(path: str | os.PathLike[str]) -> np.ndarray:
+    """:func:`decode_image` as a uint8 array in its own layout, at its own size.
+
+    * gray (``L``; 1-bit as 0/255; 16-bit by :func:`to_8bit`) -> ``H x W``; gray + alpha (``LA``)
+      -> ``H x W x 2``;
+    * ``RGB`` -> ``H x W x 3``; ``RGBA`` -> ``H x W x 4``;
+    * palette -> RGB, or RGBA when it has transparency; premultiplied alpha -> straight alpha;
+      CMYK / YCbCr / LAB / HSV -> RGB; any other mode -> :class:`ImageLoadError`.
+    """
+    im = decode_image(path)
+    mode = im.mode
+    if mode == "1":
+        im = im.convert("L")
+    elif mode in ("P", "PA"):
+        im = im.convert("RGBA" if mode == "PA" or "transparency" in im.info else "RGB")
+    elif mode in ("RGBa", "La"):
+        im = im.convert("RGBA" if mode == "RGBa" else "LA")
+    elif mode in ("CMYK", "YCbCr", "LAB", "HSV", "RGBX"):
+        im = im.convert("RGB")
+    elif mode not in _NATIVE_MODES:
+        raise ImageLoadError(f"{mode} image: convert it to 8-bit gray, RGB or RGBA first")
+    return np.asarray(im, dtype=np.uint8)

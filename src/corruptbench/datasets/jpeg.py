@@ -30,7 +30,7 @@ from PIL import Image
 
 from .jpeg_transcoder import transcode
 
-__all__ = ["encode_jpeg"]
+__all__ = ["encode_jpeg", "jpeg_quality"]
 
 
 def _pillow_bytes(arr: np.ndarray, quality: int, optimize: bool) -> bytes:
@@ -114,3 +114,51 @@ def encode_jpeg(arr: np.ndarray, quality: int) -> bytes:
             if out is not None:
                 return out
     return _pillow_bytes(arr, quality, optimize=True)
+
+
+# libjpeg's standard tables (ITU T.81 Annex K), row-major as Pillow reports ``im.quantization``
+_STD_LUMA = np.array(
+    [16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
+     14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
+     18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+     49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99],
+    dtype=np.int64,
+)  # fmt: skip
+_STD_CHROMA = np.array(
+    [17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
+     24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99] + [99] * 32,
+    dtype=np.int64,
+)  # fmt: skip
+
+
+def _scaled(base: np.ndarray, quality: int) -> np.ndarray:
+    # libjpeg jcparam.c: jpeg_quality_scaling + jpeg_add_quant_table(force_baseline=TRUE)
+    scale = 5000 // quality if quality < 50 else 200 - 2 * quality
+    return np.clip((base * scale + 50) // 100, 1, 255)
+
+
+def jpeg_quality(image: Image.Image) -> int | None:
+    """The quality a JPEG was written at, when its tables are libjpeg's standard ones scaled.
+
+    libjpeg (and Pillow, OpenCV, ImageMagick and most software built on it) writes the standard
+    luminance / chrominance tables of ITU T.81 Annex K scaled by ``quality`` (1..100).
+    The quality whose scaled tables equal the file's (all of them: one luminance table, and the
+    chrominance table when present) is returned; None when no quality gives exactly the file's
+    tables (another encoder's tables, e.g. some cameras and Photoshop) or the image is not a JPEG.
+
+    Args:
+        image: an opened PIL image (only its header is read).
+    """
+    tables = getattr(image, "quantization", None)
+    if not tables or 0 not in tables:
+        return None
+    luma = np.asarray(tables[0], dtype=np.int64)
+    chroma = [np.asarray(t, dtype=np.int64) for k, t in tables.items() if k != 0]
+    if luma.shape != (64,) or any(t.shape != (64,) for t in chroma):
+        return None
+    for q in range(1, 101):
+        if np.array_equal(_scaled(_STD_LUMA, q), luma) and all(
+            np.array_equal(_scaled(_STD_CHROMA, q), t) for t in chroma
+        ):
+            return q
+    return None

@@ -172,8 +172,9 @@ def write_mp4(
     """Encode uint8 RGB ``frames`` (T, H, W, 3) as an H.264 MP4 at ``path``, atomically.
 
     Args:
-        path: output file (parent folders are created). Written to ``.<name>.<pid>.cbtmp`` in the same
-            folder and renamed with :func:`os.replace`, so ``path`` is never partial.
+        path: output file (parent folders are created). Written to
+            :func:`corruptbench.fileio.temp_path` in the same folder and renamed with
+            :func:`os.replace`, so ``path`` is never partial.
         noise: reference settings for noise perturbations: ``tune=grain`` and x264's default CRF 23
             (unless ``crf`` is given). Otherwise CRF 20.
         crf: override the constant rate factor.
@@ -183,12 +184,15 @@ def write_mp4(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(temp_path(path))  # FFmpeg opens it: the permissions of any new file
+    # FFmpeg opens it: the permissions of any new file; a name unique across a cluster's machines
+    tmp_file = Path(temp_path(path))
     try:
-        _encode_into(tmp, frames, noise=noise, crf=crf, preset=preset, pix_fmt=pix_fmt, fps=fps)
-        os.replace(tmp, path)
+        _encode_into(
+            tmp_file, frames, noise=noise, crf=crf, preset=preset, pix_fmt=pix_fmt, fps=fps
+        )
+        os.replace(tmp_file, path)
     except BaseException:
-        tmp.unlink(missing_ok=True)
+        tmp_file.unlink(missing_ok=True)
         raise
 
 

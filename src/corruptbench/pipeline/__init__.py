@@ -9,7 +9,15 @@
 
 from __future__ import annotations
 
-from .items import CorruptStep, ItemStep, PerturbStep, item_rng, item_seed, item_step
+from .items import (
+    CorruptStep,
+    ItemStep,
+    NativeCorruptStep,
+    PerturbStep,
+    item_rng,
+    item_seed,
+    item_step,
+)
 from .sources import (
     Source,
     SourceError,
@@ -17,6 +25,7 @@ from .sources import (
     arrays_source,
     hash_lines,
     open_source,
+    open_tree,
     spread_subset,
 )
 
@@ -25,6 +34,7 @@ __all__ = [
     "SourceError",
     "SourceItem",
     "open_source",
+    "open_tree",
     "arrays_source",
     "hash_lines",
     "spread_subset",
@@ -32,6 +42,7 @@ __all__ = [
     "item_rng",
     "ItemStep",
     "CorruptStep",
+    "NativeCorruptStep",
     "PerturbStep",
     "item_step",
 ]

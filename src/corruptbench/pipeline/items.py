@@ -4,7 +4,8 @@ One output item is ``step.apply(step.prepare(item), name, level, seed)``:
 
 * :meth:`ItemStep.prepare` loads a :class:`~corruptbench.pipeline.sources.SourceItem` and applies
   the profile's preparation — make-c: :func:`~corruptbench.ops.preprocess.profile_preprocess`
-  (ImageNet ``Resize(256) + CenterCrop(224)``, ...); make-p: the full image, size-checked
+  (ImageNet ``Resize(256) + CenterCrop(224)``, ...); make-c ``--layout tree``: the image as it is
+  (:class:`NativeCorruptStep`); make-p: the full image, size-checked
   (:func:`~corruptbench.perturb` resizes it itself);
 * :meth:`ItemStep.apply` corrupts (or perturbs) it with a ``RandomState`` in the state of
   ``RandomState(seed)``, where make-c, make-p and on-the-fly evaluation take
@@ -27,7 +28,15 @@ import numpy as np
 from ..profiles import PROFILES
 from .sources import SourceItem
 
-__all__ = ["item_seed", "item_rng", "ItemStep", "CorruptStep", "PerturbStep", "item_step"]
+__all__ = [
+    "item_seed",
+    "item_rng",
+    "ItemStep",
+    "CorruptStep",
+    "NativeCorruptStep",
+    "PerturbStep",
+    "item_step",
+]
 
 
 def item_seed(seed: int, kind: str, name: str, level: int, rel: str) -> int:
@@ -119,6 +128,45 @@ class CorruptStep(ItemStep):
         from ..api import corrupt
 
         return corrupt(img, name, level, profile=self.profile, rng=item_rng(seed))
+
+
+@dataclass(frozen=True)
+class NativeCorruptStep(CorruptStep):
+    """make-c ``--layout tree``: each image at its own size and in its own layout, corrupted with
+    the profile's parameter tables (never the size-based ``auto`` switch).
+
+    Gray ``(H, W)`` and RGBA follow :func:`corruptbench.corrupt` (gray is corrupted as RGB and
+    returned as gray by PIL's luma formula; alpha is kept); gray + alpha ``(H, W, 2)`` is the gray
+    rule with the alpha channel kept. Same seeds as :class:`CorruptStep` (``kind`` ``"c"``).
+    """
+
+    def prepare(self, item: SourceItem) -> np.ndarray:
+        from ..datasets.images import load_image_native
+
+        if item.array is not None:
+            arr = np.asarray(item.array, dtype=np.uint8)
+        else:
+            arr = load_image_native(item.path)  # type: ignore[arg-type]
+        h, w = arr.shape[:2]
+        minimum = PROFILES[self.profile].min_size
+        if min(h, w) < minimum:
+            raise ValueError(
+                f"image of {w}x{h} is too small for the {self.profile!r} profile "
+                f"(minimum side {minimum} px)"
+            )
+        return arr
+
+    def prepare_noted(self, item: SourceItem) -> tuple[np.ndarray, str]:
+        return self.prepare(item), ""  # native size: nothing is upsampled
+
+    def note(self, item: SourceItem) -> str:
+        return ""
+
+    def apply(self, img: np.ndarray, name: str, level: int, seed: int) -> np.ndarray:
+        if img.ndim == 3 and img.shape[2] == 2:  # gray + alpha: corrupt the gray, keep the alpha
+            gray = super().apply(np.ascontiguousarray(img[:, :, 0]), name, level, seed)
+            return np.stack([gray, img[:, :, 1]], axis=2)
+        return super().apply(img, name, level, seed)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
 """Dataset sources: the clean images a build or an evaluation starts from.
 
 A :class:`Source` is a list of :class:`SourceItem` (relative path, file or pixels, label) plus a
-fingerprint of the whole source. Three kinds:
+fingerprint of the whole source. Four kinds:
 
 * ``"folder"`` — an image folder, flat or with one sub-folder per class (:func:`open_source`);
+* ``"tree"`` — every image of a folder tree at any depth, plus the non-image files to carry over
+  (:func:`open_tree`; make-c ``--layout tree``);
 * ``"cifar-batch"`` — a CIFAR python batch file such as ``test_batch`` (:func:`open_source`; a
   pickle, so only files you trust);
 * ``"arrays"`` — images already in memory (:func:`arrays_source`).
@@ -14,6 +16,7 @@ The relative path names an item's outputs and seeds its randomness (see
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
@@ -24,7 +27,13 @@ import numpy as np
 from PIL import Image
 
 from ..datasets.cifar import is_cifar_batch, read_cifar_batch
-from ..datasets.imagenet import is_wnid, load_image, scan_image_folder, wnid_to_index
+from ..datasets.imagenet import (
+    IMAGE_EXTENSIONS,
+    is_wnid,
+    load_image,
+    scan_image_folder,
+    wnid_to_index,
+)
 from ..errors import ArgumentError
 
 __all__ = [
@@ -32,6 +41,7 @@ __all__ = [
     "SourceItem",
     "Source",
     "open_source",
+    "open_tree",
     "arrays_source",
     "spread_subset",
     "hash_lines",
@@ -90,13 +100,15 @@ class Source:
     class folders), ``"batch"`` (integer labels of a CIFAR batch or of arrays) or ``"none"``.
     """
 
-    kind: str  #: "folder", "cifar-batch" or "arrays"
+    kind: str  #: "folder", "tree", "cifar-batch" or "arrays"
     root: Path
     items: list[SourceItem]
     fingerprint: str
     ignored: list[Path] = field(default_factory=list)
     label_kind: str = "none"
     classes: list[str] = field(default_factory=list)
+    #: files carried over unchanged (a tree's ``copy_files``: annotations, label masks, ...)
+    extra: list[SourceItem] = field(default_factory=list)
 
     def numeric_labels(self, items: Sequence[SourceItem]) -> np.ndarray | None:
         """Labels as integers (ImageNet index for wnids, batch labels, sorted-class index)."""
@@ -197,6 +209,85 @@ def spread_subset(items: Sequence[SourceItem], limit: int | None, seed: int) -> 
                 chosen.add(id(members[depth]))
         depth += 1
     return [it for it in items if id(it) in chosen]
+
+
+def _selected(rel: str, patterns: Sequence[str]) -> str | None:
+    """The first pattern matching ``rel`` or one of its parent folders, else None."""
+    parts = rel.split("/")
+    prefixes = ["/".join(parts[:k]) for k in range(1, len(parts) + 1)]
+    for pat in patterns:
+        if any(fnmatch.fnmatchcase(p, pat) for p in prefixes):
+            return pat
+    return None
+
+
+def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> Source:
+    """Open a folder tree of any depth (COCO, Pascal VOC, Cityscapes, ...) for make-c ``--layout
+    tree``: every image file at any depth is an item (``rel`` = its POSIX path under ``src``,
+    sorted), except the files selected by ``copy_files``, which are carried over unchanged
+    (:attr:`Source.extra`).
+
+    Args:
+        src: the dataset root.
+        copy_files: glob patterns matched (case-sensitively, :func:`fnmatch.fnmatchcase`, where
+            ``*`` also matches ``/``) against each file's relative path and against each of its
+            parent folders: ``annotations`` or ``annotations/*`` selects everything under
+            ``annotations/``, ``*.json`` every JSON file, ``gtFine`` the label PNGs of Cityscapes.
+            Image files selected here are copied, not corrupted.
+
+    Hidden files and folders (``.name``) are skipped; symbolic links to files are followed, to
+    folders not. Files that are neither images (:data:`IMAGE_EXTENSIONS`) nor selected are listed
+    in :attr:`Source.ignored`.
+
+    Raises:
+        SourceError: ``src`` is not a folder, holds no image, or a pattern selects no file.
+    """
+    root = Path(src)
+    if not root.is_dir():
+        raise SourceError(
+            f"source not found: {root}"
+            if not root.exists()
+            else f"{root} is not a folder (--layout tree takes a dataset folder)"
+        )
+    files: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if not d.startswith(".")]
+        rel_dir = os.path.relpath(dirpath, root)
+        for f in filenames:
+            if f.startswith("."):
+                continue
+            rel = f if rel_dir == "." else f"{rel_dir}/{f}".replace(os.sep, "/")
+            if os.path.isfile(os.path.join(dirpath, f)):
+                files.append(rel)
+    files.sort()
+    used: set[str] = set()
+    images: list[str] = []
+    extra: list[str] = []
+    ignored: list[Path] = []
+    for rel in files:
+        pat = _selected(rel, copy_files)
+        if pat is not None:
+            used.add(pat)
+            extra.append(rel)
+        elif os.path.splitext(rel)[1].lower() in IMAGE_EXTENSIONS:
+            images.append(rel)
+        else:
+            ignored.append(root / rel)
+    unused = [p for p in copy_files if p not in used]
+    if unused:
+        raise SourceError(
+            f"copy_files pattern {unused[0]!r} selects no file under {root} (patterns are matched "
+            "against paths relative to it, e.g. 'annotations' or 'labels/*.txt')"
+        )
+    if not images:
+        raise SourceError(f"no image files found under {root}")
+    items = [SourceItem(i, rel, str(root / rel)) for i, rel in enumerate(images)]
+    extras = [SourceItem(i, rel, str(root / rel)) for i, rel in enumerate(extra)]
+    fp = hash_lines(
+        [f"{it.rel}\t{os.stat(it.path).st_size}" for it in items]  # type: ignore[arg-type]
+        + [f"copy\t{it.rel}\t{os.stat(it.path).st_size}" for it in extras]  # type: ignore[arg-type]
+    )
+    return Source("tree", root, items, fp, ignored, extra=extras)
 
 
 def arrays_source(

@@ -1,0 +1,170 @@
+"""``make-c --ray ADDRESS`` on a real multi-node Ray cluster: a head and two worker nodes (separate
+raylets, object stores and worker processes) on this machine, bound to 127.0.0.1
+(``tools/loopback_ray.py``). The driver is the CLI in its own process, as a user runs it.
+
+* the bytes equal a local ``--workers 1`` build (ImageNet layout and ``--layout tree``), and every
+  socket of the cluster and of the driver is on 127.0.0.1;
+* a worker node SIGKILLed in the middle of a build (while it runs a shard): Ray retries the shard
+  on the other node and the build finishes, or a re-run resumes; either way the bytes are the
+  local build's and no temporary file is left.
+
+Every driver runs under a timeout (a cluster whose workers all died would wait forever); the
+cluster is killed by the fixture's finalizer (and by Ray's own reaper if pytest dies).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from build.support import cli_cmd, make_coco_tree, make_source, run_c, tree
+from corruptbench.build import build_tree
+from support import REPO
+
+pytestmark = pytest.mark.slow
+
+NAMES = ["fog", "snow", "frost"]
+OPTS = ["--corruptions", ",".join(NAMES), "--severities", "1,2", "--no-progress"]
+TIMEOUT = 300  # seconds per driver run: far above the ~5-10 s it takes
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    pytest.importorskip("ray")
+    pytest.importorskip("psutil")
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        from loopback_ray import LoopbackCluster
+    finally:
+        sys.path.remove(str(REPO / "tools"))
+    cl = LoopbackCluster(workers=2, cpus_per_worker=1)
+    try:
+        cl.start()
+        yield cl
+    finally:
+        cl.close()
+
+
+@pytest.fixture(scope="module")
+def photos(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """12 real photos (ImageNet layout) and their local ``--workers 1`` build."""
+    base = tmp_path_factory.mktemp("cluster")
+    src = make_source(base, 12)
+    local = base / "local"
+    s = run_c(src, local, names=NAMES, levels=[1, 2], workers=1)
+    assert s.written == 12 * 6 and not s.failed
+    return src, local
+
+
+def driver(cl: Any, *args: str, cwd: Path = REPO) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        cli_cmd("make-c", *args, "--ray", cl.address),
+        cwd=cwd,
+        env=cl.driver_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
+    try:
+        out, _ = proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        pytest.fail(f"make-c --ray did not finish in {TIMEOUT} s:\n{out[-3000:]}")
+    return proc.returncode, out
+
+
+def outputs(out: Path) -> int:
+    return sum(1 for _ in out.rglob("*.JPEG"))
+
+
+def test_cluster_build_equals_local_build_and_stays_on_loopback(
+    cluster: Any, photos: tuple[Path, Path], tmp_path: Path
+) -> None:
+    import psutil
+    from loopback_ray import LOOPBACK, inet_sockets
+
+    nodes = [n for n in cluster.node_table() if n["Alive"]]
+    assert len(nodes) == 3 and {n["NodeManagerAddress"] for n in nodes} == {"127.0.0.1"}
+    assert sorted(n["Resources"].get("CPU", 0) for n in nodes) == [0, 1, 1]
+
+    src, local = photos
+    out = tmp_path / "ray"
+    proc = driver(cluster, str(src), str(out), *OPTS)
+    sockets: list[tuple[int, str, str, str]] = []
+    driver_sockets = 0
+    while proc.poll() is None and not sockets:  # mid-build: connected, shards running
+        if outputs(out) >= 1:
+            try:
+                mine = psutil.Process(proc.pid)
+                own = [mine, *mine.children(recursive=True)]
+            except psutil.Error:
+                own = []
+            theirs = list(inet_sockets(own))
+            driver_sockets = len(theirs)
+            sockets = theirs + list(inet_sockets(cluster.processes()))
+        time.sleep(0.02)
+    rc, text = finish(proc)
+    assert rc == 0, text
+    assert tree(out) == tree(local)
+    assert len(sockets) >= 10, sockets  # GCS, raylets, object managers, workers, driver
+    assert driver_sockets > 0  # the driver's connections to the GCS and its raylet
+    print(f"{len(sockets)} sockets sampled mid-build, {driver_sockets} of them the driver's")
+    off = [s for s in sockets if s[2] not in LOOPBACK or s[3] not in (*LOOPBACK, "")]
+    assert not off, f"sockets outside 127.0.0.1: {off}"
+
+
+def test_tree_layout_on_the_cluster_with_relative_paths(cluster: Any, tmp_path: Path) -> None:
+    """The tree layout on the cluster; SRC and OUT given relative to the driver's working
+    directory, which is not the Ray workers' (they run in the nodes' directory, here the repo)."""
+    src = make_coco_tree(tmp_path)
+    kw: dict[str, Any] = {"corruptions": NAMES, "severities": [2], "copy_files": ["annotations"]}
+    local = build_tree(src, tmp_path / "local", **kw)
+    assert local.written == 5 * 3
+    proc = driver(cluster, "coco", "ray", "--layout", "tree", "--copy-files", "annotations",
+                  "--corruptions", ",".join(NAMES), "--severities", "2", "--no-progress",
+                  cwd=tmp_path)  # fmt: skip
+    rc, text = finish(proc)
+    assert rc == 0, text
+    assert tree(tmp_path / "ray") == tree(tmp_path / "local")
+
+
+def test_worker_node_killed_mid_build_finishes_or_resumes_to_the_same_bytes(
+    cluster: Any, photos: tuple[Path, Path], tmp_path: Path
+) -> None:
+    src, local = photos
+    out = tmp_path / "killed"
+    proc = driver(cluster, str(src), str(out), *OPTS)
+    t0 = time.time()
+    # "the middle": some outputs exist and worker node 1 is executing a shard right now
+    while proc.poll() is None and not (outputs(out) >= 8 and cluster.running(1)):
+        if time.time() - t0 > TIMEOUT:
+            proc.kill()
+            pytest.fail("node 1 never ran a shard")
+        time.sleep(0.02)
+    assert proc.poll() is None, "the build finished before the kill; give it more work"
+    at_kill = outputs(out)
+    assert 8 <= at_kill < 12 * 6
+    assert cluster.kill_node(1) >= 2  # the raylet and at least the task worker
+    rc, text = finish(proc)
+    retried = "retries remaining" in text  # Ray's wording (2.x); informative only
+    print(f"killed node 1 with {at_kill}/72 outputs; exit {rc}; retry reported: {retried}")
+    if rc != 0:  # not retried to the end: a re-run resumes on the surviving node
+        rc, text = finish(driver(cluster, str(src), str(out), *OPTS))
+        assert rc == 0, text
+        assert "already done" in text
+    # the very bytes of the local build, no temporary file left (tree() lists hidden files)
+    assert tree(out) == tree(local)
+    deadline = time.time() + 30
+    while time.time() < deadline and sum(n["Alive"] for n in cluster.node_table()) != 2:
+        time.sleep(0.2)
+    assert sum(n["Alive"] for n in cluster.node_table()) == 2  # node 1 really died
