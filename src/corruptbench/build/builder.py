@@ -26,6 +26,7 @@ from .outputs import (
     write_json,
     write_skipped,
 )
+from .shards import WebDatasetCWriter, WebDatasetPWriter, shard_writer_args
 from .spec import BuildError, BuildSpec, Cell, ItemResult, Writer
 from .writers import JpegTreeWriter, Mp4TreeWriter, NpyCWriter, NpyPWriter
 
@@ -66,6 +67,9 @@ KINDS: dict[str, BuildKind] = {
         {
             "jpeg": lambda out, quality=85, **_: JpegTreeWriter(out, quality),
             "npy": lambda out, **_: NpyCWriter(out),
+            "webdataset": lambda out, quality=85, profile="imagenet", shards=None, **_: (
+                WebDatasetCWriter(out, profile=profile, quality=quality, **(shards or {}))
+            ),
         },
         _c_cells,
     ),
@@ -78,6 +82,11 @@ KINDS: dict[str, BuildKind] = {
                 out, preset, pix_fmt
             ),
             "npy": lambda out, **_: NpyPWriter(out),
+            "webdataset": lambda out, preset=DEFAULT_PRESET, pix_fmt=DEFAULT_PIX_FMT, profile="imagenet", shards=None, **_: (
+                WebDatasetPWriter(
+                    out, profile=profile, preset=preset, pix_fmt=pix_fmt, **(shards or {})
+                )
+            ),
         },
         _p_cells,
     ),
@@ -130,7 +139,7 @@ def build(
         src: image folder or CIFAR python batch file (see :func:`~corruptbench.pipeline.open_source`).
         out: output folder (created; must be empty or a previous build with the same parameters).
         profile: imagenet | inception | tiny | cifar.
-        fmt: ``jpeg`` / ``npy`` for c, ``mp4`` / ``npy`` for p.
+        fmt: ``jpeg`` / ``npy`` / ``webdataset`` for c, ``mp4`` / ``npy`` / ``webdataset`` for p.
         names: corruptions (or perturbations), in output order.
         levels: severities 1..5 (c) or difficulties 1..3 (p; levels above 1 only apply to the
             noise perturbations).
@@ -141,7 +150,9 @@ def build(
         limit: use only the first ``limit`` source items (in sorted order).
         quality: JPEG quality (c, jpeg).
         preset, pix_fmt: x264 settings (p, mp4).
-        shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100).
+        shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100;
+            for webdataset the samples per tar shard, default ``ceil(N / 64)``, at most 1000 for
+            make-c and 100 for make-p).
         progress: show a rich progress bar on stderr.
     """
     t0 = time.perf_counter()
@@ -167,7 +178,14 @@ def build(
         raise BuildError(f"OUT ({out}) must not be the source folder or inside it")
 
     cells = bk.cells(names, levels)
-    writer = bk.writers[fmt](str(out), quality=quality, preset=preset, pix_fmt=pix_fmt)
+    writer = bk.writers[fmt](
+        str(out),
+        quality=quality,
+        preset=preset,
+        pix_fmt=pix_fmt,
+        profile=profile,
+        shards=shard_writer_args(source, len(items), shard_size),
+    )
     size = shard_size or writer.default_shard_size(profile, len(cells))
     spec = BuildSpec(item_step(kind, profile, int(seed)), writer, cells, size)
 

@@ -13,6 +13,7 @@ import sys
 
 from .. import __version__
 from ..errors import ArgumentError
+from ..extras import MissingDependency
 
 __all__ = ["COMMANDS", "FLAGS", "build_parser", "main"]
 
@@ -23,6 +24,7 @@ COMMANDS = [
     "perturb",
     "make_c",
     "make_p",
+    "convert",
     "eval_c",
     "eval_p",
     "report",
@@ -46,6 +48,8 @@ FLAGS = {
     "weights": "--weights",
     "random_weights": "--random-weights",
     "ray": "--ray",
+    "to": "--to",
+    "shard_size": "--shard-size",
 }
 
 
@@ -72,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, FileNotFoundError, FileExistsError) as exc:
+    except (ValueError, TypeError, FileNotFoundError, FileExistsError, MissingDependency) as exc:
         msg = exc.render(FLAGS) if isinstance(exc, ArgumentError) else str(exc)
         print(f"corruptbench {args.command}: error: {msg}", file=sys.stderr)
         return 2

@@ -31,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Corrupt every image of SRC with each corruption and severity and write OUT in the released "
             "layout: jpeg = OUT/<corruption>/<severity>/<class>/<file> (JPEG q85, optimize), npy = "
-            "OUT/<corruption>.npy (5N,H,W,3) severity-major + labels.npy. Resumable: re-run the same "
+            "OUT/<corruption>.npy (5N,H,W,3) severity-major + labels.npy, webdataset = tar shards "
+            "OUT/<corruption>-<severity>-<shard>.tar of <key>.cls/.jpg/.json samples (the same JPEG "
+            "bytes; .png for the cifar profile) listed in OUT/shards.json. Resumable: re-run the same "
             "command after an interruption. Bad inputs are listed in OUT/skipped.csv."
         ),
     )
@@ -51,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format",
         dest="fmt",
-        choices=("jpeg", "npy"),
+        choices=("jpeg", "npy", "webdataset"),
         default=None,
         help="default: npy for cifar, else jpeg",
     )

@@ -207,6 +207,14 @@ def add_build_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--limit", type=int, default=None, help="only the first N source images (sorted order)"
     )
+    p.add_argument(
+        "--shard-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--format webdataset: samples per tar shard (default: N images / 64, at most 1000 "
+        "for make-c, 100 for make-p); a shard is also one task of a worker",
+    )
     p.add_argument("--strict", action="store_true", help="exit non-zero if any input was skipped")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -218,6 +226,11 @@ def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
     workers = args.workers if args.workers is not None else default_workers()
     if workers < 1:
         raise ValueError(f"--workers must be >= 1, got {workers}")
+    if args.shard_size is not None:
+        if kwargs.get("fmt") != "webdataset":
+            raise ValueError("--shard-size applies to --format webdataset only")
+        if args.shard_size < 1:
+            raise ValueError(f"--shard-size must be >= 1, got {args.shard_size}")
     summary = build(
         kind,
         args.src,
@@ -227,6 +240,7 @@ def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
         workers=workers,
         ray=args.ray,
         limit=args.limit,
+        shard_size=args.shard_size,
         progress=not args.no_progress and sys.stderr.isatty(),
         **kwargs,  # type: ignore[arg-type]
     )

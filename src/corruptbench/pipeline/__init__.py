@@ -10,7 +10,16 @@
 from __future__ import annotations
 
 from .items import CorruptStep, ItemStep, PerturbStep, item_rng, item_seed, item_step
-from .sources import Source, SourceError, SourceItem, arrays_source, hash_lines, open_source
+from .sources import (
+    Source,
+    SourceError,
+    SourceItem,
+    arrays_source,
+    batch_rel,
+    folder_label_kind,
+    hash_lines,
+    open_source,
+)
 
 __all__ = [
     "Source",
@@ -19,6 +28,8 @@ __all__ = [
     "open_source",
     "arrays_source",
     "hash_lines",
+    "folder_label_kind",
+    "batch_rel",
     "item_seed",
     "item_rng",
     "ItemStep",

@@ -1,0 +1,203 @@
+"""The WebDataset shard format: keys, deterministic tar writing, reading back (ours, the
+``webdataset`` library's and Hugging Face ``datasets``')."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from corruptbench.datasets.webdataset import (
+    TarShardWriter,
+    iter_samples,
+    json_bytes,
+    parse_shard_name,
+    png_bytes,
+    read_member,
+    sample_key,
+    scan_samples,
+    shard_name,
+    shard_stats,
+    split_member,
+)
+from support import IMAGENET_SAMPLE, need_shared
+
+
+def test_sample_keys_have_no_dot_in_the_base_name() -> None:
+    assert (
+        sample_key("n01440764/ILSVRC2012_val_00000293.JPEG") == "n01440764/ILSVRC2012_val_00000293"
+    )
+    assert sample_key("cls.v2/a.b.c.png") == "cls.v2/a_b_c"  # folders keep their dots
+    assert sample_key("photo.jpg") == "photo"
+    assert sample_key("noext") == "noext"
+    assert sample_key("3/00012.png") == "3/00012"
+    for rel in ("n1/x.y.JPEG", "a.b/c.d.e.jpg", "z.png"):
+        key = sample_key(rel)
+        assert split_member(f"{key}.jpg") == (key, "jpg")  # the key survives WebDataset's split
+    assert split_member("d/k.JPG") == ("d/k", "jpg") and split_member("d/k") == ("d/k", "")
+
+
+def test_shard_names() -> None:
+    assert shard_name("gaussian_noise", 3, 12) == "gaussian_noise-3-000012.tar"
+    assert parse_shard_name("gaussian_noise-3-000012.tar") == ("gaussian_noise", 3, 12)
+    assert parse_shard_name("fog-1-1234567.tar") == ("fog", 1, 1234567)
+    for bad in (
+        "fog-1-12.tar",
+        "fog-x-000001.tar",
+        "fog-1-000001.tgz",
+        ".fog-1-000001.tar.1.cbtmp",
+    ):
+        assert parse_shard_name(bad) is None
+
+
+def _write(path: Path, samples: list[tuple[str, dict[str, bytes]]]) -> None:
+    w = TarShardWriter(path, path.name)
+    for key, members in samples:
+        w.add(key, members)
+    stats = w.close()
+    assert stats.samples == len(samples) and stats.bytes == path.stat().st_size
+    assert stats.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert stats == shard_stats(path)
+
+
+def _samples(n: int) -> list[tuple[str, dict[str, bytes]]]:
+    rng = np.random.default_rng(0)
+    out = []
+    for i in range(n):
+        img = rng.integers(0, 256, (8 + i, 9, 3), dtype=np.uint8)
+        meta = {"corruption": "fog", "severity": 1, "source": f"n1/im{i}.JPEG", "wnid": "n1"}
+        out.append(
+            (f"n1/im{i}", {"png": png_bytes(img), "cls": str(i).encode(), "json": json_bytes(meta)})
+        )
+    return out
+
+
+def test_tar_writer_is_deterministic_and_reads_back(tmp_path: Path) -> None:
+    samples = _samples(5)
+    a, b = tmp_path / "a.tar", tmp_path / "b.tar"
+    _write(a, samples)
+    _write(b, samples)
+    assert a.read_bytes() == b.read_bytes()
+    with tarfile.open(a) as tf:
+        members = tf.getmembers()
+    assert [m.name for m in members[:3]] == ["n1/im0.cls", "n1/im0.json", "n1/im0.png"]
+    assert {(m.mtime, m.mode, m.uid, m.gid, m.uname, m.gname) for m in members} == {
+        (0, 0o644, 0, 0, "", "")
+    }
+    assert [(k, m) for k, m in iter_samples(a)] == samples
+    scanned = scan_samples(a, read=("json",))
+    assert [e.key for e in scanned] == [k for k, _ in samples]
+    for e, (_, m) in zip(scanned, samples):
+        assert read_member(a, *e.members["png"]) == m["png"]
+        assert e.small == {"json": m["json"]}
+
+
+def test_empty_shard_is_a_valid_tar(tmp_path: Path) -> None:
+    p = tmp_path / "e.tar"
+    _write(p, [])
+    assert list(iter_samples(p)) == [] and scan_samples(p) == []
+
+
+def test_abort_removes_the_file(tmp_path: Path) -> None:
+    p = tmp_path / ".x.tar.1.cbtmp"
+    w = TarShardWriter(p, "x.tar")
+    w.add("k", {"cls": b"1"})
+    w.abort()
+    assert not p.exists()
+
+
+def test_non_ascii_and_long_names_round_trip(tmp_path: Path) -> None:
+    key = "n1/" + "é" * 3 + "x" * 120
+    p = tmp_path / "u.tar"
+    _write(p, [(key, {"cls": b"0"})])
+    assert [k for k, _ in iter_samples(p)] == [key]
+
+
+def test_the_webdataset_library_reads_the_shards(tmp_path: Path) -> None:
+    wds = pytest.importorskip("webdataset")
+    need_shared()
+    photos = sorted(IMAGENET_SAMPLE.iterdir())[:6]
+    samples = [
+        (
+            f"{p.name.split('_')[0]}/{sample_key(p.name)}",
+            {"jpg": p.read_bytes(), "cls": str(i).encode(), "json": json_bytes({"source": p.name})},
+        )
+        for i, p in enumerate(photos)
+    ]
+    _write(tmp_path / "fog-1-000000.tar", samples[:4])
+    _write(tmp_path / "fog-1-000001.tar", samples[4:])
+    urls = str(tmp_path / "fog-1-{000000..000001}.tar")
+    raw = list(wds.WebDataset(urls, shardshuffle=False))
+    assert [s["__key__"] for s in raw] == [k for k, _ in samples]
+    assert [s["jpg"] for s in raw] == [p.read_bytes() for p in photos]  # bytes unchanged
+    decoded = list(
+        wds.WebDataset(urls, shardshuffle=False).decode("rgb8").to_tuple("jpg", "cls", "json")
+    )
+    assert [c for _, c, _ in decoded] == list(range(6))
+    assert decoded[0][2] == {"source": photos[0].name}
+    with Image.open(photos[0]) as im:
+        assert np.array_equal(decoded[0][0], np.asarray(im.convert("RGB")))
+
+
+_HF_SCRIPT = r"""
+import json, os, sys
+os.environ["HF_DATASETS_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_HOME"] = sys.argv[2]
+from datasets import Image, load_dataset
+files = sorted(os.path.join(sys.argv[1], f) for f in os.listdir(sys.argv[1]) if f.endswith(".tar"))
+ds = load_dataset("webdataset", data_files={"test": files}, split="test", cache_dir=sys.argv[2])
+raw = ds.cast_column("jpg", Image(decode=False))
+print(json.dumps({
+    "columns": ds.column_names, "n": len(ds), "cls": list(ds["cls"]), "keys": list(ds["__key__"]),
+    "json": ds[0]["json"], "size": list(ds[0]["jpg"].size),
+    "bytes": [r["jpg"]["bytes"].hex() for r in raw],
+}))
+"""
+
+
+def test_hugging_face_datasets_loads_the_shards(tmp_path: Path) -> None:
+    pytest.importorskip("datasets")
+    need_shared()
+    photos = sorted(IMAGENET_SAMPLE.iterdir())[:5]
+    meta = {"corruption": "fog", "severity": 1, "seed": 0, "wnid": "n1"}
+    samples = [
+        (
+            f"n1/{sample_key(p.name)}",
+            {
+                "jpg": p.read_bytes(),
+                "cls": str(i).encode(),
+                "json": json_bytes({**meta, "source": p.name}),
+            },
+        )
+        for i, p in enumerate(photos)
+    ]
+    shards = tmp_path / "shards"
+    shards.mkdir()
+    _write(shards / "fog-1-000000.tar", samples[:3])
+    _write(shards / "fog-1-000001.tar", samples[3:])
+    # a subprocess: the datasets import (pandas, pyarrow) stays out of the test process
+    env = {**os.environ, "HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", _HF_SCRIPT, str(shards), str(tmp_path / "hf")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    assert got["columns"] == ["cls", "jpg", "json", "__key__", "__url__"]
+    assert got["n"] == 5 and got["cls"] == list(range(5))
+    assert got["keys"] == [k for k, _ in samples]
+    assert got["json"] == {**meta, "source": photos[0].name}
+    with Image.open(photos[0]) as im:
+        assert got["size"] == list(im.size)
+    assert [bytes.fromhex(b) for b in got["bytes"]] == [p.read_bytes() for p in photos]
