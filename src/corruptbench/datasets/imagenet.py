@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
+from typing import IO
 
 from PIL import Image
 
@@ -216,8 +217,8 @@ def scan_image_folder(
     return FolderScan(root, items, "flat", classes, ignored)
 
 
-def load_image(path: str | os.PathLike[str]) -> Image.Image:
-    """Open ``path`` fully and return a PIL image in RGB mode.
+def load_image(path: str | os.PathLike[str] | IO[bytes]) -> Image.Image:
+    """Open ``path`` (or a binary file object) fully and return a PIL image in RGB mode.
 
     Grayscale, CMYK, palette, 16-bit and RGBA inputs are converted with ``.convert('RGB')`` exactly
     like the reference loader (alpha is dropped, not composited; 16-bit values are clipped by PIL;
