@@ -35,7 +35,7 @@ def _table(
 def render_markdown(results: Sequence[Results]) -> str:
     """Markdown tables: headline comparison (sorted by mCE), CE per corruption, error by severity,
     ImageNet-P. Percentages with one decimal (flip probabilities with two)."""
-    from .html import sort_by_mce
+    from .format import sort_by_mce  # not .html: Markdown needs no matplotlib
 
     ordered = sort_by_mce(results)
     c_rows = [r for r in ordered if r.c is not None]
