@@ -101,7 +101,7 @@ def test_convert_selects_cells_and_skips_bad_files(released: Path, tmp_path: Pat
     victim = sorted(src.rglob("*.JPEG"))[2]
     victim.write_bytes(b"<html>not a jpeg</html>")
     (src / "fog" / "2" / "n01440764").mkdir(parents=True)
-    s = convert(src, tmp_path / "out", corruptions=["brightness"], severities=[1], shard_size=10)
+    s = convert(src, tmp_path / "out", corruptions=["brightness"], severities=[1])
     assert [r.rel for r in s.skipped] == [
         f"brightness/1/{victim.parent.name}/{victim.name}"
     ] and "not a JPG file" in s.skipped[0].reason
@@ -186,7 +186,7 @@ def test_cli(released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str])
         )
         == 0
     )
-    assert "7 samples in 7 shards" in capsys.readouterr().out  # default size: ceil(7 / 64) = 1
+    assert "7 samples in 1 shard;" in capsys.readouterr().out  # default size: 100
     assert sorted(p.name for p in out.glob("*.tar"))[0] == "gaussian_noise-4-000000.tar"
     assert main(["convert", str(released), str(out), "--no-progress"]) == 2
     assert "different parameters" in capsys.readouterr().err

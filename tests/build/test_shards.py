@@ -36,10 +36,10 @@ def _samples(out: Path, name: str, level: int) -> list[tuple[str, dict[str, byte
 
 
 def test_default_shard_size() -> None:
-    assert default_shard_size(50_000, 1000) == 782  # 64 shards per cell for ImageNet val
-    assert default_shard_size(10_000, 1000) == 157
-    assert default_shard_size(200_000, 1000) == 1000
-    assert default_shard_size(5, 1000) == 1 and default_shard_size(0, 100) == 1
+    assert default_shard_size(50_000, 100, 1000) == 782  # 64 shards per cell for ImageNet val
+    assert default_shard_size(10_000, 100, 1000) == 157
+    assert default_shard_size(200_000, 100, 1000) == 1000
+    assert default_shard_size(5, 100, 1000) == 100 and default_shard_size(0, 10, 100) == 10
 
 
 def test_make_c_shards_hold_the_folder_builds_jpeg_bytes(tmp_path: Path) -> None:

@@ -151,8 +151,8 @@ def build(
         quality: JPEG quality (c, jpeg).
         preset, pix_fmt: x264 settings (p, mp4).
         shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100;
-            for webdataset the samples per tar shard, default ``ceil(N / 64)``, at most 1000 for
-            make-c and 100 for make-p).
+            for webdataset the samples per tar shard, default ``ceil(N / 64)`` within [100, 1000]
+            for make-c and [10, 100] for make-p).
         progress: show a rich progress bar on stderr.
     """
     t0 = time.perf_counter()

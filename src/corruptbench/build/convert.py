@@ -114,7 +114,7 @@ def convert(
         to: output format; ``"webdataset"``.
         corruptions: names to convert (default: every corruption present).
         severities: severities to convert.
-        shard_size: samples per shard (default ``ceil(N / 64)``, at most 1000).
+        shard_size: samples per shard (default ``ceil(N / 64)`` within [100, 1000], as make-c).
         progress: show a progress bar on stderr.
     """
     t0 = time.perf_counter()
@@ -135,7 +135,7 @@ def convert(
     if not plan.cells:
         raise BuildError(f"{src_p}: none of the requested cells has any file")
     n_max = max(len(v) for v in plan.cells.values())
-    size = shard_size or default_shard_size(n_max, 1000)
+    size = shard_size or default_shard_size(n_max, 100, 1000)
     params = {
         "command": "convert",
         "to": to,
@@ -388,7 +388,8 @@ def format_convert_summary(s: ConvertSummary) -> str:
     mb = s.bytes_written / 1e6
     rate = mb / s.elapsed if s.elapsed > 0 else 0.0
     lines = [
-        f"{s.layout}: {s.samples} samples in {s.shards} shards; {s.shards_written} shards written in "
+        f"{s.layout}: {s.samples} samples in {s.shards} shard{'s' * (s.shards != 1)}; "
+        f"{s.shards_written} written in "
         f"this run ({mb:.1f} MB, {s.elapsed:.1f} s, {rate:.1f} MB/s); {len(s.skipped)} skipped"
     ]
     for r in s.skipped[:5]:

@@ -70,13 +70,14 @@ __all__ = [
 _TARGET_BLOCKS = 64
 
 
-def default_shard_size(n_items: int, cap: int) -> int:
-    """Samples per shard when none is given: ``ceil(n_items / 64)``, between 1 and ``cap``.
+def default_shard_size(n_items: int, floor: int, cap: int) -> int:
+    """Samples per shard when none is given: ``ceil(n_items / 64)`` within ``[floor, cap]``.
 
     About 64 shards per cell keep up to 64 workers busy (a worker's task is one block of items)
-    while shards stay large (782 samples, 8-40 MB, for the 50,000 ImageNet validation images).
+    while shards stay large (782 samples, 8-40 MB, for the 50,000 ImageNet validation images);
+    the floor keeps small builds from making tiny shards (one shard per cell below 64 x floor).
     """
-    return int(min(cap, max(1, math.ceil(n_items / _TARGET_BLOCKS))))
+    return int(min(cap, max(floor, math.ceil(n_items / _TARGET_BLOCKS))))
 
 
 def shard_writer_args(source: Source, n_items: int, shard_size: int | None) -> dict[str, Any]:
@@ -96,6 +97,7 @@ class ShardWriter(Writer):
     format: ClassVar[str] = "webdataset"
     name_key: ClassVar[str]  #: the .json / index key of the cell's name ("corruption")
     level_key: ClassVar[str]  #: ... and of its level ("severity")
+    floor: ClassVar[int]  #: the smallest default shard size
     cap: ClassVar[int]  #: the largest default shard size
 
     profile: str = "imagenet"
@@ -127,8 +129,8 @@ class ShardWriter(Writer):
         )
 
     def shard_size(self) -> int:
-        """Samples per shard: ``size``, else about ``n_items / 64`` (at most :attr:`cap`)."""
-        return self.size or default_shard_size(self.n_items, self.cap)
+        """Samples per shard: ``size``, else :func:`default_shard_size`."""
+        return self.size or default_shard_size(self.n_items, self.floor, self.cap)
 
     def manifest_params(self) -> dict[str, Any]:
         return {"webdataset": {"media": self.media(), "shard_size": self.shard_size()}}
@@ -380,6 +382,7 @@ class WebDatasetCWriter(ShardWriter):
 
     name_key: ClassVar[str] = "corruption"
     level_key: ClassVar[str] = "severity"
+    floor: ClassVar[int] = 100
     cap: ClassVar[int] = 1000
     quality: int = 85
 
@@ -408,6 +411,7 @@ class WebDatasetPWriter(ShardWriter):
 
     name_key: ClassVar[str] = "perturbation"
     level_key: ClassVar[str] = "difficulty"
+    floor: ClassVar[int] = 10
     cap: ClassVar[int] = 100
     preset: str = DEFAULT_PRESET
     pix_fmt: str = DEFAULT_PIX_FMT

@@ -32,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="samples per shard (default: images per cell / 64, at most 1000)",
+        help="samples per shard (default: images per cell / 64, within 100..1000, as make-c)",
     )
     p.add_argument(
         "--corruptions",

@@ -212,8 +212,8 @@ def add_build_args(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="--format webdataset: samples per tar shard (default: N images / 64, at most 1000 "
-        "for make-c, 100 for make-p); a shard is also one task of a worker",
+        help="--format webdataset: samples per tar shard (default: N images / 64, within "
+        "100..1000 for make-c, 10..100 for make-p); a block of N images is one task of a worker",
     )
     p.add_argument("--strict", action="store_true", help="exit non-zero if any input was skipped")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
