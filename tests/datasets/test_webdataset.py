@@ -4,8 +4,10 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -19,6 +21,7 @@ from corruptbench.datasets.webdataset import (
     TarShardWriter,
     iter_samples,
     json_bytes,
+    members,
     parse_shard_name,
     png_bytes,
     read_member,
@@ -60,8 +63,8 @@ def test_shard_names() -> None:
 
 def _write(path: Path, samples: list[tuple[str, dict[str, bytes]]]) -> None:
     w = TarShardWriter(path, path.name)
-    for key, members in samples:
-        w.add(key, members)
+    for key, parts in samples:
+        w.add(key, parts)
     stats = w.close()
     assert stats.samples == len(samples) and stats.bytes == path.stat().st_size
     assert stats.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
@@ -201,3 +204,68 @@ def test_hugging_face_datasets_loads_the_shards(tmp_path: Path) -> None:
     with Image.open(photos[0]) as im:
         assert got["size"] == list(im.size)
     assert [bytes.fromhex(b) for b in got["bytes"]] == [p.read_bytes() for p in photos]
+
+
+def _tarfile_members(path: Path) -> list[tuple[str, int, int]]:
+    with tarfile.open(path) as tf:
+        return [(m.name, m.offset_data, m.size) for m in tf if m.isfile()]
+
+
+@pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.GNU_FORMAT, tarfile.PAX_FORMAT])
+def test_fast_member_reader_agrees_with_tarfile(tmp_path: Path, fmt: int) -> None:
+    p = tmp_path / "t.tar"
+    rng = np.random.default_rng(1)
+    with tarfile.open(p, "w", format=fmt) as tf:
+        d = tarfile.TarInfo("n1")
+        d.type = tarfile.DIRTYPE
+        tf.addfile(d)
+        names = ["n1/a.jpg", "n1/" + "p" * 120 + "/b.json", "n1/c" * 40 + ".cls"]
+        if fmt != tarfile.USTAR_FORMAT:
+            names.append("n1/é-ü.png")
+        for i, name in enumerate(names):
+            data = rng.integers(0, 256, 700 * i + 3, dtype=np.uint8).tobytes()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tf.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("n1/link")
+        link.type = tarfile.SYMTYPE
+        link.linkname = "x" * (150 if fmt == tarfile.GNU_FORMAT else 10)  # GNU: a 'K' member
+        tf.addfile(link)
+    assert members(p) == _tarfile_members(p)
+
+
+def test_fast_member_reader_on_tars_of_other_tools(tmp_path: Path) -> None:
+    files = tmp_path / "files" / "n1"
+    files.mkdir(parents=True)
+    for i in range(3):
+        (files / f"s{i}.jpg").write_bytes(bytes(range(256)) * (i + 1))
+        (files / f"s{i}.cls").write_text(str(i))
+    tar = shutil.which("tar")
+    if tar:
+        subprocess.run(
+            [tar, "-cf", str(tmp_path / "gnu.tar"), "-C", str(tmp_path / "files"), "n1"], check=True
+        )
+        assert members(tmp_path / "gnu.tar") == _tarfile_members(tmp_path / "gnu.tar")
+    wds = pytest.importorskip("webdataset")
+    with wds.TarWriter(str(tmp_path / "w.tar")) as sink:
+        for i in range(3):
+            sink.write({"__key__": f"n1/s{i}", "jpg": b"\xff\xd8\xff" + bytes(i), "cls": i})
+    assert members(tmp_path / "w.tar") == _tarfile_members(tmp_path / "w.tar")
+    assert [k for k, _ in iter_samples(tmp_path / "w.tar")] == ["n1/s0", "n1/s1", "n1/s2"]
+
+
+def test_damaged_shards_are_errors(tmp_path: Path) -> None:
+    p = tmp_path / "a.tar"
+    _write(p, _samples(3))
+    data = p.read_bytes()
+    (tmp_path / "trunc.tar").write_bytes(data[:1500])
+    with pytest.raises(tarfile.ReadError, match="unexpected end"):
+        members(tmp_path / "trunc.tar")
+    bad = bytearray(data)
+    bad[0] ^= 0xFF  # a name byte: the checksum no longer matches
+    (tmp_path / "bad.tar").write_bytes(bytes(bad))
+    with pytest.raises(tarfile.ReadError, match="checksum"):
+        members(tmp_path / "bad.tar")
+    (tmp_path / "junk.tar").write_bytes(b"<html>" * 200)
+    with pytest.raises((tarfile.TarError, ValueError)):
+        members(tmp_path / "junk.tar")

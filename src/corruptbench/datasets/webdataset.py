@@ -24,6 +24,7 @@ import io
 import json
 import os
 import re
+import struct
 import tarfile
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
@@ -43,6 +44,7 @@ __all__ = [
     "json_bytes",
     "png_bytes",
     "shard_stats",
+    "members",
     "iter_samples",
     "scan_samples",
     "read_member",
@@ -193,30 +195,116 @@ def shard_stats(path: str | os.PathLike[str]) -> ShardStats:
     with open(p, "rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):
             sha.update(chunk)
-    keys = {split_member(m.name)[0] for m in _members(p)}
+    keys = {split_member(name)[0] for name, _, _ in members(p)}
     return ShardStats(p.name, len(keys), p.stat().st_size, sha.hexdigest())
 
 
-def _members(path: Path) -> list[tarfile.TarInfo]:
-    with tarfile.open(path, mode="r:") as tf:
-        return [m for m in tf.getmembers() if m.isfile()]
+class _Unsupported(Exception):
+    """A tar feature the fast header reader leaves to :mod:`tarfile`."""
+
+
+def _octal(field: bytes) -> int:
+    if field[:1] and field[0] & 0x80:  # GNU base-256 number
+        raise _Unsupported("base-256 number")
+    text = field.replace(b"\0", b" ").strip()
+    return int(text, 8) if text else 0
+
+
+def _signed_sum(hdr: bytes) -> int:
+    # some old tar programs summed the header bytes as signed chars
+    return sum(struct.unpack("148b8x356b", hdr)) + 256
+
+
+def _pax(data: bytes) -> dict[str, str]:
+    """The records (``"<len> <key>=<value>\\n"``) of a PAX extended header."""
+    out: dict[str, str] = {}
+    pos = 0
+    while pos < len(data) and data[pos : pos + 1] != b"\0":
+        sp = data.index(b" ", pos)
+        length = int(data[pos:sp])
+        key, _, value = data[sp + 1 : pos + length - 1].partition(b"=")
+        out[key.decode("utf-8", "surrogateescape")] = value.decode("utf-8", "surrogateescape")
+        pos += length
+    return out
+
+
+def _fast_members(fh: BinaryIO) -> list[tuple[str, int, int]]:
+    """``(name, data offset, size)`` of each regular member, from the 512-byte headers (ustar,
+    PAX and GNU long names; ~10x faster than :mod:`tarfile`, which re-parses every header in
+    Python objects). Raises ``tarfile.ReadError`` for a damaged archive, :class:`_Unsupported`
+    for what it does not read (sparse files, base-256 sizes, ...)."""
+    out: list[tuple[str, int, int]] = []
+    end = os.fstat(fh.fileno()).st_size
+    pos = 0
+    pax: dict[str, str] = {}
+    long_name: str | None = None
+    while True:
+        fh.seek(pos)
+        hdr = fh.read(512)
+        if len(hdr) < 512 or hdr == bytes(512):
+            if hdr and len(hdr) < 512:
+                raise tarfile.ReadError("unexpected end of data")
+            return out  # end of archive (or of the file)
+        chk = _octal(hdr[148:156])
+        if chk != sum(hdr[:148]) + 256 + sum(hdr[156:]) and chk != _signed_sum(hdr):
+            raise tarfile.ReadError(f"bad header checksum at offset {pos}")
+        size = _octal(hdr[124:136])
+        if pos + 512 + size > end:
+            raise tarfile.ReadError(f"unexpected end of data (member at offset {pos})")
+        kind = hdr[156:157]
+        data = pos + 512
+        if kind in (b"x", b"g", b"L"):
+            fh.seek(data)
+            payload = fh.read(size)
+            if kind == b"x":
+                pax = _pax(payload)
+            elif kind == b"L":
+                long_name = payload.rstrip(b"\0").decode("utf-8", "surrogateescape")
+            pos = data + (size + 511) // 512 * 512
+            continue
+        name = hdr[:100].split(b"\0", 1)[0]
+        if hdr[257:262] == b"ustar" and hdr[345:346] != b"\0":
+            name = hdr[345:500].split(b"\0", 1)[0] + b"/" + name
+        full = pax.get("path") or long_name or name.decode("utf-8", "surrogateescape")
+        if "size" in pax:
+            size = int(pax["size"])
+        if kind in (b"0", b"\0", b"7"):
+            out.append((full, data, size))
+        elif kind not in (b"1", b"2", b"3", b"4", b"5", b"6"):  # links, devices, dirs, fifos
+            raise _Unsupported(f"member type {kind!r}")
+        pax, long_name = {}, None
+        pos = data + (size + 511) // 512 * 512
+
+
+def members(path: str | os.PathLike[str]) -> list[tuple[str, int, int]]:
+    """``(name, data offset, size)`` of each regular file in the tar at ``path``, in order.
+
+    Raises:
+        tarfile.TarError: not a (readable) tar archive.
+    """
+    with open(os.fspath(path), "rb") as fh:
+        try:
+            return _fast_members(fh)
+        except _Unsupported:
+            fh.seek(0)
+            with tarfile.open(fileobj=fh, mode="r:") as tf:
+                return [(m.name, m.offset_data, m.size) for m in tf if m.isfile()]
 
 
 def iter_samples(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, bytes]]]:
-    """Yield ``(key, {extension: bytes})`` for each sample of a shard, in order (streaming)."""
+    """Yield ``(key, {extension: bytes})`` for each sample of a shard, in order."""
     key: str | None = None
     sample: dict[str, bytes] = {}
-    with tarfile.open(os.fspath(path), mode="r|") as tf:
-        for m in tf:
-            if not m.isfile():
-                continue
-            k, ext = split_member(m.name)
+    entries = members(path)
+    with open(os.fspath(path), "rb") as fh:
+        for name, offset, size in entries:
+            k, ext = split_member(name)
             if k != key and key is not None:
                 yield key, sample
                 sample = {}
             key = k
-            f = tf.extractfile(m)
-            sample[ext] = f.read() if f is not None else b""
+            fh.seek(offset)
+            sample[ext] = fh.read(size)
     if key is not None:
         yield key, sample
 
@@ -238,17 +326,16 @@ def scan_samples(path: str | os.PathLike[str], read: tuple[str, ...] = ()) -> li
     """The samples of a shard, in order, with their members' offsets; the members whose
     extension is in ``read`` are read as well. Only the tar headers are visited otherwise."""
     out: list[SampleEntry] = []
-    with open(os.fspath(path), "rb") as fh, tarfile.open(fileobj=fh, mode="r:") as tf:
-        for m in tf:
-            if not m.isfile():
-                continue
-            k, ext = split_member(m.name)
+    entries = members(path)
+    with open(os.fspath(path), "rb") as fh:
+        for name, offset, size in entries:
+            k, ext = split_member(name)
             if not out or out[-1].key != k:
                 out.append(SampleEntry(k))
-            out[-1].members[ext] = (m.offset_data, m.size)
+            out[-1].members[ext] = (offset, size)
             if ext in read:
-                fh.seek(m.offset_data)
-                out[-1].small[ext] = fh.read(m.size)
+                fh.seek(offset)
+                out[-1].small[ext] = fh.read(size)
     return out
 
 
