@@ -6,10 +6,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -277,3 +280,62 @@ def test_cli_shard_size_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str
         == 2
     )
     assert "--shard-size must be >= 1" in capsys.readouterr().err
+
+
+_HF_SCRIPT = r"""
+import json, os, sys
+os.environ["HF_DATASETS_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_HOME"] = sys.argv[3]
+from datasets import Image, load_dataset
+ds = load_dataset("webdataset", data_files={"test": sys.argv[1]}, split="test", cache_dir=sys.argv[3])
+raw = ds.cast_column(sys.argv[2], Image(decode=False))
+print(json.dumps({
+    "columns": ds.column_names, "n": len(ds), "cls": list(ds["cls"]), "keys": list(ds["__key__"]),
+    "json": list(ds["json"]), "size": list(ds[0][sys.argv[2]].size),
+    "bytes": [r[sys.argv[2]]["bytes"].hex() for r in raw],
+}))
+"""
+
+
+def _hf_load(pattern: str, media: str, tmp_path: Path) -> dict[str, Any]:
+    """``datasets.load_dataset("webdataset", data_files=pattern)`` in a subprocess (keeps the
+    pandas / pyarrow imports out of the test process)."""
+    env = {**os.environ, "HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, "-c", _HF_SCRIPT, pattern, media, str(tmp_path / "hf")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_webdataset_and_hf_datasets_read_make_c_shards(tmp_path: Path) -> None:
+    wds = pytest.importorskip("webdataset")
+    pytest.importorskip("datasets")
+    src = make_source(tmp_path, 5)
+    out = tmp_path / "shards"
+    run_c(src, out, fmt="webdataset", names=["fog"], levels=[2], shard_size=2)
+    expect = _samples(out, "fog", 2)
+    pattern = json.loads((out / "shards.json").read_text())["cells"][0]["pattern"]
+    assert pattern == "fog-2-{000000..000002}.tar"
+    # the webdataset library: the brace pattern of the index; bytes unchanged, .cls an int
+    raw = list(wds.WebDataset(str(out / pattern), shardshuffle=False))
+    assert [s["__key__"] for s in raw] == [k for k, _, _ in expect]
+    assert [s["jpg"] for s in raw] == [m["jpg"] for _, m, _ in expect]
+    decoded = list(
+        wds.WebDataset(str(out / pattern), shardshuffle=False)
+        .decode("rgb8")
+        .to_tuple("jpg", "cls", "json")
+    )
+    assert [c for _, c, _ in decoded] == [int(m["cls"]) for _, m, _ in expect]
+    assert decoded[0][0].shape == (224, 224, 3) and decoded[0][2]["corruption"] == "fog"
+    # Hugging Face datasets: a glob (not a brace pattern); the JPEG bytes unchanged
+    got = _hf_load(str(out / "fog-2-*.tar"), "jpg", tmp_path)
+    assert got["columns"] == ["cls", "jpg", "json", "__key__", "__url__"]
+    assert got["n"] == 5 and got["keys"] == [k for k, _, _ in expect]
+    assert got["cls"] == [int(m["cls"]) for _, m, _ in expect] and got["size"] == [224, 224]
+    assert got["json"] == [json.loads(m["json"]) for _, m, _ in expect]
+    assert [bytes.fromhex(b) for b in got["bytes"]] == [m["jpg"] for _, m, _ in expect]

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
-import os
 import shutil
 import subprocess
-import sys
 import tarfile
 from pathlib import Path
 
@@ -148,62 +145,6 @@ def test_the_webdataset_library_reads_the_shards(tmp_path: Path) -> None:
     assert decoded[0][2] == {"source": photos[0].name}
     with Image.open(photos[0]) as im:
         assert np.array_equal(decoded[0][0], np.asarray(im.convert("RGB")))
-
-
-_HF_SCRIPT = r"""
-import json, os, sys
-os.environ["HF_DATASETS_OFFLINE"] = os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["HF_HOME"] = sys.argv[2]
-from datasets import Image, load_dataset
-files = sorted(os.path.join(sys.argv[1], f) for f in os.listdir(sys.argv[1]) if f.endswith(".tar"))
-ds = load_dataset("webdataset", data_files={"test": files}, split="test", cache_dir=sys.argv[2])
-raw = ds.cast_column("jpg", Image(decode=False))
-print(json.dumps({
-    "columns": ds.column_names, "n": len(ds), "cls": list(ds["cls"]), "keys": list(ds["__key__"]),
-    "json": ds[0]["json"], "size": list(ds[0]["jpg"].size),
-    "bytes": [r["jpg"]["bytes"].hex() for r in raw],
-}))
-"""
-
-
-def test_hugging_face_datasets_loads_the_shards(tmp_path: Path) -> None:
-    pytest.importorskip("datasets")
-    need_shared()
-    photos = sorted(IMAGENET_SAMPLE.iterdir())[:5]
-    meta = {"corruption": "fog", "severity": 1, "seed": 0, "wnid": "n1"}
-    samples = [
-        (
-            f"n1/{sample_key(p.name)}",
-            {
-                "jpg": p.read_bytes(),
-                "cls": str(i).encode(),
-                "json": json_bytes({**meta, "source": p.name}),
-            },
-        )
-        for i, p in enumerate(photos)
-    ]
-    shards = tmp_path / "shards"
-    shards.mkdir()
-    _write(shards / "fog-1-000000.tar", samples[:3])
-    _write(shards / "fog-1-000001.tar", samples[3:])
-    # a subprocess: the datasets import (pandas, pyarrow) stays out of the test process
-    env = {**os.environ, "HOME": str(tmp_path)}
-    out = subprocess.run(
-        [sys.executable, "-c", _HF_SCRIPT, str(shards), str(tmp_path / "hf")],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    got = json.loads(out.stdout.strip().splitlines()[-1])
-    assert got["columns"] == ["cls", "jpg", "json", "__key__", "__url__"]
-    assert got["n"] == 5 and got["cls"] == list(range(5))
-    assert got["keys"] == [k for k, _ in samples]
-    assert got["json"] == {**meta, "source": photos[0].name}
-    with Image.open(photos[0]) as im:
-        assert got["size"] == list(im.size)
-    assert [bytes.fromhex(b) for b in got["bytes"]] == [p.read_bytes() for p in photos]
 
 
 def _tarfile_members(path: Path) -> list[tuple[str, int, int]]:
