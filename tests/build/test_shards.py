@@ -219,6 +219,13 @@ def test_a_cell_that_fails_keeps_its_shard_unfinished(tmp_path: Path) -> None:
     assert [r.status for r in writer.run_shard(spec2, 0, items)] == ["written"] * 3
     assert (out / "brightness-1-000000.tar").stat().st_mtime_ns == before
     assert len(list(iter_samples(out / "fog-1-000000.tar"))) == 3
+    # finish: the index; a partial shard left by a task that died (Ray retried it) is removed
+    (out / ".fog-1-000000.tar.99999.cbtmp").write_bytes(b"partial")
+    plan = writer.plan(spec2, list(items), set(), False)
+    assert not plan.todo and writer.finish(spec2, plan, open_source(src), []) == 0
+    assert not list(out.glob(".*.cbtmp"))
+    index = json.loads((out / "shards.json").read_text())
+    assert index["complete"] and [c["samples"] for c in index["cells"]] == [3, 3]
 
 
 @pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])

@@ -283,6 +283,10 @@ class ShardWriter(Writer):
         self, spec: BuildSpec, plan: ShardPlan, source: Source, results: Sequence[ItemResult]
     ) -> int:
         """Write ``shards.json``; return the samples written in this run."""
+        # every task is over: partial shards of tasks that died (a Ray node lost mid-task, then
+        # retried) can go now, not only at the next run
+        for p in Path(self.out).glob(f".*.tar.*{TMP_SUFFIX}"):
+            p.unlink(missing_ok=True)
         known: dict[str, dict[str, Any]] = {}
         try:  # a previous index (a complete build resumed after shards were deleted)
             for cell in read_index(self.out)["cells"]:
