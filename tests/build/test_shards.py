@@ -256,8 +256,17 @@ def test_sigkill_never_leaves_a_truncated_shard_and_resumes_to_identical_bytes(
 
 
 @pytest.mark.slow
-def test_one_worker_two_workers_and_ray_give_identical_shards(tmp_path: Path) -> None:
+def test_one_worker_two_workers_and_ray_give_identical_shards(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Ray on 127.0.0.1 only: the variable must be set before ray is imported (or, once it is,
+    # the constant it sets); the auth mode is restored afterwards (ray.init sets it in os.environ)
+    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    monkeypatch.setenv("RAY_AUTH_MODE", os.environ.get("RAY_AUTH_MODE", "disabled"))
     pytest.importorskip("ray")
+    from ray._private import ray_constants
+
+    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
     src = make_source(tmp_path, 5)
     kw = dict(names=["gaussian_noise", "snow"], levels=[2, 5], fmt="webdataset", shard_size=2)
     one, two, ray_out = tmp_path / "one", tmp_path / "two", tmp_path / "ray"
