@@ -176,6 +176,11 @@ def test_shard_folders_that_do_not_fit(builds: dict[str, Path], tmp_path: Path) 
     (broken / "brightness-3-000001.tar").write_bytes(b"not a tar" * 100)
     with pytest.raises(EvalError, match="not a readable tar shard"):
         evaluate_c(fast_model(12), broken, corruptions=["brightness"], run=quiet(workers=0))
+    index = json.loads((broken / "shards.json").read_text())
+    del index["cells"][0]["shards"][0]["sha256"]
+    (broken / "shards.json").write_text(json.dumps(index))
+    with pytest.raises(EvalError, match="malformed shard index"):
+        evaluate_c(fast_model(12), broken, run=quiet(workers=0))
     # requested cells absent from the shards are reported as missing
     res = evaluate_c(
         fast_model(12), builds["made"], corruptions=["brightness", "fog"], run=quiet(workers=0)

@@ -362,4 +362,13 @@ def read_index(root: str | os.PathLike[str]) -> dict[str, Any]:
         raise ValueError(f"cannot read {p}: {exc}") from None
     if not isinstance(doc, dict) or doc.get("format") != INDEX_FORMAT:
         raise ValueError(f"{p} is not a corruptbench shard index (format {INDEX_FORMAT!r})")
+    try:  # the fields the readers use, with their types
+        nk, lk = str(doc["name_key"]), str(doc["level_key"])
+        for row in doc["cells"]:
+            str(row[nk]), int(row[lk])
+            for s in row["shards"]:
+                str(s["name"]), int(s["samples"]), str(s["sha256"])
+        str(doc["media"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{p}: malformed shard index ({type(exc).__name__}: {exc})") from None
     return doc

@@ -34,9 +34,6 @@ from .base import Item, Layout, Selection
 
 __all__ = ["WebDatasetC", "WebDatasetP", "ShardSample"]
 
-_FRAMES = ("mp4", "npy")  #: media of sequences (make-p)
-
-
 @dataclass(frozen=True)
 class ShardSample:
     """One sample found in a shard: where its main member is, and its metadata."""
