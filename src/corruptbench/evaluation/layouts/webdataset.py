@@ -34,6 +34,7 @@ from .base import Item, Layout, Selection
 
 __all__ = ["WebDatasetC", "WebDatasetP", "ShardSample"]
 
+
 @dataclass(frozen=True)
 class ShardSample:
     """One sample found in a shard: where its main member is, and its metadata."""
