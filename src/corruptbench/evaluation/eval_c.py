@@ -45,7 +45,8 @@ def evaluate_c(
 
     Args:
         model: From :func:`corruptbench.models.load_model`.
-        data: An ImageNet-C folder or a CIFAR-10/100-C folder (layout detected), or
+        data: An ImageNet-C folder, a CIFAR-10/100-C folder or a WebDataset shard folder
+            (``shards.json``; layout detected), or
             :class:`~corruptbench.evaluation.layouts.OnTheFly` (a clean image folder / CIFAR
             batch corrupted in the workers; the clean error is then computed from it too).
         clean: Clean images for the clean error of stored data (ImageNet folder:

@@ -44,7 +44,8 @@ def evaluate_p(
     """Evaluate ``model`` on ImageNet-P style sequences: FP, T5D and Zipf per perturbation.
 
     ``data`` is an ImageNet-P folder (``<p>[_<d>]/<wnid>/*.mp4``) or a CIFAR-10-P folder
-    (``<p>.npy`` / ``<p>_<d>.npy``), or :class:`~corruptbench.evaluation.layouts.OnTheFly` (a
+    (``<p>.npy`` / ``<p>_<d>.npy``), a WebDataset shard folder of make-p (``shards.json``), or
+    :class:`~corruptbench.evaluation.layouts.OnTheFly` (a
     clean source turned into sequences with :func:`corruptbench.perturb` in the workers, make-p's
     seeding). Difficulty: the noise perturbations read their ``_<d>`` dataset; the others use it
     as the frame stride (spec §4.2). ``run.batch_size`` counts frames: ``max(1, batch_size // T)``
