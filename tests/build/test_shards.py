@@ -4,6 +4,7 @@ shard planning, the index, kill -9 and resume at shard granularity, 1 worker = 2
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import io
 import json
 import os
@@ -328,15 +329,31 @@ def _hf_load(pattern: str, media: str, tmp_path: Path) -> dict[str, Any]:
     return dict(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def test_webdataset_and_hf_datasets_read_make_c_shards(tmp_path: Path) -> None:
-    wds = pytest.importorskip("webdataset")
-    pytest.importorskip("datasets")
+def _hf_datasets_or_skip() -> None:
+    """Skip unless Hugging Face ``datasets`` is installed. ``importorskip("datasets")`` cannot tell:
+    with ``tests/`` on sys.path, ``tests/datasets/`` imports as a namespace package."""
+    try:
+        importlib.metadata.version("datasets")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip(
+            "Hugging Face datasets is not installed (pip install 'corruptbench[hf]', ~290 MB); "
+            "README 'Sharded datasets' documents load_dataset('webdataset', data_files=...)"
+        )
+
+
+def _fog2_shards(tmp_path: Path) -> tuple[Path, list[tuple[str, dict[str, bytes], str]], str]:
+    """make-c --format webdataset, fog 2, 5 images in shards of 2: (folder, samples, pattern)."""
     src = make_source(tmp_path, 5)
     out = tmp_path / "shards"
     run_c(src, out, fmt="webdataset", names=["fog"], levels=[2], shard_size=2)
-    expect = _samples(out, "fog", 2)
     pattern = json.loads((out / "shards.json").read_text())["cells"][0]["pattern"]
     assert pattern == "fog-2-{000000..000002}.tar"
+    return out, _samples(out, "fog", 2), pattern
+
+
+def test_the_webdataset_library_reads_make_c_shards(tmp_path: Path) -> None:
+    wds = pytest.importorskip("webdataset")
+    out, expect, pattern = _fog2_shards(tmp_path)
     # the webdataset library: the brace pattern of the index; bytes unchanged, .cls an int
     raw = list(wds.WebDataset(str(out / pattern), shardshuffle=False))
     assert [s["__key__"] for s in raw] == [k for k, _, _ in expect]
@@ -348,7 +365,12 @@ def test_webdataset_and_hf_datasets_read_make_c_shards(tmp_path: Path) -> None:
     )
     assert [c for _, c, _ in decoded] == [int(m["cls"]) for _, m, _ in expect]
     assert decoded[0][0].shape == (224, 224, 3) and decoded[0][2]["corruption"] == "fog"
-    # Hugging Face datasets: a glob (not a brace pattern); the JPEG bytes unchanged
+
+
+def test_hf_datasets_loads_make_c_shards(tmp_path: Path) -> None:
+    _hf_datasets_or_skip()
+    out, expect, _ = _fog2_shards(tmp_path)
+    # load_dataset("webdataset") takes a glob (not a brace pattern); the JPEG bytes unchanged
     got = _hf_load(str(out / "fog-2-*.tar"), "jpg", tmp_path)
     assert got["columns"] == ["cls", "jpg", "json", "__key__", "__url__"]
     assert got["n"] == 5 and got["keys"] == [k for k, _, _ in expect]
