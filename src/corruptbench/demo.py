@@ -197,6 +197,10 @@ def run_demo(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from .extras import require
+
+    require("matplotlib", "the demo (its photos and report)", "eval")
+
     from . import metrics
     from .corruptions import ALL_CORRUPTIONS
     from .evaluation import LoadItem, predict_batches

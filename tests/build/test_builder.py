@@ -16,7 +16,7 @@ def test_arguments_are_checked_before_any_work(tmp_path: Path) -> None:
     out = tmp_path / "out"
     with pytest.raises(ValueError, match="kind must be 'c' or 'p'"):
         build("x", src, out, profile="imagenet", fmt="jpeg", names=["fog"], levels=[1])
-    with pytest.raises(BuildError, match="format must be one of mp4, npy for make-p"):
+    with pytest.raises(BuildError, match="format must be one of mp4, npy, webdataset for make-p"):
         build("p", src, out, profile="imagenet", fmt="jpeg", names=["rotate"], levels=[1])
     with pytest.raises(BuildError, match="nothing to build"):
         run_c(src, out, names=[])

@@ -15,8 +15,9 @@ Guarantees (each one has a test in ``tests/build/``):
   exist yet.
   For ``npy`` outputs, shards of items are computed into ``OUT/.corruptbench/work/`` (also
   atomically) and the final arrays are assembled at the end, each through a temporary file +
-  rename. A run killed with SIGKILL at any moment and re-run gives exactly the bytes of an
-  uninterrupted run.
+  rename. ``webdataset`` shards are streamed into temporary files and fsynced and renamed when
+  their block of items is done, so a ``.tar`` under its final name is always complete. A run
+  killed with SIGKILL at any moment and re-run gives exactly the bytes of an uninterrupted run.
 * **One parameter set per OUT.** ``OUT/manifest.json`` records the parameters, the seed, the
   corruptbench version and a fingerprint of the source (relative paths and sizes, or the batch
   file's hash). A run with different parameters on the same OUT is refused. The manifest holds no
@@ -34,8 +35,10 @@ run, finish),
 :mod:`~corruptbench.build.engine` (in-process, process-pool and Ray executors of shards),
 :mod:`~corruptbench.build.writers` (one :class:`~corruptbench.build.writers.Writer` per output
 format: JPEG tree, MP4 tree, npy arrays), :mod:`~corruptbench.build.tree` (the native-size tree
-layout), :mod:`~corruptbench.build.outputs` (atomic writes,
-manifest, ``skipped.csv``), :mod:`~corruptbench.build.spec` (what a worker receives).
+layout), :mod:`~corruptbench.build.shards` (WebDataset tar shards),
+:mod:`~corruptbench.build.outputs` (atomic writes, manifest, ``skipped.csv``),
+:mod:`~corruptbench.build.spec` (what a worker receives), :mod:`~corruptbench.build.convert`
+(``corruptbench convert``: an existing ImageNet-C / CIFAR-10-C folder to shards).
 """
 
 from __future__ import annotations

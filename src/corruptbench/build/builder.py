@@ -30,6 +30,7 @@ from .outputs import (
     write_json,
     write_skipped,
 )
+from .shards import WebDatasetCWriter, WebDatasetPWriter
 from .spec import BuildError, BuildSpec, Cell, ItemResult, Writer
 from .tree import TreeWriter
 from .writers import JpegTreeWriter, Mp4TreeWriter, NpyCWriter, NpyPWriter
@@ -76,6 +77,9 @@ KINDS: dict[str, BuildKind] = {
             "tree": lambda out, quality=None, copy_files=(), links=True, **_: TreeWriter(
                 out, quality, tuple(copy_files), bool(links)
             ),
+            "webdataset": lambda out, quality=None, profile="imagenet", **_: WebDatasetCWriter(
+                out, profile=profile, quality=85 if quality is None else quality
+            ),
         },
         _c_cells,
     ),
@@ -88,6 +92,9 @@ KINDS: dict[str, BuildKind] = {
                 out, preset, pix_fmt
             ),
             "npy": lambda out, **_: NpyPWriter(out),
+            "webdataset": lambda out, preset=DEFAULT_PRESET, pix_fmt=DEFAULT_PIX_FMT, profile="imagenet", **_: (
+                WebDatasetPWriter(out, profile=profile, preset=preset, pix_fmt=pix_fmt)
+            ),
         },
         _p_cells,
     ),
@@ -145,9 +152,9 @@ def build(
             for ``fmt="tree"`` any dataset folder (:func:`~corruptbench.pipeline.open_tree`).
         out: output folder (created; must be empty or a previous build with the same parameters).
         profile: imagenet | inception | tiny | cifar.
-        fmt: ``jpeg`` / ``npy`` / ``tree`` for c, ``mp4`` / ``npy`` for p. ``tree``: every image
-            of SRC at its own size and in its own format (:mod:`corruptbench.build.tree`; also
-            :func:`build_tree`).
+        fmt: ``jpeg`` / ``npy`` / ``tree`` / ``webdataset`` for c, ``mp4`` / ``npy`` /
+            ``webdataset`` for p. ``tree``: every image of SRC at its own size and in its own
+            format (:mod:`corruptbench.build.tree`; also :func:`build_tree`).
         names: corruptions (or perturbations), in output order.
         levels: severities 1..5 (c) or difficulties 1..3 (p; levels above 1 only apply to the
             noise perturbations).
@@ -160,7 +167,9 @@ def build(
         quality: JPEG quality 1..100 (c, jpeg: default 85; tree: default each source's own,
             else 95).
         preset, pix_fmt: x264 settings (p, mp4).
-        shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100).
+        shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100;
+            for webdataset the samples per tar shard, default ``ceil(N / 64)`` within [100, 1000]
+            for make-c and [10, 100] for make-p).
         copy_files: (tree) glob patterns of files copied once into OUT, not corrupted.
         links: (tree) link the copied files into every ``<corruption>/<severity>/`` folder.
         progress: ``"auto"`` (a rich bar on a terminal, plain lines otherwise), ``"bar"``,
@@ -196,9 +205,11 @@ def build(
         pix_fmt=pix_fmt,
         copy_files=copy_files,
         links=links,
+        profile=profile,
     )
     source = writer.open_source(os.path.abspath(src))
     items = spread_subset(source.items, limit, seed)
+    writer = writer.for_source(source, len(items), shard_size)
     src_res, out_res = Path(src).resolve(), out.resolve()
     if src_res == out_res or (source.kind != "cifar-batch" and src_res in out_res.parents):
         raise BuildError(f"OUT ({shown}) must not be the source folder or inside it")

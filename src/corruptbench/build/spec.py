@@ -93,6 +93,11 @@ class Writer(ABC):
         except SourceError as exc:
             raise BuildError(*exc.parts) from None
 
+    def for_source(self, source: Source, n_items: int, shard_size: int | None) -> Writer:
+        """This writer fitted to the opened source and the items to build (default: itself;
+        WebDataset shards number classes and size shards from them)."""
+        return self
+
     def item_step(self, kind: str, profile: str, seed: int) -> ItemStep:
         """The per-item step (default: the profile's preprocessing, then corrupt / perturb)."""
         return item_step(kind, profile, seed)

@@ -195,6 +195,11 @@ class Mp4TreeWriter(FileTreeWriter):
     preset: str = DEFAULT_PRESET
     pix_fmt: str = DEFAULT_PIX_FMT
 
+    def __post_init__(self) -> None:
+        from ..extras import require
+
+        require("av", "make-p --format mp4")  # before any work, not in every worker
+
     def layout(self) -> str:
         return "<perturbation>[_<difficulty>]/<class>/<stem>.mp4 (H.264)"
 

@@ -14,6 +14,7 @@ import sys
 
 from .. import __version__
 from ..errors import ArgumentError
+from ..extras import MissingDependency
 
 __all__ = ["COMMANDS", "FLAGS", "build_parser", "main"]
 
@@ -24,6 +25,7 @@ COMMANDS = [
     "perturb",
     "make_c",
     "make_p",
+    "convert",
     "eval_c",
     "eval_p",
     "report",
@@ -53,6 +55,8 @@ FLAGS = {
     "difficulties": "--difficulty",
     "corruptions": "--corruptions",
     "fmt": "--format",
+    "to": "--to",
+    "shard_size": "--shard-size",
 }
 
 
@@ -102,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         detail = on_interrupt(args) if on_interrupt is not None else ""
         print(f"interrupted{': ' + detail if detail else ''}", file=sys.stderr)
         return 130
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, MissingDependency) as exc:
         if isinstance(exc, ArgumentError):
             msg = exc.render(FLAGS)
         elif isinstance(exc, OSError) and not isinstance(exc, (FileNotFoundError, FileExistsError)):

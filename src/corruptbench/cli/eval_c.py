@@ -31,7 +31,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "CenterCrop again); --clean images get Resize(256)+CenterCrop(224).",
     )
     add_model_args(p)
-    p.add_argument("--data", default=None, help="ImageNet-C or CIFAR-C folder")
+    p.add_argument(
+        "--data",
+        default=None,
+        help="ImageNet-C or CIFAR-C folder, or a folder of WebDataset shards (with shards.json)",
+    )
     p.add_argument(
         "--clean", default=None, help="clean images for the clean error (folder or CIFAR batch)"
     )

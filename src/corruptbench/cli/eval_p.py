@@ -29,7 +29,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "or CSV of the baseline model): AlexNet's ImageNet-P numbers were never published machine-readably.",
     )
     add_model_args(p)
-    p.add_argument("--data", default=None, help="ImageNet-P or CIFAR-10-P folder")
+    p.add_argument(
+        "--data",
+        default=None,
+        help="ImageNet-P or CIFAR-10-P folder, or a folder of WebDataset shards (with shards.json)",
+    )
     p.add_argument(
         "--difficulty",
         type=int,

@@ -27,8 +27,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Corrupt every image of SRC with each corruption and severity and write OUT in the released "
             "layout: jpeg = OUT/<corruption>/<severity>/<class>/<file> (JPEG q85, optimize), npy = "
-            "OUT/<corruption>.npy (5N,H,W,3) severity-major + labels.npy. --layout tree corrupts any "
-            "dataset folder (COCO, VOC, Cityscapes) at native size: OUT/<corruption>/<severity>/"
+            "OUT/<corruption>.npy (5N,H,W,3) severity-major + labels.npy, webdataset = tar shards "
+            "OUT/<corruption>-<severity>-<shard>.tar of <key>.cls/.jpg/.json samples (the same JPEG "
+            "bytes; .png for the cifar profile) listed in OUT/shards.json. --layout tree corrupts "
+            "any dataset folder (COCO, VOC, Cityscapes) at native size: OUT/<corruption>/<severity>/"
             "<relative path>, each file in its own format. Resumable: re-run the same "
             "command after an interruption. Bad inputs are listed in OUT/skipped.csv."
         ),
@@ -49,7 +51,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format",
         dest="fmt",
-        choices=("jpeg", "npy"),
+        choices=("jpeg", "npy", "webdataset"),
         default=None,
         help="default: npy for cifar, else jpeg",
     )

@@ -26,7 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description=(
             "Generate perturbation sequences for every image of SRC: mp4 = "
             "OUT/<perturbation>[_<difficulty>]/<class>/<stem>.mp4 (H.264, 1 fps; crf 20, noise: tune=grain crf 23), "
-            "npy = OUT/<perturbation>[_<difficulty>].npy (N,T,H,W,3). Difficulties 2 and 3 exist only for "
+            "npy = OUT/<perturbation>[_<difficulty>].npy (N,T,H,W,3), webdataset = tar shards "
+            "OUT/<perturbation>-<difficulty>-<shard>.tar, one sequence per sample (<key>.cls/.json and "
+            "the same .mp4 bytes; .npy frames for the cifar profile). Difficulties 2 and 3 exist only for "
             "the noise perturbations (gaussian_noise, shot_noise, speckle_noise). Resumable like make-c."
         ),
     )
@@ -46,7 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format",
         dest="fmt",
-        choices=("mp4", "npy"),
+        choices=("mp4", "npy", "webdataset"),
         default=None,
         help="default: npy for cifar, else mp4",
     )

@@ -333,6 +333,14 @@ def add_build_args(p: argparse.ArgumentParser) -> None:
         "RobustBench's loader assumes 10,000 images per severity, so a limited CIFAR build is "
         "not a drop-in for it",
     )
+    p.add_argument(
+        "--shard-size",
+        type=int,
+        default=None,
+        metavar="N",
+        help="--format webdataset: samples per tar shard (default: N images / 64, within "
+        "100..1000 for make-c, 10..100 for make-p); a block of N images is one task of a worker",
+    )
     p.add_argument("--strict", action="store_true", help="exit non-zero if any input was skipped")
     p.add_argument(
         "--no-progress",
@@ -348,6 +356,11 @@ def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
     workers = args.workers if args.workers is not None else default_workers()
     if workers < 1:
         raise ValueError(f"--workers must be >= 1, got {workers}")
+    if args.shard_size is not None:
+        if kwargs.get("fmt") != "webdataset":
+            raise ValueError("--shard-size applies to --format webdataset only")
+        if args.shard_size < 1:
+            raise ValueError(f"--shard-size must be >= 1, got {args.shard_size}")
     summary = build(
         kind,
         args.src,
@@ -357,6 +370,7 @@ def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
         workers=workers,
         ray=args.ray,
         limit=args.limit,
+        shard_size=args.shard_size,
         progress="off" if args.no_progress else "auto",
         **kwargs,  # type: ignore[arg-type]
     )

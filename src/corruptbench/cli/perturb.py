@@ -73,10 +73,10 @@ def write_sequence(
         write_atomic(path, lambda fh: np.save(fh, frames))
         return path
     if fmt == "mp4":
-        try:
-            from ..datasets.video import write_mp4
-        except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise ValueError(f"mp4 output needs PyAV (pip install av): {exc}") from None
+        from ..datasets.video import write_mp4
+        from ..extras import require
+
+        require("av", "perturb --format mp4")
         path = out / f"{stem}.mp4"
         write_mp4(path, frames, noise=noise)
         return path

@@ -20,6 +20,7 @@ range is unknown: convert such files to 8 bits yourself.
 from __future__ import annotations
 
 import os
+from typing import IO
 
 import numpy as np
 from PIL import Image
@@ -62,8 +63,9 @@ def to_8bit(im: Image.Image) -> Image.Image:
     return im
 
 
-def decode_image(path: str | os.PathLike[str]) -> Image.Image:
-    """Open ``path`` fully and return the decoded image in an 8-bit mode (:func:`to_8bit`).
+def decode_image(path: str | os.PathLike[str] | IO[bytes]) -> Image.Image:
+    """Open ``path`` (or a binary file object, e.g. a tar member) fully and return the decoded
+    image in an 8-bit mode (:func:`to_8bit`).
 
     Truncated files are errors (unless the caller set ``ImageFile.LOAD_TRUNCATED_IMAGES``); images
     over PIL's decompression-bomb limit too. Animated files give their first frame. EXIF
@@ -91,7 +93,7 @@ def decode_image(path: str | os.PathLike[str]) -> Image.Image:
     return out
 
 
-def load_image(path: str | os.PathLike[str]) -> Image.Image:
+def load_image(path: str | os.PathLike[str] | IO[bytes]) -> Image.Image:
     """:func:`decode_image` converted to RGB with ``.convert('RGB')`` like the reference loader.
 
     Grayscale, CMYK, palette and RGBA inputs are converted by Pillow (alpha is dropped, not
@@ -101,7 +103,7 @@ def load_image(path: str | os.PathLike[str]) -> Image.Image:
     return im if im.mode == "RGB" else im.convert("RGB")
 
 
-def load_array(path: str | os.PathLike[str]) -> np.ndarray:
+def load_array(path: str | os.PathLike[str] | IO[bytes]) -> np.ndarray:
     """:func:`decode_image` as a uint8 array in the layouts :func:`corruptbench.corrupt` keeps.
 
     Grayscale (``L``, ``1``, 16-bit) -> H x W; an alpha channel (``RGBA``, ``LA``, a palette with

@@ -34,7 +34,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 
@@ -134,8 +134,9 @@ def _encode_into(
     pix_fmt: str,
     fps: int,
 ) -> None:
-    import av  # local: PyAV loads FFmpeg's shared libraries
+    from ..extras import require
 
+    av = require("av", "MP4 video")  # local: PyAV loads FFmpeg's shared libraries
     arr = _check_frames(frames)
     t, h, w, _ = arr.shape
     if pix_fmt == "yuv420p" and (h % 2 or w % 2):
@@ -206,12 +207,16 @@ def encode_mp4_bytes(frames: np.ndarray, **kwargs: object) -> bytes:
         return p.read_bytes()
 
 
-def read_mp4(path: str | os.PathLike[str]) -> np.ndarray:
-    """Decode every frame of a video as uint8 RGB, shape (T, H, W, 3)."""
-    import av
+def read_mp4(path: str | os.PathLike[str] | IO[bytes]) -> np.ndarray:
+    """Decode every frame of a video (a file, or a binary file object) as uint8 RGB, shape
+    (T, H, W, 3)."""
+    from ..extras import require
+
+    av = require("av", "MP4 video")
 
     frames = []
-    with av.open(os.fspath(path)) as container:
+    src = path if hasattr(path, "read") else os.fspath(path)  # type: ignore[arg-type]
+    with av.open(src, mode="r") as container:
         for frame in container.decode(video=0):
             frames.append(frame.to_ndarray(format="rgb24"))
     if not frames:

@@ -77,7 +77,8 @@ def evaluate_c(
             :mod:`corruptbench.models`) or a :class:`~corruptbench.models.LoadedModel`, which bring
             their own preprocessing. A module runs in ``eval()`` mode under
             ``torch.inference_mode()``; its training flags and device are restored afterwards.
-        data: An ImageNet-C folder or a CIFAR-10/100-C folder (layout detected), or
+        data: An ImageNet-C folder, a CIFAR-10/100-C folder or a WebDataset shard folder of
+            make-c / ``corruptbench convert`` (``shards.json``; layout detected), or
             :class:`~corruptbench.evaluation.layouts.OnTheFly` (a clean image folder, CIFAR batch or
             in-memory images corrupted in the loader exactly as make-c does; the clean error is
             then computed from it too).
@@ -358,11 +359,12 @@ def _resumed(
     return tally
 
 
-def _baseline_arg(baseline: str, layout: str) -> tuple[Any, float | None, str]:
-    """``baseline`` -> (summarize_c baseline, baseline clean error, name for the results file)."""
+def _baseline_arg(baseline: str, auto: str) -> tuple[Any, float | None, str]:
+    """``baseline`` -> (summarize_c baseline, baseline clean error, name for the results file);
+    ``auto``: the layout's default baseline."""
     b = (baseline or "auto").strip()
     if b.lower() == "auto":
-        b = "uniform" if layout == "cifar-c" or layout == "cifar" else "alexnet"
+        b = auto
     if b.lower() in ("alexnet", "uniform"):
         return b.lower(), None, b.lower()
     p = Path(b)
@@ -415,7 +417,7 @@ def _c_results(
         counts[c] = n_row
     clean = tally.get(CLEAN)
     clean_error = 1.0 - clean[0] / clean[1] if clean and clean[1] else None
-    base, base_clean, base_name = _baseline_arg(baseline, layout.name)
+    base, base_clean, base_name = _baseline_arg(baseline, layout.default_baseline)
     summary = summarize_c(
         errors, clean_error=clean_error, baseline=base, baseline_clean_error=base_clean
     )

@@ -59,7 +59,8 @@ def evaluate_p(
             :class:`~corruptbench.models.LoadedModel` (eval mode, inference mode, device and
             training flags restored afterwards).
         data: An ImageNet-P folder (``<p>[_<d>]/<wnid>/*.mp4``) or a CIFAR-10-P folder
-            (``<p>.npy`` / ``<p>_<d>.npy``), or :class:`~corruptbench.evaluation.layouts.OnTheFly`
+            (``<p>.npy`` / ``<p>_<d>.npy``), a WebDataset shard folder of make-p
+            (``shards.json``), or :class:`~corruptbench.evaluation.layouts.OnTheFly`
             (clean images turned into sequences with :func:`corruptbench.perturb` in the workers,
             make-p's seeding; no labels needed).
         perturbations: Names or groups (``test``, ``validation``, ``all``); default all 14.

@@ -21,6 +21,7 @@ __all__ = [
     "ImageFileReader",
     "NpyRowReader",
     "VideoReader",
+    "ShardMemberReader",
     "ArrayReader",
     "PreparedReader",
     "StepReader",
@@ -81,6 +82,32 @@ class VideoReader(Reader):
         from ..datasets.video import read_mp4
 
         return read_mp4(payload)
+
+
+class ShardMemberReader(Reader):
+    """One member of a WebDataset tar shard; payload: ``(shard path, offset, size)``. ``media``:
+    ``jpg`` / ``png`` (an image), ``mp4`` (a sequence, PyAV) or ``npy`` (a ``(T, H, W, 3)`` sequence).
+    """
+
+    def __init__(self, media: str) -> None:
+        self.media = media
+        self.frames = media in ("mp4", "npy")
+
+    def read(self, payload: Any) -> np.ndarray:
+        import io
+
+        from ..datasets.webdataset import read_member
+
+        data = io.BytesIO(read_member(*payload))
+        if self.media == "npy":
+            return np.load(data, allow_pickle=False)
+        if self.media == "mp4":
+            from ..datasets.video import read_mp4
+
+            return read_mp4(data)
+        from ..datasets.imagenet import load_image
+
+        return np.asarray(load_image(data))
 
 
 class ArrayReader(Reader):

@@ -45,6 +45,8 @@ __all__ = [
     "arrays_source",
     "spread_subset",
     "hash_lines",
+    "folder_label_kind",
+    "batch_rel",
 ]
 
 
@@ -150,9 +152,8 @@ def open_source(src: str | os.PathLike[str]) -> Source:
             images, labels = read_cifar_batch(p)
         except ValueError as exc:
             raise SourceError(str(exc)) from None
-        # rel = "<label>/<index>.png" (names the item; the suffix never reaches npy outputs)
         items = [
-            SourceItem(i, f"{int(lab)}/{i:05d}.png", None, images[i], int(lab))
+            SourceItem(i, batch_rel(i, int(lab)), None, images[i], int(lab))
             for i, lab in enumerate(labels)
         ]
         return Source("cifar-batch", p, items, _file_digest(p), label_kind="batch")
@@ -163,18 +164,7 @@ def open_source(src: str | os.PathLike[str]) -> Source:
         raise SourceError(f"no image files found in {p}")
     items = [SourceItem(i, it.rel, str(it.path), None, it.label) for i, it in enumerate(scan.items)]
     fp = hash_lines(f"{it.rel}\t{os.stat(it.path).st_size}" for it in items)  # type: ignore[arg-type]
-    labs = [it.label for it in items]
-    if all(lab is not None and is_wnid(str(lab)) for lab in labs):
-        try:
-            for lab in set(labs):
-                wnid_to_index(str(lab))
-            label_kind = "imagenet"
-        except ValueError:
-            label_kind = "classes"
-    elif all(lab is not None for lab in labs):
-        label_kind = "classes"
-    else:
-        label_kind = "none"
+    label_kind = folder_label_kind([it.label for it in items])
     return Source("folder", p, items, fp, scan.ignored, label_kind, list(scan.classes))
 
 
@@ -288,6 +278,27 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
         + [f"copy\t{it.rel}\t{os.stat(it.path).st_size}" for it in extras]  # type: ignore[arg-type]
     )
     return Source("tree", root, items, fp, ignored, extra=extras)
+
+
+def folder_label_kind(labels: Sequence[str | int | None]) -> str:
+    """The :attr:`Source.label_kind` of class folder names: ``"imagenet"`` when all are ImageNet
+    wnids, ``"classes"`` when all have a class, else ``"none"``."""
+    if all(lab is not None and is_wnid(str(lab)) for lab in labels):
+        try:
+            for lab in set(labels):
+                wnid_to_index(str(lab))
+            return "imagenet"
+        except ValueError:
+            return "classes"
+    if all(lab is not None for lab in labels):
+        return "classes"
+    return "none"
+
+
+def batch_rel(index: int, label: int) -> str:
+    """The relative path that names image ``index`` of a CIFAR batch: ``"<label>/<index:05d>.png"``
+    (it names the item's outputs and seeds; the suffix never reaches npy outputs)."""
+    return f"{int(label)}/{int(index):05d}.png"
 
 
 def arrays_source(

@@ -62,6 +62,9 @@ def render_report(
         from .markdown import render_csv
 
         return render_csv(results)
+    from ..extras import require
+
+    require("matplotlib", "the HTML report")
     from . import contact
     from .html import render_html
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
@@ -77,4 +78,16 @@ __all__ = [
     "pct",
     "num",
     "summary_cells",
+    "sort_by_mce",
 ]
+
+
+def sort_by_mce(results: Sequence[Results]) -> list[Results]:
+    """Models with an mCE first, best (lowest) first; then the rest in the given order."""
+
+    def key(r: Results) -> tuple[int, float]:
+        if r.c is not None and r.c.mce is not None:
+            return (0, r.c.mce)
+        return (1, 0.0)
+
+    return sorted(results, key=key)

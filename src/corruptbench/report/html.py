@@ -22,6 +22,7 @@ from .format import (
     num,
     pct,
     pretty,
+    sort_by_mce,
     summary_cells,
 )
 from .plots import ce_bars, flip_bars, headline_scatter, png_data_uri, severity_curves
@@ -110,17 +111,6 @@ def _scoped_css(scope: str) -> str:
 def _code_spans(escaped: str) -> str:
     """Turn `backticked` spans of already-escaped text into <code> elements."""
     return re.sub(r"`([^`]+)`", r"<code>\1</code>", escaped)
-
-
-def sort_by_mce(results: Sequence[Results]) -> list[Results]:
-    """Models with an mCE first, best (lowest) first; then the rest in the given order."""
-
-    def key(r: Results) -> tuple[int, float]:
-        if r.c is not None and r.c.mce is not None:
-            return (0, r.c.mce)
-        return (1, 0.0)
-
-    return sorted(results, key=key)
 
 
 def _heat(value: float | None) -> str:

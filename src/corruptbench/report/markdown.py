@@ -36,7 +36,7 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
     """Markdown tables: headline comparison (sorted by mCE), CE per corruption, error by severity,
     ImageNet-P. Percentages with one decimal (flip probabilities with two). ``warnings`` (e.g.
     results from different datasets) are quoted under the heading."""
-    from .html import sort_by_mce
+    from .format import sort_by_mce  # not .html: Markdown needs no matplotlib
 
     ordered = sort_by_mce(results)
     c_rows = [r for r in ordered if r.c is not None]

@@ -4,7 +4,8 @@ ImageNet-C style (eval-c): :class:`ImageNetCFolder` (``<corruption>/<severity>/<
 :class:`CifarCFolder` (``<corruption>.npy`` + ``labels.npy``), :class:`OnTheFlyC` (a clean source
 corrupted in the loader), plus :class:`CleanImages` for the clean error of stored data.
 ImageNet-P style (eval-p): :class:`ImageNetPFolder` (MP4 sequences), :class:`CifarPFolder`
-(``.npy`` sequences), :class:`OnTheFlyP`.
+(``.npy`` sequences), :class:`OnTheFlyP`. Both: :class:`WebDatasetC` / :class:`WebDatasetP`, the
+tar shards of ``--format webdataset`` and ``corruptbench convert`` (a folder with ``shards.json``).
 
 :func:`open_c_layout` / :func:`open_p_layout` turn eval-c's / eval-p's ``data`` (a folder, or
 :class:`OnTheFly`) into a planned layout; a folder's layout is detected by the first class in
@@ -25,6 +26,7 @@ from .clean import CleanImages
 from .imagenet_c import ImageNetCFolder
 from .imagenet_p import ImageNetPFolder
 from .on_the_fly import OnTheFlyC, OnTheFlyP
+from .webdataset import WebDatasetC, WebDatasetP
 
 __all__ = [
     "Item",
@@ -38,6 +40,8 @@ __all__ = [
     "ImageNetPFolder",
     "CifarPFolder",
     "OnTheFlyP",
+    "WebDatasetC",
+    "WebDatasetP",
     "C_FOLDERS",
     "P_FOLDERS",
     "open_c_layout",
@@ -46,9 +50,9 @@ __all__ = [
 ]
 
 #: folder layouts of eval-c, in detection order
-C_FOLDERS = (CifarCFolder, ImageNetCFolder)
+C_FOLDERS = (WebDatasetC, CifarCFolder, ImageNetCFolder)
 #: folder layouts of eval-p, in detection order
-P_FOLDERS = (CifarPFolder, ImageNetPFolder)
+P_FOLDERS = (WebDatasetP, CifarPFolder, ImageNetPFolder)
 
 #: eval-c / eval-p's ``data``: a folder, or :class:`OnTheFly` clean images
 DataArg = str | os.PathLike[str] | OnTheFly

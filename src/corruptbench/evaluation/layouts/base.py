@@ -171,6 +171,11 @@ class Layout(ABC):
         """Whether the clean-matching note mentions a seeded subset."""
         return False
 
+    @property
+    def default_baseline(self) -> str:
+        """eval-c's ``baseline="auto"``: ``alexnet`` (ImageNet) or ``uniform`` (CIFAR data)."""
+        return "alexnet"
+
     def fingerprint(self) -> str:
         """Digest of every cell's fingerprint (the results' ``dataset.fingerprint``)."""
         return hash_lines(f"{k}\t{v}" for k, v in sorted(self.fingerprints.items()))

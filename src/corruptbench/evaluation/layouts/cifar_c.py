@@ -87,3 +87,7 @@ class CifarCFolder(Layout):
     @property
     def subset_selected(self) -> bool:
         return bool(self._sel)
+
+    @property
+    def default_baseline(self) -> str:
+        return "uniform"

@@ -33,8 +33,10 @@ class ImageNetPFolder(Layout):
     @classmethod
     def open(cls, root: Path, sel: Selection, profile: str | None) -> ImageNetPFolder:
         from ...datasets.video import scan_imagenet_p
+        from ...extras import require
         from ...perturbations import NOISE_PERTURBATIONS
 
+        require("av", "eval-p on ImageNet-P MP4 videos")
         (difficulty,) = sel.levels
         index = scan_imagenet_p(root, sel.names, (difficulty,) if difficulty > 1 else (1,))
         if difficulty > 1:  # non-noise perturbations: difficulty is a stride on the _1 data

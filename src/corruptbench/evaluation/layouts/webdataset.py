@@ -1,0 +1,254 @@
+"""WebDataset shard folders (``make-c`` / ``make-p --format webdataset``, ``corruptbench convert``):
+``<name>-<level>-<shard>.tar`` listed in ``shards.json``.
+
+Each sample's image (or sequence) is read straight from its shard at the offset found by scanning
+the tar headers when the layout is opened. The numbers equal those of the folder build: labels
+follow :class:`~.imagenet_c.ImageNetCFolder` (class names from the sample's ``wnid``) or, for
+sources with integer labels (CIFAR), the ``.cls`` member like :class:`~.cifar_c.CifarCFolder`; the
+``limit`` subset is drawn by the same keys (``<wnid>/<file>`` of the folder layout, or the row
+number where the folder build is an array).
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ...datasets.webdataset import (
+    SHARD_INDEX,
+    SampleEntry,
+    read_index,
+    read_member,
+    scan_samples,
+)
+from ...pipeline import Source, SourceItem, hash_lines
+from ..common import Cell, EvalError, detect_profile, label_mapper, select_subset
+from ..readers import ShardMemberReader
+from .base import Item, Layout, Selection
+
+__all__ = ["WebDatasetC", "WebDatasetP", "ShardSample"]
+
+
+@dataclass(frozen=True)
+class ShardSample:
+    """One sample found in a shard: where its main member is, and its metadata."""
+
+    path: str
+    offset: int
+    size: int
+    meta: dict[str, Any]
+    cls: int | None
+
+
+def _open_index(root: Path, kind: str) -> dict[str, Any]:
+    try:
+        doc = read_index(root)
+    except ValueError as exc:
+        raise EvalError(str(exc)) from None
+    if doc.get("kind") != kind:
+        other = {"c": "eval-c", "p": "eval-p"}.get(str(doc.get("kind")), "another command")
+        raise EvalError(f"{root}: these shards hold {doc.get('kind')!r} data; use {other}")
+    return doc
+
+
+def _scan_cell(root: Path, row: dict[str, Any], media: str) -> list[ShardSample]:
+    """Every sample of one cell's shards, in order."""
+    out: list[ShardSample] = []
+    for shard in row["shards"]:
+        path = root / shard["name"]
+        if not path.is_file():
+            raise EvalError(f"{path}: listed in {SHARD_INDEX} but missing")
+        try:
+            entries = scan_samples(path, read=("json", "cls"))
+        except (OSError, ValueError, tarfile.TarError) as exc:
+            raise EvalError(f"{path}: not a readable tar shard ({exc})") from None
+        out.extend(_sample(str(path), e, media) for e in entries if media in e.members)
+    return out
+
+
+def _sample(path: str, e: SampleEntry, media: str) -> ShardSample:
+    offset, size = e.members[media]
+    meta = json.loads(e.small["json"]) if "json" in e.small else {}
+    cls = int(e.small["cls"]) if "cls" in e.small else None
+    return ShardSample(path, offset, size, meta, cls)
+
+
+def _select_key(s: ShardSample, position: int, media: str) -> str:
+    # what the folder layout draws the limit subset by: "<wnid>/<file name>" of the JPEG / MP4
+    # tree, or the row number of the .npy arrays (png / npy media)
+    if media in ("png", "npy") or not s.meta.get("file"):
+        return str(position)
+    return f"{s.meta.get('wnid')}/{os.path.basename(s.meta['file'])}"
+
+
+@dataclass
+class _Shards(Layout):
+    """What the C and P shard layouts share: the index, the scanned samples per cell."""
+
+    name: ClassVar[str] = "webdataset"
+    kind: ClassVar[str]
+
+    media: str = "jpg"
+    _samples: dict[Cell, list[ShardSample]] = field(default_factory=dict)  #: selected samples
+    _positions: dict[Cell, list[int]] = field(default_factory=dict)
+
+    @staticmethod
+    def detect(root: Path) -> bool:
+        """A folder with ``shards.json`` (opening it says when it holds the other kind)."""
+        return (root / SHARD_INDEX).is_file()
+
+    def _add(
+        self, cell: Cell, row: dict[str, Any], samples: list[ShardSample], sel: Selection
+    ) -> None:
+        """Select the cell's samples; its fingerprint: the shards' SHA-256 and the keys used."""
+        keys = [_select_key(s, i, self.media) for i, s in enumerate(samples)]
+        rows = select_subset(len(samples), keys, sel.limit, sel.seed)
+        self.cells.append(cell)
+        self._samples[cell] = [samples[i] for i in rows]
+        self._positions[cell] = rows
+        self.fingerprints[self.key(cell)] = hash_lines(
+            [*(f"{s['name']}\t{s['sha256']}" for s in row["shards"]), *(keys[i] for i in rows)]
+        )
+        self.images_per_cell = max(self.images_per_cell, len(rows))
+
+
+def _rows(doc: dict[str, Any]) -> dict[Cell, dict[str, Any]]:
+    nk, lk = doc["name_key"], doc["level_key"]
+    return {(r[nk], int(r[lk])): r for r in doc["cells"] if r.get("shards")}
+
+
+@dataclass
+class WebDatasetC(_Shards):
+    """ImageNet-C style WebDataset shards (``.jpg`` / ``.png`` samples)."""
+
+    kind: ClassVar[str] = "c"
+
+    _label: Callable[[ShardSample], int] | None = None
+    _sources: set[str] = field(default_factory=set)  #: "source" of the selected samples
+    _per_cell: int = 0  #: samples in a full cell (CIFAR: rows of the batch)
+
+    @classmethod
+    def open(
+        cls, root: Path, sel: Selection, num_classes: int | None, profile: str | None
+    ) -> WebDatasetC:
+        doc = _open_index(root, "c")
+        rows = _rows(doc)
+        wanted = [(c, s) for c in sel.names for s in sel.levels]
+        if not any(cell in rows for cell in wanted):
+            raise EvalError(
+                f"{root}: none of the requested cells is in {SHARD_INDEX} (it has "
+                + ", ".join(f"{c}/{s}" for c, s in list(rows)[:6])
+                + (", ..." if len(rows) > 6 else "")
+                + ")"
+            )
+        media = str(doc["media"])
+        lay = cls(root, profile or doc.get("profile") or "imagenet", media=media)
+        lay.missing = [cell for cell in wanted if cell not in rows]
+        scanned = {cell: _scan_cell(root, rows[cell], media) for cell in wanted if cell in rows}
+        if profile is None and not doc.get("profile"):
+            lay.profile = _detect(scanned)
+        labels = doc.get("labels")
+        if labels == "batch":
+            lay._label = lambda s: int(s.cls if s.cls is not None else -1)
+            lay.notes.append("labels: the .cls member of each sample (CIFAR batch labels)")
+            top = max((s.cls or 0 for v in scanned.values() for s in v), default=0)
+            if num_classes is not None and top >= num_classes:
+                raise EvalError(
+                    f"the shards have class {top} but the model outputs {num_classes} logits"
+                )
+        else:
+            classes = sorted({s.meta.get("wnid") or "" for v in scanned.values() for s in v})
+            if labels == "none" or "" in classes:
+                raise EvalError(f"{root}: the samples have no class (wnid), so no label")
+            mapper = label_mapper(classes, num_classes, lay.notes)
+            lay._label = lambda s: mapper(s.meta["wnid"])
+        lay._per_cell = max((len(v) for v in scanned.values()), default=0)
+        for cell, samples in scanned.items():
+            lay._add(cell, rows[cell], samples, sel)
+            lay._sources.update(str(s.meta.get("source")) for s in lay._samples[cell])
+        return lay
+
+    def items(self, cell: Cell) -> list[Item]:
+        assert self._label is not None
+        reader = ShardMemberReader(self.media)
+        return [(reader, self._label(s), (s.path, s.offset, s.size)) for s in self._samples[cell]]
+
+    def match_clean(self, source: Source) -> list[SourceItem] | None:
+        """CIFAR: the same rows of a batch of as many images; else the clean images whose
+        relative path is a selected sample's ``source``."""
+        if self.media == "png":
+            if source.kind == "cifar-batch" and len(source.items) == self._per_cell:
+                rows = next(iter(self._positions.values()), [])
+                return [source.items[i] for i in rows]
+            return None
+        chosen = [it for it in source.items if it.rel in self._sources]
+        if chosen and len(chosen) < len(source.items):
+            self.notes.append(
+                f"clean error over the {len(chosen)} clean images that are sources of the evaluated "
+                f"samples (of {len(source.items)} in the clean folder)"
+            )
+        return chosen or None
+
+    @property
+    def subset_selected(self) -> bool:
+        return bool(self._sources)
+
+    @property
+    def default_baseline(self) -> str:
+        return "uniform" if self.profile == "cifar" else "alexnet"
+
+
+def _detect(scanned: dict[Cell, list[ShardSample]]) -> str:
+    """The profile from the size of the first readable image."""
+    from PIL import Image
+
+    for samples in scanned.values():
+        for s in samples[:5]:
+            try:
+                with Image.open(io.BytesIO(read_member(s.path, s.offset, s.size))) as im:
+                    return detect_profile(im.size)
+            except (OSError, ValueError):
+                continue
+    return "imagenet"
+
+
+@dataclass
+class WebDatasetP(_Shards):
+    """ImageNet-P style WebDataset shards (one ``.mp4`` or ``.npy`` sequence per sample)."""
+
+    kind: ClassVar[str] = "p"
+
+    @classmethod
+    def open(cls, root: Path, sel: Selection, profile: str | None) -> WebDatasetP:
+        from ...perturbations import NOISE_PERTURBATIONS
+
+        doc = _open_index(root, "p")
+        rows = _rows(doc)
+        media = str(doc["media"])
+        if media == "mp4":
+            from ...extras import require
+
+            require("av", "eval-p on MP4 shards")
+        lay = cls(root, profile or doc.get("profile") or "imagenet", media=media)
+        (difficulty,) = sel.levels
+        for p in sel.names:
+            # the other perturbations have one dataset; their difficulty is a stride at eval time
+            d = difficulty if p in NOISE_PERTURBATIONS else 1
+            if (p, d) not in rows:
+                lay.missing.append((p, difficulty))
+                continue
+            lay._add((p, difficulty), rows[(p, d)], _scan_cell(root, rows[(p, d)], media), sel)
+        return lay
+
+    def key(self, cell: Cell) -> str:
+        return cell[0]
+
+    def items(self, cell: Cell) -> list[Item]:
+        reader = ShardMemberReader(self.media)
+        return [(reader, 0, (s.path, s.offset, s.size)) for s in self._samples[cell]]

@@ -1,0 +1,194 @@
+"""corruptbench convert: an ImageNet-C tree (the released layout) or CIFAR-10-C arrays to shards,
+byte-preserving, resumable, kill-safe."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from build.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from corruptbench.build.convert import convert, format_convert_summary
+from corruptbench.cli import main
+from corruptbench.datasets.imagenet import wnid_to_index
+from corruptbench.datasets.webdataset import iter_samples, sample_key, shard_stats
+
+CELLS = dict(names=["brightness", "gaussian_noise"], levels=[1, 4])
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small tree in the released ImageNet-C layout, made with make-c (7 photos, 4 cells)."""
+    base = tmp_path_factory.mktemp("released")
+    src = make_source(base, 7)
+    run_c(src, base / "ImageNet-C", **CELLS)
+    return base / "ImageNet-C"
+
+
+def _cell(out: Path, name: str, level: int) -> list[tuple[str, dict[str, bytes], str]]:
+    return [
+        (k, m, tar.name)
+        for tar in sorted(out.glob(f"{name}-{level}-*.tar"))
+        for k, m in iter_samples(tar)
+    ]
+
+
+def test_convert_copies_the_jpeg_bytes(released: Path, tmp_path: Path) -> None:
+    out = tmp_path / "shards"
+    s = convert(released, out, shard_size=3)
+    assert (s.samples, s.shards, s.shards_written, s.skipped) == (28, 12, 12, [])
+    assert "28 samples in 12 shards" in format_convert_summary(s)
+    for name in CELLS["names"]:
+        for level in CELLS["levels"]:
+            files = sorted((released / name / str(level)).rglob("*.JPEG"))
+            rows = _cell(out, name, level)
+            assert [r[2] for r in rows] == [f"{name}-{level}-{i // 3:06d}.tar" for i in range(7)]
+            for (key, members, _), f in zip(rows, files):
+                rel = f.relative_to(released / name / str(level)).as_posix()
+                assert key == sample_key(rel) and sorted(members) == ["cls", "jpg", "json"]
+                assert members["jpg"] == f.read_bytes()  # copied, never re-encoded
+                assert int(members["cls"]) == wnid_to_index(f.parent.name)
+                assert json.loads(members["json"]) == {
+                    "corruption": name,
+                    "severity": level,
+                    "source": rel,
+                    "file": rel,
+                    "wnid": f.parent.name,
+                    "seed": None,
+                    "item_seed": None,
+                }
+    index = json.loads((out / "shards.json").read_text())
+    assert index["source"] == "convert" and index["media"] == "jpg" and index["profile"] is None
+    for row in index["cells"]:
+        for entry in row["shards"]:
+            assert shard_stats(out / entry["name"]).to_dict() == entry
+    assert json.loads((out / "manifest.json").read_text())["status"] == "complete"
+    # again: nothing to do; a deleted shard comes back identically
+    before = tree(out)
+    assert convert(released, out, shard_size=3).nothing_to_do
+    (out / "gaussian_noise-4-000001.tar").unlink()
+    again = convert(released, out, shard_size=3)
+    assert again.shards_written == 1 and tree(out) == before
+
+
+def test_the_jpeg_samples_equal_make_c_shards(released: Path, tmp_path: Path) -> None:
+    src = make_source(tmp_path, 7)
+    run_c(src, tmp_path / "made", fmt="webdataset", shard_size=3, **CELLS)
+    convert(released, tmp_path / "conv", shard_size=3)
+    for name in CELLS["names"]:
+        for level in CELLS["levels"]:
+            made, conv = (
+                _cell(tmp_path / "made", name, level),
+                _cell(tmp_path / "conv", name, level),
+            )
+            assert [(k, m["jpg"], m["cls"], t) for k, m, t in made] == [
+                (k, m["jpg"], m["cls"], t) for k, m, t in conv
+            ]
+
+
+def test_convert_selects_cells_and_skips_bad_files(released: Path, tmp_path: Path) -> None:
+    src = tmp_path / "src"
+    for f in (released / "brightness" / "1").rglob("*.JPEG"):
+        dest = src / "brightness" / "1" / f.relative_to(released / "brightness" / "1")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(f.read_bytes())
+    victim = sorted(src.rglob("*.JPEG"))[2]
+    victim.write_bytes(b"<html>not a jpeg</html>")
+    (src / "fog" / "2" / "n01440764").mkdir(parents=True)
+    s = convert(src, tmp_path / "out", corruptions=["brightness"], severities=[1])
+    assert [r.rel for r in s.skipped] == [
+        f"brightness/1/{victim.parent.name}/{victim.name}"
+    ] and "not a JPG file" in s.skipped[0].reason
+    assert sorted(p.name for p in (tmp_path / "out").glob("*.tar")) == ["brightness-1-000000.tar"]
+    assert len(_cell(tmp_path / "out", "brightness", 1)) == 6
+    assert "not a JPG file" in (tmp_path / "out" / "skipped.csv").read_text()
+
+
+def test_convert_refuses_what_it_cannot_do(released: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="to must be webdataset"):
+        convert(released, tmp_path / "o", to="tfrecord")
+    with pytest.raises(ValueError, match="not found"):
+        convert(tmp_path / "nothing", tmp_path / "o")
+    with pytest.raises(ValueError, match="inside it"):
+        convert(released, released / "shards")
+    with pytest.raises(ValueError, match="none of the requested cells"):
+        convert(released, tmp_path / "o", corruptions=["fog"])
+    mixed = tmp_path / "mixed" / "fog" / "1" / "n01440764"
+    mixed.mkdir(parents=True)
+    Image.new("RGB", (8, 8)).save(mixed / "a.png")
+    Image.new("RGB", (8, 8)).save(mixed / "b.jpg")
+    with pytest.raises(ValueError, match="mixes image types"):
+        convert(tmp_path / "mixed", tmp_path / "o2")
+
+
+def test_convert_cifar_c_gives_the_make_c_samples(tmp_path: Path) -> None:
+    write_batch(tmp_path / "test_batch", 10)
+    kw = dict(profile="cifar", names=["gaussian_noise", "zoom_blur"], levels=[1, 2, 3, 4, 5])
+    run_c(tmp_path / "test_batch", tmp_path / "CIFAR-10-C", fmt="npy", **kw)
+    run_c(tmp_path / "test_batch", tmp_path / "made", fmt="webdataset", shard_size=4, **kw)
+    s = convert(tmp_path / "CIFAR-10-C", tmp_path / "conv", shard_size=4, severities=[2, 5])
+    assert (s.layout, s.samples, s.shards) == ("cifar-c", 40, 12)
+    arr = np.load(tmp_path / "CIFAR-10-C" / "zoom_blur.npy")
+    conv = _cell(tmp_path / "conv", "zoom_blur", 5)
+    made = _cell(tmp_path / "made", "zoom_blur", 5)
+    assert [(k, m["png"], m["cls"]) for k, m, _ in conv] == [
+        (k, m["png"], m["cls"]) for k, m, _ in made
+    ]
+    for i, (_, m, _) in enumerate(conv):
+        with Image.open(io.BytesIO(m["png"])) as im:
+            assert np.array_equal(np.asarray(im), arr[40 + i])
+    index = json.loads((tmp_path / "conv" / "shards.json").read_text())
+    assert (index["labels"], index["profile"], index["media"]) == ("batch", "cifar", "png")
+
+
+def test_sigkill_during_convert_then_resume(released: Path, tmp_path: Path) -> None:
+    # a bigger tree, so the run can be caught in the middle
+    big = tmp_path / "big"
+    for k in range(40):
+        for f in (released / "gaussian_noise" / "4").rglob("*.JPEG"):
+            dest = big / "gaussian_noise" / "4" / f.parent.name / f"{f.stem}_{k:02d}.JPEG"
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(f.read_bytes())
+    full, killed = tmp_path / "full", tmp_path / "killed"
+    opts = ["--shard-size", "2", "--no-progress"]
+    assert main(["convert", str(big), str(full), *opts]) == 0
+    cmd = cli_cmd("convert", str(big), str(killed), *opts)
+    kill_when(cmd, lambda: len(list(killed.glob("*.tar"))) >= 5)
+    time.sleep(0.2)
+    finished = sorted(killed.glob("*.tar"))
+    assert 5 <= len(finished) < len(list(full.glob("*.tar")))
+    for tar in finished:
+        assert tar.read_bytes() == (full / tar.name).read_bytes()
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    assert tree(killed) == tree(full)
+
+
+def test_cli(released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "o"
+    assert (
+        main(
+            [
+                "convert",
+                str(released),
+                str(out),
+                "--corruptions",
+                "Gaussian-Noise",
+                "--severities",
+                "4",
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
+    assert "7 samples in 1 shard;" in capsys.readouterr().out  # default size: 100
+    assert sorted(p.name for p in out.glob("*.tar"))[0] == "gaussian_noise-4-000000.tar"
+    assert main(["convert", str(released), str(out), "--no-progress"]) == 2
+    assert "different parameters" in capsys.readouterr().err
+    assert main(["convert", str(released), str(tmp_path / "p"), "--shard-size", "0"]) == 2
+    assert "--shard-size must be >= 1" in capsys.readouterr().err

@@ -1,0 +1,189 @@
+"""eval-c / eval-p on WebDataset shards give the numbers of the folder builds (make-c / make-p
+shards, converted released trees, CIFAR)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("torch")
+
+from build.support import make_source, run_c, write_batch  # noqa: E402
+from corruptbench.build import build  # noqa: E402
+from corruptbench.build.convert import convert  # noqa: E402
+from corruptbench.cli import main  # noqa: E402
+from corruptbench.evaluation import EvalError, evaluate_c, evaluate_p  # noqa: E402
+from corruptbench.evaluation.layouts import (  # noqa: E402
+    ImageNetCFolder,
+    Selection,
+    WebDatasetC,
+    open_c_layout,
+)
+from corruptbench.results import Results  # noqa: E402
+from evaluation.support import fast_model, quiet  # noqa: E402
+
+CELLS = dict(names=["brightness", "gaussian_noise", "defocus_blur"], levels=[1, 3, 5])
+
+
+def _numbers(r: Results) -> dict[str, Any]:
+    assert r.c is not None
+    c = r.c
+    return {
+        "errors": c.errors,
+        "counts": c.counts,
+        "clean": (c.clean_error, c.clean_count),
+        "ce": c.ce,
+        "mce": (c.mce, c.relative_mce, c.mean_error, c.baseline),
+        "images": r.dataset.num_images,
+        "profile": r.dataset.profile,
+    }
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One source built as a JPEG tree, as make-c shards and converted from the tree."""
+    base = tmp_path_factory.mktemp("shard-eval")
+    src = make_source(base, 12)
+    run_c(src, base / "folder", **CELLS)
+    run_c(src, base / "made", fmt="webdataset", shard_size=5, **CELLS)
+    convert(base / "folder", base / "converted", shard_size=4)
+    return {
+        "src": src,
+        "folder": base / "folder",
+        "made": base / "made",
+        "conv": base / "converted",
+    }
+
+
+def test_layout_detection(builds: dict[str, Path]) -> None:
+    sel = Selection(["brightness"], [1])
+    assert isinstance(open_c_layout(builds["made"], sel, 12, None), WebDatasetC)
+    assert isinstance(open_c_layout(builds["conv"], sel, 12, None), WebDatasetC)
+    assert isinstance(open_c_layout(builds["folder"], sel, 12, None), ImageNetCFolder)
+
+
+@pytest.mark.parametrize("kind", ["made", "conv"])
+def test_eval_c_on_shards_equals_the_folder_build(builds: dict[str, Path], kind: str) -> None:
+    # 12 classes present -> a 12-output model gets labels by sorted class, as on the folder
+    opts: dict[str, Any] = dict(clean=builds["src"], batch_size=5, run=quiet(workers=0))
+    folder = evaluate_c(fast_model(12), builds["folder"], **opts)
+    shards = evaluate_c(fast_model(12), builds[kind], **opts)
+    assert _numbers(shards) == _numbers(folder)
+    assert shards.dataset.layout == "webdataset" and shards.dataset.fingerprint
+    errors = [e for row in folder.c.errors.values() for e in row if e is not None]  # type: ignore[union-attr]
+    assert len(set(errors)) > 1  # a model that tells the images apart
+    # the seeded subset of --limit is the same images
+    lim = dict(limit=5, seed=3, run=quiet(workers=0))
+    assert _numbers(evaluate_c(fast_model(12), builds[kind], **lim)) == _numbers(
+        evaluate_c(fast_model(12), builds["folder"], **lim)
+    )
+
+
+def test_eval_c_cli_on_shards_and_resume(builds: dict[str, Path], tmp_path: Path) -> None:
+    out = tmp_path / "r.json"
+    args = ["eval-c", "--model", "efficientnet_lite0", "--data", str(builds["made"])]
+    args += [
+        "--corruptions",
+        "gaussian_noise",
+        "--severities",
+        "3",
+        "--limit",
+        "4",
+        "--workers",
+        "0",
+    ]
+    assert main([*args, "--out", str(out), "--quiet"]) == 0
+    doc = json.loads(out.read_text())
+    assert doc["dataset"]["layout"] == "webdataset" and doc["counts"]["gaussian_noise"][2] == 4
+    assert main([*args, "--out", str(out), "--quiet"]) == 0  # resumed: the cell is kept
+    again = json.loads(out.read_text())
+    assert again["run"]["resumed_cells"] == 1 and again["errors"] == doc["errors"]
+
+
+def test_cifar_shards_equal_the_npy_build(tmp_path: Path) -> None:
+    write_batch(tmp_path / "test_batch", 30)
+    kw = dict(profile="cifar", names=["gaussian_noise", "contrast"], levels=[1, 2, 3, 4, 5])
+    run_c(tmp_path / "test_batch", tmp_path / "npy", fmt="npy", **kw)
+    run_c(tmp_path / "test_batch", tmp_path / "wds", fmt="webdataset", shard_size=7, **kw)
+    convert(tmp_path / "npy", tmp_path / "conv", shard_size=8)
+    opts: dict[str, Any] = dict(clean=tmp_path / "test_batch", run=quiet(workers=0))
+    ref = _numbers(evaluate_c(fast_model(10, 32), tmp_path / "npy", **opts))
+    assert ref["mce"][3] == "uniform"
+    for d in ("wds", "conv"):
+        assert _numbers(evaluate_c(fast_model(10, 32), tmp_path / d, **opts)) == ref
+    lim = dict(limit=9, run=quiet(workers=0))
+    ref_lim = _numbers(evaluate_c(fast_model(10, 32), tmp_path / "npy", **lim))
+    assert _numbers(evaluate_c(fast_model(10, 32), tmp_path / "wds", **lim)) == ref_lim
+
+
+def _p_numbers(r: Results) -> dict[str, Any]:
+    assert r.p is not None
+    return {
+        "fp": r.p.flip_probability,
+        "t5d": r.p.top5_distance,
+        "zipf": r.p.zipf_distance,
+        "n": r.p.num_sequences,
+    }
+
+
+def test_eval_p_on_mp4_shards_equals_the_folder_build(tmp_path: Path) -> None:
+    pytest.importorskip("av")
+    src = make_source(tmp_path, 4)
+    kw: dict[str, Any] = dict(
+        profile="imagenet", names=["translate", "gaussian_noise"], progress=False
+    )
+    build("p", src, tmp_path / "mp4", fmt="mp4", levels=[1, 2], **kw)
+    build("p", src, tmp_path / "wds", fmt="webdataset", levels=[1, 2], shard_size=3, **kw)
+    for difficulty in (1, 2):
+        opts: dict[str, Any] = dict(difficulty=difficulty, run=quiet(workers=0))
+        folder = evaluate_p(fast_model(), tmp_path / "mp4", **opts)
+        shards = evaluate_p(fast_model(), tmp_path / "wds", **opts)
+        assert _p_numbers(shards) == _p_numbers(folder) and shards.dataset.layout == "webdataset"
+        assert set(shards.p.flip_probability) == {"translate", "gaussian_noise"}  # type: ignore[union-attr]
+    lim: dict[str, Any] = dict(limit=2, seed=1, run=quiet(workers=0))
+    assert _p_numbers(evaluate_p(fast_model(), tmp_path / "wds", **lim)) == _p_numbers(
+        evaluate_p(fast_model(), tmp_path / "mp4", **lim)
+    )
+
+
+def test_eval_p_on_cifar_shards_equals_the_npy_build(tmp_path: Path) -> None:
+    write_batch(tmp_path / "test_batch", 6)
+    kw: dict[str, Any] = dict(
+        profile="cifar", names=["brightness", "shot_noise"], levels=[1], progress=False
+    )
+    build("p", tmp_path / "test_batch", tmp_path / "npy", fmt="npy", **kw)
+    build("p", tmp_path / "test_batch", tmp_path / "wds", fmt="webdataset", shard_size=4, **kw)
+    opts: dict[str, Any] = dict(run=quiet(workers=0))
+    assert _p_numbers(evaluate_p(fast_model(10, 32), tmp_path / "wds", **opts)) == _p_numbers(
+        evaluate_p(fast_model(10, 32), tmp_path / "npy", **opts)
+    )
+
+
+def test_shard_folders_that_do_not_fit(builds: dict[str, Path], tmp_path: Path) -> None:
+    with pytest.raises(EvalError, match="use eval-c"):
+        evaluate_p(fast_model(), builds["made"], run=quiet(workers=0))
+    with pytest.raises(EvalError, match="none of the requested cells"):
+        evaluate_c(fast_model(12), builds["made"], corruptions=["fog"], run=quiet(workers=0))
+    broken = tmp_path / "broken"
+    shutil.copytree(builds["made"], broken)
+    (broken / "brightness-3-000001.tar").unlink()
+    with pytest.raises(EvalError, match="listed in shards.json but missing"):
+        evaluate_c(fast_model(12), broken, corruptions=["brightness"], run=quiet(workers=0))
+    (broken / "brightness-3-000001.tar").write_bytes(b"not a tar" * 100)
+    with pytest.raises(EvalError, match="not a readable tar shard"):
+        evaluate_c(fast_model(12), broken, corruptions=["brightness"], run=quiet(workers=0))
+    index = json.loads((broken / "shards.json").read_text())
+    del index["cells"][0]["shards"][0]["sha256"]
+    (broken / "shards.json").write_text(json.dumps(index))
+    with pytest.raises(EvalError, match="malformed shard index"):
+        evaluate_c(fast_model(12), broken, run=quiet(workers=0))
+    # requested cells absent from the shards are reported as missing
+    res = evaluate_c(
+        fast_model(12), builds["made"], corruptions=["brightness", "fog"], run=quiet(workers=0)
+    )
+    assert res.c is not None and res.c.errors["fog"] == [None] * 5
+    assert res.c.errors["brightness"][1] is None and res.c.errors["brightness"][0] is not None
