@@ -12,8 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
+
+from .jit import kernel
 
 __all__ = [
     "MT_WORDS",
@@ -33,7 +34,7 @@ _M = 397
 # --------------------------------------------------------------------------------- MT19937
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _twist(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - compiled
     """One word of the twist: ``c ^ (y >> 1) ^ (0x9908B0DF if y odd)``, ``y`` from ``a`` and ``b``."""
     y = (a & np.uint32(0x80000000)) | (b & np.uint32(0x7FFFFFFF))
@@ -41,7 +42,7 @@ def _twist(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - compiled
     return c ^ (y >> np.uint32(1)) ^ (odd & np.uint32(0x9908B0DF))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _generate(key: np.ndarray) -> None:  # pragma: no cover - compiled
     """``mt19937_gen``: the twist of all 624 words, in place (branch-free, vectorised loops).
 
@@ -58,7 +59,7 @@ def _generate(key: np.ndarray) -> None:  # pragma: no cover - compiled
     key[_N - 1] = _twist(key[_N - 1], key[0], key[_M - 1])
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _temper(y: Any) -> Any:  # pragma: no cover - compiled
     y ^= y >> np.uint32(11)
     y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
@@ -67,7 +68,7 @@ def _temper(y: Any) -> Any:  # pragma: no cover - compiled
     return y
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _to_double(a: Any, b: Any) -> float:  # pragma: no cover - compiled
     """``((a >> 5) * 67108864 + (b >> 6)) / 2**53`` of two tempered words.
 
@@ -82,21 +83,21 @@ def _to_double(a: Any, b: Any) -> float:  # pragma: no cover - compiled
 _DBUF = _N // 2
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _doubles_even(key: np.ndarray, dbuf: np.ndarray) -> None:  # pragma: no cover - compiled
     """``dbuf[i]`` = the double of words ``2i, 2i + 1`` for the 312 pairs of a block."""
     for i in range(_N // 2):
         dbuf[i] = _to_double(_temper(key[2 * i]), _temper(key[2 * i + 1]))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _doubles_odd(key: np.ndarray, dbuf: np.ndarray) -> None:  # pragma: no cover - compiled
     """``dbuf[1 + i]`` = the double of words ``2i + 1, 2i + 2`` for the 311 pairs up to word 622."""
     for i in range(_N // 2 - 1):
         dbuf[1 + i] = _to_double(_temper(key[2 * i + 1]), _temper(key[2 * i + 2]))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _refill(key: np.ndarray, pos: int, dbuf: np.ndarray) -> tuple[int, int]:  # pragma: no cover
     """The next ``random_sample`` values up to the end of the current block, into ``dbuf``.
 
@@ -124,7 +125,7 @@ def _refill(key: np.ndarray, pos: int, dbuf: np.ndarray) -> tuple[int, int]:  # 
     return m, pos + 2 * m
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _temper_from(key: np.ndarray, start: int, out: np.ndarray) -> None:  # pragma: no cover
     for i in range(start, _N):
         out[i] = _temper(key[i])
@@ -148,7 +149,7 @@ _LOGGAM_A = np.array(
 )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _loggam(x: float) -> float:  # pragma: no cover - compiled
     """NumPy's ``random_loggam`` (log-gamma by Stirling's series)."""
     a = _LOGGAM_A
@@ -172,7 +173,7 @@ def _loggam(x: float) -> float:  # pragma: no cover - compiled
     return gl
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def poisson_tables(lams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """Per-rate constants of ``random_poisson`` and a ``random_loggam(k + 1)`` table.
 
@@ -205,7 +206,7 @@ def poisson_tables(lams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma
     return table, loggam_k1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``random_poisson(table[idx[i], 0])`` for every ``i`` in order, into ``out[i]``.
 
@@ -297,7 +298,7 @@ _GCHUNK = 2048
 _ABUF = _DBUF // 2 + 2
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def gauss_u8(values, unit, c, speckle, key, ints, gauss, out, raw=False, loc=0.0):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``x + normal(scale=c)`` (or ``x + x * normal(scale=c)``), clip, * 255, truncate.
 
@@ -392,7 +393,7 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out, raw=False, loc=0.0
     gauss[0] = cached
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def uniform_fill(low, span, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``out[k] = low + span * random_sample()`` in stream order (NumPy's ``random_uniform``)."""
     dbuf = np.empty(_DBUF)
@@ -413,21 +414,21 @@ def uniform_fill(low, span, key, ints, out):  # type: ignore[no-untyped-def]  # 
 # --------------------------------------------------------------------------------- uniform
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _below_even(key, thr, dst, base):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``dst[base + i] = (double of words 2i, 2i + 1) < thr`` for the 312 pairs of a block."""
     for i in range(_N // 2):
         dst[base + i] = _to_double(_temper(key[2 * i]), _temper(key[2 * i + 1])) < thr
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _below_odd(key, thr, dst, base):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``dst[base + i] = (double of words 2i + 1, 2i + 2) < thr`` for the 311 pairs to word 622."""
     for i in range(_N // 2 - 1):
         dst[base + i] = _to_double(_temper(key[2 * i + 1]), _temper(key[2 * i + 2])) < thr
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _below(key, pos, thr, dst):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``dst[k] = random_sample() < thr`` for the whole of ``dst``, in order; returns the position.
 
@@ -436,7 +437,7 @@ def _below(key, pos, thr, dst):  # type: ignore[no-untyped-def]  # pragma: no co
     last, partial blocks by a general loop (which compiles to much slower code).
     """
     n = dst.size
-    k = 0
+    k = np.int64(0)  # int64 from the start: a literal 0 would compile _below_even/odd twice
     while k < n:
         if pos >= _N:
             _generate(key)
@@ -464,7 +465,7 @@ def _below(key, pos, thr, dst):  # type: ignore[no-untyped-def]  # pragma: no co
     return pos
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Salt and pepper: two full ``random_sample`` masks in order (flipped, then salted).
 
@@ -487,7 +488,7 @@ def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore
 # --------------------------------------------------------------------------------- randint
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _glass_copy(x, h, w, hp, wp, nc):  # type: ignore[no-untyped-def]  # pragma: no cover
     if nc == 3:
         x[h, w, 0] = x[hp, wp, 0]
@@ -498,7 +499,7 @@ def _glass_copy(x, h, w, hp, wp, nc):  # type: ignore[no-untyped-def]  # pragma:
             x[h, w, c] = x[hp, wp, c]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _randint_block(key, p, mask, rng, d, acc, src):  # type: ignore[no-untyped-def]  # pragma: no cover
     """The accepted masked words of the rest of the block (twisting first when it is used up).
 
@@ -518,7 +519,7 @@ def _randint_block(key, p, mask, rng, d, acc, src):  # type: ignore[no-untyped-d
     return na
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Glass blur's pixel loop drawing ``(dx, dy) = randint(-d, d, size=2)`` inline (``d >= 1``).
 
@@ -531,7 +532,7 @@ def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-de
     """
     height, width, nc = x.shape
     rng = np.uint32(2 * d - 1)
-    mask = rng
+    mask = np.uint64(rng)  # its type after the loop below (uint32 | uint32 is uint64 in numba)
     for sh in (1, 2, 4, 8, 16):
         mask |= mask >> np.uint32(sh)
     p = ints[0]
@@ -549,13 +550,13 @@ def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-de
                     else:
                         if p >= _N:
                             _generate(key)
-                            _temper_from(key, 0, buf)
+                            _temper_from(key, np.int64(0), buf)
                             p = 0
                         dx = np.int64(buf[p] & mask) - d
                         p += 1
                         if p >= _N:
                             _generate(key)
-                            _temper_from(key, 0, buf)
+                            _temper_from(key, np.int64(0), buf)
                             p = 0
                         dy = np.int64(buf[p] & mask) - d
                         p += 1

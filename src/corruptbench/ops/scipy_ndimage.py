@@ -9,11 +9,10 @@
 
 from __future__ import annotations
 
-import numba
 import numpy as np
-import scipy.fft
 
 from .gaussian import gaussian_kernel1d, gaussian_matrix
+from .jit import kernel
 
 __all__ = [
     "map_coordinates_reflect_bilinear",
@@ -23,7 +22,7 @@ __all__ = [
 ]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _scipy_reflect_coordinate(c: float, n: int) -> float:
     # scipy.ndimage map_coordinate() for mode 'reflect' (NI_EXTEND_REFLECT), as SciPy >= 1.6
     if c < 0:
@@ -44,7 +43,7 @@ def _scipy_reflect_coordinate(c: float, n: int) -> float:
     return c
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _scipy_reflect_index(i: int, n: int) -> int:
     # the border-neighbour folding of scipy.ndimage's interpolation for mode 'reflect'
     # (half-sample symmetric: ... 1 0 | 0 1 ... n-1 | n-1 n-2 ...)
@@ -57,7 +56,7 @@ def _scipy_reflect_index(i: int, n: int) -> int:
     return i
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _linear_setup(c: float, n: int) -> tuple[bool, int, int, float, float]:
     cc = _scipy_reflect_coordinate(c, n)
     if not cc > -1.0:
@@ -73,7 +72,7 @@ def _linear_setup(c: float, n: int) -> tuple[bool, int, int, float, float]:
     return True, i0, i1, w0, w1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _map_coordinates_kernel(
     img: np.ndarray, dx: np.ndarray, dy: np.ndarray, out: np.ndarray
 ) -> None:
@@ -94,7 +93,7 @@ def _map_coordinates_kernel(
                 out[i, j, k] = t
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _map_coordinates_u8_kernel(
     img: np.ndarray, dx: np.ndarray, dy: np.ndarray, out: np.ndarray
 ) -> None:
@@ -206,6 +205,8 @@ def map_coordinates_reflect_bilinear(
 
 def _reflect_gaussian_fft(a: np.ndarray, sigma: float, truncate: float, axis: int) -> np.ndarray:
     """The same correlation along ``axis`` as a circular convolution of the symmetric extension."""
+    import scipy.fft  # here: ~0.2 s to import, and only wide filters need it
+
     n = a.shape[axis]
     phi = gaussian_kernel1d(sigma, truncate)
     radius = (len(phi) - 1) // 2
@@ -218,7 +219,7 @@ def _reflect_gaussian_fft(a: np.ndarray, sigma: float, truncate: float, axis: in
     return out[:n] if axis == 0 else out[:, :n]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _correlate_reflect_rows(src: np.ndarray, wts: np.ndarray, dst: np.ndarray) -> None:
     # scipy.ndimage.correlate1d(src, wts, axis=0, mode='reflect') for a symmetric float64 kernel
     # (NI_Correlate1D's symmetric branch): out = x[i] * w[c], then for k = c .. 1 (outer taps
@@ -240,7 +241,7 @@ def _correlate_reflect_rows(src: np.ndarray, wts: np.ndarray, dst: np.ndarray) -
                 acc[j] += (lo[j] + hi[j]) * wk
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _correlate_reflect_cols_scaled(
     src: np.ndarray, wts: np.ndarray, scale: float, dst: np.ndarray
 ) -> None:
