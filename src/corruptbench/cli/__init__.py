@@ -13,6 +13,8 @@ import sys
 
 from .. import __version__
 from ..errors import ArgumentError
+from ..kernel_cache import compile_estimate
+from ..ops import jit
 
 __all__ = ["COMMANDS", "FLAGS", "build_parser", "main"]
 
@@ -27,6 +29,7 @@ COMMANDS = [
     "eval_p",
     "report",
     "demo",
+    "warmup",
 ]
 
 #: library argument name -> the flag that sets it
@@ -67,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    # one line on stderr if this run compiles kernels (an empty cache), instead of a silent pause
+    jit.announce(compile_estimate(everything=True))
     try:
         rc = args.func(args)
     except KeyboardInterrupt:

@@ -11,6 +11,9 @@ import numpy as np
 from PIL import Image, UnidentifiedImageError
 
 from ..api import ALL_CORRUPTIONS, corrupt
+from ..kernel_cache import compile_estimate
+from ..ops import jit
+from ..registry import canonical_name
 
 _FORMATS = {
     ".png": "PNG",
@@ -72,6 +75,7 @@ def save_image(arr: np.ndarray, path: str | os.PathLike[str], quality: int = 85)
 
 
 def run(args: argparse.Namespace) -> int:
+    jit.announce(compile_estimate([canonical_name(str(args.corruption))]))
     img = load_rgb(args.input)
     out = corrupt(img, args.corruption, args.severity, profile=args.profile, rng=args.seed)
     save_image(out, args.output, quality=args.quality)
