@@ -21,7 +21,9 @@ SRC = str(REPO / "src")
 
 
 def _run(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    full = dict(os.environ, PYTHONPATH=SRC + os.pathsep + str(REPO / "tests"), **(env or {}))
+    # the JIT path (an install may have the ahead-of-time kernels, which compile nothing)
+    path = os.pathsep.join([SRC, str(REPO / "tests"), str(REPO / "tests" / "ops")])
+    full = dict(os.environ, PYTHONPATH=path, CORRUPTBENCH_KERNELS="jit", **(env or {}))
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
@@ -51,10 +53,12 @@ def exercise(photo: np.ndarray) -> None:
             for img in (odd, odd[:, :, 1], rgba, rgba[:, :, :3], odd[::-1], odd.copy()):
                 corruptbench.corrupt(img, name, sev, rng=3)
             corruptbench.corrupt(odd, name, sev, rng=np.random.default_rng(sev))
+    small = np.asarray(pil.resize((32, 32), Image.BILINEAR))
     for name in corruptbench.ALL_PERTURBATIONS:
         for profile in sizes:
+            src = small if profile == "cifar" else photo  # cifar takes 32 x 32 as it is
             for d in (1, 2, 3) if "noise" in name else (1,):
-                corruptbench.perturb(photo, name, profile=profile, difficulty=d, rng=5)
+                corruptbench.perturb(src, name, profile=profile, difficulty=d, rng=5)
     encode_jpeg(photo, 85)
 
 

@@ -35,6 +35,7 @@ __all__ = [
     "signature_text",
     "parse_signature",
     "readonly",
+    "use",
 ]
 
 _PACKAGE = __name__.rsplit(".", 2)[0]  # "corruptbench"
@@ -150,10 +151,29 @@ def get_kernel(name: str) -> Kernel:
 
 
 def _route(k: Kernel) -> Callable[..., Any]:
-    # what a kernel's calls go to: the dispatcher, or the auditing wrapper while audit() runs
+    # what a kernel's calls go to: the ahead-of-time export when there is one (ops/aot.py),
+    # else numba's dispatcher; the auditing wrapper while audit() runs
     if _STATE.audit is not None:
         return _audited(k)
+    if not _STATE.jit_only:
+        from . import aot
+
+        mod = aot.load()
+        if mod is not None:
+            call = mod.router(k.name, lambda: k.dispatcher)
+            if call is not None:
+                return call
     return k.dispatcher
+
+
+def use(which: str) -> None:
+    """``"jit"``: this process calls numba's dispatchers from now on (compiled for this CPU;
+    for bulk work once the cache is warm); ``"auto"``: the ahead-of-time kernels where they are
+    usable (:mod:`corruptbench.ops.aot`), else the dispatchers."""
+    if which not in ("jit", "auto"):
+        raise ValueError(f"which must be 'jit' or 'auto', got {which!r}")
+    _STATE.jit_only = which == "jit"
+    _reset_routes()
 
 
 def _reset_routes() -> None:
@@ -188,6 +208,7 @@ class _Shared:
     recorders: list[list[tuple[str, str]]] = []
     audit: dict[tuple[str, str], int] | None = None
     warned_no_cache = False
+    jit_only = False
 
 
 _STATE = _Shared()
