@@ -21,5 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..ops import aot
+
     print(warmup(quiet=False).describe())
+    print(aot.status())
     return 0
