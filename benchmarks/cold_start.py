@@ -1,8 +1,11 @@
 """Cold start: what a fresh environment pays before the first result (issue 14, target 1).
 
 Every case runs in a fresh Python process with one thread (``OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=1``,
-``cv2.setNumThreads(1)``) and its own temporary ``NUMBA_CACHE_DIR``: empty for "cold"; filled
-by ``corruptbench.warmup()`` in an earlier process for "warm". Cases:
+``cv2.setNumThreads(1)``) and its own temporary ``NUMBA_CACHE_DIR``, three ways: "JIT cold"
+(``CORRUPTBENCH_KERNELS=jit``, an empty cache: a fresh environment without the ahead-of-time
+kernels), "JIT warm" (a cache filled by ``corruptbench.warmup()`` in an earlier process) and
+"AOT" (``CORRUPTBENCH_KERNELS=aot``, an empty cache: an install that built the ahead-of-time
+kernels; skipped when there are none). Cases:
 
 * ``import``: ``import corruptbench``;
 * ``corrupt:NAME``: the first ``corrupt(photo, NAME, 3, rng=0)`` (one process per corruption);
