@@ -123,6 +123,10 @@ def build(out_dir: Path, cpu: str) -> None:
         from numba.pycc import CC
     except Exception as exc:  # noqa: BLE001 - numba absent, or a numba without pycc
         cant(f"numba.pycc unavailable: {exc}")
+    from numba.pycc.platform import external_compiler_works
+
+    if not external_compiler_works():  # before the tens of seconds of compiling, not after
+        cant("no working C compiler")
     missing = _stub_missing()
     sys.path.insert(0, str(SRC))
     import corruptbench.datasets.jpeg_transcoder  # noqa: F401  (its kernels)

@@ -124,6 +124,27 @@ def test_a_changed_kernel_source_means_the_jit(tmp_path):
     assert "not used (CORRUPTBENCH_KERNELS=jit)" in forced.stdout
 
 
+def test_an_install_without_them_says_so_and_uses_the_jit(tmp_path):
+    # runs whether or not this checkout built them: a copy of the sources without the module
+    copy = tmp_path / "src"
+    shutil.copytree(
+        REPO / "src", copy, ignore=shutil.ignore_patterns("__pycache__", "_aot_kernels*")
+    )
+    code = """
+        import numpy as np
+        from corruptbench.ops import aot
+        print(aot.status())
+        """
+    res = _run(code, str(copy))
+    assert res.returncode == 0, res.stderr
+    assert (
+        res.stdout.strip() == "ahead-of-time kernels: not used (not built (no _aot_kernels.json))"
+    )
+    forced = _run(code, str(copy), CORRUPTBENCH_KERNELS="aot")
+    assert forced.returncode != 0
+    assert "RuntimeError: CORRUPTBENCH_KERNELS=aot: not built" in forced.stderr
+
+
 def test_first_results_without_numba():
     need_aot()
     res = _run(
@@ -188,13 +209,35 @@ def test_the_build_step_never_fails_an_install(tmp_path):
         .startswith("corruptbench AOT kernels: skipped (numba.pycc unavailable")
     )
     assert not list(out.glob("_aot_kernels*"))
-    build = subprocess.run(
-        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib")],
+    nocc = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "build_aot.py"), str(out)],
         capture_output=True,
         text=True,
-        cwd=REPO,
-        env=dict(os.environ, CORRUPTBENCH_AOT="0"),
+        env=dict(os.environ, CC=str(tmp_path / "no-such-cc")),
         timeout=300,
     )
+    assert nocc.returncode == 3, nocc.stderr
+    assert nocc.stderr.strip() == "corruptbench AOT kernels: skipped (no working C compiler)"
+    assert not list(out.glob("_aot_kernels*"))
+
+    def build_ext(lib: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / lib)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=dict(os.environ, **env),
+            timeout=300,
+        )
+
+    build = build_ext("lib", CORRUPTBENCH_AOT="0")
     assert build.returncode == 0, build.stderr
     assert "corruptbench AOT kernels: skipped (CORRUPTBENCH_AOT=0)" in build.stderr
+    # setup.py itself, with no numba at build time: one line, and the build goes on without it
+    bare = build_ext("lib2", PYTHONPATH=str(fake))
+    assert bare.returncode == 0, bare.stderr
+    said = [ln for ln in bare.stderr.splitlines() if ln.startswith("corruptbench AOT")]
+    assert len(said) == 1
+    assert said[0].startswith("corruptbench AOT kernels: skipped (numba.pycc unavailable")
+    assert said[0].endswith("(the kernels compile on first use instead)")
+    assert not list((tmp_path / "lib2").rglob("_aot_kernels*"))
