@@ -60,25 +60,32 @@ class BuildExt(build_ext):
         meta = Path(self.get_ext_fullpath(AOT)).with_name("_aot_kernels.json")
         return out + [str(meta)] if meta.exists() else out
 
+    def _built(self, ext: Extension) -> Path:
+        # where build_extension wrote it: build_lib, whatever ``inplace`` says by now
+        return Path(self.build_lib) / self.get_ext_filename(ext.name)
+
     def get_output_mapping(self) -> dict[str, str]:
-        mapping = {k: v for k, v in super().get_output_mapping().items() if os.path.exists(v)}
-        meta = Path(self.get_ext_fullpath(AOT)).with_name("_aot_kernels.json")
-        if meta.exists() and self.inplace is False and getattr(self, "editable_mode", False):
-            src = HERE / "src" / "corruptbench" / meta.name
-            mapping[str(src)] = str(meta)
+        # editable installs: built file -> source tree, only for what was built (and the JSON)
+        mapping = {k: v for k, v in super().get_output_mapping().items() if os.path.exists(k)}
+        if self.inplace:
+            for ext in self.extensions:
+                meta = self._built(ext).with_name("_aot_kernels.json")
+                if meta.exists():
+                    mapping[str(meta)] = str(HERE / "src" / "corruptbench" / meta.name)
         return mapping
 
     def copy_extensions_to_source(self) -> None:
-        # editable installs: the built module and its JSON next to the sources (if built)
+        # --inplace and editable installs: the built module and its JSON next to the sources
+        # (setuptools' own copy would fail on a skipped build, which leaves nothing to copy)
         build_py = self.get_finalized_command("build_py")
         for ext in self.extensions:
-            built = Path(self.get_ext_fullpath(ext.name))
+            built = self._built(ext)
             if not built.exists():
                 continue
-            package_dir = Path(build_py.get_package_dir(".".join(ext.name.split(".")[:-1])))
+            package_dir = Path(build_py.get_package_dir(ext.name.rpartition(".")[0]))
             for p in (built, built.with_name("_aot_kernels.json")):
                 if p.exists():
-                    shutil.copyfile(p, package_dir / (p.name if p != built else built.name))
+                    shutil.copyfile(p, package_dir / p.name)
 
 
 setup(ext_modules=[Extension(AOT, sources=[])], cmdclass={"build_ext": BuildExt})
