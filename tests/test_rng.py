@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from corruptbench.rng import as_rng, check_rng
+from corruptbench.rng import as_rng, check_rng, reseeded
 
 
 def test_int_and_randomstate_give_the_reference_stream() -> None:
@@ -16,6 +16,28 @@ def test_int_and_randomstate_give_the_reference_stream() -> None:
     assert as_rng(np.uint32(7)).normal() == np.random.RandomState(7).normal()
     rs = np.random.RandomState(3)
     assert as_rng(rs) is rs  # used as is, and advanced by the caller
+
+
+def _same_state(a: np.random.RandomState, b: np.random.RandomState) -> bool:
+    sa, sb = a.get_state(legacy=False), b.get_state(legacy=False)
+    return (
+        np.array_equal(sa["state"]["key"], sb["state"]["key"])
+        and sa["state"]["pos"] == sb["state"]["pos"]
+        and (sa["has_gauss"], sa["gauss"]) == (sb["has_gauss"], sb["gauss"])
+    )
+
+
+def test_reseeded_is_in_the_state_of_a_fresh_random_state() -> None:
+    for seed in (0, 7, 2**32 - 1):
+        rs = reseeded(seed)
+        assert _same_state(rs, np.random.RandomState(seed))
+        rs.normal(size=3)  # leaves a cached Gaussian behind: the next re-seed must clear it
+        assert reseeded(seed) is rs  # this thread's instance, reused
+        assert _same_state(rs, np.random.RandomState(seed))
+    reused = as_rng(11, reuse=True)
+    assert reused is reseeded(11)
+    assert as_rng(11) is not reused  # without reuse: a fresh RandomState
+    assert _same_state(reseeded(11), as_rng(11))
 
 
 def test_generator_is_wrapped_with_the_legacy_methods() -> None:

@@ -77,10 +77,10 @@ def corrupt(
     sev = check_severity(severity)
     rgb, restore = check_image(image)
     prof = resolve_profile(profile, rgb.shape)
-    # Deterministic corruptions draw nothing: skip building a RandomState (~0.3 ms), but still
-    # reject a malformed rng argument.
+    # Deterministic corruptions draw nothing: skip the RandomState, but still reject a malformed
+    # rng argument. An int seed re-seeds this thread's RandomState (its draws end with this call).
     if spec.random:
-        r: Any = as_rng(rng)
+        r: Any = as_rng(rng, reuse=True)
     else:
         check_rng(rng)
         r = None
