@@ -116,6 +116,18 @@ def warm_up(spec: BuildSpec) -> None:
             pass
 
 
+def _cv2_threads(n: int | None) -> int | None:
+    """Set OpenCV's thread count to ``n`` (None: leave it); the previous count (None: no cv2)."""
+    try:
+        import cv2
+    except Exception:  # pragma: no cover  # noqa: BLE001
+        return None
+    before = int(cv2.getNumThreads())
+    if n is not None:
+        cv2.setNumThreads(int(n))
+    return before
+
+
 def _mp_context() -> mp.context.BaseContext:
     # spawn: workers are children of this process (so PR_SET_PDEATHSIG ties them to it) and
     # start clean (no inherited locks or thread pools)
@@ -129,10 +141,14 @@ def iter_local(
     choice = kernel_choice(_n_items(shards))
     if workers <= 1:
         jit.use(choice)
+        # one worker, one core, as in a pool worker: OpenCV's thread pool (whose idle threads
+        # spin-wait between calls) is held to one thread for the build, then restored
+        threads = _cv2_threads(1)
         try:
             for sid, items in shards:
                 yield run_shard(spec, sid, items)
         finally:
+            _cv2_threads(threads)
             jit.use("auto")
         return
     _prepare_kernels(choice)

@@ -35,7 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from .legacy_random_kernels import MT_WORDS, gauss_u8, poisson_fill, poisson_tables, uniform_fill
+from .legacy_random_kernels import (
+    MT_WORDS,
+    gauss_u8,
+    poisson_fill,
+    poisson_squeeze,
+    poisson_tables,
+    uniform_fill,
+)
 
 __all__ = [
     "LegacyState",
@@ -211,7 +218,9 @@ class PoissonPlan:
             values = _UNIT * key
             if len(_U8_TABLES) >= 64:
                 _U8_TABLES.clear()
-            cached = _U8_TABLES[key] = (values, *poisson_tables(values))
+            table, loggam_k1 = poisson_tables(values)
+            # (256 rates at most: the squeeze columns of poisson_fill pay off)
+            cached = _U8_TABLES[key] = (values, poisson_squeeze(table, loggam_k1), loggam_k1)
         values, table, loggam_k1 = cached
         return cls(
             None, _values=values, _index=np.ascontiguousarray(img), _tables=(table, loggam_k1)

@@ -19,6 +19,7 @@ from .jit import kernel
 __all__ = [
     "MT_WORDS",
     "poisson_tables",
+    "poisson_squeeze",
     "poisson_fill",
     "gauss_u8",
     "uniform_fill",
@@ -218,9 +219,17 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
     products ``p1 >= p2 >= p3 >= p4`` (each a product with a double below 1, rounded: never larger),
     so when ``p4 <= exp(-lam)`` the count grows by the number of ``p1..p3`` above ``exp(-lam)`` and
     exactly that many doubles plus one are used — the same products and comparisons as one at a time.
+
+    PTRS's final test ``log(w) + log(invalpha) - log(d) <= -lam + k log(lam) - loggam(k + 1)``
+    (``d = a / us^2 + b``) costs two logs. ``table`` may carry ``ne`` extra columns (see
+    :func:`poisson_squeeze`): ``table[j, 7 + k] ~= exp(rhs(k) - log(invalpha))``; for ``k < ne``
+    the test is first decided on ``w / d`` against that bound, and only a ratio within a relative
+    1e-9 of it (where the rounding of the logs, below 1e-12, could matter) takes the exact test.
+    So every accept / reject is the one NumPy makes.
     """
     pos = ints[0]
     nk = loggam_k1.size
+    ne = table.shape[1] - 7  # counts with a squeeze bound
     dbuf = np.empty(_DBUF)
     dn = dq = 0  # dbuf[dq:dn]: the next doubles of the stream
     for i in range(idx.size):
@@ -250,10 +259,18 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
                     break
                 if count < 0 or (us < 0.013 and w > us):
                     continue
+                d = a / (us * us) + b
+                if count < ne:
+                    # the squeeze of the table's extra columns (see poisson_fill's docstring):
+                    # decides without the two logs, except within 1e-9 of the bound
+                    q = w / d
+                    bound = table[j, 7 + count]
+                    if q < bound * _SQUEEZE_LO:
+                        break
+                    if q > bound * _SQUEEZE_HI:
+                        continue
                 lg = loggam_k1[count] if count < nk else _loggam(count + 1.0)
-                if math.log(w) + loginvalpha - math.log(a / (us * us) + b) <= (
-                    -lam + count * loglam - lg
-                ):
+                if math.log(w) + loginvalpha - math.log(d) <= (-lam + count * loglam - lg):
                     break
         elif lam != 0:  # multiplication method
             enlam = table[j, 6]
@@ -287,6 +304,27 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
         else:
             out[i] = count
     ints[0] = pos - 2 * (dn - dq)
+
+
+#: margins of the squeeze in :func:`poisson_fill` (far above the logs' rounding, ~1e-12 absolute)
+_SQUEEZE_LO = 1.0 - 1e-9
+_SQUEEZE_HI = 1.0 + 1e-9
+
+
+def poisson_squeeze(table: np.ndarray, loggam_k1: np.ndarray) -> np.ndarray:
+    """``table`` (of :func:`poisson_tables`) with the squeeze columns of :func:`poisson_fill`.
+
+    ``out[j, 7 + k] = exp((-lam + k log(lam) - loggam(k + 1)) - log(invalpha))`` for the PTRS
+    rates (``lam >= 10``; 0 for the others, never read) and ``k < loggam_k1.size``. Only a bound:
+    values within a relative 1e-9 of it are decided by the exact test.
+    """
+    k = np.arange(loggam_k1.size, dtype=np.float64)
+    lam = table[:, :1]
+    rhs = (-lam + k[None, :] * table[:, 1:2]) - loggam_k1[None, :]
+    with np.errstate(over="ignore", under="ignore"):
+        bound = np.exp(rhs - table[:, 4:5])
+    bound[table[:, 0] < 10] = 0.0
+    return np.ascontiguousarray(np.hstack([table, bound]))
 
 
 # --------------------------------------------------------------------------------- Gaussian

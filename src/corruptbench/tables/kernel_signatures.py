@@ -92,6 +92,9 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.scipy_ndimage:_correlate_reflect_rows": (
             "float64[:, ::1], float64[::1], float64[:, ::1]",
         ),
+        "ops.scipy_ndimage:_fold_apply": (
+            "readonly float64[:, ::1], readonly float64[:, ::1], readonly float64[:, ::1], float64[:, ::1], float64[:, ::1]",
+        ),
         "ops.scipy_ndimage:_map_coordinates_u8_kernel": (
             "float64[:, :, ::1], float32[:, ::1], float32[:, ::1], uint8[:, :, ::1]",
         ),
