@@ -1,24 +1,31 @@
-"""Single-thread timing of every corruption x severity, with the reference's time when available.
+"""Single-thread timing of every corruption x severity, against the reference timed in the same run.
 
 Usage::
 
     .venv/bin/python benchmarks/corruptions.py                 # 224, 64 and 32 px, reference if built
+    .venv/bin/python benchmarks/corruptions.py --sizes 224 --rounds 7
     .venv/bin/python benchmarks/corruptions.py --sizes 224 --repeats 20 --no-reference
     .venv/bin/python benchmarks/corruptions.py --json timings.json
 
-Prints, per image size, a table of milliseconds per call (the minimum over ``--repeats`` rounds
-that each time one call of every case, after one untimed warm-up call per case) for the 19
-corruptions and 5 severities, the sum over severities, and the total of the 15 benchmark
-corruptions. At 224 px, when the reference environment (``tools/reference/setup_refenv.sh``) is
-built, it also prints the reference's time (``tests/reference.py`` ``reference_timings``:
-wall-clock median of its repeats, on the same image) and the speed-up ratio per corruption and in
-total. ``--clock thread_time`` times our calls in CPU time instead (steadier on a busy machine;
-the reference stays wall-clock). Corruptions not (yet) registered are shown as n/a. The first
-call of each corruption (numba JIT compile or cache load, imports, file reads) is reported
-separately and excluded from the table.
+Prints, per image size, a table of milliseconds per call for the 19 corruptions and 5 severities
+(the median of all timed calls of a case, after one untimed warm-up call per case), the sum over
+severities, and the total of the 15 benchmark corruptions. Times are CPU time of this process
+(``--clock process_time``, the default: steady on a shared machine, where wall-clock figures
+drift with the other jobs; ``thread_time`` or ``perf_counter`` on request).
+
+At 224 px, when the reference environment (``tools/reference/setup_refenv.sh``) is built, the
+reference (imagenet-c 0.0.3 in its own venv, ``tests/reference.py``) is timed in the same run and
+in the same CPU-time clock, interleaved: ``--rounds`` rounds, each one reference pass (one call per
+case, after one untimed warm-up call per corruption, in a fresh runner process; CPU time of that
+process) and one pass of ours (``--repeats`` calls per case), alternating which goes first. Each
+round gives a ratio of the totals (reference / ours, the 15 benchmark corruptions x 5 severities);
+the table shows medians over the rounds and the line below it the median ratio and its spread
+(min-max over the rounds). The first call of each corruption (numba JIT compile or cache load,
+imports, file reads) is reported separately and excluded from the table.
 
 Everything runs on one thread: ``OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=1`` are set before NumPy,
-OpenCV and numba load, and ``cv2.setNumThreads(1)``.
+OpenCV and numba load, and ``cv2.setNumThreads(1)`` (the reference runner does the same, and
+``MAGICK_THREAD_LIMIT=1``).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from _common import CIFAR_DIR, PHOTO, REPO, synthetic  # isort: split
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -64,29 +72,35 @@ def test_image(size: int) -> tuple[np.ndarray, str]:
     return synthetic(size, size), "synthetic"
 
 
-CLOCKS = {"perf_counter": time.perf_counter, "thread_time": time.thread_time}
-clock = time.perf_counter
+CLOCKS = {
+    "process_time": time.process_time,
+    "thread_time": time.thread_time,
+    "perf_counter": time.perf_counter,
+}
+clock = time.process_time
 
 
-def time_cases(
+def time_round(
     img: np.ndarray, names: list[str], profile: str, repeats: int
-) -> dict[str, list[float]]:
-    """Minimum seconds per (corruption, severity) over ``repeats`` rounds.
+) -> dict[tuple[str, int], list[float]]:
+    """Seconds of ``repeats`` calls per (corruption, severity), case after case."""
+    out: dict[tuple[str, int], list[float]] = {}
+    for name in names:
+        for sev in SEVERITIES:
+            samples = []
+            for _ in range(repeats):
+                t0 = clock()
+                corruptbench.corrupt(img, name, sev, profile=profile, rng=0)
+                samples.append(clock() - t0)
+            out[(name, sev)] = samples
+    return out
 
-    Every case gets one untimed warm-up call; then each round times one call of every case. Spreading
-    a case's samples over the whole run (rather than timing it ``repeats`` times in a row) keeps a
-    burst of load from another process from spoiling all of its samples.
-    """
-    cases = [(n, s) for n in names for s in SEVERITIES]
-    for name, sev in cases:
-        corruptbench.corrupt(img, name, sev, profile=profile, rng=0)
-    best = dict.fromkeys(cases, float("inf"))
-    for _ in range(repeats):
-        for name, sev in cases:
-            t0 = clock()
+
+def warm_up(img: np.ndarray, names: list[str], profile: str) -> None:
+    """One untimed call per case (the first-call costs are measured by :func:`first_calls`)."""
+    for name in names:
+        for sev in SEVERITIES:
             corruptbench.corrupt(img, name, sev, profile=profile, rng=0)
-            best[(name, sev)] = min(best[(name, sev)], clock() - t0)
-    return {n: [best[(n, s)] for s in SEVERITIES] for n in names}
 
 
 def first_calls(img: np.ndarray, profile: str, names: list[str]) -> dict[str, float]:
@@ -99,22 +113,26 @@ def first_calls(img: np.ndarray, profile: str, names: list[str]) -> dict[str, fl
     return out
 
 
-def reference_seconds(img: np.ndarray, repeats: int) -> dict[str, list[float]] | None:
+def reference_module():  # type: ignore[no-untyped-def]
+    """``tests/reference.py`` when the reference environment is built, else None."""
     sys.path.insert(0, str(REPO / "tests"))
     try:
         import reference  # tests/reference.py
     except ImportError:
         return None
-    if not reference.reference_available():
-        return None
-    timings = reference.reference_timings(
-        img, names=ALL_CORRUPTIONS, severities=SEVERITIES, repeats=repeats
+    return reference if reference.reference_available() else None
+
+
+def reference_round(reference, img: np.ndarray, clock_name: str) -> dict[tuple[str, int], float]:  # type: ignore[no-untyped-def]
+    """One timed reference call per case (a fresh runner; one warm-up call per corruption)."""
+    clk = "perf_counter" if clock_name == "perf_counter" else "process_time"
+    return reference.reference_timings(
+        img, names=ALL_CORRUPTIONS, severities=SEVERITIES, repeats=1, clock=clk, warmup="first"
     )
-    return {
-        n: [timings[(n, s)] for s in SEVERITIES]
-        for n in ALL_CORRUPTIONS
-        if (n, SEVERITIES[0]) in timings
-    }
+
+
+def _median(values: list[float]) -> float:
+    return float(np.median(values))
 
 
 def _fmt(v: float | None, width: int = 8, digits: int = 2) -> str:
@@ -127,21 +145,28 @@ def main(argv: list[str] | None = None) -> int:
         "--sizes", type=int, nargs="+", default=[224, 64, 32], choices=sorted(SIZE_PROFILE)
     )
     ap.add_argument(
-        "--repeats", type=int, default=10, help="timed calls per case (minimum is kept)"
+        "--repeats", type=int, default=5, help="timed calls per case and round (default 5)"
+    )
+    ap.add_argument(
+        "--rounds",
+        type=int,
+        default=5,
+        help="interleaved rounds (each: one reference pass and one of ours; default 5)",
     )
     ap.add_argument("--names", nargs="+", default=list(ALL_CORRUPTIONS), help="corruptions to time")
     ap.add_argument("--no-reference", action="store_true", help="skip the reference timings")
-    ap.add_argument("--reference-repeats", type=int, default=3)
     ap.add_argument("--json", type=Path, help="also write all figures to this JSON file")
     ap.add_argument(
         "--clock",
         choices=sorted(CLOCKS),
-        default="perf_counter",
-        help="wall clock (default) or this thread's CPU time (steadier on a busy machine)",
+        default="process_time",
+        help="CPU time of this process (default), of this thread, or the wall clock (perf_counter; "
+        "the reference then too)",
     )
     args = ap.parse_args(argv)
     global clock
     clock = CLOCKS[args.clock]
+    rounds = max(1, args.rounds)
 
     registered = set(corruption_registry())
     unknown = [n for n in args.names if n not in ALL_CORRUPTIONS]
@@ -153,23 +178,52 @@ def main(argv: list[str] | None = None) -> int:
     report: dict = {
         "threads": 1,
         "repeats": args.repeats,
+        "rounds": rounds,
         "clock": args.clock,
         "sizes": {},
         "missing": missing,
+        "cpus": os.cpu_count(),
     }
     version = getattr(corruptbench, "__version__", "?")
-    print(f"corruptbench {version}: single thread, min of {args.repeats} rounds, ms ({args.clock})")
+    print(
+        f"corruptbench {version}: single thread, median of {rounds} rounds x {args.repeats} calls"
+        f" per case, ms ({args.clock})"
+    )
     if missing:
         print(f"not registered (n/a): {', '.join(missing)}")
+    reference = None if args.no_reference else reference_module()
+    if not args.no_reference and reference is None:
+        print(
+            "reference environment not built: no reference timings (tools/reference/setup_refenv.sh)"
+        )
 
     for size in args.sizes:
         profile = SIZE_PROFILE[size]
         img, desc = test_image(size)
         firsts = first_calls(img, profile, available)
-        rows = time_cases(img, available, profile, args.repeats)
+        warm_up(img, available, profile)
+        with_ref = reference is not None and size == 224
+        ours: dict[tuple[str, int], list[float]] = {}
+        ours_rounds: list[dict[tuple[str, int], float]] = []
+        ref_rounds: list[dict[tuple[str, int], float]] = []
+        for r in range(rounds):
+            order = ("ref", "ours") if r % 2 == 0 else ("ours", "ref")
+            for side in order:
+                if side == "ref" and with_ref:
+                    ref_rounds.append(reference_round(reference, img, args.clock))
+                elif side == "ours":
+                    samples = time_round(img, available, profile, args.repeats)
+                    for case, v in samples.items():
+                        ours.setdefault(case, []).extend(v)
+                    ours_rounds.append({c: _median(v) for c, v in samples.items()})
+        rows = {n: [_median(ours[(n, s)]) for s in SEVERITIES] for n in available}
         ref = None
-        if size == 224 and not args.no_reference:
-            ref = reference_seconds(img, args.reference_repeats)
+        if ref_rounds:
+            ref = {
+                n: [_median([rr[(n, s)] for rr in ref_rounds]) for s in SEVERITIES]
+                for n in ALL_CORRUPTIONS
+                if (n, SEVERITIES[0]) in ref_rounds[0]
+            }
         print()
         print(f"== {size} x {size} ({profile} profile; image: {desc}) ==")
         head = (
@@ -207,11 +261,25 @@ def main(argv: list[str] | None = None) -> int:
                         ref_total += sum(ref[name])
         tag = "" if complete else " (incomplete: some of the 15 not timed or n/a)"
         line = f"total of the 15 benchmark corruptions x 5 severities: {total * 1e3:.1f} ms{tag}"
+        ratios: list[float] = []
         if ref is not None and total > 0:
-            line += f"; reference {ref_total * 1e3:.1f} ms; ratio {ref_total / total:.1f}x"
+            line += f"; reference {ref_total * 1e3:.1f} ms; ratio of the medians {ref_total / total:.1f}x"
+            bench = [(n, s) for n in BENCHMARK if n in rows for s in SEVERITIES]
+            for ours_r, ref_r in zip(ours_rounds, ref_rounds):
+                ratios.append(sum(ref_r[c] for c in bench) / sum(ours_r[c] for c in bench))
         print(line)
+        if ratios:
+            print(
+                f"ratio per round (reference total / ours, same run, {args.clock}): median"
+                f" {np.median(ratios):.1f}x, spread {min(ratios):.1f}-{max(ratios):.1f}x over"
+                f" {len(ratios)} rounds: " + ", ".join(f"{r:.1f}" for r in ratios)
+            )
         print(
             f"first calls (JIT compile / cache load; excluded above): {sum(firsts.values()) * 1e3:.0f} ms in all"
+        )
+        print(
+            f"load average at the end: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+            " (a shared machine: CPU time is steadier than wall time, not immune)"
         )
         report["sizes"][str(size)] = {
             "profile": profile,
@@ -222,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             "complete": complete,
             "reference_seconds": ref,
             "reference_benchmark_total_seconds": ref_total if ref is not None else None,
+            "ratio_per_round": ratios,
         }
     if args.json:
         args.json.write_text(json.dumps(report, indent=1))

@@ -10,6 +10,14 @@ Prints milliseconds per call (CPU time of this thread, ``time.thread_time``; the
 224 x 224 x 3 photo (150,528 values), next to the NumPy ``RandomState`` call drawing the same numbers,
 then the five noise corruptions and glass blur per severity and summed over the 5 severities
 (``corruptbench.corrupt`` with a ``RandomState``, i.e. including the per-call overhead).
+
+Last, each noise corruption against its floors, per severity (``--floors``, on by default): the
+corruption (``corrupt(img, name, s, rng=seed)``), the same numbers drawn alone by the compiled
+sampler into a plain array (normals: ``legacy_normal``; Poisson counts: ``PoissonPlan.sample``;
+impulse noise's two masks: two ``legacy_uniform`` arrays of uniforms), and the bare MT19937
+stream behind them (as many ``random_sample`` doubles as the draw consumes, counted from the
+generator's state, made by ``legacy_uniform``). NumPy's own sampler for the same numbers is shown
+for context. The ratios say how close each corruption is to drawing its numbers.
 """
 
 from __future__ import annotations
@@ -25,7 +33,13 @@ from functools import partial
 import numpy as np
 
 import corruptbench
-from corruptbench.ops.legacy_random import PoissonPlan, legacy_normal_u8, legacy_state
+from corruptbench.ops.legacy_random import (
+    PoissonPlan,
+    legacy_normal,
+    legacy_normal_u8,
+    legacy_state,
+    legacy_uniform,
+)
 from corruptbench.ops.legacy_random_kernels import glass_shuffle_mt, impulse_u8
 from corruptbench.tables.corruptions import get_params
 
@@ -59,10 +73,98 @@ def best_ms(fn: Callable[[], object], repeats: int) -> float:
     return best * 1e3
 
 
+def doubles_consumed(draw: Callable[[np.random.RandomState], object], seed: int = 0) -> int:
+    """How many ``random_sample`` doubles ``draw(RandomState(seed))`` consumes (from the state)."""
+    rs = np.random.RandomState(seed)
+    draw(rs)
+    _, key, pos, *_ = rs.get_state()
+    probe = np.random.RandomState(seed)
+    blocks = 0
+    while True:  # whole blocks of 624 words (312 doubles) until the key is the final one
+        probe.random_sample(312)
+        blocks += 1
+        if np.array_equal(probe.get_state()[1], key):
+            return 312 * (blocks - 1) + int(pos) // 2
+
+
+def _fresh(draw: Callable[[np.random.RandomState], object]) -> object:
+    return draw(np.random.RandomState(0))
+
+
+def median_ms(fn: Callable[[], object], repeats: int) -> float:
+    """Median process CPU time of ``fn()`` over ``repeats`` calls (after one warm-up), in ms."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return float(np.median(times)) * 1e3
+
+
+def floors(img: np.ndarray, repeats: int) -> None:
+    """Each noise corruption against the draw of its numbers alone and the bare MT19937 stream."""
+    n = img.size
+    shape = img.shape
+    print(
+        "\nnoise corruptions vs their floors, 224 x 224 x 3, ms per call (process CPU, median of"
+        f" {repeats}); x = corruption / floor"
+    )
+    print(
+        f"  {'corruption':16s} {'sev':>3s} {'corrupt':>8s} {'draw alone':>11s} {'x':>5s}"
+        f" {'MT19937':>8s} {'x':>5s} {'doubles':>9s} {'NumPy':>8s}"
+    )
+    totals = [0.0, 0.0, 0.0]
+    for name in ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise"):
+        for sev in SEVERITIES:
+            c = get_params(name, sev, "imagenet")
+            draw: Callable[[np.random.RandomState], object]
+            numpy_draw: Callable[[np.random.RandomState], object]
+            if name in ("gaussian_noise", "speckle_noise"):
+                draw = partial(legacy_normal, loc=0.0, scale=c, size=shape)
+                numpy_draw = partial(np.random.RandomState.normal, scale=c, size=shape)
+            elif name == "shot_noise":
+                plan = PoissonPlan.from_uint8(img, c)
+                lam = (img / 255.0) * c
+                draw = plan.sample
+                numpy_draw = partial(np.random.RandomState.poisson, lam=lam)
+            else:
+
+                def draw(rs: np.random.RandomState) -> object:
+                    return legacy_uniform(rs, 0.0, 1.0, n), legacy_uniform(rs, 0.0, 1.0, n)
+
+                def numpy_draw(rs: np.random.RandomState) -> object:
+                    return rs.random_sample(n), rs.random_sample(n)
+
+            k = doubles_consumed(draw)
+            ours = median_ms(partial(corruptbench.corrupt, img, name, sev, rng=0), repeats)
+            alone = median_ms(partial(_fresh, draw), repeats)
+            stream = median_ms(
+                partial(_fresh, partial(legacy_uniform, low=0.0, high=1.0, size=k)), repeats
+            )
+            numpy_ms = median_ms(partial(_fresh, numpy_draw), max(3, repeats // 3))
+            totals[0] += ours
+            totals[1] += alone
+            totals[2] += stream
+            print(
+                f"  {name:16s} {sev:>3d} {ours:8.3f} {alone:11.3f} {ours / alone:5.2f}"
+                f" {stream:8.3f} {ours / stream:5.2f} {k:>9d} {numpy_ms:8.3f}"
+            )
+    print(
+        f"  {'all four':16s} {'':>3s} {totals[0]:8.3f} {totals[1]:11.3f}"
+        f" {totals[0] / totals[1]:5.2f} {totals[2]:8.3f} {totals[0] / totals[2]:5.2f}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--no-floors", action="store_true", help="skip the floors table")
+    parser.add_argument("--floors-only", action="store_true", help="only the floors table")
     args = parser.parse_args()
+    if args.floors_only:
+        floors(photo(), args.repeats)
+        return
     reps = args.repeats
     img = photo()
     flat = np.ascontiguousarray(img).reshape(-1)
@@ -139,6 +241,8 @@ def main() -> None:
         total += sum(per)
         print(f"  {name:16s} " + " ".join(f"{t:7.3f}" for t in per) + f"   sum {sum(per):8.3f}")
     print(f"  {'total':16s} {total:8.3f}")
+    if not args.no_floors:
+        floors(img, reps)
 
 
 if __name__ == "__main__":

@@ -277,11 +277,15 @@ def reference_timings(
     *,
     seed: int = 0,
     timeout: float = 3600.0,
+    clock: str = "perf_counter",
+    warmup: str = "all",
 ) -> dict[tuple[str, int], float]:
     """Seconds per ``imagenet_c.corrupt`` call, single-threaded, for each (name, severity).
 
-    Every case gets one untimed warm-up call, then ``repeats`` timed calls; the value is the
-    median. The runner forces OMP/OpenBLAS/OpenCV/ImageMagick to one thread.
+    Every case gets one untimed warm-up call (``warmup="first"``: only the first severity of each
+    corruption, ``"none"``: none), then ``repeats`` timed calls; the value is the median.
+    ``clock``: ``"perf_counter"`` (wall clock) or ``"process_time"`` (the runner's CPU time). The
+    runner forces OMP/OpenBLAS/OpenCV/ImageMagick to one thread.
     """
     imgs = _Images()
     cases = [[str(n), int(s)] for n in names for s in severities]
@@ -292,6 +296,8 @@ def reference_timings(
             "cases": cases,
             "repeats": int(repeats),
             "seed": int(seed),
+            "clock": str(clock),
+            "warmup": str(warmup),
         }
     ]
     meta, _ = _run(ops, imgs.arrays, timeout)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .api import ALL_CORRUPTIONS, CORRUPTIONS, EXTRA_CORRUPTIONS, corrupt, get_corruption_names
+from .kernel_cache import warmup
 from .profiles import PROFILES
 
 __version__ = "0.1.0"
@@ -20,6 +21,7 @@ __all__ = [
     "EXTRA_CORRUPTIONS",
     "ALL_CORRUPTIONS",
     "PROFILES",
+    "warmup",
     "__version__",
 ]
 

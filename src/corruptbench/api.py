@@ -9,7 +9,7 @@ import numpy as np
 from .corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
 from .profiles import Profile, resolve_profile
 from .registry import corruption_specs, get_corruption, suggest
-from .rng import RNGLike, as_rng, check_rng
+from .rng import RNGLike, check_rng, lent_rng
 from .validation import check_image, check_severity
 
 __all__ = [
@@ -80,14 +80,14 @@ def corrupt(
     sev = check_severity(severity)
     rgb, restore = check_image(image)
     prof = resolve_profile(profile, rgb.shape)
-    # Deterministic corruptions draw nothing: skip building a RandomState (~0.3 ms), but still
-    # reject a malformed rng argument.
+    # Deterministic corruptions draw nothing: skip the RandomState, but still reject a malformed
+    # rng argument. An int seed re-seeds a kept RandomState (its draws end with this call).
     if spec.random:
-        r: Any = as_rng(rng)
+        with lent_rng(rng) as r:
+            out: Any = spec.func(rgb, sev, profile=prof, rng=r)
     else:
         check_rng(rng)
-        r = None
-    out: Any = spec.func(rgb, sev, profile=prof, rng=r)
+        out = spec.func(rgb, sev, profile=prof, rng=None)
     out = np.asarray(out)
     if out.dtype != np.uint8:
         out = out.astype(np.uint8)

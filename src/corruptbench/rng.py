@@ -9,11 +9,22 @@ OS entropy.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
-__all__ = ["RNGLike", "LegacyRNG", "NumpyDraws", "as_rng", "check_rng"]
+__all__ = [
+    "RNGLike",
+    "LegacyRNG",
+    "NumpyDraws",
+    "as_rng",
+    "check_rng",
+    "reseeded",
+    "lent_rng",
+]
 
 RNGLike = int | np.integer | np.random.RandomState | np.random.Generator | None
 
@@ -103,11 +114,62 @@ def check_rng(rng: RNGLike) -> None:
     )
 
 
+_THREAD = threading.local()
+
+
+def _kept(slot: str) -> np.random.RandomState:
+    rs: np.random.RandomState | None = getattr(_THREAD, slot, None)
+    if rs is None:
+        rs = np.random.RandomState()
+        setattr(_THREAD, slot, rs)
+    return rs
+
+
+def reseeded(seed: int) -> np.random.RandomState:
+    """This thread's ``RandomState``, in exactly the state of ``RandomState(seed)``.
+
+    ``RandomState(k)`` costs ~0.1 ms (its bit generator first seeds itself from OS entropy, then
+    is re-seeded); the legacy ``.seed(k)`` of a kept instance gives the identical state (key,
+    position, no cached Gaussian) in ~2 us. The object is reused by the next call on this thread,
+    so it only suits a draw that ends before then (one make-c item). :func:`lent_rng` keeps its
+    own instance, so a ``corrupt(..., rng=int)`` inside such a draw leaves it alone.
+    """
+    rs = _kept("rs")
+    rs.seed(seed)
+    return rs
+
+
+@contextmanager
+def lent_rng(rng: RNGLike) -> Iterator[LegacyRNG]:
+    """``as_rng(rng)`` for draws that end with the ``with`` block (one ``corrupt`` call).
+
+    An int seed re-seeds a ``RandomState`` kept for this thread (the state of
+    ``RandomState(seed)``, ~2 us instead of ~0.1 ms), unless an enclosing block on this thread
+    holds it (a registered corruption that calls ``corrupt`` itself): then a fresh one, so the
+    outer draw's stream is never disturbed. Other arguments as :func:`as_rng`.
+    """
+    if isinstance(rng, bool) or not isinstance(rng, (int, np.integer)):
+        yield as_rng(rng)
+        return
+    check_rng(rng)
+    if getattr(_THREAD, "lent", False):
+        yield np.random.RandomState(int(rng))
+        return
+    rs = _kept("lent_rs")
+    rs.seed(int(rng))
+    _THREAD.lent = True
+    try:
+        yield rs
+    finally:
+        _THREAD.lent = False
+
+
 def as_rng(rng: RNGLike) -> LegacyRNG:
     """Normalise ``rng`` (None | int | RandomState | Generator) to an object with legacy methods.
 
-    An int seeds a fresh ``RandomState`` (the reference's ``np.random.seed(k)`` stream); a
-    ``RandomState`` is used as is (and advanced); a ``Generator`` is wrapped.
+    An int seeds a fresh ``RandomState`` (the reference's ``np.random.seed(k)`` stream; see
+    :func:`lent_rng` for a kept one); a ``RandomState`` is used as is (and advanced); a
+    ``Generator`` is wrapped.
     """
     if rng is None:
         return np.random.RandomState(np.random.SeedSequence().generate_state(1)[0])

@@ -63,9 +63,9 @@ def check_image(
 ) -> tuple[np.ndarray, Callable[[np.ndarray], np.ndarray]]:
     """Validate an image and return ``(rgb, restore)``.
 
-    ``rgb`` is a read-only H x W x 3 uint8 view (or a new array for grayscale/RGBA input) — the
-    caller's array is never modified. ``restore`` maps an H x W x 3 uint8 result back to the input's
-    layout:
+    ``rgb`` is a read-only C-contiguous H x W x 3 uint8 array: a view of ``image`` when it is
+    already C-contiguous RGB, else a new array — the caller's array is never modified.
+    ``restore`` maps an H x W x 3 uint8 result back to the input's layout:
 
     * H x W (grayscale): the image is replicated to 3 channels, corrupted, and converted back to
       one channel with PIL's luma formula ``L = (299 R + 587 G + 114 B) / 1000`` (rounded).
@@ -98,7 +98,9 @@ def check_image(
             rgb = np.ascontiguousarray(image[:, :, :3])
         else:
             layout = "rgb"
-            rgb = image.view()
+            # one array type for the kernels: C-contiguous and read-only (a strided view, e.g.
+            # ``rgba[:, :, :3]``, would otherwise compile every kernel a second time)
+            rgb = image.view() if image.flags.c_contiguous else np.ascontiguousarray(image)
     else:
         raise ValueError(
             f"{name} must be H x W (grayscale), H x W x 3 (RGB) or H x W x 4 (RGBA), got shape {image.shape}"

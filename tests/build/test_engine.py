@@ -12,7 +12,7 @@ import pytest
 
 from build.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
 from corruptbench.build import BuildSpec, JpegTreeWriter
-from corruptbench.build.engine import iter_local, warm_up
+from corruptbench.build.engine import BULK_ITEMS, iter_local, kernel_choice, warm_up
 from corruptbench.cli import main
 from corruptbench.pipeline import CorruptStep, open_source
 
@@ -101,3 +101,10 @@ def test_in_process_executor_and_warm_up(tmp_path: Path) -> None:
     assert res[0].cpu > 0 and len(list((tmp_path / "out").rglob("*.JPEG"))) == 2
     again = [r for batch in iter_local(spec, shards, workers=1) for r in batch]
     assert [r.status for r in again] == ["done", "done"]
+
+
+def test_bulk_builds_use_the_jit_small_ones_the_aot_kernels_when_built() -> None:
+    from corruptbench.ops import aot
+
+    assert kernel_choice(BULK_ITEMS) == "jit"
+    assert kernel_choice(3) == ("jit" if aot.load() is None else "auto")

@@ -424,13 +424,3 @@ def test_elastic_float_input_takes_the_generic_warp():
     func = corruption_registry()["elastic_transform"].func
     got = func(as_float, 2, profile=PROFILES["tiny"], rng=np.random.RandomState(4))
     assert np.array_equal(got, _unfused_elastic(img, 2, "tiny", 4))
-
-
-def test_channel_lut_equals_cv2_lut():
-    rs = np.random.RandomState(6)
-    lut = rs.randint(0, 256, size=(256, 3)).astype(np.uint8)
-    for shape in ((1, 1, 3), (31, 17, 3), (224, 224, 3)):
-        img = rs.randint(0, 256, size=shape).astype(np.uint8)
-        out = np.empty_like(img)
-        digital._apply_channel_lut(img, lut, out)
-        assert np.array_equal(out, cv2.LUT(img, lut.reshape(256, 1, 3)))

@@ -22,7 +22,14 @@ from corruptbench.ops.legacy_random import (
     legacy_poisson,
     legacy_state,
 )
-from corruptbench.ops.legacy_random_kernels import gauss_u8, glass_shuffle_mt, impulse_u8
+from corruptbench.ops.legacy_random_kernels import (
+    gauss_u8,
+    glass_shuffle_mt,
+    impulse_u8,
+    poisson_fill,
+    poisson_squeeze,
+    poisson_tables,
+)
 
 UNIT = np.arange(256) / 255.0
 LUT = ((np.arange(256) / 255.0) * 255).astype(np.uint8)
@@ -103,6 +110,33 @@ def test_poisson_u8_is_numpy_poisson(pos: int, scale: float) -> None:
         want = (np.clip(counts / scale, 0, 1) * 255).astype(np.uint8)
         np.testing.assert_array_equal(out, want)
         _assert_same_state(ours, numpy_rs)
+
+
+def test_poisson_squeeze_changes_no_decision() -> None:
+    """PTRS's squeeze columns decide as the two logs do: 10**6 draws at every uint8 rate of the
+    shot-noise scales, with and without the columns, equal NumPy's (values and final state)."""
+    values = np.tile(np.arange(256, dtype=np.uint8), 4000)
+    for scale in (60.0, 25.0, 255.0):
+        lams = (np.arange(256) / 255.0) * scale
+        table, loggam_k1 = poisson_tables(lams)
+        squeezed = poisson_squeeze(table, loggam_k1)
+        assert squeezed.shape == (256, 7 + loggam_k1.size)
+        np.testing.assert_array_equal(squeezed[:, :7], table)
+        counts = {}
+        for name, tab in (("plain", table), ("squeezed", squeezed)):
+            ours = np.random.RandomState(5)
+            st = legacy_state(ours)
+            assert st is not None
+            out = np.empty(values.size, np.int64)
+            poisson_fill(values.astype(np.int64), tab, loggam_k1, 0.0, st.key, st.ints, out)
+            st.commit()
+            counts[name] = (out, ours.random_sample())
+        theirs = np.random.RandomState(5)
+        want = theirs.poisson(lams[values])
+        next_value = theirs.random_sample()  # the generators end in the same state
+        for out, after in counts.values():
+            np.testing.assert_array_equal(out, want)
+            assert after == next_value
 
 
 @pytest.mark.parametrize("pos", POSITIONS)

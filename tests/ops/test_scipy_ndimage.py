@@ -16,8 +16,8 @@ def test_gaussian_filter_reflect_equals_scipy(sigma, shape):
     got = scipy_ndimage.gaussian_filter_reflect(u, sigma)
     want = scipy.ndimage.gaussian_filter(u, sigma, mode="reflect", truncate=3)
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-14 * max(np.abs(want).max(), 1e-300))
-    if 2 * int(3 * sigma + 0.5) + 1 <= 48:
-        assert np.array_equal(got, want)  # small kernels: SciPy itself
+    if 2 * int(3 * sigma + 0.5) + 1 <= scipy_ndimage._DIRECT_KERNEL:
+        assert np.array_equal(got, want)  # kernels up to 193 taps: SciPy itself
 
 
 def test_map_coordinates_equals_scipy_including_far_borders():
@@ -42,14 +42,14 @@ def test_map_coordinates_equals_scipy_including_far_borders():
 # (repeated folding), odd and non-square sides, radius 0 and the widest direct kernel
 _SHAPES = [(1, 1), (1, 6), (2, 3), (5, 7), (13, 40), (32, 32), (64, 64), (200, 300), (224, 224)]
 
-_SIGMAS = [0.1, 0.3, 0.64, 1.0, 2.44, 3.2, 5.5, 7.7]
+_SIGMAS = [0.1, 0.3, 0.64, 1.0, 2.44, 3.2, 5.5, 7.7, 19.52, 28.8, 32.0]
 
 
 @pytest.mark.parametrize("shape", _SHAPES)
 def test_small_gaussian_kernels_are_scipy_bitwise(shape):
     rs = np.random.RandomState(sum(shape))
     for sigma in _SIGMAS:
-        assert 2 * int(3 * sigma + 0.5) + 1 <= scipy_ndimage._SMALL_KERNEL
+        assert 2 * int(3 * sigma + 0.5) + 1 <= scipy_ndimage._DIRECT_KERNEL
         u = rs.uniform(-1, 1, size=shape)
         want = scipy.ndimage.gaussian_filter(u, sigma, mode="reflect", truncate=3)
         got = scipy_ndimage.gaussian_filter_reflect(u, sigma)

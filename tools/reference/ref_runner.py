@@ -32,8 +32,11 @@ Protocol (plain ``.npz`` both ways, no pickles, so numpy 1.x and 2.x sides inter
   - ``{"op": "ic_names", "subset": str}`` -> ``imagecorruptions.get_corruption_names(subset)`` in
     the response JSON (``names``).
   - ``{"op": "time_corrupt", "image": KEY, "cases": [[name, severity], ...], "repeats": int,
-    "seed": int}`` -> one untimed warm-up call per case, then ``repeats`` timed calls
-    (``time.perf_counter``), single-threaded. Result in the response JSON: seconds per call.
+    "seed": int, "clock": "perf_counter" | "process_time", "warmup": "all" | "first" | "none"}``
+    -> untimed warm-up calls (``all``, the default: one per case; ``first``: one per corruption,
+    before its first case), then ``repeats`` timed calls per case, single-threaded, timed with
+    ``clock`` (default ``perf_counter``; ``process_time``: CPU time of the process, steadier on a
+    busy machine). Result in the response JSON: seconds per call.
 
 * response: arrays ``r{i}`` / ``r{i}_raw`` / ``r{i}_rgb`` plus ``__response__`` (JSON:
   ``{"results": [{"op": ..., ...}, ...], "versions": {...}}``).
@@ -277,17 +280,31 @@ def op_magick_motion_blur(image: np.ndarray, radius, sigma, angle):
     return raw, rgb
 
 
-def op_time_corrupt(image: np.ndarray, cases, repeats: int, seed: int) -> list:
+_CLOCKS = {"perf_counter": time.perf_counter, "process_time": time.process_time}
+
+
+def op_time_corrupt(
+    image: np.ndarray,
+    cases,
+    repeats: int,
+    seed: int,
+    clock: str = "perf_counter",
+    warmup: str = "all",
+) -> list:
     x = np.ascontiguousarray(image, dtype=np.uint8)
+    now = _CLOCKS[clock]
     results = []
+    warmed = set()
     for name, severity in cases:
         np.random.seed(int(seed))
-        imagenet_c.corrupt(x, int(severity), name)  # warm-up (first-call costs, caches)
+        if warmup == "all" or (warmup == "first" and name not in warmed):
+            imagenet_c.corrupt(x, int(severity), name)  # warm-up (first-call costs, caches)
+            warmed.add(name)
         times = []
         for _ in range(int(repeats)):
-            t0 = time.perf_counter()
+            t0 = now()
             imagenet_c.corrupt(x, int(severity), name)
-            times.append(time.perf_counter() - t0)
+            times.append(now() - t0)
         results.append({"name": name, "severity": int(severity), "seconds": times})
     return results
 
@@ -323,7 +340,12 @@ def handle(request: dict, arrays: dict) -> tuple[dict, dict]:
                 results.append({"op": kind})
             elif kind == "time_corrupt":
                 timings = op_time_corrupt(
-                    image, op["cases"], op.get("repeats", 3), op.get("seed", 0)
+                    image,
+                    op["cases"],
+                    op.get("repeats", 3),
+                    op.get("seed", 0),
+                    op.get("clock", "perf_counter"),
+                    op.get("warmup", "all"),
                 )
                 results.append({"op": kind, "timings": timings})
             else:

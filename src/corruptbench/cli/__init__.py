@@ -15,6 +15,8 @@ import sys
 from .. import __version__
 from ..errors import ArgumentError
 from ..extras import MissingDependency
+from ..kernel_cache import compile_estimate
+from ..ops import jit
 
 __all__ = ["COMMANDS", "FLAGS", "build_parser", "main"]
 
@@ -30,6 +32,7 @@ COMMANDS = [
     "eval_p",
     "report",
     "demo",
+    "warmup",
 ]
 
 #: library argument name -> the flag that sets it
@@ -96,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    # one line on stderr if this run compiles kernels (an empty cache), instead of a silent pause
+    jit.announce(compile_estimate(everything=True))
     try:
         rc = args.func(args)
         sys.stdout.flush()

@@ -17,6 +17,9 @@ from PIL import Image
 from ..api import ALL_CORRUPTIONS, corrupt
 from ..datasets.images import ImageLoadError, load_array, load_image
 from ..fileio import write_atomic
+from ..kernel_cache import compile_estimate
+from ..ops import jit
+from ..registry import canonical_name
 from ..validation import check_quality
 from .options import add_quality_argument
 
@@ -91,6 +94,7 @@ def save_image(arr: np.ndarray, path: str | os.PathLike[str], quality: int = 85)
 
 def run(args: argparse.Namespace) -> int:
     check_quality(args.quality)
+    jit.announce(compile_estimate([canonical_name(str(args.corruption))]))
     img = _load(args.input, rgb=False)
     out = corrupt(img, args.corruption, args.severity, profile=args.profile, rng=args.seed)
     save_image(out, args.output, quality=args.quality)

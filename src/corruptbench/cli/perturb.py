@@ -92,8 +92,11 @@ def write_sequence(
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..kernel_cache import compile_estimate
+    from ..ops import jit
     from ..perturbations import is_noise, perturb
 
+    jit.announce(compile_estimate(perturbations=[canonical_name(str(args.perturbation))]))
     img = load_rgb(args.input)
     frames = perturb(
         img, args.perturbation, profile=args.profile, difficulty=args.difficulty, rng=args.seed

@@ -11,10 +11,10 @@ import threading
 from typing import Any
 
 import cv2
-import numba
 import numpy as np
 
 from ..ops.gaussian import gaussian_blur_u8
+from ..ops.jit import kernel
 from ..ops.kernels import trimmed_disk
 from ..ops.legacy_random import legacy_state
 from ..ops.legacy_random_kernels import glass_shuffle_mt
@@ -52,7 +52,7 @@ def _scratch(key: str, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return arr
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _divide_255(src, out):  # pragma: no cover - compiled
     # out = src / 255. (float64; uint8 src, by table), flat C-contiguous arrays
     lut = np.empty(256, dtype=np.float64)
@@ -62,7 +62,7 @@ def _divide_255(src, out):  # pragma: no cover - compiled
         out[e] = lut[src[e]]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _clip_scale_u8(src, out):  # pragma: no cover - compiled
     # out = uint8(clip(src, 0, 1) * 255) (float64 arithmetic, truncation), flat arrays
     for e in range(src.shape[0]):
@@ -102,7 +102,7 @@ def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     return gaussian_blur_u8(image, sigma)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _glass_shuffle_kernel(x, d, iterations, offsets):  # pragma: no cover - compiled
     height, width, nc = x.shape
     k = 0
@@ -197,23 +197,15 @@ def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any)
     return magick_motion_blur(image, radius, sigma, angle)
 
 
-@numba.njit(cache=True, nogil=True)
-def _channels_equal(flat):  # pragma: no cover - compiled
-    # True when every pixel of the flat (H * W * 3) array has R == G == B; stops at the first
-    # pixel that differs (the first few pixels of a colour photo).
-    for e in range(0, flat.shape[0], 3):
-        if flat[e] != flat[e + 1] or flat[e] != flat[e + 2]:
+def _is_gray(image: np.ndarray) -> bool:
+    # R == G == B at every pixel; the first row settles it for almost every colour photo
+    for rows in (image[:1], image):
+        if not (
+            np.array_equal(rows[:, :, 0], rows[:, :, 1])
+            and np.array_equal(rows[:, :, 0], rows[:, :, 2])
+        ):
             return False
     return True
-
-
-def _is_gray(image: np.ndarray) -> bool:
-    if image.ndim == 3 and image.shape[2] == 3 and image.dtype == np.uint8:
-        return bool(_channels_equal(np.ascontiguousarray(image).reshape(-1)))
-    return bool(  # pragma: no cover - the corruptions get uint8 RGB
-        np.array_equal(image[:, :, 0], image[:, :, 1])
-        and np.array_equal(image[:, :, 0], image[:, :, 2])
-    )
 
 
 @register_corruption("zoom_blur", family="blur", order=6, random=False)

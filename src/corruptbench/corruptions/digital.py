@@ -28,12 +28,12 @@ import io
 from typing import Any
 
 import cv2
-import numba
 import numpy as np
 import simplejpeg
 from PIL import Image
 
 from ..ops.hsv import hsv_adjust_uint8
+from ..ops.jit import kernel
 from ..ops.legacy_random import legacy_uniform
 from ..ops.opencv_warp import invert_affine_cv, warp_affine_inverse_into
 from ..ops.pillow_resize import pil_box_resize
@@ -110,23 +110,11 @@ def contrast(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
     means = _channel_sums(img, _UNIT) / (img.shape[0] * img.shape[1])
     # (the same float64 operations per channel and value, broadcast over the 3 channels)
     lut = (np.clip((_UNIT[:, None] - means) * c + means, 0, 1) * 255).astype(np.uint8)
-    out = np.empty(img.shape, np.uint8)
-    _apply_channel_lut(img, lut, out)
-    return out
+    # out[..., ch] = lut[img[..., ch], ch]: OpenCV's lookup with a 3-channel table
+    return cv2.LUT(img, np.ascontiguousarray(lut).reshape(256, 1, 3))
 
 
-@numba.njit(cache=True, nogil=True)
-def _apply_channel_lut(img: np.ndarray, lut: np.ndarray, out: np.ndarray) -> None:
-    # out[..., ch] = lut[img[..., ch], ch] (cv2.LUT with a 3-channel table)
-    src = img.reshape(-1, 3)
-    dst = out.reshape(-1, 3)
-    for k in range(src.shape[0]):
-        dst[k, 0] = lut[src[k, 0], 0]
-        dst[k, 1] = lut[src[k, 1], 1]
-        dst[k, 2] = lut[src[k, 2], 2]
-
-
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _channel_sums(img: np.ndarray, unit: np.ndarray) -> np.ndarray:
     # np.sum(img / 255., axis=(0, 1)) in NumPy's order for this layout: a sequential float64
     # accumulation over the pixels (the reduced axes are outer; asserted equal in the tests)
@@ -204,7 +192,7 @@ def elastic_source_points(height: int, width: int) -> np.ndarray:
     )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _unit_rgb_padded(src: np.ndarray, lut: np.ndarray, dst: np.ndarray) -> None:
     # dst[..., :3] = lut[src] (uint8 RGB; lut[v] == float32(v) / 255), dst[..., 3] = 0
     n = src.shape[0] * src.shape[1]

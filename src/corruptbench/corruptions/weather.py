@@ -178,8 +178,11 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
     layer = legacy_normal(rng, loc, scale, (h, w))  # rng.normal(size=(h, w), loc, scale)
     # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
     layer = clipped_zoom(layer, zoom)
-    layer8 = np.empty((h, w), dtype=np.uint8)
-    wk.snow_layer_u8(layer, float(threshold), layer8)
+    # L[L < t] = 0; uint8(clip(L, 0, 1) * 255), truncating (float64, as the reference)
+    layer = np.where(layer < float(threshold), 0.0, layer)
+    np.clip(layer, 0.0, 1.0, out=layer)
+    layer *= 255.0
+    layer8 = layer.astype(np.uint8)
     angle = rng.uniform(-135, -45)
     blurred = _motion_blur_u8(layer8, radius, sigma, angle)
 
@@ -318,9 +321,8 @@ def _liquid_u8(liquid: np.ndarray, threshold: float) -> np.ndarray:
     """``L[L < threshold] = 0; (L * 255).astype(int64).astype(uint8)`` for float64 ``L`` (a new
     array; values are >= 0 there, and the int64 -> uint8 cast wraps modulo 256 like the
     reference's)."""
-    out = np.empty(liquid.shape, dtype=np.uint8)
-    wk.liquid_u8(liquid, float(threshold), out)
-    return out
+    scaled = np.where(liquid < float(threshold), 0.0, liquid) * 255.0
+    return scaled.astype(np.int64).astype(np.uint8)
 
 
 def water_drops(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import threading
 
-import numba
 import numpy as np
+
+from ..ops.jit import kernel
 
 __all__ = ["transcode"]
 
@@ -73,7 +74,7 @@ def transcode(base: bytes) -> bytes | None:
 # --------------------------------------------------------------------------- #
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _lut_entry(length, sym, dc):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``used | length << 5 | symbol << 10 | advance << 18`` for one decoded symbol.
 
@@ -96,7 +97,7 @@ def _lut_entry(length, sym, dc):  # type: ignore[no-untyped-def]  # pragma: no c
     return (length + s) | (length << 5) | (sym << 10) | (adv << 18)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _build_decoder(bits, vals, dc, lut, maxcode, valptr, mincode):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Decoding tables for one DHT table (T.81 Annex C and F.2.2.3).
 
@@ -130,7 +131,7 @@ def _build_decoder(bits, vals, dc, lut, maxcode, valptr, mincode):  # type: igno
     return True
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _slow_code(acc, cnt, dc, maxcode, valptr, mincode, vals):  # type: ignore[no-untyped-def]  # pragma: no cover
     """A code longer than ``_LOOK`` bits: its ``_lut_entry``, or 0 if invalid."""
     length = _LOOK + 1
@@ -143,7 +144,7 @@ def _slow_code(acc, cnt, dc, maxcode, valptr, mincode, vals):  # type: ignore[no
     return _lut_entry(length, np.int64(vals[valptr[length] + code - mincode[length]]), dc)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _heap_pop(heap, m):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Remove and return the smallest of the ``m`` keys of the binary min-heap."""
     top = heap[0]
@@ -164,7 +165,7 @@ def _heap_pop(heap, m):  # type: ignore[no-untyped-def]  # pragma: no cover
     return top
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _optimal_lengths(freq_in, bits_out, vals_out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Optimal table for the symbol counts ``freq_in[0..255]`` (T.81 K.2 / libjpeg).
 
@@ -258,7 +259,7 @@ def _optimal_lengths(freq_in, bits_out, vals_out):  # type: ignore[no-untyped-de
     return start[_MAX_CLEN]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _encoder_codes(bits, vals, dc, enc):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Canonical codes (T.81 Annex C) by symbol: ``code << (extra + 6) | (length + extra)``.
 
@@ -283,7 +284,7 @@ def _encoder_codes(bits, vals, dc, enc):  # type: ignore[no-untyped-def]  # prag
 # --------------------------------------------------------------------------- #
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _unstuff(src, start, end, buf):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Copy the entropy-coded bytes ``src[start:end]`` to ``buf`` without the
     stuffed zero after each 0xFF, then ``_PAD`` zero bytes.  Returns the length,
@@ -306,7 +307,7 @@ def _unstuff(src, start, end, buf):  # type: ignore[no-untyped-def]  # pragma: n
     return m
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _decode_scan(
     buf, nbytes, nmcu, ns, nblk, dc_slot, ac_slot, lut, maxcode, valptr, mincode, hvals, freq, syms
 ):  # type: ignore[no-untyped-def]  # pragma: no cover  # noqa: C901, PLR0912, PLR0913, PLR0915
@@ -402,7 +403,7 @@ def _decode_scan(
     return nsym
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _emit_scan(syms, nsym, enc, out, w):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Write the symbols with the codes ``enc`` (flat slot * 256 + symbol) from ``out[w]``.
 
@@ -451,7 +452,7 @@ def _emit_scan(syms, nsym, enc, out, w):  # type: ignore[no-untyped-def]  # prag
     return w
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _reoptimize(src, buf, syms, lut, maxcode, valptr, mincode, hvals, key):  # type: ignore[no-untyped-def]  # pragma: no cover  # noqa: C901, PLR0912, PLR0915
     """Rewrite a baseline JPEG with libjpeg's optimal Huffman tables.
 

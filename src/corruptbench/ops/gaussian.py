@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import functools
 
-import numba
 import numpy as np
 
 from .borders import fold_index
+from .jit import kernel, readonly
 
 __all__ = [
     "gaussian_kernel1d",
@@ -66,7 +66,7 @@ def gaussian_matrix(
     return op
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _gauss_axis0_row(src, i, h, mod, w, acc):  # pragma: no cover - compiled
     # Row i of the filter along axis 0 of (H, L) ``src``, SciPy's symmetric correlate1d order,
     # mode 'nearest': acc = s[i] * w0 + sum_{k = r..1} (s[i - k] + s[i + k]) * w_k, accumulated in
@@ -132,7 +132,7 @@ def _gauss_axis0_row(src, i, h, mod, w, acc):  # pragma: no cover - compiled
             acc[e] += (a[e] + b[e]) * wk
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _gauss_axis1_row(pad, n, nc, w, acc):  # pragma: no cover - compiled
     # The filter along axis 1 of one row of n = W * nc interleaved values (channels not mixed),
     # held edge-padded by r pixels in ``pad`` (float64); same order as _gauss_axis0_row.
@@ -193,7 +193,7 @@ def _gauss_axis1_row(pad, n, nc, w, acc):  # pragma: no cover - compiled
             acc[e] += (a[e] + b[e]) * wk
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _gauss_fill_pad(row, n, nc, r, pad):  # pragma: no cover - compiled
     # pad[r * nc : r * nc + n] = row; r replicated edge pixels on each side.
     base = r * nc
@@ -205,7 +205,7 @@ def _gauss_fill_pad(row, n, nc, r, pad):  # pragma: no cover - compiled
             pad[base + n + j * nc + c] = row[n - nc + c]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _gauss_filter(src, nc, w, out):  # pragma: no cover - compiled
     # Separable filter of (H, W * nc) ``src`` into ``out`` (same shape and dtype): axis 0, the
     # intermediate row stored in the source's dtype, then axis 1; one row at a time.
@@ -225,7 +225,7 @@ def _gauss_filter(src, nc, w, out):  # pragma: no cover - compiled
             o[e] = acc[e]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _gauss_filter_u8(img, nc, w, clip, out):  # pragma: no cover - compiled
     # uint8 (H, W * nc) ``img`` -> x = img / 255. -> _gauss_filter arithmetic ->
     # out = uint8((clip(v, 0, 1) if clip else v) * 255) (truncation), one row at a time. x is
@@ -320,7 +320,7 @@ def gaussian_blur_u8(
         raise TypeError(f"gaussian_blur_u8 needs a uint8 H x W (x C) image, got {image.dtype}")
     h = image.shape[0]
     nc = image.shape[2] if image.ndim == 3 else 1
-    src = np.ascontiguousarray(image).reshape(h, -1)
+    src = readonly(image).reshape(h, -1)
     out = np.empty(image.shape, dtype=np.uint8)
     if sigma <= 1e-15:  # SciPy skips axes with a negligible sigma: x itself
         x = image / 255.0

@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from .jit import kernel
 
 __all__ = ["rgb2hsv", "hsv2rgb", "hsv_adjust_uint8"]
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _pix_rgb2hsv(r: float, g: float, b: float) -> tuple[float, float, float]:
     v = max(r, g, b)
     delta = v - min(r, g, b)
@@ -51,7 +52,7 @@ def _pix_rgb2hsv(r: float, g: float, b: float) -> tuple[float, float, float]:
     return h, s, v
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _pix_hsv2rgb(h: float, s: float, v: float) -> tuple[float, float, float]:
     hi = math.floor(h * 6.0)
     f = h * 6.0 - hi
@@ -72,7 +73,7 @@ def _pix_hsv2rgb(h: float, s: float, v: float) -> tuple[float, float, float]:
     return v, p, q
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _rgb2hsv_kernel(src: np.ndarray, dst: np.ndarray) -> None:
     for k in range(src.shape[0]):
         h, s, v = _pix_rgb2hsv(src[k, 0], src[k, 1], src[k, 2])
@@ -81,7 +82,7 @@ def _rgb2hsv_kernel(src: np.ndarray, dst: np.ndarray) -> None:
         dst[k, 2] = v
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _hsv2rgb_kernel(src: np.ndarray, dst: np.ndarray) -> None:
     for k in range(src.shape[0]):
         r, g, b = _pix_hsv2rgb(src[k, 0], src[k, 1], src[k, 2])
@@ -90,7 +91,7 @@ def _hsv2rgb_kernel(src: np.ndarray, dst: np.ndarray) -> None:
         dst[k, 2] = b
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _hsv_adjust_planar(
     r_in: np.ndarray,
     g_in: np.ndarray,
@@ -150,7 +151,7 @@ def _hsv_adjust_planar(
 _CHUNK = 512  # pixels per block of planes (a few KiB: stays in L1)
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy")
+@kernel(error_model="numpy")
 def _hsv_adjust_kernel(
     src: np.ndarray,
     dst: np.ndarray,

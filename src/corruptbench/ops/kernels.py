@@ -13,8 +13,9 @@ import functools
 from typing import Any
 
 import cv2
-import numba
 import numpy as np
+
+from .jit import kernel
 
 __all__ = [
     "disk",
@@ -86,7 +87,7 @@ def next_pow2(n: int) -> int:
 # ------------------------------------------------------------------------------------------------
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def plasma_raw(m, u, wibbles):  # type: ignore[no-untyped-def]  # pragma: no cover
     """The diamond-square levels of :func:`plasma_fractal`, in place on the
     n x n float64 map ``m`` (``m[0, 0] = 0`` set here), *before* its normalisation; returns

@@ -35,7 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from .legacy_random_kernels import MT_WORDS, gauss_u8, poisson_fill, poisson_tables, uniform_fill
+from .legacy_random_kernels import (
+    MT_WORDS,
+    gauss_u8,
+    poisson_fill,
+    poisson_squeeze,
+    poisson_tables,
+    uniform_fill,
+)
 
 __all__ = [
     "LegacyState",
@@ -188,7 +195,9 @@ class PoissonPlan:
         self.values = np.ascontiguousarray(_values, dtype=np.float64)
         self.index = _index  # the rate of element i is values[index[i]]
         self.shape = _index.shape
-        self.table, self.loggam_k1 = poisson_tables(self.values) if _tables is None else _tables
+        tables = poisson_tables(self.values) if _tables is None else _tables
+        self.table: np.ndarray = tables[0]
+        self.loggam_k1: np.ndarray = tables[1]
         self._compiled = bool(self.values.size == 0 or self.values.max() <= 1e9)
 
     @classmethod
@@ -209,7 +218,9 @@ class PoissonPlan:
             values = _UNIT * key
             if len(_U8_TABLES) >= 64:
                 _U8_TABLES.clear()
-            cached = _U8_TABLES[key] = (values, *poisson_tables(values))
+            table, loggam_k1 = poisson_tables(values)
+            # (256 rates at most: the squeeze columns of poisson_fill pay off)
+            cached = _U8_TABLES[key] = (values, poisson_squeeze(table, loggam_k1), loggam_k1)
         values, table, loggam_k1 = cached
         return cls(
             None, _values=values, _index=np.ascontiguousarray(img), _tables=(table, loggam_k1)
@@ -312,7 +323,7 @@ def legacy_normal_u8(
         state = legacy_state(rng, gauss=True)
         if state is None:
             return False
-        gauss_u8(values, _UNIT, c, speckle, state.key, state.ints, state.gauss, out)
+        gauss_u8(values, _UNIT, c, speckle, state.key, state.ints, state.gauss, out, False, 0.0)
         state.commit()
         return True
     n = values.size
@@ -331,7 +342,7 @@ def legacy_normal_u8(
         ints = np.array([view[_N], 0], dtype=np.int64)
         gauss = np.zeros(1, dtype=np.float64)
         part = slice(k0, k0 + even)
-        gauss_u8(values[part], _UNIT, c, speckle, view[:_N], ints, gauss, out[part])
+        gauss_u8(values[part], _UNIT, c, speckle, view[:_N], ints, gauss, out[part], False, 0.0)
         view[_N:].view(np.int32)[0] = ints[0]
     for k, g in enumerate(head):
         out[k] = _u8_pixel(float(_UNIT[values[k]]), c, g, speckle)

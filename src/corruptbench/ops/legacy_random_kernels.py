@@ -12,12 +12,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numba
 import numpy as np
+
+from .jit import kernel
 
 __all__ = [
     "MT_WORDS",
     "poisson_tables",
+    "poisson_squeeze",
     "poisson_fill",
     "gauss_u8",
     "uniform_fill",
@@ -33,7 +35,7 @@ _M = 397
 # --------------------------------------------------------------------------------- MT19937
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _twist(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - compiled
     """One word of the twist: ``c ^ (y >> 1) ^ (0x9908B0DF if y odd)``, ``y`` from ``a`` and ``b``."""
     y = (a & np.uint32(0x80000000)) | (b & np.uint32(0x7FFFFFFF))
@@ -41,7 +43,7 @@ def _twist(a: Any, b: Any, c: Any) -> Any:  # pragma: no cover - compiled
     return c ^ (y >> np.uint32(1)) ^ (odd & np.uint32(0x9908B0DF))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _generate(key: np.ndarray) -> None:  # pragma: no cover - compiled
     """``mt19937_gen``: the twist of all 624 words, in place (branch-free, vectorised loops).
 
@@ -58,7 +60,7 @@ def _generate(key: np.ndarray) -> None:  # pragma: no cover - compiled
     key[_N - 1] = _twist(key[_N - 1], key[0], key[_M - 1])
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _temper(y: Any) -> Any:  # pragma: no cover - compiled
     y ^= y >> np.uint32(11)
     y ^= (y << np.uint32(7)) & np.uint32(0x9D2C5680)
@@ -67,7 +69,7 @@ def _temper(y: Any) -> Any:  # pragma: no cover - compiled
     return y
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _to_double(a: Any, b: Any) -> float:  # pragma: no cover - compiled
     """``((a >> 5) * 67108864 + (b >> 6)) / 2**53`` of two tempered words.
 
@@ -82,21 +84,21 @@ def _to_double(a: Any, b: Any) -> float:  # pragma: no cover - compiled
 _DBUF = _N // 2
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _doubles_even(key: np.ndarray, dbuf: np.ndarray) -> None:  # pragma: no cover - compiled
     """``dbuf[i]`` = the double of words ``2i, 2i + 1`` for the 312 pairs of a block."""
     for i in range(_N // 2):
         dbuf[i] = _to_double(_temper(key[2 * i]), _temper(key[2 * i + 1]))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _doubles_odd(key: np.ndarray, dbuf: np.ndarray) -> None:  # pragma: no cover - compiled
     """``dbuf[1 + i]`` = the double of words ``2i + 1, 2i + 2`` for the 311 pairs up to word 622."""
     for i in range(_N // 2 - 1):
         dbuf[1 + i] = _to_double(_temper(key[2 * i + 1]), _temper(key[2 * i + 2]))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _refill(key: np.ndarray, pos: int, dbuf: np.ndarray) -> tuple[int, int]:  # pragma: no cover
     """The next ``random_sample`` values up to the end of the current block, into ``dbuf``.
 
@@ -124,7 +126,7 @@ def _refill(key: np.ndarray, pos: int, dbuf: np.ndarray) -> tuple[int, int]:  # 
     return m, pos + 2 * m
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _temper_from(key: np.ndarray, start: int, out: np.ndarray) -> None:  # pragma: no cover
     for i in range(start, _N):
         out[i] = _temper(key[i])
@@ -148,7 +150,7 @@ _LOGGAM_A = np.array(
 )
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _loggam(x: float) -> float:  # pragma: no cover - compiled
     """NumPy's ``random_loggam`` (log-gamma by Stirling's series)."""
     a = _LOGGAM_A
@@ -172,7 +174,7 @@ def _loggam(x: float) -> float:  # pragma: no cover - compiled
     return gl
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def poisson_tables(lams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
     """Per-rate constants of ``random_poisson`` and a ``random_loggam(k + 1)`` table.
 
@@ -205,7 +207,7 @@ def poisson_tables(lams: np.ndarray) -> tuple[np.ndarray, np.ndarray]:  # pragma
     return table, loggam_k1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``random_poisson(table[idx[i], 0])`` for every ``i`` in order, into ``out[i]``.
 
@@ -217,9 +219,17 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
     products ``p1 >= p2 >= p3 >= p4`` (each a product with a double below 1, rounded: never larger),
     so when ``p4 <= exp(-lam)`` the count grows by the number of ``p1..p3`` above ``exp(-lam)`` and
     exactly that many doubles plus one are used — the same products and comparisons as one at a time.
+
+    PTRS's final test ``log(w) + log(invalpha) - log(d) <= -lam + k log(lam) - loggam(k + 1)``
+    (``d = a / us^2 + b``) costs two logs. ``table`` may carry ``ne`` extra columns (see
+    :func:`poisson_squeeze`): ``table[j, 7 + k] ~= exp(rhs(k) - log(invalpha))``; for ``k < ne``
+    the test is first decided on ``w / d`` against that bound, and only a ratio within a relative
+    1e-9 of it (where the rounding of the logs, below 1e-12, could matter) takes the exact test.
+    So every accept / reject is the one NumPy makes.
     """
     pos = ints[0]
     nk = loggam_k1.size
+    ne = table.shape[1] - 7  # counts with a squeeze bound
     dbuf = np.empty(_DBUF)
     dn = dq = 0  # dbuf[dq:dn]: the next doubles of the stream
     for i in range(idx.size):
@@ -249,10 +259,18 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
                     break
                 if count < 0 or (us < 0.013 and w > us):
                     continue
+                d = a / (us * us) + b
+                if count < ne:
+                    # the squeeze of the table's extra columns (see poisson_fill's docstring):
+                    # decides without the two logs, except within 1e-9 of the bound
+                    q = w / d
+                    bound = table[j, 7 + count]
+                    if q < bound * _SQUEEZE_LO:
+                        break
+                    if q > bound * _SQUEEZE_HI:
+                        continue
                 lg = loggam_k1[count] if count < nk else _loggam(count + 1.0)
-                if math.log(w) + loginvalpha - math.log(a / (us * us) + b) <= (
-                    -lam + count * loglam - lg
-                ):
+                if math.log(w) + loginvalpha - math.log(d) <= (-lam + count * loglam - lg):
                     break
         elif lam != 0:  # multiplication method
             enlam = table[j, 6]
@@ -288,6 +306,27 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
     ints[0] = pos - 2 * (dn - dq)
 
 
+#: margins of the squeeze in :func:`poisson_fill` (far above the logs' rounding, ~1e-12 absolute)
+_SQUEEZE_LO = 1.0 - 1e-9
+_SQUEEZE_HI = 1.0 + 1e-9
+
+
+def poisson_squeeze(table: np.ndarray, loggam_k1: np.ndarray) -> np.ndarray:
+    """``table`` (of :func:`poisson_tables`) with the squeeze columns of :func:`poisson_fill`.
+
+    ``out[j, 7 + k] = exp((-lam + k log(lam) - loggam(k + 1)) - log(invalpha))`` for the PTRS
+    rates (``lam >= 10``; 0 for the others, never read) and ``k < loggam_k1.size``. Only a bound:
+    values within a relative 1e-9 of it are decided by the exact test.
+    """
+    k = np.arange(loggam_k1.size, dtype=np.float64)
+    lam = table[:, :1]
+    rhs = (-lam + k[None, :] * table[:, 1:2]) - loggam_k1[None, :]
+    with np.errstate(over="ignore", under="ignore"):
+        bound = np.exp(rhs - table[:, 4:5])
+    bound[table[:, 0] < 10] = 0.0
+    return np.ascontiguousarray(np.hstack([table, bound]))
+
+
 # --------------------------------------------------------------------------------- Gaussian
 
 
@@ -297,7 +336,7 @@ _GCHUNK = 2048
 _ABUF = _DBUF // 2 + 2
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def gauss_u8(values, unit, c, speckle, key, ints, gauss, out, raw=False, loc=0.0):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``x + normal(scale=c)`` (or ``x + x * normal(scale=c)``), clip, * 255, truncate.
 
@@ -392,7 +431,7 @@ def gauss_u8(values, unit, c, speckle, key, ints, gauss, out, raw=False, loc=0.0
     gauss[0] = cached
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def uniform_fill(low, span, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``out[k] = low + span * random_sample()`` in stream order (NumPy's ``random_uniform``)."""
     dbuf = np.empty(_DBUF)
@@ -413,21 +452,21 @@ def uniform_fill(low, span, key, ints, out):  # type: ignore[no-untyped-def]  # 
 # --------------------------------------------------------------------------------- uniform
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _below_even(key, thr, dst, base):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``dst[base + i] = (double of words 2i, 2i + 1) < thr`` for the 312 pairs of a block."""
     for i in range(_N // 2):
         dst[base + i] = _to_double(_temper(key[2 * i]), _temper(key[2 * i + 1])) < thr
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _below_odd(key, thr, dst, base):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``dst[base + i] = (double of words 2i + 1, 2i + 2) < thr`` for the 311 pairs to word 622."""
     for i in range(_N // 2 - 1):
         dst[base + i] = _to_double(_temper(key[2 * i + 1]), _temper(key[2 * i + 2])) < thr
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _below(key, pos, thr, dst):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``dst[k] = random_sample() < thr`` for the whole of ``dst``, in order; returns the position.
 
@@ -436,7 +475,7 @@ def _below(key, pos, thr, dst):  # type: ignore[no-untyped-def]  # pragma: no co
     last, partial blocks by a general loop (which compiles to much slower code).
     """
     n = dst.size
-    k = 0
+    k = np.int64(0)  # int64 from the start: a literal 0 would compile _below_even/odd twice
     while k < n:
         if pos >= _N:
             _generate(key)
@@ -464,7 +503,7 @@ def _below(key, pos, thr, dst):  # type: ignore[no-untyped-def]  # pragma: no co
     return pos
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Salt and pepper: two full ``random_sample`` masks in order (flipped, then salted).
 
@@ -487,7 +526,7 @@ def impulse_u8(values, lut, thr_flip, thr_salt, key, ints, out):  # type: ignore
 # --------------------------------------------------------------------------------- randint
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _glass_copy(x, h, w, hp, wp, nc):  # type: ignore[no-untyped-def]  # pragma: no cover
     if nc == 3:
         x[h, w, 0] = x[hp, wp, 0]
@@ -498,7 +537,7 @@ def _glass_copy(x, h, w, hp, wp, nc):  # type: ignore[no-untyped-def]  # pragma:
             x[h, w, c] = x[hp, wp, c]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _randint_block(key, p, mask, rng, d, acc, src):  # type: ignore[no-untyped-def]  # pragma: no cover
     """The accepted masked words of the rest of the block (twisting first when it is used up).
 
@@ -518,7 +557,7 @@ def _randint_block(key, p, mask, rng, d, acc, src):  # type: ignore[no-untyped-d
     return na
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Glass blur's pixel loop drawing ``(dx, dy) = randint(-d, d, size=2)`` inline (``d >= 1``).
 
@@ -531,7 +570,7 @@ def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-de
     """
     height, width, nc = x.shape
     rng = np.uint32(2 * d - 1)
-    mask = rng
+    mask = np.uint64(rng)  # its type after the loop below (uint32 | uint32 is uint64 in numba)
     for sh in (1, 2, 4, 8, 16):
         mask |= mask >> np.uint32(sh)
     p = ints[0]
@@ -549,13 +588,13 @@ def glass_shuffle_mt(x, d, iterations, key, ints):  # type: ignore[no-untyped-de
                     else:
                         if p >= _N:
                             _generate(key)
-                            _temper_from(key, 0, buf)
+                            _temper_from(key, np.int64(0), buf)
                             p = 0
                         dx = np.int64(buf[p] & mask) - d
                         p += 1
                         if p >= _N:
                             _generate(key)
-                            _temper_from(key, 0, buf)
+                            _temper_from(key, np.int64(0), buf)
                             p = 0
                         dy = np.int64(buf[p] & mask) - d
                         p += 1

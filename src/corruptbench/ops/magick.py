@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
+
+from .jit import kernel, readonly
 
 __all__ = ["kernel_width", "motion_kernel", "apply_motion_kernel", "magick_motion_blur"]
 
@@ -114,7 +115,7 @@ def motion_kernel(
     return weights, offsets_x, offsets_y
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _blur_rows(padded, weights, rows, cols, out):  # pragma: no cover - compiled
     """Fused tap accumulation, ``ClampToQuantum`` and 8-bit conversion, one output row at a time.
 
@@ -154,7 +155,7 @@ def _blur_rows(padded, weights, rows, cols, out):  # pragma: no cover - compiled
             o[j] = np.uint8(q // np.uint32(257))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _pad_quanta(image, pad_top, pad_left, ch, padded):  # pragma: no cover - compiled
     """``padded`` (float64 (Hp, Wp * C)) = ``257 * image`` edge-padded (``np.pad`` mode "edge").
 
@@ -203,7 +204,7 @@ def apply_motion_kernel(
     pad_left = max(0, -int(offsets_x.min()))
     pad_right = max(0, int(offsets_x.max()))
     padded = np.empty((h + pad_top + pad_bottom, (w + pad_left + pad_right) * ch), dtype=np.float64)
-    _pad_quanta(np.ascontiguousarray(image).reshape(h, -1), pad_top, pad_left, ch, padded)
+    _pad_quanta(readonly(image).reshape(h, -1), pad_top, pad_left, ch, padded)
     rows = (np.asarray(offsets_y, dtype=np.int64) + pad_top).astype(np.int64)
     cols = (np.asarray(offsets_x, dtype=np.int64) + pad_left) * ch
     out = np.empty((h, w * ch), dtype=np.uint8)

@@ -11,8 +11,9 @@ newer OpenCV releases compute both warps differently.
 from __future__ import annotations
 
 import cv2
-import numba
 import numpy as np
+
+from .jit import kernel
 
 __all__ = [
     "AB_BITS",
@@ -30,7 +31,7 @@ INTER_BITS = 5
 _INTER_TAB = 1 << INTER_BITS
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _reflect101(p: int, n: int) -> int:
     # cv::borderInterpolate(p, n, BORDER_REFLECT_101)
     if n == 1:
@@ -43,7 +44,7 @@ def _reflect101(p: int, n: int) -> int:
     return p
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None:
     # float32 src; dst float32, or float64 to hold the float32 results exactly
     h, w, cn = src.shape
@@ -153,7 +154,7 @@ def warp_affine_cv34(
 _BLOCK = 32  # OpenCV's WarpPerspectiveInvoker works in blocks of at most 32 * 32 pixels
 
 
-@numba.njit(cache=True)
+@kernel(nogil=False)
 def _perspective_maps(m, bw0, xy, alpha):  # pragma: no cover - compiled
     """OpenCV 3.4's fixed-point source coordinates (see :func:`warp_perspective`), in double."""
     h, w = alpha.shape

@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import math
 
-import numba
 import numpy as np
+
+from .jit import kernel
 
 __all__ = ["PRECISION_BITS", "pil_box_coefficients", "pil_box_resize"]
 
@@ -76,7 +77,7 @@ def _pil_box_single_taps(in_size: int, out_size: int) -> np.ndarray | None:
     return idx
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _gather_pixels(src: np.ndarray, rows: np.ndarray, cols: np.ndarray, dst: np.ndarray) -> None:
     # dst[y, x] = src[rows[y], cols[x]] (C-contiguous arrays); a row equal to the previous
     # output row's source is copied from it
@@ -100,7 +101,7 @@ def _gather_pixels(src: np.ndarray, rows: np.ndarray, cols: np.ndarray, dst: np.
                 flat_d[o + k] = flat_s[base + offs[k]]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _pil_resample_rows(
     src: np.ndarray, offset: int, bounds: np.ndarray, kk: np.ndarray, dst: np.ndarray
 ) -> None:
@@ -132,7 +133,7 @@ def _pil_resample_rows(
                     dst[y, xx, ch] = min(max(acc >> PRECISION_BITS, 0), 255)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _pil_resample_cols(
     src: np.ndarray, bounds: np.ndarray, kk: np.ndarray, dst: np.ndarray
 ) -> None:

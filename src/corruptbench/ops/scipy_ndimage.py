@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
-import numba
+import functools
+
 import numpy as np
-import scipy.fft
 
 from .gaussian import gaussian_kernel1d, gaussian_matrix
+from .jit import kernel
 
 __all__ = [
     "map_coordinates_reflect_bilinear",
@@ -23,7 +24,7 @@ __all__ = [
 ]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _scipy_reflect_coordinate(c: float, n: int) -> float:
     # scipy.ndimage map_coordinate() for mode 'reflect' (NI_EXTEND_REFLECT), as SciPy >= 1.6
     if c < 0:
@@ -44,7 +45,7 @@ def _scipy_reflect_coordinate(c: float, n: int) -> float:
     return c
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _scipy_reflect_index(i: int, n: int) -> int:
     # the border-neighbour folding of scipy.ndimage's interpolation for mode 'reflect'
     # (half-sample symmetric: ... 1 0 | 0 1 ... n-1 | n-1 n-2 ...)
@@ -57,7 +58,7 @@ def _scipy_reflect_index(i: int, n: int) -> int:
     return i
 
 
-@numba.njit(cache=True, nogil=True, inline="always")
+@kernel(inline="always")
 def _linear_setup(c: float, n: int) -> tuple[bool, int, int, float, float]:
     cc = _scipy_reflect_coordinate(c, n)
     if not cc > -1.0:
@@ -73,7 +74,7 @@ def _linear_setup(c: float, n: int) -> tuple[bool, int, int, float, float]:
     return True, i0, i1, w0, w1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _map_coordinates_kernel(
     img: np.ndarray, dx: np.ndarray, dy: np.ndarray, out: np.ndarray
 ) -> None:
@@ -94,7 +95,7 @@ def _map_coordinates_kernel(
                 out[i, j, k] = t
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _map_coordinates_u8_kernel(
     img: np.ndarray, dx: np.ndarray, dy: np.ndarray, out: np.ndarray
 ) -> None:
@@ -185,7 +186,8 @@ def map_coordinates_reflect_u8(
     exact), possibly with zero channels after the ``C'`` real ones so that the per-channel sums
     run as one vector (``C = 4`` for RGB); ``dx``, ``dy``: ``H x W`` float32 displacements.
     """
-    _map_coordinates_u8_kernel(image, dx, dy, out)
+    # C-contiguous displacements: the one layout the kernel is compiled for (signature table)
+    _map_coordinates_u8_kernel(image, np.ascontiguousarray(dx), np.ascontiguousarray(dy), out)
 
 
 def map_coordinates_reflect_bilinear(
@@ -206,6 +208,8 @@ def map_coordinates_reflect_bilinear(
 
 def _reflect_gaussian_fft(a: np.ndarray, sigma: float, truncate: float, axis: int) -> np.ndarray:
     """The same correlation along ``axis`` as a circular convolution of the symmetric extension."""
+    import scipy.fft  # here: ~0.2 s to import, and only wide filters need it
+
     n = a.shape[axis]
     phi = gaussian_kernel1d(sigma, truncate)
     radius = (len(phi) - 1) // 2
@@ -218,34 +222,58 @@ def _reflect_gaussian_fft(a: np.ndarray, sigma: float, truncate: float, axis: in
     return out[:n] if axis == 0 else out[:, :n]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _correlate_reflect_rows(src: np.ndarray, wts: np.ndarray, dst: np.ndarray) -> None:
     # scipy.ndimage.correlate1d(src, wts, axis=0, mode='reflect') for a symmetric float64 kernel
     # (NI_Correlate1D's symmetric branch): out = x[i] * w[c], then for k = c .. 1 (outer taps
     # first) out += (x[i - k] + x[i + k]) * w[c - k], the neighbours folded half-sample
-    # symmetrically; vectorised over the columns (the same per-element operations and order)
+    # symmetrically; vectorised over the columns, four taps per sweep over the row (per element
+    # the same operations in the same order)
     n = src.shape[0]
+    m = src.shape[1]
     c = wts.shape[0] // 2
     for i in range(n):
         acc = dst[i]
         row = src[i]
         wc = wts[c]
-        for j in range(src.shape[1]):
+        for j in range(m):
             acc[j] = row[j] * wc
-        for k in range(c, 0, -1):
+        k = c
+        while k >= 4:
+            a0 = src[_scipy_reflect_index(i - k, n)]
+            b0 = src[_scipy_reflect_index(i + k, n)]
+            a1 = src[_scipy_reflect_index(i - k + 1, n)]
+            b1 = src[_scipy_reflect_index(i + k - 1, n)]
+            a2 = src[_scipy_reflect_index(i - k + 2, n)]
+            b2 = src[_scipy_reflect_index(i + k - 2, n)]
+            a3 = src[_scipy_reflect_index(i - k + 3, n)]
+            b3 = src[_scipy_reflect_index(i + k - 3, n)]
+            u0 = wts[c - k]
+            u1 = wts[c - k + 1]
+            u2 = wts[c - k + 2]
+            u3 = wts[c - k + 3]
+            for j in range(m):
+                v = acc[j] + (a0[j] + b0[j]) * u0
+                v = v + (a1[j] + b1[j]) * u1
+                v = v + (a2[j] + b2[j]) * u2
+                acc[j] = v + (a3[j] + b3[j]) * u3
+            k -= 4
+        while k >= 1:
             lo = src[_scipy_reflect_index(i - k, n)]
             hi = src[_scipy_reflect_index(i + k, n)]
             wk = wts[c - k]
-            for j in range(src.shape[1]):
+            for j in range(m):
                 acc[j] += (lo[j] + hi[j]) * wk
+            k -= 1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _correlate_reflect_cols_scaled(
     src: np.ndarray, wts: np.ndarray, scale: float, dst: np.ndarray
 ) -> None:
     # the same correlation along axis 1, then ``(result * scale)`` cast to dst's dtype; each row
-    # is first copied into a buffer extended by the kernel radius with the reflected values
+    # is first copied into a buffer extended by the kernel radius with the reflected values, then
+    # summed four taps per sweep as above
     n = src.shape[1]
     c = wts.shape[0] // 2
     buf = np.empty(n + 2 * c)
@@ -261,12 +289,33 @@ def _correlate_reflect_cols_scaled(
         mid = buf[c : c + n]
         for j in range(n):
             acc[j] = mid[j] * wc
-        for k in range(c, 0, -1):
+        k = c
+        while k >= 4:
+            a0 = buf[c - k : c - k + n]  # (views: plain non-negative indices in the loop)
+            b0 = buf[c + k : c + k + n]
+            a1 = buf[c - k + 1 : c - k + 1 + n]
+            b1 = buf[c + k - 1 : c + k - 1 + n]
+            a2 = buf[c - k + 2 : c - k + 2 + n]
+            b2 = buf[c + k - 2 : c + k - 2 + n]
+            a3 = buf[c - k + 3 : c - k + 3 + n]
+            b3 = buf[c + k - 3 : c + k - 3 + n]
+            u0 = wts[c - k]
+            u1 = wts[c - k + 1]
+            u2 = wts[c - k + 2]
+            u3 = wts[c - k + 3]
+            for j in range(n):
+                v = acc[j] + (a0[j] + b0[j]) * u0
+                v = v + (a1[j] + b1[j]) * u1
+                v = v + (a2[j] + b2[j]) * u2
+                acc[j] = v + (a3[j] + b3[j]) * u3
+            k -= 4
+        while k >= 1:
             wk = wts[c - k]
-            lo = buf[c - k : c - k + n]  # (views: plain non-negative indices in the loop)
+            lo = buf[c - k : c - k + n]
             hi = buf[c + k : c + k + n]
             for j in range(n):
                 acc[j] += (lo[j] + hi[j]) * wk
+            k -= 1
         out = dst[i]
         for j in range(n):
             out[j] = acc[j] * scale
@@ -290,31 +339,177 @@ def _gaussian_small_scaled(
     return out
 
 
+@kernel
+def _matmul_rows(m: np.ndarray, f: np.ndarray, out: np.ndarray) -> None:
+    # out = m @ f without BLAS: out[i, :] = sum_k m[i, k] * f[k, :], each element summed in k
+    # order from 0 (products rounded, then added); four rows and four k per sweep over a row
+    # (vectorised over the columns; per element the same operations in the same order)
+    r = m.shape[0]
+    n, w = f.shape
+    i = 0
+    while i < r:
+        rows = min(4, r - i)
+        for q in range(rows):
+            o = out[i + q]
+            for j in range(w):
+                o[j] = 0.0
+        if rows == 4:
+            o0 = out[i]
+            o1 = out[i + 1]
+            o2 = out[i + 2]
+            o3 = out[i + 3]
+            k = 0
+            while k + 4 <= n:
+                fa = f[k]
+                fb = f[k + 1]
+                fc = f[k + 2]
+                fd = f[k + 3]
+                a0, b0, c0, d0 = m[i, k], m[i, k + 1], m[i, k + 2], m[i, k + 3]
+                a1, b1, c1, d1 = m[i + 1, k], m[i + 1, k + 1], m[i + 1, k + 2], m[i + 1, k + 3]
+                a2, b2, c2, d2 = m[i + 2, k], m[i + 2, k + 1], m[i + 2, k + 2], m[i + 2, k + 3]
+                a3, b3, c3, d3 = m[i + 3, k], m[i + 3, k + 1], m[i + 3, k + 2], m[i + 3, k + 3]
+                for j in range(w):
+                    va = fa[j]
+                    vb = fb[j]
+                    vc = fc[j]
+                    vd = fd[j]
+                    o0[j] = (((o0[j] + a0 * va) + b0 * vb) + c0 * vc) + d0 * vd
+                    o1[j] = (((o1[j] + a1 * va) + b1 * vb) + c1 * vc) + d1 * vd
+                    o2[j] = (((o2[j] + a2 * va) + b2 * vb) + c2 * vc) + d2 * vd
+                    o3[j] = (((o3[j] + a3 * va) + b3 * vb) + c3 * vc) + d3 * vd
+                k += 4
+            while k < n:
+                fa = f[k]
+                a0, a1, a2, a3 = m[i, k], m[i + 1, k], m[i + 2, k], m[i + 3, k]
+                for j in range(w):
+                    va = fa[j]
+                    o0[j] += a0 * va
+                    o1[j] += a1 * va
+                    o2[j] += a2 * va
+                    o3[j] += a3 * va
+                k += 1
+        else:
+            for q in range(rows):
+                o = out[i + q]
+                for k in range(n):
+                    a = m[i + q, k]
+                    fa = f[k]
+                    for j in range(w):
+                        o[j] += a * fa[j]
+        i += rows
+
+
+@kernel
+def _fold_apply(
+    ms: np.ndarray, md: np.ndarray, full: np.ndarray, f: np.ndarray, out: np.ndarray
+) -> None:
+    # out = M @ f for the n x n folded operator ``full`` of a symmetric kernel, which is
+    # persymmetric (M[i, j] = M[n-1-i, n-1-j]). With h = n // 2, s = top + flip(bottom) and
+    # d = top - flip(bottom) (h rows each), P = ms @ s, Q = md @ d, where ms, md = (A +- B J) / 2
+    # of M's top blocks [A | b | B] (b: the middle column of an odd n): the top rows are P + Q
+    # and the bottom rows, flipped, P - Q, plus b * f[h] on both for an odd n, whose middle row
+    # is M[h, :h] @ s + M[h, h] * f[h]. Half the products of the dense form.
+    n, w = f.shape
+    h = n // 2
+    s = np.empty((h, w))
+    d = np.empty((h, w))
+    for i in range(h):
+        top = f[i]
+        bot = f[n - 1 - i]
+        si = s[i]
+        di = d[i]
+        for j in range(w):
+            si[j] = top[j] + bot[j]
+            di[j] = top[j] - bot[j]
+    p = np.empty((h, w))
+    q = np.empty((h, w))
+    _matmul_rows(ms, s, p)
+    _matmul_rows(md, d, q)
+    if n % 2 == 1:
+        mid = f[h]
+        for i in range(h):
+            bi = full[i, h]
+            pi = p[i]
+            for j in range(w):
+                pi[j] += bi * mid[j]
+        om = out[h]
+        for j in range(w):
+            om[j] = 0.0
+        for k in range(h):
+            ck = full[h, k]
+            sk = s[k]
+            for j in range(w):
+                om[j] += ck * sk[j]
+        cm = full[h, h]
+        for j in range(w):
+            om[j] += cm * mid[j]
+    for i in range(h):
+        pi = p[i]
+        qi = q[i]
+        ot = out[i]
+        ob = out[n - 1 - i]
+        for j in range(w):
+            ot[j] = pi[j] + qi[j]
+            ob[j] = pi[j] - qi[j]
+
+
+@functools.lru_cache(maxsize=64)
+def _fold_operator(
+    n: int, sigma: float, truncate: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(ms, md, full)`` of :func:`_fold_apply` for the reflect-mode operator of one axis."""
+    full = gaussian_matrix(n, sigma, truncate, "reflect")
+    h = n // 2
+    a = full[:h, :h]
+    bj = full[:h, n - h :][:, ::-1]
+    ms = np.ascontiguousarray((a + bj) / 2)
+    md = np.ascontiguousarray((a - bj) / 2)
+    for arr in (ms, md):
+        arr.flags.writeable = False
+    return ms, md, full
+
+
+def _gaussian_folded(field: np.ndarray, sigma: float, truncate: float) -> np.ndarray:
+    """``M_h @ field @ M_w.T`` with the folded operators of :func:`gaussian_matrix`, compiled."""
+    h, w = field.shape
+    tmp = np.empty((h, w))
+    _fold_apply(*_fold_operator(h, sigma, truncate), field, tmp)
+    out_t = np.empty((w, h))
+    _fold_apply(*_fold_operator(w, sigma, truncate), np.ascontiguousarray(tmp.T), out_t)
+    return out_t.T
+
+
 def gaussian_filter_reflect_f32(field: np.ndarray, sigma: float, scale: float) -> np.ndarray:
     """``(gaussian_filter_reflect(field, sigma) * scale).astype(np.float32)`` (the same bytes).
 
-    For kernels of up to 48 taps the scaling and the cast run fused into the filter's second pass.
+    For kernels filtered directly (up to 193 taps) the scaling and the cast run fused into the
+    filter's second pass.
     """
     sigma = float(sigma)
     radius = int(3.0 * sigma + 0.5)
-    if sigma > 1e-15 and 2 * radius + 1 <= _SMALL_KERNEL and field.ndim == 2:
+    if sigma > 1e-15 and 2 * radius + 1 <= _DIRECT_KERNEL and field.ndim == 2:
         return _gaussian_small_scaled(field, sigma, 3.0, scale, np.float32)
-    return (gaussian_filter_reflect(field, sigma) * scale).astype(np.float32)
+    # C order: the folded path's result is a transposed view; the cast lays it out C-contiguous
+    return (gaussian_filter_reflect(field, sigma) * scale).astype(np.float32, order="C")
 
 
-#: the widest kernel (taps) filtered directly, as SciPy; wider ones use exact folded operators
-_SMALL_KERNEL = 48
+#: the widest kernel (taps) filtered directly, as SciPy does (bit-identical); wider ones (longer
+#: than the side, e.g. elastic's 0.7 x 244 px sigma) use the folded operators
+_DIRECT_KERNEL = 193
 
 
 def gaussian_filter_reflect(field: np.ndarray, sigma: float, truncate: float = 3.0) -> np.ndarray:
     """``skimage.filters.gaussian(field, sigma, mode='reflect', truncate=truncate)`` of a 2-D field.
 
     Equals ``scipy.ndimage.gaussian_filter(field, sigma, mode='reflect', truncate=truncate)``
-    (float64). Small kernels (up to 48 taps) run a compiled copy of SciPy's separable
-    correlation (its symmetric-kernel summation order: bit-identical). Kernels much wider (the
+    (float64). Kernels of up to 193 taps (radius 96) run a compiled copy of SciPy's separable
+    correlation (its symmetric-kernel summation order: bit-identical). Wider kernels (the
     reference's elastic sigmas reach 0.7 x 244 px, wider than the image) are applied exactly folded
-    onto the image's period-2n symmetric extension, as two dense matrix products (sides up to
-    512 px) or FFT convolutions: equal to SciPy's up to float64 round-off (~1e-15 relative).
+    onto the image's period-2n symmetric extension (:func:`~corruptbench.ops.gaussian.gaussian_matrix`),
+    as compiled products with the two folded operators (half of them for an even side, by the
+    operator's persymmetry; no BLAS: no thread pool spinning on the other cores) for sides up to
+    512 px, or FFT convolutions beyond: equal to SciPy's up to float64 round-off (~1e-15
+    relative), which the elastic transform's float32 displacements absorb.
     """
     field = np.asarray(field, dtype=np.float64)
     sigma = float(sigma)
@@ -322,12 +517,10 @@ def gaussian_filter_reflect(field: np.ndarray, sigma: float, truncate: float = 3
         return field.copy()
     radius = int(truncate * sigma + 0.5)
     h, w = field.shape
-    if 2 * radius + 1 <= _SMALL_KERNEL:
+    if 2 * radius + 1 <= _DIRECT_KERNEL:
         return _gaussian_small_scaled(field, sigma, truncate, 1.0, np.float64)
     if max(h, w) <= 512:
-        op_h = gaussian_matrix(h, sigma, truncate, "reflect")
-        op_w = gaussian_matrix(w, sigma, truncate, "reflect")
-        return op_h @ field @ op_w.T
+        return _gaussian_folded(np.ascontiguousarray(field), sigma, float(truncate))
     return _reflect_gaussian_fft(
         _reflect_gaussian_fft(field, sigma, truncate, 0), sigma, truncate, 1
     )

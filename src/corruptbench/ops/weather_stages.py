@@ -17,16 +17,15 @@ would not notice a change there).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 
+from .jit import kernel
+
 __all__ = [
-    "snow_layer_u8",
     "snow_compose_u8",
     "frost_table",
     "frost_u8",
     "fog_u8",
-    "liquid_u8",
     "water_u8",
     "water_f32",
     "mud_u8",
@@ -34,19 +33,7 @@ __all__ = [
 ]
 
 
-@numba.njit(cache=True, nogil=True)
-def snow_layer_u8(layer, threshold, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """``L[L < t] = 0; out = uint8(clip(L, 0, 1) * 255)`` for a float64 H x W layer."""
-    h, w = layer.shape
-    for i in range(h):
-        for j in range(w):
-            v = layer[i, j]
-            if v < threshold:
-                v = 0.0
-            out[i, j] = np.uint8(np.int32(min(max(v, 0.0), 1.0) * 255.0))
-
-
-@numba.njit(cache=True, nogil=True)
+@kernel
 def snow_compose_u8(x, gray, flakes, b, nb, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Snow's last steps, from the float32 image to uint8.
 
@@ -94,7 +81,7 @@ def snow_compose_u8(x, gray, flakes, b, nb, out):  # type: ignore[no-untyped-def
             of[base + k] = np.uint8(np.int32(v * 255.0))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def frost_table(c0, c1, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``out[(a << 8) | b] = uint8(clip(float64(a) * c0 + float64(b) * c1, 0, 255))`` for all
     uint8 ``a`` (image) and ``b`` (frost): frost's whole formula as a 65536-entry table."""
@@ -106,7 +93,7 @@ def frost_table(c0, c1, out):  # type: ignore[no-untyped-def]  # pragma: no cove
             out[(a << 8) | b] = np.uint8(np.int32(v))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def frost_u8(image, tex, x0, y0, table, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """``out = table[(image << 8) | crop]`` with ``crop = tex[x0 : x0 + H, y0 : y0 + W]`` and a
     :func:`frost_table` (uint8, C-contiguous ``image``, ``tex`` and ``out``)."""
@@ -123,7 +110,7 @@ def frost_u8(image, tex, x0, y0, table, out):  # type: ignore[no-untyped-def]  #
             of[base + k] = table[(np.int64(a[base + k]) << 8) | np.int64(t[tbase + k])]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def fog_u8(image, plasma, lo, span, strength, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Fog from the uint8 image and a plasma map ``P`` (float64, at least H x W) whose
     normalised form is ``(P - lo) / span`` (``lo = min(P)``, ``span = max(P) - lo``, as the
@@ -165,19 +152,7 @@ def fog_u8(image, plasma, lo, span, strength, out):  # type: ignore[no-untyped-d
             of[base + k] = np.uint8(np.int32(v * 255.0))
 
 
-@numba.njit(cache=True, nogil=True)
-def liquid_u8(liquid, threshold, out):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """``L[L < t] = 0; out = (L * 255).astype(int64).astype(uint8)`` (wraps modulo 256)."""
-    h, w = liquid.shape
-    for i in range(h):
-        for j in range(w):
-            v = liquid[i, j]
-            if v < threshold:
-                v = 0.0
-            out[i, j] = np.uint8(np.int64(v * 255.0) & 255)
-
-
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _water_row(liquid8, dist, i, peak, intensity, colour, m_row):  # type: ignore[no-untyped-def]  # pragma: no cover
     # m_row[j * C + c] = m[i, j] * colour[c] (float32), m as in water_f32
     w = liquid8.shape[1]
@@ -190,7 +165,7 @@ def _water_row(liquid8, dist, i, peak, intensity, colour, m_row):  # type: ignor
             m_row[j * nc + c] = m * colour[c]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _water_peak(liquid8, dist):  # type: ignore[no-untyped-def]  # pragma: no cover
     # max(float32(L8) * float32(d)): exact integers below 2**24
     peak = 0
@@ -201,7 +176,7 @@ def _water_peak(liquid8, dist):  # type: ignore[no-untyped-def]  # pragma: no co
     return np.float32(peak)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def water_f32(x, liquid8, dist, intensity, colour, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """The water layer added to ``x`` (float32 H x W x C), before clipping (float32 ``out``)::
 
@@ -225,7 +200,7 @@ def water_f32(x, liquid8, dist, intensity, colour, out):  # type: ignore[no-unty
             of[base + k] = m_row[k] + xf[base + k]
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def water_u8(image, liquid8, dist, intensity, colour, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Spatter's water output from the uint8 image: :func:`water_f32` of ``x = image / 255``
     (float32), then ``uint8(clip(., 0, 1) * float32(255))`` in float32 (C-contiguous ``image``,
@@ -248,7 +223,7 @@ def water_u8(image, liquid8, dist, intensity, colour, out):  # type: ignore[no-u
             of[base + k] = np.uint8(np.int32(v * s255))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def mud_u8(image, mask, colour, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """Spatter's mud output. ``mask``: float64 H x W (the smoothed mask, not yet thresholded);
     ``colour``: float64 (C,) (the float32 mud colour, widened); ``x = image / 255`` (float32);
@@ -284,7 +259,7 @@ def mud_u8(image, mask, colour, out):  # type: ignore[no-untyped-def]  # pragma:
             of[base + k] = np.uint8(np.int32(v * s255))
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _edge_span(s, d, n):  # type: ignore[no-untyped-def]  # pragma: no cover
     # the outputs o in 0..n-1 with clamp(o + d, 0, n - 1) == s, as a range [lo, hi]
     if 0 < s < n - 1:
@@ -302,7 +277,7 @@ def _edge_span(s, d, n):  # type: ignore[no-untyped-def]  # pragma: no cover
     return max(lo, 0), min(hi, n - 1)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def sparse_motion_blur_u8(layer, weights, offsets_x, offsets_y, out):  # type: ignore[no-untyped-def]  # pragma: no cover
     """:func:`corruptbench.ops.magick.apply_motion_kernel` of a one-channel uint8 layer, by scatter.
 

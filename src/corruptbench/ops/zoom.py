@@ -11,12 +11,11 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
-import numba
 import numpy as np
-from llvmlite import ir
-from numba.core import types as nbtypes
-from numba.extending import intrinsic
+
+from .jit import kernel
 
 __all__ = [
     "clipped_zoom",
@@ -83,7 +82,7 @@ def zoom_axis_table(
     return i0, i1, w0, w1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _zoom_columns(src, rlo, rhi, c0, c1, cw0, cw1, t):  # pragma: no cover - compiled
     # t[k, j * nc + ch] = src[k, c0[j], ch] * cw0[j] + src[k, c1[j], ch] * cw1[j], rows rlo..rhi-1
     w = c0.shape[0]
@@ -111,7 +110,7 @@ def _zoom_columns(src, rlo, rhi, c0, c1, cw0, cw1, t):  # pragma: no cover - com
                     tk[j * nc + ch] = p[ch] * b0 + q[ch] * b1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _zoom_one(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, out):  # pragma: no cover - compiled
     # src (H, W, C) float; out (h, w * C): separable bilinear in double (columns, then rows),
     # cast to out's dtype on store.
@@ -130,58 +129,73 @@ def _zoom_one(src, r0, r1, rw0, rw1, c0, c1, cw0, cw1, out):  # pragma: no cover
             oi[e] = ta[e] * a0 + tb[e] * a1
 
 
-@intrinsic
-def _lerp4(typingctx, t, o, s, p, q, b0, b1):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """``t[o : o + 4] = s[p : p + 4] * b0 + s[q : q + 4] * b1`` as one 4 x double vector operation.
-
-    Lane by lane the same IEEE operations as the scalar expression (float32 ``s`` widened exactly,
-    two products rounded, then their sum; no fused multiply-add). ``t`` float64 and ``s``
-    float32/float64 1-D C-contiguous arrays; no bounds checks (the caller's indices are valid).
-    numba leaves its SLP vectoriser off, so a pixel's four lanes would otherwise stay scalar.
-    """
-    ok = (
-        isinstance(t, nbtypes.Array)
-        and isinstance(s, nbtypes.Array)
-        and t.ndim == 1
-        and s.ndim == 1
-        and t.layout == "C"
-        and s.layout == "C"
-        and t.dtype == nbtypes.float64
-        and s.dtype in (nbtypes.float32, nbtypes.float64)
-    )
-    if not ok:
-        return None
-    sig = nbtypes.void(t, o, s, p, q, nbtypes.float64, nbtypes.float64)
-
-    def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
-        targ, oarg, sarg, parg, qarg, b0arg, b1arg = args
-        tary = context.make_array(signature.args[0])(context, builder, targ)
-        sary = context.make_array(signature.args[2])(context, builder, sarg)
-        vty = ir.VectorType(ir.DoubleType(), 4)
-        s_el = context.get_data_type(signature.args[2].dtype)
-        i32 = ir.IntType(32)
-
-        def load(idx):  # type: ignore[no-untyped-def]
-            ptr = builder.gep(sary.data, [idx])
-            v = builder.load(builder.bitcast(ptr, ir.VectorType(s_el, 4).as_pointer()), align=4)
-            return v if s_el == ir.DoubleType() else builder.fpext(v, vty)
-
-        def splat(x):  # type: ignore[no-untyped-def]
-            v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
-            mask = ir.Constant(ir.VectorType(i32, 4), [0, 0, 0, 0])
-            return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined), mask)
-
-        b0v = context.cast(builder, b0arg, signature.args[5], nbtypes.float64)
-        b1v = context.cast(builder, b1arg, signature.args[6], nbtypes.float64)
-        r = builder.fadd(builder.fmul(load(parg), splat(b0v)), builder.fmul(load(qarg), splat(b1v)))
-        dst = builder.bitcast(builder.gep(tary.data, [oarg]), vty.as_pointer())
-        builder.store(r, dst, align=8)
-        return context.get_dummy_value()
-
-    return sig, codegen
+#: numba's ``_lerp4`` intrinsic, made by :func:`_numba_globals` when a kernel is first compiled
+_lerp4: Any = None
 
 
-@numba.njit(cache=True, nogil=True)
+def _numba_globals() -> dict[str, Any]:
+    # compile-time globals of this module's kernels (ops.jit adds them before the first
+    # kernel is made): numba and llvmlite are imported only when a kernel is compiled
+    from llvmlite import ir
+    from numba.core import types as nbtypes
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def _lerp4(typingctx, t, o, s, p, q, b0, b1):  # type: ignore[no-untyped-def]  # pragma: no cover
+        """``t[o : o + 4] = s[p : p + 4] * b0 + s[q : q + 4] * b1`` as one 4 x double vector operation.
+
+        Lane by lane the same IEEE operations as the scalar expression (float32 ``s`` widened exactly,
+        two products rounded, then their sum; no fused multiply-add). ``t`` float64 and ``s``
+        float32/float64 1-D C-contiguous arrays; no bounds checks (the caller's indices are valid).
+        numba leaves its SLP vectoriser off, so a pixel's four lanes would otherwise stay scalar.
+        """
+        ok = (
+            isinstance(t, nbtypes.Array)
+            and isinstance(s, nbtypes.Array)
+            and t.ndim == 1
+            and s.ndim == 1
+            and t.layout == "C"
+            and s.layout == "C"
+            and t.dtype == nbtypes.float64
+            and s.dtype in (nbtypes.float32, nbtypes.float64)
+        )
+        if not ok:
+            return None
+        sig = nbtypes.void(t, o, s, p, q, nbtypes.float64, nbtypes.float64)
+
+        def codegen(context, builder, signature, args):  # type: ignore[no-untyped-def]
+            targ, oarg, sarg, parg, qarg, b0arg, b1arg = args
+            tary = context.make_array(signature.args[0])(context, builder, targ)
+            sary = context.make_array(signature.args[2])(context, builder, sarg)
+            vty = ir.VectorType(ir.DoubleType(), 4)
+            s_el = context.get_data_type(signature.args[2].dtype)
+            i32 = ir.IntType(32)
+
+            def load(idx):  # type: ignore[no-untyped-def]
+                ptr = builder.gep(sary.data, [idx])
+                v = builder.load(builder.bitcast(ptr, ir.VectorType(s_el, 4).as_pointer()), align=4)
+                return v if s_el == ir.DoubleType() else builder.fpext(v, vty)
+
+            def splat(x):  # type: ignore[no-untyped-def]
+                v = builder.insert_element(ir.Constant(vty, ir.Undefined), x, ir.Constant(i32, 0))
+                mask = ir.Constant(ir.VectorType(i32, 4), [0, 0, 0, 0])
+                return builder.shuffle_vector(v, ir.Constant(vty, ir.Undefined), mask)
+
+            b0v = context.cast(builder, b0arg, signature.args[5], nbtypes.float64)
+            b1v = context.cast(builder, b1arg, signature.args[6], nbtypes.float64)
+            r = builder.fadd(
+                builder.fmul(load(parg), splat(b0v)), builder.fmul(load(qarg), splat(b1v))
+            )
+            dst = builder.bitcast(builder.gep(tary.data, [oarg]), vty.as_pointer())
+            builder.store(r, dst, align=8)
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return {"_lerp4": _lerp4}
+
+
+@kernel
 def _zoom_column_row(s, c0, c1, cw0, cw1, nc, vec, t):  # pragma: no cover - compiled
     # One source row s (W * nc) -> t (w * nc, float64):
     # t[j * nc + ch] = s[c0[j] * nc + ch] * cw0[j] + s[c1[j] * nc + ch] * cw1[j] (as _zoom_columns)
@@ -212,7 +226,7 @@ def _zoom_column_row(s, c0, c1, cw0, cw1, nc, vec, t):  # pragma: no cover - com
                 t[j * nc + ch] = s[p + ch] * b0 + s[q + ch] * b1
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _zoom_add_row(
     src, nc, vec, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc
 ):  # pragma: no cover
@@ -249,7 +263,7 @@ def _zoom_add_row(
             acc[e] += np.float32(ta[e] * a0 + tb[e] * a1)
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _zoom_sum_f32(src, nc, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc):  # pragma: no cover - compiled
     # For each zoom z (first axis of the tables): acc += float32(clipped_zoom(src, z)), with the
     # arithmetic of _zoom_one. src (H, W * C) float32, acc (h, w * C) float32.
@@ -261,7 +275,7 @@ def _zoom_sum_f32(src, nc, r0, r1, rw0, rw1, c0, c1, cw0, cw1, acc):  # pragma: 
         _zoom_add_row(src, nc, False, i, r0, r1, rw0, rw1, c0, c1, cw0, cw1, held, tbuf, acc[i])
 
 
-@numba.njit(cache=True, nogil=True)
+@kernel
 def _zoom_blur_u8(img, identity, r0, r1, rw0, rw1, c0, c1, cw0, cw1, xbuf, out):  # pragma: no cover
     # Zoom blur of a 3-channel image (H, W * 3), fused: x = float32(img / 255.) in the flat
     # float32 scratch xbuf (H * W * 3 + 1: one element of slack for the 4-lane column pass); per

@@ -41,6 +41,7 @@ def library_per_image(
         rs = np.random.RandomState() if seeds is not None else None
         for k in range(lo, hi):
             img = cv2.merge(list(src[k]))  # (H, W, 3) uint8
+            img.flags.writeable = False  # the array type corrupt() gives the kernels
             if rs is not None and seeds is not None:
                 rs.seed(int(seeds[k]))  # the stream of RandomState(seed), without building one
             y = np.asarray(spec.func(img, severity, profile=profile, rng=rs))

@@ -1,0 +1,170 @@
+"""The compiled kernels called from Python, and the argument types of each call (data).
+
+``KERNEL_SIGNATURES["module:function"]`` lists, in numba's notation (see
+:mod:`corruptbench.ops.jit`), every argument-type signature with which the package calls that
+kernel from Python: the corruptions at every profile and for every input layout (RGB, strided,
+grayscale, RGBA), the perturbations, and the JPEG writer of make-c. Kernels called only from
+other kernels are compiled into their callers and are not listed.
+
+One list for everything that needs it: :func:`corruptbench.warmup` compiles exactly these into
+numba's disk cache (so that nothing compiles afterwards), and ``tests/ops/test_jit.py`` fails
+when a corruption, perturbation or JPEG write calls or compiles a kernel with a signature that is
+missing here, or when an entry here is no longer used. When a kernel's arguments change, change
+its entry; the test prints the signatures it saw.
+
+``COMPILE_SECONDS`` is what compiling costs with an empty cache on one core (CPU seconds, the
+median of ``benchmarks/cold_start.py`` runs on the 2-core development VM): the first
+``corrupt()`` of each corruption in its own process, the first ``perturb()`` of each
+perturbation, the first JPEG write, and the whole list (``"all"``, what ``corruptbench warmup``
+compiles). The CLI's one-line notice ("compiling kernels, one time, ~N s") takes N from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+__all__ = ["KERNEL_SIGNATURES", "COMPILE_SECONDS"]
+
+KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "corruptions.blur:_clip_scale_u8": ("float64[::1], uint8[::1]",),
+        "corruptions.blur:_divide_255": ("readonly uint8[::1], float64[::1]",),
+        "corruptions.blur:_glass_shuffle_kernel": (
+            "uint8[:, :, ::1], int64, int64, int64[:, ::1]",
+        ),
+        "corruptions.digital:_channel_sums": ("readonly uint8[:, :, ::1], float64[::1]",),
+        "corruptions.digital:_unit_rgb_padded": (
+            "readonly uint8[:, :, ::1], float32[::1], float32[:, :, ::1]",
+        ),
+        "datasets.jpeg_transcoder:_reoptimize": (
+            "readonly uint8[::1], uint8[::1], int32[::1], int32[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint8[:, ::1], int16[:, ::1]",
+        ),
+        "ops.gaussian:_gauss_filter": (
+            "float64[:, ::1], int64, readonly float64[::1], float64[:, ::1]",
+        ),
+        "ops.gaussian:_gauss_filter_u8": (
+            "readonly uint8[:, ::1], int64, readonly float64[::1], bool, uint8[:, ::1]",
+        ),
+        "ops.hsv:_hsv_adjust_kernel": (
+            "readonly uint8[:, ::1], uint8[:, ::1], float64, float64, float64, bool",
+        ),
+        "ops.kernels:plasma_raw": ("float64[:, ::1], float64[::1], float64[::1]",),
+        "ops.legacy_random_kernels:gauss_u8": (
+            "readonly uint8[::1], float64[::1], float64, bool, uint32[::1], int64[::1], float64[::1], uint8[::1], bool, float64",
+            "uint8[::1], float64[::1], float64, bool, uint32[::1], int64[::1], float64[::1], float64[::1], bool, float64",
+        ),
+        "ops.legacy_random_kernels:glass_shuffle_mt": (
+            "uint8[:, :, ::1], int64, int64, uint32[::1], int64[::1]",
+        ),
+        "ops.legacy_random_kernels:impulse_u8": (
+            "readonly uint8[::1], uint8[::1], float64, float64, uint32[::1], int64[::1], uint8[::1]",
+        ),
+        "ops.legacy_random_kernels:poisson_fill": (
+            "readonly uint8[::1], float64[:, ::1], float64[::1], float64, uint32[::1], int64[::1], uint8[::1]",
+        ),
+        "ops.legacy_random_kernels:poisson_tables": ("float64[::1]",),
+        "ops.legacy_random_kernels:uniform_fill": (
+            "float64, float64, uint32[::1], int64[::1], float64[::1]",
+        ),
+        "ops.magick:_blur_rows": (
+            "float64[:, ::1], float64[::1], int64[::1], int64[::1], uint8[:, ::1]",
+        ),
+        "ops.magick:_pad_quanta": ("readonly uint8[:, ::1], int64, int64, int64, float64[:, ::1]",),
+        "ops.opencv_warp:_perspective_maps": (
+            "float64[::1], int64, int16[:, :, ::1], uint16[:, ::1]",
+        ),
+        "ops.opencv_warp:_warp_affine_kernel": (
+            "float32[:, :, ::1], float64[:, ::1], float64[:, :, ::1]",
+        ),
+        "ops.pillow_resize:_gather_pixels": (
+            "uint8[:, :, ::1], readonly int64[::1], readonly int64[::1], uint8[:, :, ::1]",
+        ),
+        "ops.pillow_resize:_pil_resample_cols": (
+            "uint8[:, :, ::1], int64[:, ::1], readonly int32[:, ::1], uint8[:, :, ::1]",
+        ),
+        "ops.pillow_resize:_pil_resample_rows": (
+            "readonly uint8[:, :, ::1], int64, readonly int64[:, ::1], readonly int32[:, ::1], uint8[:, :, ::1]",
+        ),
+        "ops.scipy_ndimage:_correlate_reflect_cols_scaled": (
+            "float64[:, ::1], float64[::1], float64, float32[:, ::1]",
+        ),
+        "ops.scipy_ndimage:_correlate_reflect_rows": (
+            "float64[:, ::1], float64[::1], float64[:, ::1]",
+        ),
+        "ops.scipy_ndimage:_fold_apply": (
+            "readonly float64[:, ::1], readonly float64[:, ::1], readonly float64[:, ::1], float64[:, ::1], float64[:, ::1]",
+        ),
+        "ops.scipy_ndimage:_map_coordinates_u8_kernel": (
+            "float64[:, :, ::1], float32[:, ::1], float32[:, ::1], uint8[:, :, ::1]",
+        ),
+        "ops.weather_stages:fog_u8": (
+            "readonly uint8[:, :, ::1], float64[:, ::1], float64, float64, float64, uint8[:, :, ::1]",
+        ),
+        "ops.weather_stages:frost_table": ("float64, float64, uint8[::1]",),
+        "ops.weather_stages:frost_u8": (
+            "readonly uint8[:, :, ::1], readonly uint8[:, :, ::1], int64, int64, readonly uint8[::1], uint8[:, :, ::1]",
+        ),
+        "ops.weather_stages:mud_u8": (
+            "readonly uint8[:, :, ::1], float64[:, ::1], float64[::1], uint8[:, :, ::1]",
+        ),
+        "ops.weather_stages:snow_compose_u8": (
+            "float32[:, :, ::1], float32[:, ::1], uint8[:, ::1], float32, float32, uint8[:, :, ::1]",
+        ),
+        "ops.weather_stages:sparse_motion_blur_u8": (
+            "uint8[:, ::1], float64[::1], int64[::1], int64[::1], uint8[:, ::1]",
+        ),
+        "ops.weather_stages:water_f32": (
+            "float32[:, :, ::1], uint8[:, ::1], uint8[:, ::1], float32, float32[::1], float32[:, :, ::1]",
+        ),
+        "ops.weather_stages:water_u8": (
+            "readonly uint8[:, :, ::1], uint8[:, ::1], uint8[:, ::1], float32, float32[::1], uint8[:, :, ::1]",
+        ),
+        "ops.zoom:_zoom_blur_u8": (
+            "readonly uint8[:, ::1], bool, int64[:, ::1], int64[:, ::1], float64[:, ::1], float64[:, ::1], int64[:, ::1], int64[:, ::1], float64[:, ::1], float64[:, ::1], float32[::1], uint8[:, ::1]",
+        ),
+        "ops.zoom:_zoom_one": (
+            "float64[:, :, ::1], readonly int64[::1], readonly int64[::1], readonly float64[::1], readonly float64[::1], readonly int64[::1], readonly int64[::1], readonly float64[::1], readonly float64[::1], float64[:, ::1]",
+        ),
+    }
+)
+
+COMPILE_SECONDS: Mapping[str, float] = MappingProxyType(
+    {
+        "corruption:gaussian_noise": 2.5,
+        "corruption:shot_noise": 2.8,
+        "corruption:impulse_noise": 2.6,
+        "corruption:defocus_blur": 0.8,
+        "corruption:glass_blur": 6.2,
+        "corruption:motion_blur": 1.4,
+        "corruption:zoom_blur": 2.0,
+        "corruption:snow": 5.5,
+        "corruption:frost": 0.9,
+        "corruption:fog": 1.6,
+        "corruption:brightness": 1.4,
+        "corruption:contrast": 0.9,
+        "corruption:elastic_transform": 4.3,
+        "corruption:pixelate": 1.6,
+        "corruption:jpeg_compression": 0.1,
+        "corruption:speckle_noise": 2.3,
+        "corruption:gaussian_blur": 2.9,
+        "corruption:spatter": 6.0,
+        "corruption:saturate": 1.6,
+        "perturbation:gaussian_noise": 0.3,
+        "perturbation:shot_noise": 3.3,
+        "perturbation:motion_blur": 1.5,
+        "perturbation:zoom_blur": 0.3,
+        "perturbation:snow": 3.2,
+        "perturbation:brightness": 1.4,
+        "perturbation:translate": 0.2,
+        "perturbation:rotate": 0.3,
+        "perturbation:tilt": 1.1,
+        "perturbation:scale": 0.3,
+        "perturbation:speckle_noise": 2.3,
+        "perturbation:gaussian_blur": 2.9,
+        "perturbation:spatter": 1.6,
+        "perturbation:shear": 0.3,
+        "jpeg": 6.9,
+        "all": 38.3,
+    }
+)

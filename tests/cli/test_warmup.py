@@ -1,0 +1,49 @@
+"""``corruptbench warmup``: compile everything into the cache, say where and how big, and whether
+the ahead-of-time kernels are used."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from corruptbench.cli import main
+from corruptbench.ops import aot
+from corruptbench.tables.kernel_signatures import KERNEL_SIGNATURES
+from support import REPO
+
+USED = re.compile(r"ahead-of-time kernels: \d+ signatures for x86-64(-v3)? \(numba [\d.]+\)")
+
+
+@pytest.mark.slow  # compiles every kernel when the cache is empty
+def test_warmup_reports_the_cache(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["warmup"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    n = sum(len(sigs) for sigs in KERNEL_SIGNATURES.values())
+    assert out[0].startswith(f"{n} kernel signatures ready in ")
+    assert out[1].startswith("cache: ") and " MB" in out[1]
+    # the AOT line: used (when this install built them) or why not; either way one line
+    assert out[2] == aot.status()
+    if aot.load() is not None:
+        assert USED.fullmatch(out[2])
+    else:
+        assert out[2].startswith("ahead-of-time kernels: not used (")
+
+
+@pytest.mark.slow  # a fresh process: loads (or compiles) every kernel
+def test_warmup_says_when_the_jit_is_forced() -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO / "src"), CORRUPTBENCH_KERNELS="jit")
+    res = subprocess.run(
+        [sys.executable, "-m", "corruptbench", "warmup"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert res.returncode == 0, res.stderr
+    lines = res.stdout.splitlines()
+    assert len(lines) == 3
+    assert lines[2] == "ahead-of-time kernels: not used (CORRUPTBENCH_KERNELS=jit)"

@@ -1,0 +1,243 @@
+"""The ahead-of-time kernels: used only when valid, identical to the JIT, releasing the GIL, and a
+build step that never fails an install."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import corruptbench
+from corruptbench.ops import aot, jit
+from support import REPO, load_photo
+
+PACKAGE = REPO / "src" / "corruptbench"
+
+
+def _built() -> Path | None:
+    meta = PACKAGE / "_aot_kernels.json"
+    return meta if meta.is_file() and list(PACKAGE.glob("_aot_kernels*.so")) else None
+
+
+def need_aot() -> aot.AotModule:
+    if _built() is None:
+        pytest.skip("the ahead-of-time kernels are not built here (setup.py builds them)")
+    mod = aot.load()
+    if mod is None:
+        pytest.skip(f"the ahead-of-time kernels are not usable here: {aot.status()}")
+    return mod
+
+
+def _run(code: str, pythonpath: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {k: v for k, v in os.environ.items() if k != "CORRUPTBENCH_KERNELS"}
+    full.update(PYTHONPATH=pythonpath, **env)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=full,
+        timeout=600,
+    )
+
+
+@pytest.mark.slow
+def test_aot_outputs_equal_the_jit_on_real_photos():
+    mod = need_aot()
+    from test_jit import exercise
+
+    photo = np.asarray(load_photo("n01440764_tench.JPEG"))
+    outputs: dict[str, list[bytes]] = {}
+    original = corruptbench.corrupt
+
+    def recording(which: str):
+        def corrupt(*args, **kwargs):
+            y = original(*args, **kwargs)
+            outputs.setdefault(which, []).append(y.tobytes())
+            return y
+
+        return corrupt
+
+    fallbacks = dict(mod.fallbacks)
+    try:
+        for which in ("auto", "jit"):
+            jit.use(which)
+            corruptbench.corrupt = recording(which)  # type: ignore[assignment]
+            exercise(photo)
+    finally:
+        corruptbench.corrupt = original  # type: ignore[assignment]
+        jit.use("auto")
+    assert len(outputs["auto"]) == len(outputs["jit"]) > 500
+    assert outputs["auto"] == outputs["jit"]
+    assert mod.fallbacks == fallbacks  # every call found its export: the AOT path ran
+
+
+def test_perturb_and_jpeg_equal_the_jit():
+    need_aot()
+    from corruptbench.datasets.jpeg import encode_jpeg
+
+    photo = np.asarray(load_photo("n01530575_brambling.JPEG"))
+    got = {}
+    for which in ("auto", "jit"):
+        jit.use(which)
+        try:
+            got[which] = [
+                corruptbench.perturb(photo, p, rng=2).tobytes()
+                for p in ("shot_noise", "snow", "tilt", "spatter", "motion_blur")
+            ] + [encode_jpeg(photo, 85)]
+        finally:
+            jit.use("auto")
+    assert got["auto"] == got["jit"]
+
+
+def test_a_changed_kernel_source_means_the_jit(tmp_path):
+    need_aot()
+    copy = tmp_path / "src"
+    shutil.copytree(REPO / "src", copy, ignore=shutil.ignore_patterns("__pycache__"))
+    code = """
+        from corruptbench.ops import aot
+        print(aot.status())
+        """
+    ok = _run(code, str(copy))
+    assert ok.returncode == 0, ok.stderr
+    assert "ahead-of-time kernels: 37 signatures" in ok.stdout or "signatures for" in ok.stdout
+    src = copy / "corruptbench" / "ops" / "weather_stages.py"
+    src.write_text(src.read_text() + "\n# an edit\n")
+    stale = _run(code, str(copy))
+    assert "not used (stale: ops/weather_stages.py changed since the build)" in stale.stdout
+    meta = copy / "corruptbench" / "_aot_kernels.json"
+    src.write_text(src.read_text().removesuffix("\n# an edit\n"))
+    m = json.loads(meta.read_text())
+    m["build_id"] += 1
+    meta.write_text(json.dumps(m))
+    other = _run(code, str(copy))
+    assert "from different builds" in other.stdout
+    forced = _run(code, str(REPO / "src"), CORRUPTBENCH_KERNELS="jit")
+    assert "not used (CORRUPTBENCH_KERNELS=jit)" in forced.stdout
+
+
+def test_an_install_without_them_says_so_and_uses_the_jit(tmp_path):
+    # runs whether or not this checkout built them: a copy of the sources without the module
+    copy = tmp_path / "src"
+    shutil.copytree(
+        REPO / "src", copy, ignore=shutil.ignore_patterns("__pycache__", "_aot_kernels*")
+    )
+    code = """
+        import numpy as np
+        from corruptbench.ops import aot
+        print(aot.status())
+        """
+    res = _run(code, str(copy))
+    assert res.returncode == 0, res.stderr
+    assert (
+        res.stdout.strip() == "ahead-of-time kernels: not used (not built (no _aot_kernels.json))"
+    )
+    forced = _run(code, str(copy), CORRUPTBENCH_KERNELS="aot")
+    assert forced.returncode != 0
+    assert "RuntimeError: CORRUPTBENCH_KERNELS=aot: not built" in forced.stderr
+
+
+def test_first_results_without_numba():
+    need_aot()
+    res = _run(
+        """
+        import sys
+        import numpy as np
+        import corruptbench
+        img = np.full((64, 48, 3), 100, np.uint8)
+        for name in corruptbench.ALL_CORRUPTIONS:
+            corruptbench.corrupt(img, name, 3, rng=0)
+        print("numba" in sys.modules)
+        """,
+        str(REPO / "src"),
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "False"
+
+
+@pytest.mark.slow
+def test_aot_kernels_release_the_gil():
+    mod = need_aot()
+    assert mod.meta["release_gil"] is True
+    from corruptbench.ops.gaussian import gaussian_filter_nearest
+
+    big = np.random.RandomState(0).random_sample((2000, 2000, 3))
+    order: list[str] = []
+    entering = threading.Event()
+
+    def blur() -> None:
+        entering.set()
+        gaussian_filter_nearest(big, 6.0)  # one long kernel call (about a second)
+        order.append("kernel")
+
+    gaussian_filter_nearest(big[:8], 6.0)  # routes and tables ready
+    t = threading.Thread(target=blur)
+    t.start()
+    entering.wait()
+    time.sleep(0.05)  # the thread is in the kernel now; waking up needs the GIL
+    total = sum(range(20000))  # Python work: done first only if the kernel released the GIL
+    order.append("python")
+    t.join()
+    assert total > 0
+    assert order == ["python", "kernel"]
+
+
+def test_the_build_step_never_fails_an_install(tmp_path):
+    fake = tmp_path / "fake"
+    (fake / "numba").mkdir(parents=True)
+    (fake / "numba" / "__init__.py").write_text("raise ImportError('no numba in this build')\n")
+    out = tmp_path / "out"
+    res = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "build_aot.py"), str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(fake)),
+        timeout=300,
+    )
+    assert res.returncode == 3
+    assert (
+        res.stderr.strip()
+        .splitlines()[-1]
+        .startswith("corruptbench AOT kernels: skipped (numba.pycc unavailable")
+    )
+    assert not list(out.glob("_aot_kernels*"))
+    nocc = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "build_aot.py"), str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, CC=str(tmp_path / "no-such-cc")),
+        timeout=300,
+    )
+    assert nocc.returncode == 3, nocc.stderr
+    assert nocc.stderr.strip() == "corruptbench AOT kernels: skipped (no working C compiler)"
+    assert not list(out.glob("_aot_kernels*"))
+
+    def build_ext(lib: str, **env: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / lib)],
+            capture_output=True,
+            text=True,
+            cwd=REPO,
+            env=dict(os.environ, **env),
+            timeout=300,
+        )
+
+    build = build_ext("lib", CORRUPTBENCH_AOT="0")
+    assert build.returncode == 0, build.stderr
+    assert "corruptbench AOT kernels: skipped (CORRUPTBENCH_AOT=0)" in build.stderr
+    # setup.py itself, with no numba at build time: one line, and the build goes on without it
+    bare = build_ext("lib2", PYTHONPATH=str(fake))
+    assert bare.returncode == 0, bare.stderr
+    said = [ln for ln in bare.stderr.splitlines() if ln.startswith("corruptbench AOT")]
+    assert len(said) == 1
+    assert said[0].startswith("corruptbench AOT kernels: skipped (numba.pycc unavailable")
+    assert said[0].endswith("(the kernels compile on first use instead)")
+    assert not list((tmp_path / "lib2").rglob("_aot_kernels*"))
