@@ -89,36 +89,3 @@ def test_screenshot_in_chromium(three: list[Path], tmp_path: Path) -> None:
     img = np.asarray(Image.open(png).convert("L"))
     assert img.shape == (2000, 1400)
     assert (img < 128).mean() > 0.01  # text and figures were drawn, not a blank page
-
-
-def test_fragment_for_a_notebook() -> None:
-    from corruptbench.report.html import render_fragment
-
-    res = Results.from_dict(make_results(EVIL, 0.9, 0.3), "e.json")
-    html = render_fragment([res])
-    assert EVIL not in html and "&lt;script&gt;" in html  # escaped like the page
-    style = re.search(r"<style>(.*?)</style>", html, re.S)
-    assert style is not None
-    for selectors, _body in re.findall(r"([^{}]+)\{([^}]*)\}", style.group(1)):
-        for sel in selectors.split(","):  # every rule styles only the fragment
-            assert sel.strip().startswith(".corruptbench-results"), sel
-    assert ".corruptbench-results .card {" in style.group(1) and "--soft:" in style.group(1)
-    assert 'alt="CE per corruption"' in html and "<script" not in html.replace("&lt;script", "")
-    # no CE without all five severities: the error-against-severity figure instead
-    data = make_results("m", 0.9, 0.3)
-    for key in (
-        "ce",
-        "relative_ce",
-        "mce",
-        "relative_mce",
-        "mean_error",
-        "extra_mean_error",
-        "extra_ce",
-        "partial",
-        "missing",
-    ):
-        data.pop(key, None)
-    data["errors"] = {"fog": [0.3, 0.4, None, None, None]}
-    partial = Results.from_dict(data, "p.json")
-    html = render_fragment([partial])
-    assert "No CE: it needs all five severities" in html and 'alt="Error vs severity"' in html

@@ -8,8 +8,8 @@ import pytest
 
 from corruptbench.report import FORMATS, build_report, render_report
 from corruptbench.report.baseline import dataset_mismatches, unique_labels
-from corruptbench.report.plots import distinct_short_labels
 from corruptbench.results import Results
+from corruptbench.results.plots import distinct_short_labels
 from results.support import make_results, write
 
 

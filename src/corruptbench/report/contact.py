@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, pretty
+from ..results.format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, pretty
 
 __all__ = [
     "sample_image",

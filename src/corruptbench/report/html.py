@@ -1,20 +1,21 @@
 """Self-contained HTML report: one file, inline CSS, figures as data URIs, no scripts, no network.
 
 Every string that comes from a results file (model ids, paths, notes, version strings ...) is passed
-through :func:`html.escape` before it reaches the page.
+through :func:`html.escape` before it reaches the page. The stylesheet, the summary cards and the
+figures are the result's own views (:mod:`corruptbench.results.card`, :mod:`corruptbench.results.plots`).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
-import html as _html
 import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..perturbations import ALL_PERTURBATIONS
 from ..results import Results
-from .format import (
+from ..results.card import CSS, e, figure, render_fragment, summary_card
+from ..results.format import (
     ALL_CORRUPTIONS,
     BENCHMARK_CORRUPTIONS,
     DASH,
@@ -25,87 +26,9 @@ from .format import (
     sort_by_mce,
     summary_cells,
 )
-from .plots import ce_bars, flip_bars, headline_scatter, png_data_uri, severity_curves
+from ..results.plots import ce_bars, flip_bars, headline_scatter, severity_curves
 
 __all__ = ["render_html", "render_fragment", "sort_by_mce"]
-
-
-def e(value: Any) -> str:
-    """HTML-escape any value (quotes too)."""
-    return _html.escape("" if value is None else str(value), quote=True)
-
-
-_CSS = """
-:root { --fg:#1d2330; --muted:#5b6475; --line:#e3e6ec; --bg:#ffffff; --soft:#f5f7fa; --accent:#2f5fb3; }
-* { box-sizing: border-box; }
-body { margin:0; background:var(--bg); color:var(--fg);
-  font: 14px/1.45 -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "DejaVu Sans", sans-serif; }
-main { max-width: 1320px; margin: 0 auto; padding: 24px 28px 60px; }
-h1 { font-size: 26px; margin: 0 0 4px; }
-h2 { font-size: 19px; margin: 36px 0 10px; padding-bottom: 6px; border-bottom: 1px solid var(--line); }
-h3 { font-size: 15px; margin: 20px 0 8px; }
-p, li { max-width: 980px; }
-.sub, .muted { color: var(--muted); }
-.small { font-size: 12px; }
-nav { margin: 12px 0 0; font-size: 13px; }
-nav a { color: var(--accent); text-decoration: none; margin-right: 14px; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(290px, 1fr)); gap: 14px; }
-.card { border: 1px solid var(--line); border-radius: 8px; padding: 12px 14px; background: var(--soft); }
-.card h3 { margin: 0 0 8px; overflow-wrap: anywhere; }
-.card dl { display: grid; grid-template-columns: 1fr auto; gap: 3px 12px; margin: 0; }
-.card dt { color: var(--muted); }
-.card dd { margin: 0; text-align: right; font-variant-numeric: tabular-nums; font-weight: 600; }
-.badge { display:inline-block; font-size: 11px; padding: 1px 7px; border-radius: 9px; background:#fde8c8;
-  color:#7a4a00; margin-left: 6px; vertical-align: middle; font-weight: 600; }
-.scroll { overflow-x: auto; }
-table { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 6px 0 14px; }
-th, td { padding: 4px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
-th { background: var(--soft); font-weight: 600; position: sticky; top: 0; }
-th:first-child, td:first-child { text-align: left; }
-td.name, th.name { overflow-wrap: anywhere; white-space: normal; max-width: 360px; text-align: left; }
-th.name { text-align: center; }
-table.photos th, table.photos td { text-align: left; vertical-align: top; }
-tr.sep td { border-top: 2px solid #c9ced8; }
-tr.mean td { font-weight: 600; background: #fafbfc; }
-figure { margin: 14px 0 22px; }
-figure img { max-width: 100%; height: auto; border: 1px solid var(--line); border-radius: 6px; }
-figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; max-width: 980px; }
-.sheet img { width: 100%; max-width: 1530px; }
-code { background: var(--soft); padding: 1px 4px; border-radius: 4px; font-size: 12.5px; }
-.notes li { color: var(--muted); }
-.warn { background: #fde8c8; color: #5a3700; border-radius: 6px; padding: 8px 12px; }
-dl.kv { display: grid; grid-template-columns: 170px 1fr; gap: 2px 14px; margin: 4px 0 14px; font-size: 13px; }
-dl.kv dt { color: var(--muted); }
-dl.kv dd { margin: 0; overflow-wrap: anywhere; }
-"""
-
-
-#: what a notebook fragment keeps of the page's style: the colours, cards, badges and figures
-_FRAGMENT_SELECTORS = (
-    ":root",
-    ".cards",
-    ".card",
-    ".badge",
-    ".muted",
-    ".small",
-    "figure",
-    "figcaption",
-)
-
-
-def _scoped_css(scope: str) -> str:
-    """The page's rules for :data:`_FRAGMENT_SELECTORS`, each selector prefixed with ``scope`` (so
-    a fragment inside a notebook styles only itself); ``:root`` becomes ``scope``."""
-    rules = [f"{scope} {{ color: var(--fg); background: var(--bg); padding: 6px 0; }}"]
-    for selectors, body in re.findall(r"([^{}]+)\{([^}]*)\}", _CSS):
-        kept = [
-            scope if sel == ":root" else f"{scope} {sel}"
-            for sel in (x.strip() for x in selectors.split(","))
-            if sel.split()[0] in _FRAGMENT_SELECTORS
-        ]
-        if kept:
-            rules.append(", ".join(kept) + " {" + body + "}")
-    return "\n".join(rules)
 
 
 def _code_spans(escaped: str) -> str:
@@ -119,42 +42,6 @@ def _heat(value: float | None) -> str:
         return ""
     v = max(0.0, min(1.0, value))
     return f' style="background: hsl({int(120 - 120 * v)}, 70%, {int(96 - 14 * v)}%)"'
-
-
-def _img(png: bytes | None, alt: str, caption: str, mime: str = "image/png", cls: str = "") -> str:
-    if not png:
-        return ""
-    c = f' class="{cls}"' if cls else ""
-    return (
-        f'<figure{c}><img src="{png_data_uri(png, mime)}" alt="{e(alt)}">'
-        f"<figcaption>{caption}</figcaption></figure>"
-    )
-
-
-def _card(res: Results) -> str:
-    items: list[tuple[str, str]] = []
-    c, p = res.c, res.p
-    badge = ""
-    if c is not None:
-        items += [
-            ("Clean error", pct(c.clean_error)),
-            ("mCE" + ("" if c.baseline == "alexnet" else f" (vs {c.baseline})"), pct(c.mce)),
-            ("Relative mCE", pct(c.relative_mce)),
-            ("Mean error, 15 corruptions", pct(c.mean_error)),
-            ("Mean error, 4 extra", pct(c.extra_mean_error)),
-        ]
-        if c.partial:
-            badge = f'<span class="badge">partial: {15 - len(c.missing)}/15</span>'
-    if p is not None:
-        items += [("mFR", pct(p.mfr)), ("mT5D", pct(p.mt5d))]
-        fps = list(p.flip_probability.values())
-        items.append(("Mean flip probability", pct(sum(fps) / len(fps), 2) if fps else DASH))
-    ds = res.dataset
-    sub = ", ".join(e(v) for v in (ds.layout, ds.profile) if v)
-    if ds.num_images is not None:
-        sub += f", {e(ds.num_images)} images"
-    rows = "".join(f"<dt>{e(k)}</dt><dd>{v}</dd>" for k, v in items)
-    return f'<div class="card"><h3>{e(res.label)}{badge}</h3><p class="muted small">{sub}</p><dl>{rows}</dl></div>'
 
 
 def _comparison(results: Sequence[Results]) -> str:
@@ -382,7 +269,7 @@ def render_html(
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src data:; style-src 'unsafe-inline'\">",
-        f"<title>{e(title)}</title><style>{_CSS}</style></head><body><main>",
+        f"<title>{e(title)}</title><style>{CSS}</style></head><body><main>",
         f"<header><h1>{e(title)}</h1>",
         f'<p class="sub">{len(results)} result file{"s" if len(results) != 1 else ""} &middot; generated {e(now)} by corruptbench {e(__version__)}</p>',
     ]
@@ -406,7 +293,7 @@ def render_html(
     parts.append("<nav>" + "".join(f'<a href="#{a}">{t}</a>' for a, t in nav) + "</nav></header>")
 
     parts.append('<section id="summary"><h2>Summary</h2><div class="cards">')
-    parts += [_card(r) for r in sort_by_mce(results)]
+    parts += [summary_card(r) for r in sort_by_mce(results)]
     parts.append("</div></section>")
 
     if len(c_rows) > 1:
@@ -418,7 +305,7 @@ def render_html(
     ordered = sort_by_mce(results)
     if len(c_rows) > 1:
         parts.append(
-            _img(
+            figure(
                 headline_scatter(ordered),
                 "mCE and relative mCE against clean error",
                 "mCE and relative mCE against clean error, one point per model. In the paper, mCE falls as accuracy rises while relative mCE stays flat: accuracy gains carried most of the robustness gains.",
@@ -433,14 +320,14 @@ def render_html(
             "(alexnet for ImageNet results, uniform for CIFAR).</p>"
         )
     parts.append(
-        _img(
+        figure(
             ce_bars(ordered),
             "CE per corruption",
             "Corruption error (CE) per corruption; the dashed line is the baseline (100%). Right of the vertical line: the 4 extra corruptions, not part of mCE.",
         )
     )
     parts.append(
-        _img(
+        figure(
             severity_curves(ordered),
             "Error vs severity",
             "Top-1 error against severity per corruption family of the paper's Figure 1, and for the 4 extra corruptions, which belong to no family (severity 0 = clean error).",
@@ -448,7 +335,7 @@ def render_html(
     )
     if p_rows:
         parts.append(
-            _img(
+            figure(
                 flip_bars(ordered),
                 "Flip probability",
                 "ImageNet-P flip probability per perturbation (lower = more stable predictions).",
@@ -474,7 +361,7 @@ def render_html(
         parts.append('<section id="examples"><h2>What the corruptions look like</h2>')
         who = f" ({e(sample_name)})" if sample_name else ""
         parts.append(
-            _img(
+            figure(
                 contact_sheet,
                 "Contact sheet",
                 f"One photo{who} under every corruption and severity, at the network's 224&times;224 input resolution (Resize(256) + CenterCrop(224)). Stored as JPEG (quality 90, no chroma subsampling) to keep this file small.",
@@ -483,7 +370,7 @@ def render_html(
             )
         )
         parts.append(
-            _img(
+            figure(
                 perturbation_strip,
                 "ImageNet-P frames",
                 f"Evenly spaced frames of ImageNet-P sequences of the same photo{who}; flip probability counts how often the prediction changes along such a sequence.",
@@ -500,53 +387,3 @@ def render_html(
     )
     parts.append("</main></body></html>")
     return "\n".join(p for p in parts if p)
-
-
-def render_fragment(results: Sequence[Results]) -> str:
-    """The report's summary cards and main figure as an HTML fragment, for a notebook cell.
-
-    What ``Results._repr_html_`` shows: the page's summary card of each result, then the
-    CE-per-corruption figure (or, when no corruption has all five severities and so no CE, the
-    error-against-severity figure), and the flip-probability figure of ImageNet-P results.
-    Figures are inline PNG data URIs; no script, no network.
-
-    Args:
-        results: Validated results.
-
-    Returns:
-        A ``<div>`` with its own scoped ``<style>``.
-    """
-    ordered = sort_by_mce(list(results))
-    c_rows = [r for r in ordered if r.c is not None]
-    parts = [
-        f'<div class="corruptbench-results"><style>{_scoped_css(".corruptbench-results")}</style>',
-        '<div class="cards">' + "".join(_card(r) for r in ordered) + "</div>",
-    ]
-    ce = ce_bars(ordered)
-    if ce is not None:
-        parts.append(
-            _img(
-                ce,
-                "CE per corruption",
-                "Corruption error (CE) per corruption; the dashed line is the baseline (100%).",
-            )
-        )
-    elif c_rows:
-        parts.append(
-            '<p class="muted small">No CE: it needs all five severities of a corruption.</p>'
-            + _img(
-                severity_curves(ordered),
-                "Error vs severity",
-                "Top-1 error against severity (severity 0 = clean error).",
-            )
-        )
-    if any(r.p is not None for r in ordered):
-        parts.append(
-            _img(
-                flip_bars(ordered),
-                "Flip probability",
-                "ImageNet-P flip probability per perturbation (lower = more stable predictions).",
-            )
-        )
-    parts.append("</div>")
-    return "".join(parts)

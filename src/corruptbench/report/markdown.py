@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from ..perturbations import ALL_PERTURBATIONS
 from ..results import Results
-from .format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty, summary_cells
+from ..results.format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, num, pct, pretty, summary_cells
 
 __all__ = ["render_markdown", "render_csv"]
 
@@ -36,7 +36,7 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
     """Markdown tables: headline comparison (sorted by mCE), CE per corruption, error by severity,
     ImageNet-P. Percentages with one decimal (flip probabilities with two). ``warnings`` (e.g.
     results from different datasets) are quoted under the heading."""
-    from .format import sort_by_mce  # not .html: Markdown needs no matplotlib
+    from ..results.format import sort_by_mce  # not .html: Markdown needs no matplotlib
 
     ordered = sort_by_mce(results)
     c_rows = [r for r in ordered if r.c is not None]

@@ -1,112 +1,20 @@
-"""Terminal summary of one results object (rich tables), printed at the end of eval-c/eval-p/demo."""
+"""Terminal summary of one results object (rich tables), printed at the end of eval-c/eval-p/demo.
+
+The tables themselves are a view of the result (:mod:`corruptbench.results.text`); this module
+takes a result as it comes (a results object or its JSON dict) and prints them.
+"""
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from ..results import Results
-from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty
+from ..results.text import headline_rows, summary_text, write_summary
 
 __all__ = ["print_summary", "summary_text", "headline_rows"]
-
-
-def headline_rows(res: Results) -> list[tuple[str, str]]:
-    """(label, value) pairs of the headline numbers present in ``res`` (display strings)."""
-    rows: list[tuple[str, str]] = []
-    c, p = res.c, res.p
-    if c is not None:
-        base = c.baseline
-        rows.append(("Clean error", pct(c.clean_error)))
-        mce_label = "mCE" if base == "alexnet" else f"mCE (baseline: {base})"
-        if c.partial:
-            mce_label += f" [partial: {15 - len(c.missing)}/15]"
-        rows.append((mce_label, pct(c.mce)))
-        rows.append(("Relative mCE", pct(c.relative_mce)))
-        rows.append(("Mean error, 15 corruptions", pct(c.mean_error)))
-        rows.append(("Mean error, 4 extra corruptions", pct(c.extra_mean_error)))
-    if p is not None:
-        if p.mfr is not None:
-            rows.append(("mFR", pct(p.mfr)))
-        if p.mt5d is not None:
-            rows.append(("mT5D", pct(p.mt5d)))
-        fps = list(p.flip_probability.values())
-        if fps:
-            rows.append(("Mean flip probability (unnormalised)", pct(sum(fps) / len(fps), 2)))
-        if p.top5_distance:
-            t5 = list(p.top5_distance.values())
-            rows.append(("Mean top-5 distance (unnormalised)", num(sum(t5) / len(t5), 3)))
-    return rows
-
-
-def _p(value: float | None) -> str:
-    return pct(value).rstrip("%")
-
-
-def _c_table(res: Results) -> Table:
-    c = res.c
-    assert c is not None
-    t = Table(
-        title=f"ImageNet-C, all numbers in % (CE baseline: {c.baseline})",
-        title_justify="left",
-        caption="* extra corruption, not part of mCE",
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
-    t.add_column("Corruption", no_wrap=True)
-    for s in range(1, 6):
-        t.add_column(f"sev{s}", justify="right", no_wrap=True)
-    t.add_column("mean", justify="right", no_wrap=True)
-    t.add_column("CE", justify="right", style="bold", no_wrap=True)
-    t.add_column("rel.CE", justify="right", no_wrap=True)
-    means = c.mean_errors()
-    sectioned = False
-    for name, values in c.errors.items():
-        if name in EXTRA_CORRUPTIONS and not sectioned:
-            sectioned = True
-            if t.row_count:
-                t.add_section()
-        label = pretty(name) + (" *" if name in EXTRA_CORRUPTIONS else "")
-        t.add_row(
-            label,
-            *[_p(v) for v in values],
-            _p(means.get(name)),
-            _p(c.ce.get(name)),
-            _p(c.relative_ce.get(name)),
-        )
-    return t
-
-
-def _p_table(res: Results) -> Table:
-    p = res.p
-    assert p is not None
-    t = Table(
-        title=f"ImageNet-P (difficulty {p.difficulty})",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
-    t.add_column("Perturbation", no_wrap=True)
-    t.add_column("Flip prob.", justify="right")
-    t.add_column("Top-5 dist.", justify="right")
-    t.add_column("FR", justify="right")
-    t.add_column("sequences", justify="right")
-    for name, fp in p.flip_probability.items():
-        fr = (p.flip_rate or {}).get(name)
-        t.add_row(
-            pretty(name),
-            pct(fp, 2),
-            num(p.top5_distance.get(name), 3),
-            pct(fr) if fr is not None else DASH,
-            str(p.num_sequences.get(name, DASH)),
-        )
-    return t
 
 
 def print_summary(results: Mapping[str, Any] | Results, *, console: Console | None = None) -> None:
@@ -127,58 +35,4 @@ def print_summary(results: Mapping[str, Any] | Results, *, console: Console | No
         except (ValueError, TypeError) as exc:
             console.print(f"[yellow]cannot summarise the results: {exc}[/yellow]")
             return
-    ds = res.dataset
-    head = Table(
-        title=f"{res.model_id}",
-        title_justify="left",
-        show_header=False,
-        box=box.SIMPLE,
-        pad_edge=False,
-    )
-    head.add_column("metric")
-    head.add_column("value", justify="right", style="bold")
-    for label, value in headline_rows(res):
-        head.add_row(label, value)
-    console.print()
-    console.print(head)
-    bits = [str(v) for v in (ds.layout, ds.profile) if v]
-    if ds.num_images is not None:
-        bits.append(f"{ds.num_images} images")
-    if ds.path:
-        bits.append(str(ds.path))
-    if bits:
-        console.print("data: " + ", ".join(bits), markup=False, highlight=False)
-    if res.c is not None:
-        console.print(_c_table(res))
-    if res.p is not None:
-        console.print(_p_table(res))
-    notes: list[str] = []
-    if res.c is not None and res.c.partial and res.c.missing:
-        notes.append("mCE is partial; missing: " + ", ".join(res.c.missing))
-    if res.p is not None:
-        notes.extend(res.p.notes)
-    notes.extend(ds.notes)
-    for note in notes:
-        console.print(f"note: {note}", markup=False, highlight=False, style="dim")
-
-
-def summary_text(results: Results, *, width: int = 100) -> str:
-    """What :func:`print_summary` prints, as plain text (no colours, no terminal codes).
-
-    Args:
-        results: One result.
-        width: Line width of the tables.
-
-    Returns:
-        The text, ending with a newline.
-    """
-    console = Console(
-        file=io.StringIO(),
-        width=width,
-        color_system=None,
-        force_terminal=False,
-        force_jupyter=False,
-    )
-    print_summary(results, console=console)
-    out = console.file.getvalue()  # type: ignore[attr-defined]
-    return str(out).lstrip("\n")
+    write_summary(res, console)

@@ -1,26 +1,27 @@
 """One results type for eval-c, eval-p, the demo and the report (schema ``corruptbench.results/1``).
 
-* :mod:`~corruptbench.results.core` — :class:`Results` (with :class:`CResults`,
-  :class:`PResults`, :class:`DatasetInfo`): ``to_json`` / ``from_json``, validated.
+* :mod:`~corruptbench.results.core` — :class:`Results`: ``to_json`` / ``from_json``, validated.
+* :mod:`~corruptbench.results.parts` — its parts :class:`CResults`, :class:`PResults`,
+  :class:`DatasetInfo`, and ``ResultsLike``, what its views read of it.
 * :mod:`~corruptbench.results.export` — :func:`to_csv`, the eval-c / eval-p CSV table.
 * :mod:`~corruptbench.results.provenance` — library versions and timestamps.
 * :mod:`~corruptbench.results.reader` — the typed, message-naming readers behind ``from_json``.
+
+What a result shows of itself (imported on call, not here: they load rich and matplotlib), which
+the report (:mod:`corruptbench.report`) builds on:
+
+* :mod:`~corruptbench.results.text` — the terminal summary (``Results.summary()``).
+* :mod:`~corruptbench.results.card` — summary card and notebook fragment (``_repr_html_``), the
+  report's stylesheet.
+* :mod:`~corruptbench.results.plots` — the figures; :mod:`~corruptbench.results.format` — display
+  strings (percentages, names, families).
 """
 
 from __future__ import annotations
 
-from .core import (
-    KINDS,
-    SCHEMA,
-    SCHEMA_MAJOR,
-    SCHEMA_PREFIX,
-    CResults,
-    DatasetInfo,
-    PResults,
-    Results,
-    summarize_errors,
-)
+from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
+from .parts import CResults, DatasetInfo, PResults
 from .provenance import library_versions, now
 
 __all__ = [

@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..fileio import write_text
 from ..metrics import CSummary, summarize_c
 from ..perturbations import ALL_PERTURBATIONS
+from .parts import CResults, DatasetInfo, PResults
 from .reader import Reader, short_repr, type_name
 
 __all__ = [
@@ -47,112 +48,6 @@ SCHEMA_MAJOR = 1
 SCHEMA = f"{SCHEMA_PREFIX}/{SCHEMA_MAJOR}"
 KINDS = ("c", "p", "demo")
 _T5D_MAX = 15.0
-
-
-@dataclass(frozen=True)
-class CResults:
-    """The ImageNet-C part of a results file (fractions; ``None`` = not available)."""
-
-    errors: dict[str, list[float | None]]
-    clean_error: float | None
-    ce: dict[str, float | None]
-    relative_ce: dict[str, float | None]
-    mce: float | None
-    relative_mce: float | None
-    mean_error: float | None
-    extra_mean_error: float | None
-    baseline: str
-    partial: bool
-    missing: list[str]
-    counts: dict[str, list[int | None]] = field(default_factory=dict)
-    clean_count: int | None = None
-
-    @property
-    def extra_ce(self) -> dict[str, float | None]:
-        """CE of the extra corruptions present (never part of mCE)."""
-        return {n: self.ce.get(n) for n in EXTRA_CORRUPTIONS if n in self.errors}
-
-    def mean_errors(self) -> dict[str, float | None]:
-        """Corruption -> mean error over the five severities (``None`` if one is missing)."""
-        out: dict[str, float | None] = {}
-        for name, values in self.errors.items():
-            present = [v for v in values if v is not None]
-            out[name] = math.fsum(present) / len(present) if len(present) == len(values) else None
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        """The file's ImageNet-C keys, in file order."""
-        return {
-            "errors": self.errors,
-            "counts": self.counts,
-            "clean_error": self.clean_error,
-            "clean_count": self.clean_count,
-            "baseline": self.baseline,
-            "ce": self.ce,
-            "relative_ce": self.relative_ce,
-            "mce": self.mce,
-            "relative_mce": self.relative_mce,
-            "mean_error": self.mean_error,
-            "extra_mean_error": self.extra_mean_error,
-            "extra_ce": self.extra_ce,
-            "partial": self.partial,
-            "missing": self.missing,
-        }
-
-
-@dataclass(frozen=True)
-class PResults:
-    """The ImageNet-P part of a results file."""
-
-    flip_probability: dict[str, float]
-    top5_distance: dict[str, float]
-    zipf_distance: dict[str, float]
-    num_sequences: dict[str, int]
-    difficulty: int
-    baseline: str | None
-    flip_rate: dict[str, float] | None
-    t5d_ratio: dict[str, float] | None
-    mfr: float | None
-    mt5d: float | None
-    notes: list[str]
-
-    def to_dict(self) -> dict[str, Any]:
-        """The file's ImageNet-P keys, in file order."""
-        return {
-            "difficulty": self.difficulty,
-            "flip_probability": self.flip_probability,
-            "top5_distance": self.top5_distance,
-            "zipf_distance": self.zipf_distance,
-            "num_sequences": self.num_sequences,
-            "baseline": self.baseline,
-            "flip_rate": self.flip_rate,
-            "t5d_ratio": self.t5d_ratio,
-            "mfr": self.mfr,
-            "mt5d": self.mt5d,
-            "notes": self.notes,
-        }
-
-
-@dataclass(frozen=True)
-class DatasetInfo:
-    """What was evaluated: location, layout, profile, fingerprint, images per cell, notes."""
-
-    path: str | None = None
-    layout: str | None = None
-    profile: str | None = None
-    fingerprint: str | None = None
-    num_images: Any = None
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "layout": self.layout,
-            "profile": self.profile,
-            "fingerprint": self.fingerprint,
-            "num_images": self.num_images,
-            "notes": self.notes,
-        }
 
 
 @dataclass(frozen=True, repr=False)
@@ -228,17 +123,17 @@ class Results:
         """The dataset's notes, then the ImageNet-P notes."""
         return list(self.dataset.notes) + (list(self.p.notes) if self.p is not None else [])
 
-    # ---- showing (the report renders; imported on call, as the report depends on results) ---
+    # ---- showing (the views live in text.py and card.py, imported on call: rich, matplotlib) --
     def summary(self) -> str:
         """The terminal summary as plain text: headline numbers, the per-corruption (or
         per-perturbation) table and the notes, as ``eval-c`` prints them, without colours."""
-        from ..report.terminal import summary_text
+        from .text import summary_text
 
         return summary_text(self)
 
     def _repr_html_(self) -> str:
         """A notebook cell's view: the report's summary card and CE-per-corruption figure."""
-        from ..report.html import render_fragment
+        from .card import render_fragment
 
         return render_fragment([self])
 

@@ -1,4 +1,6 @@
-"""Report figures (matplotlib, Agg backend), returned as PNG bytes ready to embed as data URIs."""
+"""Figures of results (matplotlib, Agg backend), returned as PNG bytes ready to embed as data URIs.
+
+The report's page and a result's notebook view (card.py) embed them."""
 
 from __future__ import annotations
 
@@ -14,8 +16,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from ..perturbations import ALL_PERTURBATIONS
-from ..results import Results  # noqa: E402
 from .format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
+from .parts import ResultsLike  # noqa: E402
 
 __all__ = [
     "png_data_uri",
@@ -79,7 +81,7 @@ def _model_colors(n: int) -> list:
     return [cmap(i % 10) for i in range(n)]
 
 
-def ce_bars(results: Sequence[Results]) -> bytes | None:
+def ce_bars(results: Sequence[ResultsLike]) -> bytes | None:
     """Corruption error per corruption, one bar per model (grouped); AlexNet = 100 % line."""
     rows = [r for r in results if r.c is not None]
     if not rows:
@@ -127,7 +129,7 @@ def ce_bars(results: Sequence[Results]) -> bytes | None:
         return _png(fig)
 
 
-def severity_curves(results: Sequence[Results], max_models: int = 6) -> bytes | None:
+def severity_curves(results: Sequence[ResultsLike], max_models: int = 6) -> bytes | None:
     """Top-1 error vs severity (0 = clean) per corruption: one panel per family (the paper's
     Figure 1) and one for the 4 extra corruptions, which belong to no family; one row per model."""
     rows = [r for r in results if r.c is not None][:max_models]
@@ -187,7 +189,7 @@ def severity_curves(results: Sequence[Results], max_models: int = 6) -> bytes | 
         return _png(fig)
 
 
-def headline_scatter(results: Sequence[Results]) -> bytes | None:
+def headline_scatter(results: Sequence[ResultsLike]) -> bytes | None:
     """mCE and relative mCE against clean error across models (the paper's headline figure)."""
     rows = [
         r
@@ -217,7 +219,7 @@ def headline_scatter(results: Sequence[Results]) -> bytes | None:
         return _png(fig)
 
 
-def flip_bars(results: Sequence[Results]) -> bytes | None:
+def flip_bars(results: Sequence[ResultsLike]) -> bytes | None:
     """Flip probability per perturbation, grouped bars across models."""
     rows = [r for r in results if r.p is not None]
     if not rows:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 
-from corruptbench.report.format import DASH, family_of, num, pct, pretty, summary_cells
 from corruptbench.results import Results
+from corruptbench.results.format import DASH, family_of, num, pct, pretty, summary_cells
 from results.support import make_results
 
 

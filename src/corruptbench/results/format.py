@@ -1,16 +1,16 @@
-"""Formatting helpers shared by the report writers (fractions in, display strings out)."""
+"""Formatting helpers of the views of results and of the report (fractions in, display strings out)."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TypeVar
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
 from ..registry import corruption_registry
+from .parts import ResultsLike
 
-if TYPE_CHECKING:
-    from ..results import Results
+_R = TypeVar("_R", bound=ResultsLike)
 
 _PRETTY = {
     "jpeg_compression": "JPEG",
@@ -47,7 +47,7 @@ def num(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
-def summary_cells(r: Results, with_p: bool) -> list[str]:
+def summary_cells(r: ResultsLike, with_p: bool) -> list[str]:
     """A comparison-table row's figures: clean error, mCE, relative mCE, mean error, extra mean
     error (then mFR and mT5D when ``with_p``), as percentages; em dashes where missing."""
     c, p = r.c, r.p
@@ -82,10 +82,10 @@ __all__ = [
 ]
 
 
-def sort_by_mce(results: Sequence[Results]) -> list[Results]:
+def sort_by_mce(results: Sequence[_R]) -> list[_R]:
     """Models with an mCE first, best (lowest) first; then the rest in the given order."""
 
-    def key(r: Results) -> tuple[int, float]:
+    def key(r: _R) -> tuple[int, float]:
         if r.c is not None and r.c.mce is not None:
             return (0, r.c.mce)
         return (1, 0.0)

@@ -6,14 +6,14 @@ import io
 
 from PIL import Image
 
-from corruptbench.report.plots import (
+from corruptbench.results import Results
+from corruptbench.results.plots import (
     ce_bars,
     flip_bars,
     headline_scatter,
     png_data_uri,
     severity_curves,
 )
-from corruptbench.results import Results
 from results.support import make_results
 
 

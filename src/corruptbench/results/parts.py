@@ -1,0 +1,142 @@
+"""The parts of a :class:`~corruptbench.results.Results`, and what the views of one read of it.
+
+:class:`CResults` (ImageNet-C), :class:`PResults` (ImageNet-P) and :class:`DatasetInfo` are the
+typed sections of a results file. :class:`ResultsLike` is the face a ``Results`` shows to its views
+(text.py, card.py, plots.py, format.py): typed against it, they sit below ``core.py``, which calls
+them from ``Results.summary()`` and ``Results._repr_html_()``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..corruptions import EXTRA_CORRUPTIONS
+
+__all__ = ["CResults", "PResults", "DatasetInfo", "ResultsLike"]
+
+
+@dataclass(frozen=True)
+class CResults:
+    """The ImageNet-C part of a results file (fractions; ``None`` = not available)."""
+
+    errors: dict[str, list[float | None]]
+    clean_error: float | None
+    ce: dict[str, float | None]
+    relative_ce: dict[str, float | None]
+    mce: float | None
+    relative_mce: float | None
+    mean_error: float | None
+    extra_mean_error: float | None
+    baseline: str
+    partial: bool
+    missing: list[str]
+    counts: dict[str, list[int | None]] = field(default_factory=dict)
+    clean_count: int | None = None
+
+    @property
+    def extra_ce(self) -> dict[str, float | None]:
+        """CE of the extra corruptions present (never part of mCE)."""
+        return {n: self.ce.get(n) for n in EXTRA_CORRUPTIONS if n in self.errors}
+
+    def mean_errors(self) -> dict[str, float | None]:
+        """Corruption -> mean error over the five severities (``None`` if one is missing)."""
+        out: dict[str, float | None] = {}
+        for name, values in self.errors.items():
+            present = [v for v in values if v is not None]
+            out[name] = math.fsum(present) / len(present) if len(present) == len(values) else None
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ImageNet-C keys, in file order."""
+        return {
+            "errors": self.errors,
+            "counts": self.counts,
+            "clean_error": self.clean_error,
+            "clean_count": self.clean_count,
+            "baseline": self.baseline,
+            "ce": self.ce,
+            "relative_ce": self.relative_ce,
+            "mce": self.mce,
+            "relative_mce": self.relative_mce,
+            "mean_error": self.mean_error,
+            "extra_mean_error": self.extra_mean_error,
+            "extra_ce": self.extra_ce,
+            "partial": self.partial,
+            "missing": self.missing,
+        }
+
+
+@dataclass(frozen=True)
+class PResults:
+    """The ImageNet-P part of a results file."""
+
+    flip_probability: dict[str, float]
+    top5_distance: dict[str, float]
+    zipf_distance: dict[str, float]
+    num_sequences: dict[str, int]
+    difficulty: int
+    baseline: str | None
+    flip_rate: dict[str, float] | None
+    t5d_ratio: dict[str, float] | None
+    mfr: float | None
+    mt5d: float | None
+    notes: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ImageNet-P keys, in file order."""
+        return {
+            "difficulty": self.difficulty,
+            "flip_probability": self.flip_probability,
+            "top5_distance": self.top5_distance,
+            "zipf_distance": self.zipf_distance,
+            "num_sequences": self.num_sequences,
+            "baseline": self.baseline,
+            "flip_rate": self.flip_rate,
+            "t5d_ratio": self.t5d_ratio,
+            "mfr": self.mfr,
+            "mt5d": self.mt5d,
+            "notes": self.notes,
+        }
+
+
+@dataclass(frozen=True)
+class DatasetInfo:
+    """What was evaluated: location, layout, profile, fingerprint, images per cell, notes."""
+
+    path: str | None = None
+    layout: str | None = None
+    profile: str | None = None
+    fingerprint: str | None = None
+    num_images: Any = None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "layout": self.layout,
+            "profile": self.profile,
+            "fingerprint": self.fingerprint,
+            "num_images": self.num_images,
+            "notes": self.notes,
+        }
+
+
+class ResultsLike(Protocol):
+    """What the views read of a result (a :class:`~corruptbench.results.Results` is one)."""
+
+    @property
+    def label(self) -> str: ...
+
+    @property
+    def model_id(self) -> str: ...
+
+    @property
+    def dataset(self) -> DatasetInfo: ...
+
+    @property
+    def c(self) -> CResults | None: ...
+
+    @property
+    def p(self) -> PResults | None: ...

@@ -1,0 +1,40 @@
+"""A result's notebook view: summary card and figure, escaped, with a scoped stylesheet."""
+
+from __future__ import annotations
+
+import re
+
+from corruptbench.results import Results
+from corruptbench.results.card import render_fragment
+from results.support import EVIL, make_results
+
+
+def test_fragment_for_a_notebook() -> None:
+    res = Results.from_dict(make_results(EVIL, 0.9, 0.3), "e.json")
+    html = render_fragment([res])
+    assert EVIL not in html and "&lt;script&gt;" in html  # escaped like the page
+    style = re.search(r"<style>(.*?)</style>", html, re.S)
+    assert style is not None
+    for selectors, _body in re.findall(r"([^{}]+)\{([^}]*)\}", style.group(1)):
+        for sel in selectors.split(","):  # every rule styles only the fragment
+            assert sel.strip().startswith(".corruptbench-results"), sel
+    assert ".corruptbench-results .card {" in style.group(1) and "--soft:" in style.group(1)
+    assert 'alt="CE per corruption"' in html and "<script" not in html.replace("&lt;script", "")
+    # no CE without all five severities: the error-against-severity figure instead
+    data = make_results("m", 0.9, 0.3)
+    for key in (
+        "ce",
+        "relative_ce",
+        "mce",
+        "relative_mce",
+        "mean_error",
+        "extra_mean_error",
+        "extra_ce",
+        "partial",
+        "missing",
+    ):
+        data.pop(key, None)
+    data["errors"] = {"fog": [0.3, 0.4, None, None, None]}
+    partial = Results.from_dict(data, "p.json")
+    html = render_fragment([partial])
+    assert "No CE: it needs all five severities" in html and 'alt="Error vs severity"' in html
