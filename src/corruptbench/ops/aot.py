@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from ..tables.kernel_signatures import split_signature
+
 __all__ = ["AotModule", "load", "status"]
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -62,10 +64,8 @@ def _arg_key(a: Any) -> Any:
 
 
 def _sig_key(text: str) -> tuple[Any, ...]:
-    from .jit import _split  # the table's notation
-
     out: list[Any] = []
-    for part in _split(text):
+    for part in split_signature(text):
         readonly = part.startswith("readonly ")
         part = part.removeprefix("readonly ")
         if "[" in part:

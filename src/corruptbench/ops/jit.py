@@ -24,6 +24,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ..tables.kernel_signatures import split_signature
+
 __all__ = [
     "Kernel",
     "kernel",
@@ -334,27 +336,12 @@ def signature_text(argtypes: Any) -> str:
     return ", ".join(_type_text(t) for t in argtypes)
 
 
-def _split(text: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-            continue
-        depth += ch == "["
-        depth -= ch == "]"
-        cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
-
-
 def parse_signature(text: str) -> tuple[Any, ...]:
     """The numba argument types of a signature in the table's notation (imports numba)."""
     from numba.core import types
 
     out: list[Any] = []
-    for part in _split(text):
+    for part in split_signature(text):
         readonly = part.startswith("readonly ")
         if readonly:
             part = part[len("readonly ") :]

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-__all__ = ["KERNEL_SIGNATURES", "COMPILE_SECONDS"]
+__all__ = ["KERNEL_SIGNATURES", "COMPILE_SECONDS", "split_signature"]
 
 KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
     {
@@ -168,3 +168,20 @@ COMPILE_SECONDS: Mapping[str, float] = MappingProxyType(
         "all": 38.3,
     }
 )
+
+
+def split_signature(text: str) -> list[str]:
+    """The argument types of a signature in this table's notation, one string each
+    (``"uint8[:, ::1], int64"`` -> ``["uint8[:, ::1]", "int64"]``: commas inside ``[]`` stay)."""
+    parts, depth, cur = [], 0, ""
+    for ch in text:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "["
+        depth -= ch == "]"
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
