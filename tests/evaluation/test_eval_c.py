@@ -355,6 +355,25 @@ def test_on_the_fly_in_memory_images_equal_the_same_folder(tmp_path: Path) -> No
     assert unnamed.dataset.profile == "tiny"  # the images' size picks the profile
 
 
+def test_auto_baseline_follows_the_on_the_fly_profile() -> None:
+    """CIFAR images corrupted on the fly get the uniform baseline, as CIFAR-10-C folders do:
+    AlexNet's errors are ImageNet numbers."""
+    import corruptbench
+
+    rng = np.random.default_rng(0)
+    kw = {"corruptions": ["fog"], "progress": False, "run": quiet(workers=0)}
+    cifar = corruptbench.OnTheFly(
+        rng.integers(0, 256, (4, 32, 32, 3), np.uint8), labels=[0, 1, 2, 3]
+    )
+    res = corruptbench.evaluate_c(fast_model(10, 32), cifar, **kw)
+    assert res.dataset.profile == "cifar" and res.c is not None and res.c.baseline == "uniform"
+    imagenet = corruptbench.OnTheFly(
+        rng.integers(0, 256, (2, 224, 224, 3), np.uint8), labels=[0, 1]
+    )
+    res = corruptbench.evaluate_c(fast_model(), imagenet, **kw)
+    assert res.dataset.profile == "imagenet" and res.c is not None and res.c.baseline == "alexnet"
+
+
 @pytest.mark.parametrize(
     "data, message",
     [

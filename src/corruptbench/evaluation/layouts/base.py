@@ -173,8 +173,9 @@ class Layout(ABC):
 
     @property
     def default_baseline(self) -> str:
-        """eval-c's ``baseline="auto"``: ``alexnet`` (ImageNet) or ``uniform`` (CIFAR data)."""
-        return "alexnet"
+        """eval-c's ``baseline="auto"``: ``uniform`` for CIFAR data (AlexNet's errors are ImageNet
+        numbers), else ``alexnet``."""
+        return "uniform" if self.profile == "cifar" else "alexnet"
 
     def fingerprint(self) -> str:
         """Digest of every cell's fingerprint (the results' ``dataset.fingerprint``)."""

@@ -199,10 +199,6 @@ class WebDatasetC(_Shards):
     def subset_selected(self) -> bool:
         return bool(self._sources)
 
-    @property
-    def default_baseline(self) -> str:
-        return "uniform" if self.profile == "cifar" else "alexnet"
-
 
 def _detect(scanned: dict[Cell, list[ShardSample]]) -> str:
     """The profile from the size of the first readable image."""
