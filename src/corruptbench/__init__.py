@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 from .api import ALL_CORRUPTIONS, CORRUPTIONS, EXTRA_CORRUPTIONS, corrupt, get_corruption_names
 from .kernel_cache import warmup
 from .profiles import PROFILES
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "corrupt",

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
 from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
 from ..errors import Arg
 from ..perturbations import NOISE_PERTURBATIONS
 from ..pipeline import spread_subset
 from ..progress import progress as make_progress
 from ..validation import check_quality
+from ..version import __version__
 from .engine import iter_local, iter_ray, run_shard
 from .outputs import (
     MANIFEST,

@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from .. import __version__
 from ..datasets.cifar import load_cifar_c, load_cifar_c_labels, scan_cifar_c
 from ..datasets.imagenet_c import SEVERITIES, scan_imagenet_c
 from ..datasets.webdataset import (
@@ -42,6 +41,7 @@ from ..datasets.webdataset import (
 from ..errors import Arg
 from ..pipeline import Source, SourceItem, batch_rel, folder_label_kind, hash_lines
 from ..progress import progress as make_progress
+from ..version import __version__
 from .outputs import (
     MANIFEST,
     TMP_SUFFIX,

@@ -12,11 +12,11 @@ import importlib
 import os
 import sys
 
-from .. import __version__
 from ..errors import ArgumentError
 from ..extras import MissingDependency
 from ..kernel_cache import compile_estimate
 from ..ops import jit
+from ..version import __version__
 
 __all__ = ["COMMANDS", "FLAGS", "build_parser", "main"]
 

@@ -258,7 +258,7 @@ def render_html(
         intro: Extra paragraph shown under the title (escaped), e.g. the demo's disclaimer.
         warnings: Shown prominently under the title (e.g. results from different datasets).
     """
-    from .. import __version__
+    from ..version import __version__
 
     results = list(results)
     c_rows = [r for r in results if r.c is not None]

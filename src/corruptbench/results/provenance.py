@@ -6,7 +6,7 @@ import datetime as _dt
 import platform
 import sys
 
-from .. import __version__
+from ..version import __version__
 
 __all__ = ["library_versions", "now"]
 
