@@ -69,3 +69,11 @@ def test_temp_names_are_unique_across_machines_and_hidden(tmp_path: Path) -> Non
     label = socket.gethostname().split(".")[0]
     assert host == "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:24]
     assert pid == str(os.getpid()) and len(rand) == 8
+
+
+def test_write_bytes_writes_every_byte_of_large_and_buffer_payloads(tmp_path: Path) -> None:
+    data = os.urandom(3 << 20)
+    write_bytes(tmp_path / "big.bin", data)
+    write_bytes(tmp_path / "view.bin", memoryview(data)[5:105])
+    assert (tmp_path / "big.bin").read_bytes() == data
+    assert (tmp_path / "view.bin").read_bytes() == data[5:105]

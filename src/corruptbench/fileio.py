@@ -11,6 +11,7 @@ file.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 import socket
@@ -24,6 +25,7 @@ __all__ = ["TMP_SUFFIX", "temp_path", "write_atomic", "write_bytes", "write_text
 TMP_SUFFIX = ".cbtmp"
 
 
+@functools.lru_cache(maxsize=1)
 def _host() -> str:
     # the first label of the host name, safe in a file name and short (names stay < 255 bytes)
     label = socket.gethostname().split(".")[0] or "host"
@@ -75,8 +77,27 @@ def write_atomic(
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, *, make_parents: bool = False) -> None:
-    """:func:`write_atomic` of ``data``."""
-    write_atomic(path, lambda fh: fh.write(data), make_parents=make_parents)
+    """:func:`write_atomic` of ``data``, through the bare file descriptor (no buffered file object:
+    make-c writes 95 files per image, and the object's set-up was a third of a write's cost)."""
+    target = os.fspath(path)
+    tmp = temp_path(target)
+    try:
+        if make_parents:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, target) from None
+        raise
 
 
 def write_text(path: str | os.PathLike[str], text: str, *, make_parents: bool = False) -> None:

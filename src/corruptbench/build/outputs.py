@@ -69,7 +69,9 @@ def write_atomic(path: str | Path, writer: Callable[[Any], Any]) -> None:
 
 
 def write_bytes(path: str | Path, data: bytes) -> None:
-    write_atomic(path, lambda fh: fh.write(data))
+    """:func:`corruptbench.fileio.write_bytes`, after :func:`orphan_check`."""
+    orphan_check()
+    fileio.write_bytes(path, data)
 
 
 _MADE_DIRS: set[str] = set()
