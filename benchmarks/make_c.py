@@ -270,7 +270,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-plain", action="store_true", help="skip the plain CLI runs (3)")
     ap.add_argument("--no-scaling", action="store_true", help="skip the scaling runs (4)")
     ap.add_argument("--json", default=None, help="also write the figures to this JSON file")
+    ap.add_argument(
+        "--kernels",
+        choices=("jit", "auto"),
+        default="jit",
+        help="jit (default): numba's JIT kernels, which a build of 2,000 images or more runs"
+        " (engine.BULK_ITEMS), so the figures are those of a 50,000-image build; auto: the"
+        " ahead-of-time kernels where the install has them, as a small build runs",
+    )
     args = ap.parse_args(argv)
+    os.environ["CORRUPTBENCH_KERNELS"] = args.kernels  # before the kernels load; children inherit
     if not SAMPLE.is_dir():
         print(f"benchmark needs real photos: {SAMPLE} is absent", file=sys.stderr)
         return 2
@@ -287,7 +296,12 @@ def main(argv: list[str] | None = None) -> int:
         if args.workers == "auto"
         else [int(x) for x in args.workers.split(",")]
     )
-    report: dict = {"images": args.images, "per_class": args.per_class, "cpus": cores}
+    report: dict = {
+        "images": args.images,
+        "per_class": args.per_class,
+        "cpus": cores,
+        "kernels": args.kernels,
+    }
     work = Path(tempfile.mkdtemp(prefix="corruptbench-bench-"))
     try:
         files = sorted(SAMPLE.iterdir())[: args.images]
@@ -310,7 +324,8 @@ def main(argv: list[str] | None = None) -> int:
 
         print(
             f"make-c imagenet 224: {len(names)} corruptions x 5 severities, {args.images} real images"
-            f" in class folders of up to {args.per_class}; JPEG q85 optimize=True"
+            f" in class folders of up to {args.per_class}; JPEG q85 optimize=True;"
+            f" kernels: {args.kernels}"
         )
         load0 = os.getloadavg()[0]
 

@@ -15,7 +15,7 @@ from corruptbench.ops import aot
 from corruptbench.tables.kernel_signatures import KERNEL_SIGNATURES
 from support import REPO
 
-USED = re.compile(r"ahead-of-time kernels: \d+ signatures for x86-64(-v3)? \(numba [\d.]+\)")
+USED = re.compile(r"ahead-of-time kernels: \d+ signatures for x86-64(-v3|-v4)? \(numba [\d.]+\)")
 
 
 @pytest.mark.slow  # compiles every kernel when the cache is empty

@@ -3,6 +3,7 @@ build step that never fails an install."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -220,6 +221,19 @@ def test_the_build_step_never_fails_an_install(tmp_path):
     assert nocc.stderr.strip() == "corruptbench AOT kernels: skipped (no working C compiler)"
     assert not list(out.glob("_aot_kernels*"))
 
+    odd = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "build_aot.py"), str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, CORRUPTBENCH_AOT_CPU="pentium"),
+        timeout=300,
+    )
+    assert odd.returncode == 3
+    assert odd.stderr.strip() == (
+        "corruptbench AOT kernels: skipped (unknown target CPU 'pentium'"
+        " (one of x86-64-v4, x86-64-v3, x86-64, auto))"
+    )
+
     def build_ext(lib: str, **env: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / lib)],
@@ -241,3 +255,16 @@ def test_the_build_step_never_fails_an_install(tmp_path):
     assert said[0].startswith("corruptbench AOT kernels: skipped (numba.pycc unavailable")
     assert said[0].endswith("(the kernels compile on first use instead)")
     assert not list((tmp_path / "lib2").rglob("_aot_kernels*"))
+
+
+def test_the_build_targets_the_highest_level_the_machine_has():
+    spec = importlib.util.spec_from_file_location("build_aot", REPO / "tools" / "build_aot.py")
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    v3, v4 = set(tool.V3_FLAGS), set(tool.V4_FLAGS)
+    assert tool.auto_cpu(v3 | v4 | {"sse2"}) == "x86-64-v4"
+    assert tool.auto_cpu(v3 | {"avx512f"}) == "x86-64-v3"  # part of AVX-512 is not v4
+    assert tool.auto_cpu({"sse2", "avx"}) == "x86-64"
+    # the module needs exactly the flags of its level at run time
+    assert tool.CPU_FLAGS["x86-64-v4"] == tool.V3_FLAGS + tool.V4_FLAGS

@@ -38,11 +38,12 @@ __all__ = [
 
 _THREAD_ENV = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS")
 
-#: From this many items on, a build runs numba's JIT kernels (compiled for this CPU; about 10 %
-#: faster per image than the ahead-of-time ones on the 2-core development VM, see
-#: benchmarks/cold_start.py --runtime) after compiling them once in the driver; a smaller build
-#: keeps the ahead-of-time kernels when the install has them and compiles nothing.
-BULK_ITEMS = 2000
+#: From this many items on, a build runs numba's JIT kernels (compiled for this CPU model: 3 %
+#: faster per image than the ahead-of-time ones for its ISA level on the 2-core development VM,
+#: benchmarks/cold_start.py --runtime) after compiling them once in the driver (~40 CPU s: at
+#: ~0.15 s per make-c image that pays off from ~9,000 images); a smaller build keeps the
+#: ahead-of-time kernels when the install has them and compiles nothing.
+BULK_ITEMS = 10_000
 
 
 def kernel_choice(n_items: int) -> str:
