@@ -44,6 +44,24 @@ def temp_path(path: str | os.PathLike[str]) -> str:
     return os.path.join(head, f".{name}.{_host()}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
 
 
+def _replace(path: str | os.PathLike[str], fill: Callable[[str], Any], make_parents: bool) -> None:
+    """``fill(temporary path)``, then the rename over ``path``; on any failure the temporary file
+    is removed and an ``OSError`` names ``path``."""
+    target = os.fspath(path)
+    tmp = temp_path(target)
+    try:
+        if make_parents:
+            Path(target).parent.mkdir(parents=True, exist_ok=True)
+        fill(tmp)
+        os.replace(tmp, target)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
+            raise type(exc)(exc.errno, exc.strerror, target) from None
+        raise
+
+
 def write_atomic(
     path: str | os.PathLike[str],
     writer: Callable[[IO[bytes]], Any],
@@ -60,30 +78,19 @@ def write_atomic(
     Raises:
         OSError: of the same type, with ``filename`` = ``path`` (e.g. ``PermissionError``).
     """
-    target = os.fspath(path)
-    tmp = temp_path(target)
-    try:
-        if make_parents:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+
+    def fill(tmp: str) -> None:
         with open(tmp, "wb") as fh:
             writer(fh)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
-            raise type(exc)(exc.errno, exc.strerror, target) from None
-        raise
+
+    _replace(path, fill, make_parents)
 
 
 def write_bytes(path: str | os.PathLike[str], data: bytes, *, make_parents: bool = False) -> None:
     """:func:`write_atomic` of ``data``, through the bare file descriptor (no buffered file object:
     make-c writes 95 files per image, and the object's set-up was a third of a write's cost)."""
-    target = os.fspath(path)
-    tmp = temp_path(target)
-    try:
-        if make_parents:
-            Path(target).parent.mkdir(parents=True, exist_ok=True)
+
+    def fill(tmp: str) -> None:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o666)
         try:
             view = memoryview(data)
@@ -91,13 +98,8 @@ def write_bytes(path: str | os.PathLike[str], data: bytes, *, make_parents: bool
                 view = view[os.write(fd, view) :]
         finally:
             os.close(fd)
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename in (tmp, None) and exc.errno is not None:
-            raise type(exc)(exc.errno, exc.strerror, target) from None
-        raise
+
+    _replace(path, fill, make_parents)
 
 
 def write_text(path: str | os.PathLike[str], text: str, *, make_parents: bool = False) -> None:
