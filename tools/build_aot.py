@@ -101,6 +101,8 @@ def _stub_missing() -> list[str]:
 
 
 def host_flags() -> set[str]:
+    # the same reading as corruptbench.ops.aot's: this tool runs before the package (and the
+    # stubs its imports need) can be imported, in pip's isolated build environment
     try:
         text = Path("/proc/cpuinfo").read_text()
     except OSError:
