@@ -10,7 +10,7 @@ Usage::
 
 Four measurements, each printed with what it includes:
 
-1. **in-process build** (``corruptbench.build.build(workers=1)``, as ``make-c --workers 1`` runs it,
+1. **in-process build** (``corruptbench.builders.build(workers=1)``, as ``make-c --workers 1`` runs it,
    after an untimed warm-up build of one image): CPU time of this process per image, user and
    system (file creation and renames are kernel time), from ``getrusage`` around the build —
    the steady-state cost of one more image, extrapolated to 50,000.
@@ -81,7 +81,7 @@ def make_source(work: Path, files: list[Path], per_class: int) -> Path:
 
 def in_process(src: Path, out: Path, names: list[str]) -> dict:
     """(1): the build in this process, CPU time per image (user, system)."""
-    from corruptbench.build import build
+    from corruptbench.builders import build
 
     u0, s0 = _rusage(resource.RUSAGE_SELF)
     t0 = time.perf_counter()
@@ -112,7 +112,7 @@ def in_process(src: Path, out: Path, names: list[str]) -> dict:
 
 def breakdown(src: Path, out: Path, names: list[str], limit: int) -> dict:
     """(2): the per-image steps one by one (CPU time of this process)."""
-    from corruptbench.build.outputs import ensure_dir, write_bytes
+    from corruptbench.builders.outputs import ensure_dir, write_bytes
     from corruptbench.datasets.jpeg import encode_jpeg
     from corruptbench.pipeline import item_step, open_source
 
@@ -202,9 +202,9 @@ def worker_start(names: list[str]) -> tuple[float, float]:
     largest resident size of a child so far (MiB; the CLI child of (3) included)."""
     code = (
         "import resource, sys\n"
-        "from corruptbench.build.engine import init_worker\n"
-        "from corruptbench.build.spec import BuildSpec\n"
-        "from corruptbench.build.writers import JpegTreeWriter\n"
+        "from corruptbench.builders.engine import init_worker\n"
+        "from corruptbench.builders.spec import BuildSpec\n"
+        "from corruptbench.builders.writers import JpegTreeWriter\n"
         "from corruptbench.pipeline import item_step\n"
         f"names = {names!r}\n"
         "cells = tuple((n, s) for n in names for s in (1, 2, 3, 4, 5))\n"
@@ -220,7 +220,7 @@ def worker_start(names: list[str]) -> tuple[float, float]:
 
 def scaling(src: Path, work: Path, names: list[str], counts: list[int]) -> list[dict]:
     """(4): wall-clock time of the whole build with each worker count (pool start included)."""
-    from corruptbench.build import build
+    from corruptbench.builders import build
 
     rows = []
     for w in counts:
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--images must be >= 2")
 
     from corruptbench import ALL_CORRUPTIONS
-    from corruptbench.build import build
+    from corruptbench.builders import build
 
     names = list(ALL_CORRUPTIONS)
     cores = os.cpu_count() or 1

@@ -12,7 +12,7 @@ The source is a ``val2017/``-like folder of real photos (``../shared/data/imagen
 resized to W x H with bicubic resampling and saved as JPEG q90 (COCO val2017 images are 640 px on
 the long side, most 640 x 480 or 480 x 640). Outputs are JPEGs at the source's own quality (90).
 
-Runs :func:`corruptbench.build.build_tree` with ``workers=1`` (in this process, as
+Runs :func:`corruptbench.builders.build_tree` with ``workers=1`` (in this process, as
 ``make-c --layout tree --workers 1``). The figure is images per CPU-second of the build
 (``time.process_time`` around each build, so it stays meaningful on a shared machine); each round
 builds every subset once, interleaved, and the table gives the median and the range over rounds.
@@ -58,7 +58,7 @@ def make_source(dst: Path, n: int, width: int, height: int) -> None:
 
 def time_tree(src: Path, out: Path, corruptions: str) -> dict[str, float]:
     """Build ``src`` into ``out`` with one worker in this process; CPU and wall seconds."""
-    from corruptbench.build import build_tree
+    from corruptbench.builders import build_tree
 
     c0, t0 = time.process_time(), time.perf_counter()
     s = build_tree(src, out, corruptions=corruptions, workers=1)
@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from corruptbench import get_corruption_names
-    from corruptbench.build import build_tree
+    from corruptbench.builders import build_tree
 
     work = Path(tempfile.mkdtemp(prefix="corruptbench-bench-tree-"))
     try:

@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"benchmark needs real photos: {SAMPLE} is absent", file=sys.stderr)
         return 2
 
-    from corruptbench.build.writers import Mp4TreeWriter
+    from corruptbench.builders.writers import Mp4TreeWriter
     from corruptbench.perturbations import (
         ALL_PERTURBATIONS,
         NOISE_PERTURBATIONS,

@@ -47,7 +47,7 @@ SAMPLE = REPO.parent / "shared" / "data" / "imagenet-sample"
 
 def _run(src: Path, out: Path, workers: int, ray: str | None) -> dict[str, float]:
     from corruptbench import ALL_CORRUPTIONS
-    from corruptbench.build import build
+    from corruptbench.builders import build
 
     t0 = time.perf_counter()
     s = build(

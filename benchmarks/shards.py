@@ -75,8 +75,8 @@ def main(argv: list[str] | None = None) -> int:
         return 2
 
     from corruptbench import ALL_CORRUPTIONS
-    from corruptbench.build import build
-    from corruptbench.build.convert import convert
+    from corruptbench.builders import build
+    from corruptbench.builders.convert import convert
     from corruptbench.datasets.webdataset import iter_samples
     from corruptbench.evaluation.layouts import ImageNetCFolder, Selection, WebDatasetC
     from corruptbench.pipeline import CorruptStep, open_source

@@ -24,7 +24,7 @@ import torch
 from PIL import Image
 
 import corruptbench
-from corruptbench.build import build
+from corruptbench.builders import build
 from corruptbench.datasets import wnid_to_index
 from corruptbench.demo import PHOTOS
 from corruptbench.models import IMAGENET_MEAN, IMAGENET_STD

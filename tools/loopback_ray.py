@@ -1,6 +1,6 @@
 """A real multi-node Ray cluster on this machine, bound to 127.0.0.1 only.
 
-Used by the cluster test (``tests/build/test_ray_cluster.py``) and the Ray benchmark
+Used by the cluster test (``tests/builders/test_ray_cluster.py``) and the Ray benchmark
 (``benchmarks/ray_cluster.py``); run it as a script to try ``make-c --ray ADDRESS`` by hand::
 
     python tools/loopback_ray.py --workers 2      # prints the address and the driver's env; Ctrl-C stops

@@ -172,7 +172,7 @@ NUMBERS = (
 @pytest.fixture(scope="module")
 def photo_c(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """make-c of the 6 bundled photos: fog at all 5 severities (so CE exists), contrast 3."""
-    from corruptbench.build import build
+    from corruptbench.builders import build
     from photos import photo_folder
 
     base = tmp_path_factory.mktemp("photo-c")

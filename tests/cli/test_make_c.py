@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from build.support import make_source, tree, write_batch
+from builders.support import make_source, tree, write_batch
 from corruptbench import corrupt
 from corruptbench.cli import main
 from corruptbench.datasets import cifar
@@ -304,7 +304,7 @@ def test_ctrl_c_says_what_is_kept(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("corruptbench.build.build", interrupted)
+    monkeypatch.setattr("corruptbench.builders.build", interrupted)
     src = make_source(tmp_path, 1)
     assert main(["make-c", str(src), str(tmp_path / "o")]) == 130
     assert capsys.readouterr().err == (
@@ -333,7 +333,7 @@ def test_16_bit_sources_are_read_correctly(
 def test_layout_tree_end_to_end_and_option_errors(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from build.support import make_coco_tree
+    from builders.support import make_coco_tree
 
     src = make_coco_tree(tmp_path)
     out = tmp_path / "out"

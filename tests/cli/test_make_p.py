@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from build.support import make_source, write_batch
+from builders.support import make_source, write_batch
 from corruptbench.cli import main
 from corruptbench.datasets import cifar, video
 from corruptbench.pipeline import item_seed
@@ -152,6 +152,6 @@ def test_list_syntax_progress_and_interrupts(
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("corruptbench.build.build", interrupted)
+    monkeypatch.setattr("corruptbench.builders.build", interrupted)
     assert main(["make-p", str(tmp_path / "test_batch"), str(tmp_path / "x")]) == 130
     assert "run the same command again to resume" in capsys.readouterr().err

@@ -12,9 +12,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-from build.support import make_source, run_c, write_batch  # noqa: E402
-from corruptbench.build import build  # noqa: E402
-from corruptbench.build.convert import convert  # noqa: E402
+from builders.support import make_source, run_c, write_batch  # noqa: E402
+from corruptbench.builders import build  # noqa: E402
+from corruptbench.builders.convert import convert  # noqa: E402
 from corruptbench.cli import main  # noqa: E402
 from corruptbench.evaluation import EvalError, evaluate_c, evaluate_p  # noqa: E402
 from corruptbench.evaluation.layouts import (  # noqa: E402

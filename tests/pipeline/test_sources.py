@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from build.support import make_source, write_batch
+from builders.support import make_source, write_batch
 from corruptbench.pipeline import (
     SourceError,
     arrays_source,

@@ -14,7 +14,7 @@ from PIL import Image
 torch = pytest.importorskip("torch")
 
 from corruptbench import corrupt  # noqa: E402
-from corruptbench.build import build  # noqa: E402
+from corruptbench.builders import build  # noqa: E402
 from corruptbench.errors import ArgumentError  # noqa: E402
 from corruptbench.pipeline import item_seed  # noqa: E402
 from corruptbench.torch import CorruptedDataset  # noqa: E402

@@ -12,7 +12,7 @@ from PIL import Image
 
 torch = pytest.importorskip("torch")
 
-from corruptbench.build import build  # noqa: E402
+from corruptbench.builders import build  # noqa: E402
 from corruptbench.datasets import wnid_to_index  # noqa: E402
 from corruptbench.errors import ArgumentError  # noqa: E402
 from corruptbench.torch import CIFAR10C, CIFAR100C, ImageNetC, ImageNetP  # noqa: E402

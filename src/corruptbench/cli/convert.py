@@ -1,5 +1,5 @@
 """``corruptbench convert SRC OUT --to webdataset``: an existing ImageNet-C folder (the released
-data, extracted) or CIFAR-10-C arrays to WebDataset tar shards. See :mod:`corruptbench.build.convert`."""
+data, extracted) or CIFAR-10-C arrays to WebDataset tar shards. See :mod:`corruptbench.builders.convert`."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..build.convert import convert, format_convert_summary
+    from ..builders.convert import convert, format_convert_summary
 
     names = None if args.corruptions is None else parse_corruptions(args.corruptions)
     summary = convert(

@@ -1,6 +1,6 @@
 """``corruptbench make-c SRC OUT``: build an ImageNet-C style dataset (all 19 corruptions x 5
 severities by default) from an image folder or a CIFAR python batch, or (``--layout tree``) corrupt
-any dataset folder at native size. See :mod:`corruptbench.build`."""
+any dataset folder at native size. See :mod:`corruptbench.builders`."""
 
 from __future__ import annotations
 

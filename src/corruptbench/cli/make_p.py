@@ -1,5 +1,5 @@
 """``corruptbench make-p SRC OUT``: build an ImageNet-P style dataset (perturbation sequences) as
-H.264 MP4 videos or CIFAR-10-P style ``.npy`` arrays. See :mod:`corruptbench.build`."""
+H.264 MP4 videos or CIFAR-10-P style ``.npy`` arrays. See :mod:`corruptbench.builders`."""
 
 from __future__ import annotations
 

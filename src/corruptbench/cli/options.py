@@ -351,7 +351,7 @@ def add_build_args(p: argparse.ArgumentParser) -> None:
 
 def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
     """Run make-``kind`` with the shared options; print the summary; the exit status."""
-    from ..build import build, format_summary
+    from ..builders import build, format_summary
 
     workers = args.workers if args.workers is not None else default_workers()
     if workers < 1:

@@ -154,7 +154,7 @@ def build(
         profile: imagenet | inception | tiny | cifar.
         fmt: ``jpeg`` / ``npy`` / ``tree`` / ``webdataset`` for c, ``mp4`` / ``npy`` /
             ``webdataset`` for p. ``tree``: every image of SRC at its own size and in its own
-            format (:mod:`corruptbench.build.tree`; also :func:`build_tree`).
+            format (:mod:`corruptbench.builders.tree`; also :func:`build_tree`).
         names: corruptions (or perturbations), in output order.
         levels: severities 1..5 (c) or difficulties 1..3 (p; levels above 1 only apply to the
             noise perturbations).
@@ -360,7 +360,7 @@ def build_tree(
     """Corrupt every image of a dataset folder at its own size: ``make-c --layout tree``.
 
     ``OUT/<corruption>/<severity>/<relative path>`` mirrors ``src`` (COCO-C, Pascal-C and
-    Cityscapes-C style); see :mod:`corruptbench.build.tree` for formats, gray and alpha images.
+    Cityscapes-C style); see :mod:`corruptbench.builders.tree` for formats, gray and alpha images.
 
     Args:
         src: the dataset root (images at any depth).

@@ -6,7 +6,7 @@ Planning. The source items (sorted, after name collisions are removed) are cut i
 which sample lands in which shard depends only on the source and the shard size, never on the
 worker count, the executor or resuming.
 
-Work. One block is one unit of work (a :data:`~corruptbench.build.spec.Shard`): the worker
+Work. One block is one unit of work (a :data:`~corruptbench.builders.spec.Shard`): the worker
 decodes each image of the block once, computes every cell and streams each sample into that cell's
 open shard (a hidden ``.<name>.<pid>.cbtmp`` in OUT). At the end of the block each shard is closed,
 fsynced and renamed into place, so a ``.tar`` under its final name is always complete; a killed

@@ -1,6 +1,6 @@
 """The dataset builders behind ``corruptbench make-c`` and ``make-p``.
 
-Guarantees (each one has a test in ``tests/build/``):
+Guarantees (each one has a test in ``tests/builders/``):
 
 * **Reproducible bytes.** Every output item draws from its own ``np.random.RandomState`` seeded with
   :func:`~corruptbench.pipeline.item_seed` — a BLAKE2b hash of ``(seed, kind,
@@ -30,14 +30,14 @@ Layouts: the released ones (``jpeg`` ``<corruption>/<severity>/<class>/<file>``,
 make-p ``mp4``) after the profile's resize + crop, and ``tree`` (:func:`build_tree`, make-c
 ``--layout tree``): any dataset folder at native size, each file in its own format.
 
-Modules: :mod:`~corruptbench.build.builder` (:func:`build`, :func:`build_tree`: parameters, plan,
+Modules: :mod:`~corruptbench.builders.builder` (:func:`build`, :func:`build_tree`: parameters, plan,
 run, finish),
-:mod:`~corruptbench.build.engine` (in-process, process-pool and Ray executors of shards),
-:mod:`~corruptbench.build.writers` (one :class:`~corruptbench.build.writers.Writer` per output
-format: JPEG tree, MP4 tree, npy arrays), :mod:`~corruptbench.build.tree` (the native-size tree
-layout), :mod:`~corruptbench.build.shards` (WebDataset tar shards),
-:mod:`~corruptbench.build.outputs` (atomic writes, manifest, ``skipped.csv``),
-:mod:`~corruptbench.build.spec` (what a worker receives), :mod:`~corruptbench.build.convert`
+:mod:`~corruptbench.builders.engine` (in-process, process-pool and Ray executors of shards),
+:mod:`~corruptbench.builders.writers` (one :class:`~corruptbench.builders.writers.Writer` per output
+format: JPEG tree, MP4 tree, npy arrays), :mod:`~corruptbench.builders.tree` (the native-size tree
+layout), :mod:`~corruptbench.builders.shards` (WebDataset tar shards),
+:mod:`~corruptbench.builders.outputs` (atomic writes, manifest, ``skipped.csv``),
+:mod:`~corruptbench.builders.spec` (what a worker receives), :mod:`~corruptbench.builders.convert`
 (``corruptbench convert``: an existing ImageNet-C / CIFAR-10-C folder to shards).
 """
 

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corruptbench.build import BuildSummary, build
+from corruptbench.builders import BuildSummary, build
 from support import CIFAR_TEST, IMAGENET_SAMPLE, REPO, need_shared
 
 FAST = ["brightness", "gaussian_noise"]

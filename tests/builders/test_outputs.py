@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from build.support import make_source, run_c
-from corruptbench.build import BuildError, ItemResult
-from corruptbench.build.outputs import (
+from builders.support import make_source, run_c
+from corruptbench.builders import BuildError, ItemResult
+from corruptbench.builders.outputs import (
     TMP_SUFFIX,
     read_skipped,
     sweep_temps,
@@ -86,7 +86,7 @@ def test_a_run_sweeps_the_temporary_files_left_during_it(
 ) -> None:
     """A shard killed between open and rename (its Ray node died) leaves a temporary file while
     the build goes on; the build removes it when it ends, not only at the next run's start."""
-    import corruptbench.build.builder as builder
+    import corruptbench.builders.builder as builder
 
     src = make_source(tmp_path, 2)
     out = tmp_path / "out"

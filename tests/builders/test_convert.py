@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from build.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
-from corruptbench.build.convert import convert, format_convert_summary
+from builders.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from corruptbench.builders.convert import convert, format_convert_summary
 from corruptbench.cli import main
 from corruptbench.datasets.imagenet import wnid_to_index
 from corruptbench.datasets.webdataset import iter_samples, sample_key, shard_stats

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from build.support import cli_cmd, kill_when, make_coco_tree, tree
+from builders.support import cli_cmd, kill_when, make_coco_tree, tree
 from corruptbench import ALL_CORRUPTIONS, corrupt
-from corruptbench.build import BuildError, TreeWriter, build_tree, tree_output_name
-from corruptbench.build.tree import encode_native, link_roots
+from corruptbench.builders import BuildError, TreeWriter, build_tree, tree_output_name
+from corruptbench.builders.tree import encode_native, link_roots
 from corruptbench.datasets.jpeg import encode_jpeg, jpeg_quality
 from corruptbench.errors import ArgumentError
 from corruptbench.pipeline import item_seed

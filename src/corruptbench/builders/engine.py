@@ -1,6 +1,6 @@
 """Where the shards of a build run: in this process, a local process pool or Ray tasks.
 
-Every executor yields the :class:`~corruptbench.build.spec.ItemResult` lists of finished shards as
+Every executor yields the :class:`~corruptbench.builders.spec.ItemResult` lists of finished shards as
 they come. Pool workers start with the ``spawn`` method (children of this process, so on Linux
 ``PR_SET_PDEATHSIG`` ties them to it, and clean: no inherited locks or thread pools), one thread
 each, and die with the driver; Ray tasks write to the same OUT path, which must then be shared.

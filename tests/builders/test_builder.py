@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from build.support import make_source, run_c
-from corruptbench.build import BuildError, BuildSummary, ItemResult, build, format_summary
+from builders.support import make_source, run_c
+from corruptbench.builders import BuildError, BuildSummary, ItemResult, build, format_summary
 from corruptbench.errors import ArgumentError
 
 

@@ -23,8 +23,8 @@ from typing import Any
 
 import pytest
 
-from build.support import cli_cmd, make_coco_tree, make_source, run_c, tree
-from corruptbench.build import build_tree
+from builders.support import cli_cmd, make_coco_tree, make_source, run_c, tree
+from corruptbench.builders import build_tree
 from support import REPO
 
 pytestmark = pytest.mark.slow

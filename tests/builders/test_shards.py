@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from build.support import FAST, cli_cmd, kill_when, make_source, run_c, tree, write_batch
-from corruptbench.build import build, output_name
-from corruptbench.build.shards import WebDatasetCWriter, default_shard_size
-from corruptbench.build.spec import BuildSpec
+from builders.support import FAST, cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from corruptbench.builders import build, output_name
+from corruptbench.builders.shards import WebDatasetCWriter, default_shard_size
+from corruptbench.builders.spec import BuildSpec
 from corruptbench.cli import main
 from corruptbench.datasets.imagenet import wnid_to_index
 from corruptbench.datasets.webdataset import iter_samples, sample_key, shard_stats

@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from build.support import FAST, make_source, run_c
+from builders.support import FAST, make_source, run_c
 from corruptbench import corrupt
-from corruptbench.build import (
+from corruptbench.builders import (
     JpegTreeWriter,
     Mp4TreeWriter,
     NpyCWriter,

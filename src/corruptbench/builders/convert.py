@@ -8,7 +8,7 @@ Sources:
 * a CIFAR-10-C style folder (``<corruption>.npy`` + ``labels.npy``): each row becomes a lossless
   ``.png`` sample, keyed ``<label>/<index>`` like ``make-c`` on the CIFAR batch.
 
-Shards follow ``make-c --format webdataset`` (:mod:`corruptbench.build.shards`): shard ``k`` of a
+Shards follow ``make-c --format webdataset`` (:mod:`corruptbench.builders.shards`): shard ``k`` of a
 cell holds its sorted samples ``[k * size, (k + 1) * size)``, the ``.json`` has the same keys (the
 seeds are null: the converter does not know them), and ``shards.json`` lists every shard. Each shard
 is written to a hidden temporary file, fsynced and renamed, so the conversion is resumable and a

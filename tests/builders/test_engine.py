@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from build.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
-from corruptbench.build import BuildSpec, JpegTreeWriter
-from corruptbench.build.engine import BULK_ITEMS, iter_local, kernel_choice, warm_up
+from builders.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from corruptbench.builders import BuildSpec, JpegTreeWriter
+from corruptbench.builders.engine import BULK_ITEMS, iter_local, kernel_choice, warm_up
 from corruptbench.cli import main
 from corruptbench.pipeline import CorruptStep, open_source
 
