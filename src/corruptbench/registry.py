@@ -24,6 +24,7 @@ __all__ = [
     "register_perturbation",
     "corruption_specs",
     "corruption_registry",
+    "corruption_suites",
     "get_corruption",
     "perturbation_specs",
     "get_perturbation",
@@ -50,6 +51,12 @@ class CorruptionSpec:
     #: the torch batch implementation (:class:`corruptbench.torch.BatchImpl`), set when
     #: :mod:`corruptbench.torch` is imported; None before (torch is optional)
     batch: Any = None
+    #: the benchmark suite the corruption belongs to: ``imagenet_c`` (the 19 of Hendrycks &
+    #: Dietterich 2019) or another registered suite (e.g. ``cbar``, ImageNet-C-bar's family);
+    #: ``order`` is unique within a suite
+    suite: str = "imagenet_c"
+    #: free-form labels a suite uses to select its subsets (e.g. ``imagenet_c_bar``)
+    tags: tuple[str, ...] = ()
 
     @property
     def benchmark(self) -> bool:
@@ -95,13 +102,23 @@ class _Registered(dict[str, Any]):
         if not replace:
             if spec.name in self:
                 raise RuntimeError(f"{self.what} {spec.name!r} registered twice")
-            clash = [s.name for s in self.values() if s.order == spec.order]
+            clash = [
+                s.name
+                for s in self.values()
+                if s.order == spec.order
+                and getattr(s, "suite", None) == getattr(spec, "suite", None)
+            ]
             if clash:
                 raise RuntimeError(
                     f"{self.what} {spec.name!r}: order {spec.order} is already {clash[0]!r}'s"
                 )
         self[spec.name] = spec
-        self.specs = tuple(sorted(self.values(), key=lambda s: s.order))
+        # suite by suite (imagenet_c first, then in registration order), each in its own order
+        suites = list(dict.fromkeys(getattr(s, "suite", "") for s in self.values()))
+        suites.sort(key=lambda x: (x != "imagenet_c", suites.index(x)))
+        self.specs = tuple(
+            sorted(self.values(), key=lambda s: (suites.index(getattr(s, "suite", "")), s.order))
+        )
         self.names = tuple(s.name for s in self.specs)
 
 
@@ -126,20 +143,38 @@ def _first_line(func: Callable[..., Any]) -> str:
 
 
 def register_corruption(
-    name: str, *, family: str | None, order: int, extra: bool = False, random: bool = True
+    name: str,
+    *,
+    family: str | None,
+    order: int,
+    extra: bool = False,
+    random: bool = True,
+    suite: str = "imagenet_c",
+    tags: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register a corruption function under ``name`` with its metadata.
 
-    A benchmark corruption names its family; an extra one (``extra=True``) has ``family=None``.
+    In the ``imagenet_c`` suite a benchmark corruption names its family and an extra one
+    (``extra=True``) has ``family=None``.
     """
-    if (family is None) != extra:
+    if suite == "imagenet_c" and (family is None) != extra:
         raise ValueError(
             f"corruption {name!r}: the 15 benchmark corruptions have a family, the extra ones none"
         )
 
     def deco(func: Callable[..., Any]) -> Callable[..., Any]:
         _CORRUPTIONS.add(
-            CorruptionSpec(name, family, order, extra, random, _first_line(func), func)
+            CorruptionSpec(
+                name,
+                family,
+                order,
+                extra,
+                random,
+                _first_line(func),
+                func,
+                suite=suite,
+                tags=tuple(tags),
+            )
         )
         return func
 
@@ -167,14 +202,22 @@ def register_perturbation(
     return deco
 
 
-def corruption_specs() -> tuple[CorruptionSpec, ...]:
-    """Every registered corruption, in the reference order (their ``order`` field)."""
-    return _CORRUPTIONS.specs
+def corruption_specs(suite: str | None = "imagenet_c") -> tuple[CorruptionSpec, ...]:
+    """The registered corruptions of ``suite`` (default the 19 of ImageNet-C; None: every
+    suite, suite by suite), each suite in its reference order (their ``order`` field)."""
+    if suite is None:
+        return _CORRUPTIONS.specs
+    return tuple(s for s in _CORRUPTIONS.specs if s.suite == suite)
 
 
-def corruption_registry() -> dict[str, CorruptionSpec]:
-    """``name -> spec`` of every registered corruption, in the reference order."""
-    return {s.name: s for s in _CORRUPTIONS.specs}
+def corruption_suites() -> tuple[str, ...]:
+    """The suites of the registered corruptions, ``imagenet_c`` first."""
+    return tuple(dict.fromkeys(s.suite for s in _CORRUPTIONS.specs))
+
+
+def corruption_registry(suite: str | None = "imagenet_c") -> dict[str, CorruptionSpec]:
+    """``name -> spec`` of the registered corruptions of ``suite`` (as :func:`corruption_specs`)."""
+    return {s.name: s for s in corruption_specs(suite)}
 
 
 def perturbation_specs() -> tuple[PerturbationSpec, ...]:
