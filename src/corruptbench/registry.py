@@ -114,10 +114,10 @@ class _Registered(dict[str, Any]):
                 )
         self[spec.name] = spec
         # suite by suite (imagenet_c first, then in registration order), each in its own order
-        suites = list(dict.fromkeys(getattr(s, "suite", "") for s in self.values()))
-        suites.sort(key=lambda x: (x != "imagenet_c", suites.index(x)))
+        seen = list(dict.fromkeys(getattr(s, "suite", "") for s in self.values()))
+        rank = {x: (x != "imagenet_c", i) for i, x in enumerate(seen)}
         self.specs = tuple(
-            sorted(self.values(), key=lambda s: (suites.index(getattr(s, "suite", "")), s.order))
+            sorted(self.values(), key=lambda s: (rank[getattr(s, "suite", "")], s.order))
         )
         self.names = tuple(s.name for s in self.specs)
 
