@@ -6,9 +6,11 @@ from typing import Any
 
 import numpy as np
 
-from .corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
+from .corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from .grid import SUBSET_ALIASES as _ALIASES_BY_KIND
+from .grid import subset_names, subsets
 from .profiles import Profile, resolve_profile
-from .registry import corruption_specs, get_corruption, suggest
+from .registry import get_corruption
 from .rng import RNGLike, check_rng, lent_rng
 from .validation import check_image, check_severity
 
@@ -26,32 +28,20 @@ __all__ = [
 CORRUPTIONS: tuple[str, ...] = BENCHMARK_CORRUPTIONS
 
 #: imagecorruptions' names of two subsets, accepted by :func:`get_corruption_names` too
-SUBSET_ALIASES: dict[str, str] = {"common": "benchmark", "validation": "extra"}
+SUBSET_ALIASES: dict[str, str] = dict(_ALIASES_BY_KIND["c"])
 #: the subsets :func:`get_corruption_names` accepts (besides :data:`SUBSET_ALIASES`)
-SUBSETS: tuple[str, ...] = ("benchmark", "extra", "all", *FAMILIES)
+SUBSETS: tuple[str, ...] = tuple(k for k in subsets("c") if k not in SUBSET_ALIASES)
 
 
 def get_corruption_names(subset: str = "benchmark") -> list[str]:
-    """Corruption names of ``subset`` in the reference order.
+    """Corruption names of ``subset`` in the reference order (:func:`corruptbench.grid.subsets`).
 
     Subsets: ``benchmark`` (the 15; alias ``common``), ``extra`` (the 4 validation ones; alias
     ``validation``), ``all`` (19), or a family of the paper's Figure 1: ``noise`` (gaussian, shot,
     impulse), ``blur`` (defocus, glass, motion, zoom), ``weather`` (snow, frost, fog, brightness),
     ``digital`` (contrast, elastic, pixelate, jpeg). The 4 extra corruptions are in no family.
     """
-    key = SUBSET_ALIASES.get(subset, subset)
-    if key == "benchmark":
-        return list(CORRUPTIONS)
-    if key == "extra":
-        return list(EXTRA_CORRUPTIONS)
-    if key == "all":
-        return list(ALL_CORRUPTIONS)
-    if key in FAMILIES:
-        return [s.name for s in corruption_specs() if s.family == key]
-    choices = list(SUBSETS) + list(SUBSET_ALIASES)
-    raise ValueError(
-        f"unknown subset {subset!r}{suggest(subset, choices)} (choices: {', '.join(choices)})"
-    )
+    return list(subset_names("c", subset))
 
 
 def corrupt(

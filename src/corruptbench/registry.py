@@ -25,6 +25,8 @@ __all__ = [
     "corruption_specs",
     "corruption_registry",
     "corruption_suites",
+    "register_alias",
+    "resolve_alias",
     "get_corruption",
     "perturbation_specs",
     "get_perturbation",
@@ -123,6 +125,7 @@ class _Registered(dict[str, Any]):
 
 
 _CORRUPTIONS = _Registered("corruption")
+_ALIASES: dict[str, str] = {}  #: another spelling of a corruption's name -> the name
 _PERTURBATIONS = _Registered("perturbation")
 
 
@@ -273,8 +276,23 @@ def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
     return key
 
 
+def register_alias(alias: str, name: str) -> None:
+    """Accept ``alias`` (e.g. a paper's spelling) wherever corruption ``name`` is accepted."""
+    key = canonical_name(alias)
+    if key in _CORRUPTIONS or _ALIASES.get(key, name) != name:
+        raise RuntimeError(f"alias {alias!r} clashes with a corruption or another alias")
+    _ALIASES[key] = name
+
+
+def resolve_alias(key: str) -> str:
+    """The corruption name an alias stands for (any other ``key`` is returned unchanged)."""
+    return _ALIASES.get(key, key)
+
+
 def get_corruption(name: object) -> CorruptionSpec:
-    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts)."""
+    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts, or an alias)."""
+    if isinstance(name, str):
+        name = resolve_alias(canonical_name(name))
     return _CORRUPTIONS[resolve_name(name, _CORRUPTIONS.names, "corruption")]
 
 

@@ -83,7 +83,7 @@ def test_progress_log_and_quiet(
         (["--data", "{tmp}/nope"], "--data {tmp}/nope: folder not found"),
         (
             ["--data", "{data}", "--baseline", "bogus"],
-            "--baseline must be alexnet, uniform or a results JSON file; 'bogus' is none of these",
+            "--baseline 'bogus': not alexnet, uniform, auto, or an existing results file",
         ),
         (
             ["--on-the-fly", "{data}/fog/2", "--clean", "{data}"],

@@ -60,7 +60,7 @@ def test_cli_eval_p(
         ([], "give exactly one of --data D or --on-the-fly SRC"),
         (
             ["--data", "{root}", "--baseline", "{tmp}/nope.csv"],
-            "--baseline {tmp}/nope.csv: file not found",
+            "--baseline '{tmp}/nope.csv': file not found",
         ),
         (["--data", "{tmp}/nope"], "--data {tmp}/nope: folder not found"),
         (

@@ -8,9 +8,8 @@ import pytest
 
 from corruptbench.cli import build_parser
 from corruptbench.cli.options import (
-    parse_corruptions,
     parse_levels,
-    parse_perturbations,
+    parse_names,
     split_list,
 )
 
@@ -25,41 +24,70 @@ def test_split_list() -> None:
     "values", [["1-5"], ["1,2,3,4,5"], ["1", "2", "3", "4", "5"], ["1-2", "3,4", "5"], "1-5"]
 )
 def test_levels_in_every_spelling(values: list[str] | str) -> None:
-    assert parse_levels(values, 1, 5, "severities") == [1, 2, 3, 4, 5]
+    assert parse_levels(values, "c") == [1, 2, 3, 4, 5]
 
 
 def test_level_errors() -> None:
-    assert parse_levels(["3"], 1, 5, "severities") == [3]
-    assert parse_levels(["1", "3", "5"], 1, 5, "severities") == [1, 3, 5]
+    assert parse_levels(["3"], "c") == [3]
+    assert parse_levels(["1", "3", "5"], "c") == [1, 3, 5]
     with pytest.raises(ValueError, match="severities must be in 1..5, got '0-2'"):
-        parse_levels(["0-2"], 1, 5, "severities")
+        parse_levels(["0-2"], "c")
     with pytest.raises(
-        ValueError, match=r"bad difficulty list 'x' \(use e.g. 1-5, 1,3,5 or 1 3 5\)"
+        ValueError, match=r"bad difficulties list 'x' \(use e.g. 1-5, 1,3,5 or 1 3 5\)"
     ):
-        parse_levels(["x"], 1, 3, "difficulty")
+        parse_levels(["x"], "p")
+
+
+def parse_names_c(values: list[str]) -> list[str]:
+    return parse_names(values, "c")
+
+
+def parse_names_p(values: list[str]) -> list[str]:
+    return parse_names(values, "p")
 
 
 def test_name_lists() -> None:
-    assert parse_corruptions(["fog,snow"]) == parse_corruptions(["fog", "snow"]) == ["fog", "snow"]
-    assert parse_corruptions(["weather"]) == ["snow", "frost", "fog", "brightness"]
-    assert parse_corruptions(["noise", "Gaussian-Noise", "fog"]) == [
+    assert parse_names_c(["fog,snow"]) == parse_names_c(["fog", "snow"]) == ["fog", "snow"]
+    assert parse_names_c(["weather"]) == ["snow", "frost", "fog", "brightness"]
+    assert parse_names_c(["noise", "Gaussian-Noise", "fog"]) == [
         "gaussian_noise",
         "shot_noise",
         "impulse_noise",
         "fog",
     ]
-    assert len(parse_corruptions(["all"])) == 19 and len(parse_corruptions(["common"])) == 15
+    assert len(parse_names_c(["all"])) == 19 and len(parse_names_c(["common"])) == 15
     with pytest.raises(ValueError, match="did you mean 'jpeg_compression'"):
-        parse_corruptions(["jpeg"])
-    assert parse_perturbations(["rotate,tilt"]) == parse_perturbations(["rotate", "tilt"])
-    assert parse_perturbations(["validation"]) == [
+        parse_names_c(["jpeg"])
+    assert parse_names_p(["rotate,tilt"]) == parse_names_p(["rotate", "tilt"])
+    assert parse_names_p(["validation"]) == [
         "speckle_noise",
         "gaussian_blur",
         "spatter",
         "shear",
     ]
     with pytest.raises(ValueError, match="did you mean 'rotate'"):
-        parse_perturbations(["rotat"])
+        parse_names_p(["rotat"])
+    # ImageNet-P's groups under both spellings, on every command (eval-p refused these)
+    assert parse_names_p(["extra"]) == parse_names_p(["validation"])
+    assert (
+        parse_names_p(["benchmark"]) == parse_names_p(["test"])
+        and len(parse_names_p(["test"])) == 10
+    )
+    assert parse_names_c(["fog", "weather"]) == [
+        "fog",
+        "snow",
+        "frost",
+        "brightness",
+    ]  # order given
+
+
+def test_level_errors_name_the_flag() -> None:
+    from corruptbench.cli import FLAGS
+    from corruptbench.errors import ArgumentError
+
+    with pytest.raises(ArgumentError) as info:
+        parse_levels(["4"], "p")
+    assert info.value.render(FLAGS) == "--difficulty must be in 1..3, got '4'"
 
 
 def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:

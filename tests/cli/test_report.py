@@ -54,8 +54,8 @@ def test_formats_and_baseline_errors(
     assert main(["report", str(three[0]), "--out", str(out), "--baseline", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.startswith(
-        "corruptbench report: error: --baseline 'nope': not 'alexnet', 'uniform', a model in the "
-        "report ('resnet50') or an existing results file"
+        "corruptbench report: error: --baseline 'nope': not alexnet, uniform, auto, a model in the "
+        "report ('resnet50'), or an existing results file"
     )
 
 

@@ -222,8 +222,11 @@ def test_baseline_from_a_results_file(small_c: Path, tmp_path: Path) -> None:
     assert res.c is not None
     assert res.c.ce["gaussian_noise"] == pytest.approx(1.0) and res.c.baseline == str(base)
     assert res.mce == pytest.approx(1.0) and res.c.partial is True
-    with pytest.raises(EvalError, match="baseline must be alexnet, uniform or a results JSON"):
-        evaluate_c(fast_model(), small_c, baseline="alexnett", run=quiet(workers=0))
+    # an unknown baseline is refused before the model sees one image
+    model = fast_model()
+    with pytest.raises(EvalError, match="baseline 'alexnett': not alexnet, uniform, auto, or an"):
+        evaluate_c(model, small_c, baseline="alexnett", run=quiet(workers=0))
+    assert model.forward.seen == 0
 
 
 # ---- model objects (corruptbench.evaluate_c(net, ...)) ----------------------------------------

@@ -46,7 +46,7 @@ def test_eval_p_cifar_npy(tmp_path: Path) -> None:
     evaluate_p(m, root, run=quiet(out=out, workers=0))
     assert m.forward.seen == 0  # type: ignore[attr-defined]
     Results.from_json(out)
-    with pytest.raises(EvalError, match="^baseline .*nope.csv: file not found$"):
+    with pytest.raises(EvalError, match="^baseline .*nope.csv': file not found$"):
         evaluate_p(fast_model(10, 32), root, baseline=tmp_path / "nope.csv", run=quiet())
     with pytest.raises(EvalError, match="^difficulty must be 1, 2 or 3, got 4$"):
         evaluate_p(fast_model(10, 32), root, difficulty=4, run=quiet())

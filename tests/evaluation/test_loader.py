@@ -20,13 +20,13 @@ from evaluation.support import fast_model  # noqa: E402
 
 def test_plan_resources(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
-    assert plan_resources("cpu", heavy=False) == (2, 6)
-    assert plan_resources("cpu", heavy=True) == (4, 4)
-    assert plan_resources("cpu", heavy=True, workers=1, threads=3) == (1, 3)
-    assert plan_resources("cuda", heavy=False) == (8, None)
-    assert plan_resources("cuda:1", heavy=True, workers=2, threads=5) == (2, 5)
+    assert plan_resources("cpu", corrupts_in_loader=False) == (2, 6)
+    assert plan_resources("cpu", corrupts_in_loader=True) == (4, 4)
+    assert plan_resources("cpu", corrupts_in_loader=True, workers=1, threads=3) == (1, 3)
+    assert plan_resources("cuda", corrupts_in_loader=False) == (8, None)
+    assert plan_resources("cuda:1", corrupts_in_loader=True, workers=2, threads=5) == (2, 5)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    assert plan_resources("cpu", heavy=False) == (0, 2)
+    assert plan_resources("cpu", corrupts_in_loader=False) == (0, 2)
 
 
 def test_batches_never_span_two_cells() -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from .options import add_list_argument, build_interrupted, parse_corruptions, parse_levels
+from .options import add_list_argument, build_interrupted, parse_levels, parse_names
 
 __all__ = ["register", "run"]
 
@@ -56,13 +56,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..builders.convert import convert, format_convert_summary
 
-    names = None if args.corruptions is None else parse_corruptions(args.corruptions)
+    names = None if args.corruptions is None else parse_names(args.corruptions, "c")
     summary = convert(
         args.src,
         args.out,
         to=args.to,
         corruptions=names,
-        severities=parse_levels(args.severities, 1, 5, "severities"),
+        severities=parse_levels(args.severities, "c"),
         shard_size=args.shard_size,
         progress="off" if args.no_progress else "auto",
     )

@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         data_arg(args),
         clean=args.clean,
         corruptions=None if args.corruptions is None else split_list(args.corruptions),
-        severities=parse_levels(args.severities, 1, 5, "severities"),
+        severities=parse_levels(args.severities, "c"),
         baseline=args.baseline,
         corrupt_on=args.corrupt_on,
         **eval_kwargs(args),

@@ -13,8 +13,8 @@ from .options import (
     add_quality_argument,
     build_interrupted,
     execute_build,
-    parse_corruptions,
     parse_levels,
+    parse_names,
 )
 
 __all__ = ["register", "run"]
@@ -109,8 +109,8 @@ def run(args: argparse.Namespace) -> int:
         if args.copy_files or args.no_links:
             raise ValueError("--copy-files and --no-links apply to --layout tree only")
         fmt = args.fmt or ("npy" if args.profile == "cifar" else "jpeg")
-    names = parse_corruptions(args.corruptions)
-    sevs = parse_levels(args.severities, 1, 5, "severities")
+    names = parse_names(args.corruptions, "c")
+    sevs = parse_levels(args.severities, "c")
     extra = {"copy_files": args.copy_files, "links": not args.no_links} if fmt == "tree" else {}
     return execute_build(
         "c", args, fmt=fmt, names=names, levels=sevs, quality=args.quality, **extra

@@ -13,7 +13,7 @@ from .options import (
     build_interrupted,
     execute_build,
     parse_levels,
-    parse_perturbations,
+    parse_names,
 )
 
 __all__ = ["register", "run"]
@@ -85,8 +85,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     fmt = args.fmt or ("npy" if args.profile == "cifar" else "mp4")
-    names = parse_perturbations(args.perturbations)
-    diffs = parse_levels(args.difficulty, 1, 3, "difficulty")
+    names = parse_names(args.perturbations, "p")
+    diffs = parse_levels(args.difficulty, "p")
     return execute_build(
         "p", args, fmt=fmt, names=names, levels=diffs, preset=args.preset, pix_fmt=args.pix_fmt
     )

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import Arg
+from ..grid import GRID_KINDS, GridError, check_levels, resolve_names
 
 if TYPE_CHECKING:
     from ..evaluation import OnTheFly, RunOptions
@@ -26,8 +27,7 @@ __all__ = [
     "add_quality_argument",
     "split_list",
     "parse_levels",
-    "parse_corruptions",
-    "parse_perturbations",
+    "parse_names",
     "default_workers",
     "add_build_args",
     "eval_interrupted",
@@ -230,9 +230,12 @@ def split_list(values: str | Sequence[str] | None) -> list[str]:
     return [part.strip() for v in values for part in str(v).split(",") if part.strip()]
 
 
-def parse_levels(values: str | Sequence[str], lo: int, hi: int, what: str) -> list[int]:
-    """``"1-5"`` / ``"1,3,5"`` / ``["1", "3", "5"]`` / ``"2"`` -> sorted unique ints in [lo, hi]."""
+def parse_levels(values: str | Sequence[str], kind: str) -> list[int]:
+    """``"1-5"`` / ``"1,3,5"`` / ``["1", "3", "5"]`` / ``"2"`` -> the sorted unique levels of
+    ``kind`` (severities of ``"c"``, difficulties of ``"p"``; range checked by
+    :func:`corruptbench.grid.check_levels`)."""
     text = " ".join([values] if isinstance(values, str) else values)
+    gk = GRID_KINDS[kind]
     out: set[int] = set()
     for part in split_list(values):
         try:
@@ -242,51 +245,21 @@ def parse_levels(values: str | Sequence[str], lo: int, hi: int, what: str) -> li
             else:
                 out.add(int(part))
         except ValueError:
-            raise ValueError(f"bad {what} list {text!r} (use e.g. 1-5, 1,3,5 or 1 3 5)") from None
-    bad = sorted(v for v in out if not lo <= v <= hi)
-    if bad or not out:
-        raise ValueError(f"{what} must be in {lo}..{hi}, got {text!r}")
-    return sorted(out)
+            raise GridError(
+                "bad ", Arg(gk.levels_arg), f" list {text!r} (use e.g. 1-5, 1,3,5 or 1 3 5)"
+            ) from None
+    try:
+        return list(check_levels(kind, sorted(out)))
+    except GridError:
+        lo, hi = gk.levels[0], gk.levels[-1]
+        raise GridError(Arg(gk.levels_arg), f" must be in {lo}..{hi}, got {text!r}") from None
 
 
-def parse_corruptions(values: str | Sequence[str]) -> list[str]:
-    """Corruption names and subsets (``benchmark``, ``extra``, ``all``, a family) -> names, in
-    the order given (a subset in the reference order), each once."""
-    from ..api import SUBSET_ALIASES, SUBSETS, get_corruption_names
-    from ..registry import canonical_name, get_corruption
-
-    names: list[str] = []
-    for item in split_list(values):
-        key = canonical_name(item)
-        if key in SUBSETS or key in SUBSET_ALIASES:
-            names.extend(get_corruption_names(key))
-        else:
-            names.append(get_corruption(item).name)
-    if not names:
-        raise ValueError("--corruptions is empty")
-    return list(dict.fromkeys(names))
-
-
-def parse_perturbations(values: str | Sequence[str]) -> list[str]:
-    """Perturbation names and groups (``all``, ``test``, ``validation``) -> names, in the order
-    given, each once."""
-    from ..perturbations import ALL_PERTURBATIONS, EXTRA_PERTURBATIONS, PERTURBATIONS
-    from ..registry import canonical_name, get_perturbation
-
-    groups = {
-        "all": ALL_PERTURBATIONS,
-        "test": PERTURBATIONS,
-        "benchmark": PERTURBATIONS,
-        "validation": EXTRA_PERTURBATIONS,
-        "extra": EXTRA_PERTURBATIONS,
-    }
-    names: list[str] = []
-    for item in split_list(values):
-        key = canonical_name(item)
-        names.extend(groups[key] if key in groups else [get_perturbation(item).name])
-    if not names:
-        raise ValueError("--perturbations is empty")
-    return list(dict.fromkeys(names))
+def parse_names(values: str | Sequence[str], kind: str, suite: str = "imagenet_c") -> list[str]:
+    """Names and subsets of ``kind`` (``benchmark``, ``extra``, ``all``, a family; ImageNet-P:
+    ``test``, ``validation``, ``all``) -> names in the order given (a subset in the reference
+    order), each once (:func:`corruptbench.grid.resolve_names`)."""
+    return list(resolve_names(kind, split_list(values), suite=suite))
 
 
 def add_quality_argument(p: argparse.ArgumentParser, help: str, default: int | None = 85) -> None:

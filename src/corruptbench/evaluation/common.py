@@ -1,4 +1,5 @@
-"""Small pieces every part of the evaluation uses: the error, cells, subsets, labels, fingerprints."""
+"""Small pieces every part of the evaluation uses: the error, run options, subsets, labels,
+fingerprints (cells and their keys come from :mod:`corruptbench.grid`)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import ArgumentError
+from ..grid import CLEAN, SEVERITIES, Cell, cell_key
 from ..pipeline import hash_lines
-from ..registry import canonical_name, suggest
 
 __all__ = [
     "EvalError",
@@ -25,20 +26,13 @@ __all__ = [
     "stderr_log",
     "cell_key",
     "select_subset",
-    "check_names",
     "label_mapper",
-    "detect_profile",
     "files_fingerprint",
     "npy_fingerprint",
     "hash_lines",
 ]
 
-SEVERITIES = (1, 2, 3, 4, 5)
-Cell = tuple[str, int]  #: (corruption, severity); (perturbation, difficulty) for eval-p
-CLEAN: Cell = ("clean", 0)  #: the clean images' cell
 Log = Callable[[str], None]
-
-_PERTURBATION_GROUPS = ("all", "test", "validation")
 
 
 class EvalError(ArgumentError):
@@ -72,11 +66,6 @@ class RunOptions:
     log: Log | None = None
 
 
-def cell_key(cell: Cell) -> str:
-    """``"fog/3"``, or ``"clean"`` (keys of the results' ``run.cell_fingerprints``)."""
-    return "clean" if cell == CLEAN else f"{cell[0]}/{cell[1]}"
-
-
 def select_subset(n: int, keys: Sequence[str], limit: int | None, seed: int) -> list[int]:
     """Indices of the ``limit`` items to use: a seeded pseudo-random subset chosen by key hash,
     so the same images are picked in every cell (kept in their original order)."""
@@ -87,39 +76,6 @@ def select_subset(n: int, keys: Sequence[str], limit: int | None, seed: int) -> 
         key=lambda i: hashlib.blake2b(f"{seed}|{keys[i]}".encode(), digest_size=8).digest(),
     )
     return sorted(ranked[:limit])
-
-
-def check_names(names: Sequence[str] | None, allowed: Sequence[str], what: str) -> list[str]:
-    """Resolve ``names`` (names or subsets; case- and hyphen-forgiving) to ``allowed`` names, in
-    ``allowed`` order; ``None`` means all."""
-    if names is None:
-        return list(allowed)
-    from ..api import SUBSET_ALIASES, SUBSETS, get_corruption_names
-
-    out: list[str] = []
-    for raw in names:
-        key = canonical_name(raw)
-        if what == "corruption" and (key in SUBSETS or key in SUBSET_ALIASES):
-            out.extend(n for n in get_corruption_names(key) if n not in out)
-            continue
-        if what == "perturbation" and key in _PERTURBATION_GROUPS:
-            from ..perturbations import ALL_PERTURBATIONS as ALLP
-            from ..perturbations import EXTRA_PERTURBATIONS, PERTURBATIONS
-
-            grp = {"all": ALLP, "test": PERTURBATIONS, "validation": EXTRA_PERTURBATIONS}[key]
-            out.extend(n for n in grp if n not in out)
-            continue
-        if key not in allowed:
-            hint = suggest(key, allowed) or f"; known: {', '.join(allowed)}"
-            raise EvalError(f"unknown {what} {raw!r}{hint}")
-        if key not in out:
-            out.append(key)
-    return [n for n in allowed if n in out]
-
-
-def detect_profile(size: tuple[int, int]) -> str:
-    """The profile of stored corrupted images of ``size`` (224 -> imagenet, 299, 64, 32)."""
-    return {224: "imagenet", 299: "inception", 64: "tiny", 32: "cifar"}.get(min(size), "imagenet")
 
 
 def label_mapper(

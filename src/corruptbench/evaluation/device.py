@@ -6,8 +6,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import Arg
+from ..grid import CLEAN, Cell
 from ..pipeline import item_seed
-from .common import CLEAN, Cell, EvalError
+from .common import EvalError
 
 __all__ = ["require_torch_backend", "DeviceCorruptor"]
 

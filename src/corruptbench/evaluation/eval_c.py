@@ -2,32 +2,31 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
-from ..errors import Arg
-from ..metrics import summarize_c
+from ..errors import Arg, ArgumentError
+from ..grid import CLEAN, SEVERITIES, Cell, Grid, GridError, cell_key, select
 from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
 from ..models.adapt import ModelLike, evaluation_mode, resolve_model
 from ..progress import progress as make_progress
-from ..results import CResults, DatasetInfo, Results, library_versions, now
-from ..validation import check_severity
-from .common import (
-    CLEAN,
-    SEVERITIES,
-    Cell,
-    EvalError,
-    RunOptions,
-    cell_key,
-    check_names,
+from ..results import (
+    Baseline,
+    CResults,
+    DatasetInfo,
+    Results,
+    library_versions,
+    now,
+    resolve_baseline,
 )
+from .common import EvalError, Log, RunOptions
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
@@ -41,7 +40,10 @@ from .layouts import (
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
 
-__all__ = ["evaluate_c"]
+__all__ = ["evaluate_c", "CORRUPT_ON"]
+
+#: where on-the-fly corruption runs (``evaluate_c(corrupt_on=...)``, ``eval-c --corrupt-on``)
+CORRUPT_ON = ("auto", "workers", "device")
 
 Tally = dict[Cell, list[int]]  #: cell -> [correct, counted, skipped]
 
@@ -143,36 +145,53 @@ def evaluate_c(
         )
 
 
-def _evaluate_c(
+@dataclass
+class _CPlan:
+    """Everything eval-c decided before any work: the grid, the data, the clean images, the
+    baseline (every argument is checked here, so a bad one fails before the first image)."""
+
+    grid: Grid
+    layout: Layout
+    clean_set: CleanImages | None
+    baseline: Baseline
+    on_device: bool
+    limit: int | None
+    seed: int
+
+    @property
+    def want(self) -> list[Cell]:
+        """The cells to report: those present in the data, then the clean cell if measured."""
+        has_clean = isinstance(self.layout, OnTheFlyC) or self.clean_set is not None
+        return list(self.layout.cells) + ([CLEAN] if has_clean else [])
+
+    def cell_items(self, cell: Cell) -> list[Any]:
+        """``(reader, label, payload)`` of one cell's images."""
+        if cell == CLEAN and self.clean_set is not None:
+            return list(self.clean_set.cell_items())
+        return list(self.layout.items(cell))
+
+
+def _plan_c(
     model: LoadedModel,
     data: DataArg,
     *,
     clean: str | os.PathLike[str] | None,
     corruptions: Sequence[str] | None,
     severities: Sequence[int],
-    batch_size: int,
     limit: int | None,
     seed: int,
     profile: str | None,
     baseline: str,
     corrupt_on: str,
-    progress: bool | str,
-    run: RunOptions,
-) -> Results:
-    t0 = time.perf_counter()
-    log = run.log or (lambda _m: None)
-    names = check_names(corruptions, ALL_CORRUPTIONS, "corruption")
+) -> _CPlan:
     try:
-        sevs = sorted({check_severity(s) for s in severities})
-    except (TypeError, ValueError):
-        sevs = []
-    if not sevs:
-        raise EvalError(f"severities must be in 1..5, got {list(severities)}")
+        grid = select("c", corruptions, severities)
+    except GridError as exc:
+        raise EvalError(*exc.parts) from None
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
-    nc = model.num_classes
-    if corrupt_on not in ("auto", "workers", "device"):
-        raise EvalError(f"corrupt_on must be auto, workers or device, got {corrupt_on!r}")
+    if corrupt_on not in CORRUPT_ON:
+        raise EvalError(Arg("corrupt_on"), f" must be {', '.join(CORRUPT_ON)}, got {corrupt_on!r}")
     on_the_fly = isinstance(data, OnTheFly)
     on_device = on_the_fly and (
         corrupt_on == "device" or (corrupt_on == "auto" and model.device.startswith("cuda"))
@@ -186,259 +205,256 @@ def _evaluate_c(
                 Arg("corrupt_on"),
                 " workers with it",
             )
-    layout = open_c_layout(data, Selection(names, sevs, limit, seed), nc, profile)
+    if clean is not None and on_the_fly:
+        raise EvalError(
+            Arg("clean"),
+            " is implied by ",
+            Arg("on_the_fly", python="OnTheFly data"),
+            " (its clean error is computed from SRC)",
+        )
+    # the names in the reference order: the order results files and reports use
+    names = [n for n in ALL_CORRUPTIONS if n in grid.names]
+    sel = Selection(names, list(grid.levels), limit, seed)
+    layout = open_c_layout(data, sel, model.num_classes, profile)
+    try:
+        base = resolve_baseline(baseline, auto=layout.default_baseline, need="c")
+    except ArgumentError as exc:
+        raise EvalError(*exc.parts) from None
     if on_device:
         assert isinstance(layout, OnTheFlyC)
         layout.on_device()
     clean_set = None
     if clean is not None:
-        if on_the_fly:
-            raise EvalError(
-                Arg("clean"),
-                " is implied by ",
-                Arg("on_the_fly", python="OnTheFly data"),
-                " (its clean error is computed from SRC)",
-            )
-        clean_set = CleanImages.open(clean, layout, nc, limit, seed)
+        clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed)
         layout.fingerprints["clean"] = clean_set.fingerprint
-    want: list[Cell] = list(layout.cells) + ([CLEAN] if on_the_fly or clean_set is not None else [])
+    return _CPlan(grid, layout, clean_set, base, on_device, limit, seed)
 
-    out_p = Path(run.out) if run.out is not None else None
-    prev = load_previous(out_p, "c", model, run.overwrite)
-    tally: Tally = {}
-    prev_time = 0.0
-    if prev is not None:
-        tally = _resumed(prev, want, layout.fingerprints, limit, seed)
-        prev_time = float(prev.get("time_s") or 0.0)
-        if tally:
-            log(
-                f"resuming {out_p}: {len(tally)} finished cells kept (not recomputed), {len(want) - len(tally)} to do"
-            )
-    cells: list[Cell] = []
-    items: list[LoadItem] = []
-    for cell in (c for c in want if c not in tally):
-        cid = len(cells)
-        cells.append(cell)
-        if cell == CLEAN and clean_set is not None:
-            of_cell = clean_set.cell_items()
-        else:
-            of_cell = layout.items(cell)
-        items.extend(LoadItem(reader, cid, label, payload) for reader, label, payload in of_cell)
 
-    extra_notes: list[str] = []
-    skipped: dict[Cell, int] = {}
-    run_info = {
-        "limit": limit,
-        "seed": seed,
-        "batch_size": batch_size,
-        "cell_fingerprints": dict(layout.fingerprints),
-        "resumed_cells": len(tally),
-        "finished": False,
-    }
+class _CRun:
+    """The state of one eval-c run: the tally of every cell, what was resumed, the cells still to
+    do and their images, and the results written after each finished cell."""
 
-    def results(finished: bool) -> Results:
-        notes = list(extra_notes)
-        if skipped:
+    def __init__(self, plan: _CPlan, model: LoadedModel, run: RunOptions, batch_size: int):
+        self.plan, self.model, self.run = plan, model, run
+        self.t0 = time.perf_counter()
+        self.log: Log = run.log or (lambda _m: None)
+        self.out = Path(run.out) if run.out is not None else None
+        prev = load_previous(self.out, "c", model, run.overwrite)
+        self.tally: Tally = _resumed(prev, plan) if prev is not None else {}
+        self.prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
+        self.resumed = prev is not None
+        self.skipped: dict[Cell, int] = {}
+        self.run_info: dict[str, Any] = {
+            "limit": plan.limit,
+            "seed": plan.seed,
+            "batch_size": batch_size,
+            "cell_fingerprints": dict(plan.layout.fingerprints),
+            "resumed_cells": len(self.tally),
+            "finished": False,
+        }
+        self.cells = [c for c in plan.want if c not in self.tally]
+        self.items = [
+            LoadItem(reader, cid, label, payload)
+            for cid, cell in enumerate(self.cells)
+            for reader, label, payload in plan.cell_items(cell)
+        ]
+        self.remaining = [0] * len(self.cells)
+        for it in self.items:
+            self.remaining[it.cell] += 1
+        self.started = [time.perf_counter()] * len(self.cells)
+        for cell in self.cells:
+            self.tally.setdefault(cell, [0, 0, 0])
+
+    def results(self, finished: bool) -> Results:
+        """The results so far (``finished``: the run is complete)."""
+        notes: list[str] = []
+        if self.skipped:
             notes.append(
                 "unreadable inputs skipped (not counted): "
-                + ", ".join(f"{cell_key(c)} {n}" for c, n in skipped.items())
+                + ", ".join(f"{cell_key(c)} {n}" for c, n in self.skipped.items())
             )
-        run_info["finished"] = finished
-        elapsed = prev_time + time.perf_counter() - t0
-        return _c_results(model, layout, names, tally, baseline, elapsed, notes, run_info)
+        self.run_info["finished"] = finished
+        elapsed = self.prev_time + time.perf_counter() - self.t0
+        tally = {k: v for k, v in self.tally.items() if v[1] > 0}
+        return _c_results(self.model, self.plan, tally, elapsed, notes, self.run_info)
 
-    if out_p is not None and prev is None:
-        results(False).to_json(out_p)  # fail early on an unwritable out
-    remaining = [0] * len(cells)
-    for it in items:
-        remaining[it.cell] += 1
-    started = [time.perf_counter()] * len(cells)
+    def save(self, finished: bool = False) -> Results:
+        res = self.results(finished)
+        if self.out is not None:
+            res.to_json(self.out)
+        return res
+
+    def skip(self, cid: int, reason: str) -> bool:
+        """Count one unreadable input of cell ``cid``; True when that finishes the cell."""
+        cell = self.cells[cid]
+        self.skipped[cell] = self.skipped.get(cell, 0) + 1
+        self.tally[cell][2] += 1
+        if self.skipped[cell] <= 3:
+            self.log(f"  skipped an unreadable input in {cell_key(cell)}: {reason}")
+        self.remaining[cid] -= 1
+        return self.remaining[cid] == 0
+
+    def count(self, logits: Any, y: Any, c: Any) -> set[int]:
+        """Count one batch of predictions; the ids of the cells it finishes."""
+        nc_out = logits.shape[1]
+        if int(y.max()) >= nc_out:
+            raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
+        correct = (logits.argmax(1) == y).numpy()
+        cids = c.numpy()
+        done: set[int] = set()
+        for cid in np.unique(cids):
+            m = cids == cid
+            cell = self.cells[int(cid)]
+            self.tally[cell][0] += int(correct[m].sum())
+            self.tally[cell][1] += int(m.sum())
+            self.remaining[int(cid)] -= int(m.sum())
+            if self.remaining[int(cid)] == 0:
+                done.add(int(cid))
+        return done
+
+    def finish_cell(self, cid: int) -> None:
+        """Log a finished cell and rewrite the results file."""
+        t = self.tally[self.cells[cid]]
+        err = 1.0 - t[0] / t[1] if t[1] else float("nan")
+        took = time.perf_counter() - self.started[cid]
+        self.log(
+            f"  {cell_key(self.cells[cid]):<24} error {err:.4f}  ({t[1]} images, {took:.1f} s)"
+        )
+        if cid + 1 < len(self.cells):
+            self.started[cid + 1] = time.perf_counter()
+        self.save()
+
+
+def _evaluate_c(
+    model: LoadedModel,
+    data: DataArg,
+    *,
+    batch_size: int,
+    progress: bool | str,
+    run: RunOptions,
+    **choices: Any,
+) -> Results:
+    plan = _plan_c(model, data, **choices)
+    state = _CRun(plan, model, run, batch_size)
+    if state.tally and state.resumed:
+        state.log(
+            f"resuming {state.out}: {len(state.tally) - len(state.cells)} finished cells kept "
+            f"(not recomputed), {len(state.cells)} to do"
+        )
+    if state.out is not None and not state.resumed:
+        state.save()  # fail early on an unwritable out
+    layout = plan.layout
     nw, nthreads = plan_resources(
-        model.device, heavy=layout.heavy, workers=run.workers, threads=run.threads
+        model.device,
+        corrupts_in_loader=layout.corrupts_in_loader,
+        workers=run.workers,
+        threads=run.threads,
     )
-    log(
+    state.log(
         f"eval-c: {model.id} on {layout.root} ({layout.name}, profile {layout.profile}): "
-        f"{len(cells)} cells, {len(items)} images, {nw} workers, "
+        f"{len(state.cells)} cells, {len(state.items)} images, {nw} workers, "
         f"{nthreads or 'default'} model threads"
     )
     if layout.missing:
-        log(f"  {len(layout.missing)} requested cells absent from the data (reported as missing)")
-    for cell in cells:
-        tally.setdefault(cell, [0, 0, 0])
-
-    def finish(cid: int) -> None:
-        cell = cells[cid]
-        t = tally[cell]
-        err = 1.0 - t[0] / t[1] if t[1] else float("nan")
-        log(
-            f"  {cell_key(cell):<24} error {err:.4f}  ({t[1]} images, {time.perf_counter() - started[cid]:.1f} s)"
+        state.log(
+            f"  {len(layout.missing)} requested cells absent from the data (reported as missing)"
         )
-        if cid + 1 < len(cells):
-            started[cid + 1] = time.perf_counter()
-        if out_p is not None:
-            results(False).to_json(out_p)
-
-    if not items:
-        log("  nothing to evaluate: every requested cell is already in the results file")
-    batches = (
-        predict_batches(
-            model,
-            items,
-            batch_size=batch_size,
-            workers=nw,
-            threads=nthreads,
-            on_device=DeviceCorruptor(cells, layout.profile, seed) if on_device else None,
-        )
-        if items
-        else []
+    if not state.items:
+        state.log("  nothing to evaluate: every requested cell is already in the results file")
+        return state.save(finished=True)
+    on_device = DeviceCorruptor(state.cells, layout.profile, plan.seed) if plan.on_device else None
+    batches = predict_batches(
+        model,
+        state.items,
+        batch_size=batch_size,
+        workers=nw,
+        threads=nthreads,
+        on_device=on_device,
     )
-
-    def count(logits: Any, y: Any, c: Any, bad: list[tuple[int, str]]) -> None:
-        done_cells: set[int] = set()
-        for cid, reason in bad:
-            cell = cells[cid]
-            skipped[cell] = skipped.get(cell, 0) + 1
-            tally[cell][2] += 1
-            remaining[cid] -= 1
-            if skipped[cell] <= 3:
-                log(f"  skipped an unreadable input in {cell_key(cell)}: {reason}")
-            if remaining[cid] == 0:
-                done_cells.add(cid)
-        if logits is not None:
-            nc_out = logits.shape[1]
-            if int(y.max()) >= nc_out:
-                raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
-            correct = (logits.argmax(1) == y).numpy()
-            for cid in np.unique(c.numpy()):
-                m = c.numpy() == cid
-                cell = cells[int(cid)]
-                tally[cell][0] += int(correct[m].sum())
-                tally[cell][1] += int(m.sum())
-                remaining[int(cid)] -= int(m.sum())
-                if remaining[int(cid)] == 0:
-                    done_cells.add(int(cid))
-        for cid in sorted(done_cells):
-            finish(cid)
-
-    mode = progress if items else "off"
-    with make_progress(len(items), f"eval-c {model.id}", unit="images", mode=mode) as bar:
+    with make_progress(len(state.items), f"eval-c {model.id}", unit="images", mode=progress) as bar:
         for logits, y, c, bad in batches:
-            count(logits, y, c, bad)
+            done = {cid for cid, reason in bad if state.skip(cid, reason)}
+            if logits is not None:
+                done |= state.count(logits, y, c)
+            for cid in sorted(done):
+                state.finish_cell(cid)
             this = bad[0][0] if bad else int(c[0])  # a batch never spans two cells
             n_done = len(bad) + (0 if logits is None else len(c))
-            bar.advance(n_done, label=f"eval-c {cell_key(cells[this])}")
-    tally = {k: v for k, v in tally.items() if v[1] > 0}
-    res = results(True)
-    if out_p is not None:
-        res.to_json(out_p)
-    return res
+            bar.advance(n_done, label=f"eval-c {cell_key(state.cells[this])}")
+    return state.save(finished=True)
 
 
-def _resumed(
-    prev: dict[str, Any],
-    want: list[Cell],
-    fingerprints: dict[str, str],
-    limit: int | None,
-    seed: int,
-) -> Tally:
+def _resumed(prev: Results, plan: _CPlan) -> Tally:
     """The finished cells of a previous results file whose data fingerprint, limit and seed match."""
     tally: Tally = {}
-    old_fp = prev.get("run", {}).get("cell_fingerprints", {})
-    same_run = prev.get("run", {}).get("limit") == limit and prev.get("run", {}).get("seed") == seed
-    for cell in want:
+    run = prev.run or {}
+    if prev.c is None or run.get("limit") != plan.limit or run.get("seed") != plan.seed:
+        return tally
+    old_fp = run.get("cell_fingerprints", {})
+    for cell in plan.want:
         key = cell_key(cell)
-        if not same_run or old_fp.get(key) != fingerprints.get(key):
+        if old_fp.get(key) != plan.layout.fingerprints.get(key):
             continue
         if cell == CLEAN:
-            e, n = prev.get("clean_error"), prev.get("clean_count")
+            e, n = prev.c.clean_error, prev.c.clean_count
         else:
-            e = (prev.get("errors", {}).get(cell[0]) or [None] * 5)[cell[1] - 1]
-            n = (prev.get("counts", {}).get(cell[0]) or [None] * 5)[cell[1] - 1]
+            pos = SEVERITIES.index(cell[1])
+            e = (prev.c.errors.get(cell[0]) or [None] * len(SEVERITIES))[pos]
+            n = (prev.c.counts.get(cell[0]) or [None] * len(SEVERITIES))[pos]
         if e is not None and n:
             tally[cell] = [int(round((1.0 - e) * n)), int(n), 0]
     return tally
 
 
-def _baseline_arg(baseline: str, auto: str) -> tuple[Any, float | None, str]:
-    """``baseline`` -> (summarize_c baseline, baseline clean error, name for the results file);
-    ``auto``: the layout's default baseline."""
-    b = (baseline or "auto").strip()
-    if b.lower() == "auto":
-        b = auto
-    if b.lower() in ("alexnet", "uniform"):
-        return b.lower(), None, b.lower()
-    p = Path(b)
-    if not p.is_file():
-        raise EvalError(
-            Arg("baseline"),
-            f" must be alexnet, uniform or a results JSON file; {b!r} is none of these",
-        )
-    try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-        errs = data["errors"]
-    except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise EvalError(
-            Arg("baseline"), f" {p}: not an eval-c results file with 'errors' ({exc})"
-        ) from None
-    complete = {
-        k: v
-        for k, v in errs.items()
-        if isinstance(v, list) and len(v) == 5 and all(x is not None for x in v)
-    }
-    if not complete:
-        raise EvalError(Arg("baseline"), f" {p}: no corruption with all 5 severities")
-    return complete, data.get("clean_error"), str(p)
+def _grid_rows(
+    names: Sequence[str], tally: Tally
+) -> tuple[dict[str, list[float | None]], dict[str, list[int | None]]]:
+    """Per-severity errors and image counts of each corruption (None where not evaluated)."""
+    errors: dict[str, list[float | None]] = {}
+    counts: dict[str, list[int | None]] = {}
+    for c in names:
+        cells = [tally.get((c, s)) for s in SEVERITIES]
+        errors[c] = [1.0 - t[0] / t[1] if t and t[1] > 0 else None for t in cells]
+        counts[c] = [t[1] if t and t[1] > 0 else None for t in cells]
+    return errors, counts
+
+
+def _missing_notes(names: Sequence[str], tally: Tally) -> list[str]:
+    """Notes on requested corruptions absent from the data, or present at some severities only."""
+    done = {k for k, v in tally.items() if v[1] > 0}
+    done_names = {c for c, _ in done}
+    by: dict[str, list[int]] = {}
+    for c in names:
+        for s in SEVERITIES:
+            if (c, s) not in done:
+                by.setdefault(c, []).append(s)
+    absent = [c for c, v in by.items() if len(v) == len(SEVERITIES) or c not in done_names]
+    partial_rows = [
+        f"{c} (severity {','.join(map(str, sorted(v)))})" for c, v in by.items() if c not in absent
+    ]
+    notes = []
+    if absent:
+        notes.append(f"not evaluated (absent from the data): {', '.join(absent)}")
+    if partial_rows:
+        notes.append(f"missing severities: {'; '.join(partial_rows)}")
+    return notes
 
 
 def _c_results(
     model: LoadedModel,
-    layout: Layout,
-    corruptions: list[str],
+    plan: _CPlan,
     tally: Tally,
-    baseline: str,
     elapsed: float,
     extra_notes: list[str],
     run: dict[str, Any],
 ) -> Results:
-    errors: dict[str, list[float | None]] = {}
-    counts: dict[str, list[int | None]] = {}
-    for c in corruptions:
-        e_row: list[float | None] = []
-        n_row: list[int | None] = []
-        for s in SEVERITIES:
-            t = tally.get((c, s))
-            if t and t[1] > 0:
-                e_row.append(1.0 - t[0] / t[1])
-                n_row.append(t[1])
-            else:
-                e_row.append(None)
-                n_row.append(None)
-        errors[c] = e_row
-        counts[c] = n_row
+    layout = plan.layout
+    names = [n for n in ALL_CORRUPTIONS if n in plan.grid.names]
+    errors, counts = _grid_rows(names, tally)
     clean = tally.get(CLEAN)
     clean_error = 1.0 - clean[0] / clean[1] if clean and clean[1] else None
-    base, base_clean, base_name = _baseline_arg(baseline, layout.default_baseline)
-    summary = summarize_c(
-        errors, clean_error=clean_error, baseline=base, baseline_clean_error=base_clean
-    )
-    notes = list(layout.notes) + list(extra_notes)
-    done = {k for k, v in tally.items() if v[1] > 0}
-    missing_cells = [(c, s) for c in corruptions for s in SEVERITIES if (c, s) not in done]
-    done_names = {c for c, _ in done}
-    if missing_cells:
-        by: dict[str, list[int]] = {}
-        for c, s in missing_cells:
-            by.setdefault(c, []).append(s)
-        absent = [c for c, v in by.items() if len(v) == len(SEVERITIES) or c not in done_names]
-        partial_rows = [
-            f"{c} (severity {','.join(map(str, sorted(v)))})"
-            for c, v in by.items()
-            if c not in absent
-        ]
-        if absent:
-            notes.append(f"not evaluated (absent from the data): {', '.join(absent)}")
-        if partial_rows:
-            notes.append(f"missing severities: {'; '.join(partial_rows)}")
+    summary = plan.baseline.summarize_c(errors, clean_error)
+    notes = list(layout.notes) + list(extra_notes) + _missing_notes(names, tally)
     if summary.partial:
         n_ce = sum(1 for n in BENCHMARK_CORRUPTIONS if summary.ce.get(n) is not None)
         notes.append(f"partial: mCE over {n_ce} of the 15 benchmark corruptions")
@@ -456,13 +472,13 @@ def _c_results(
         c=CResults(
             errors=errors,
             clean_error=clean_error,
-            ce={c: summary.ce.get(c) for c in corruptions},
-            relative_ce={c: summary.relative_ce.get(c) for c in corruptions},
+            ce={c: summary.ce.get(c) for c in names},
+            relative_ce={c: summary.relative_ce.get(c) for c in names},
             mce=summary.mce,
             relative_mce=summary.relative_mce,
             mean_error=summary.mean_error,
             extra_mean_error=summary.extra_mean_error,
-            baseline=base_name,
+            baseline=plan.baseline.name,
             partial=bool(summary.partial),
             missing=list(summary.missing),
             counts=counts,

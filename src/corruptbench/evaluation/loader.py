@@ -123,7 +123,11 @@ def batches(cell_of: Sequence[int], batch_size: int) -> list[list[int]]:
 
 
 def plan_resources(
-    device: str, *, heavy: bool, workers: int | None = None, threads: int | None = None
+    device: str,
+    *,
+    corrupts_in_loader: bool,
+    workers: int | None = None,
+    threads: int | None = None,
 ) -> tuple[int, int | None]:
     """Data-loader workers and model threads that do not oversubscribe the CPU.
 
@@ -137,7 +141,7 @@ def plan_resources(
     n = os.cpu_count() or 1
     if device.startswith("cuda"):
         return (min(8, n) if workers is None else int(workers)), threads
-    w = (n // 2 if heavy else n // 4) if workers is None else int(workers)
+    w = (n // 2 if corrupts_in_loader else n // 4) if workers is None else int(workers)
     t = max(1, n - w) if threads is None else int(threads)
     return w, t
 

@@ -8,13 +8,12 @@ rest. A file written for another model is never overwritten unless ``overwrite=T
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from ..errors import Arg
 from ..models import LoadedModel
-from ..results import SCHEMA
+from ..results import SCHEMA, Results
 from .common import EvalError
 
 __all__ = ["load_previous", "model_key"]
@@ -32,35 +31,37 @@ def model_key(info: dict[str, Any]) -> list[Any]:
 
 def load_previous(
     out: Path | None, kind: str, model: LoadedModel, overwrite: bool
-) -> dict[str, Any] | None:
-    """The previous results file at ``out`` (the raw JSON object) if it can be resumed (same
-    model), else None.
+) -> Results | None:
+    """The previous results file at ``out`` (read and validated by :class:`Results`) if it can be
+    resumed (same model), else None.
 
     Raises:
-        EvalError: ``out`` is not a results file of ``kind``, or holds another model's results
-            (and ``overwrite`` is false).
+        EvalError: ``out`` is not a valid results file of ``kind``, or holds another model's
+            results (and ``overwrite`` is false).
     """
     if out is None or not out.exists() or overwrite:
         return None
     try:
-        prev = json.loads(out.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        prev = Results.from_json(out)
+    except ValueError as exc:
         raise EvalError(
-            f"{out} exists but is not a readable results file ({exc}); pass ",
+            f"{out} exists but is not a readable eval-{kind} results file ({exc}); pass ",
             Arg("overwrite"),
-            " to replace it",
+            " to replace it or choose another ",
+            Arg("out"),
         ) from None
-    if not isinstance(prev, dict) or prev.get("schema") != SCHEMA or prev.get("kind") != kind:
+    if prev.kind != kind:
         raise EvalError(
-            f"{out} exists and is not an eval-{kind} results file ({SCHEMA}); pass ",
+            f"{out} exists and is not an eval-{kind} results file ({SCHEMA}, kind {prev.kind!r}); "
+            "pass ",
             Arg("overwrite"),
             " to replace it or choose another ",
             Arg("out"),
         )
-    if model_key(prev.get("model", {})) != model_key(model.info()):
+    if model_key(prev.model) != model_key(model.info()):
         raise EvalError(
             f"{out} holds results of another model or preprocessing "
-            f"({prev.get('model', {}).get('id')!r}: {prev.get('model', {}).get('preprocessing')!r}); "
+            f"({prev.model.get('id')!r}: {prev.model.get('preprocessing')!r}); "
             "refusing to mix them - pass ",
             Arg("overwrite"),
             " to replace the file or choose another ",

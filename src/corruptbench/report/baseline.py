@@ -6,9 +6,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import Arg, ArgumentError
-from ..metrics import summarize_p
-from ..results import Results, summarize_errors
+from ..results import Baseline, Results, resolve_baseline
 
 __all__ = ["unique_labels", "apply_baseline", "dataset_mismatches"]
 
@@ -77,69 +75,38 @@ def apply_baseline(results: Sequence[Results], baseline: str | None) -> list[Res
     """
     if baseline is None:
         return list(results)
-    key = baseline.strip()
-    ref: Results | None = None
-    if key.lower() not in ("alexnet", "uniform"):
-        matches = [res for res in results if key in (res.label, res.model_id)]
-        if matches:
-            ref = matches[0]
-        elif Path(key).is_file():
-            ref = Results.from_json(key)
-        else:
-            labels = ", ".join(repr(res.label) for res in results)
-            raise ArgumentError(
-                Arg("baseline"),
-                f" {baseline!r}: not 'alexnet', 'uniform', a model in the report ({labels}) "
-                "or an existing results file",
-            )
-    out: list[Results] = []
-    for res in results:
-        c = res.c
-        if c is not None:
-            if ref is None:
-                s = summarize_errors(res.source, c.errors, c.clean_error, key.lower())
-                desc = "alexnet" if key.lower() == "alexnet" else "uniform"
-            else:
-                if ref.c is None:
-                    raise ArgumentError(Arg("baseline"), f" {baseline!r} has no ImageNet-C errors")
-                base_errors = {
-                    n: v for n, v in ref.c.errors.items() if all(x is not None for x in v)
-                }
-                if not base_errors:
-                    raise ArgumentError(
-                        Arg("baseline"), f" {baseline!r} has no complete corruption"
-                    )
-                s = summarize_errors(
-                    res.source, c.errors, c.clean_error, base_errors, ref.c.clean_error
-                )
-                desc = ref.label
-            c = replace(
-                c,
-                ce=dict(s.ce),
-                relative_ce=dict(s.relative_ce),
-                mce=s.mce,
-                relative_mce=s.relative_mce,
-                mean_error=s.mean_error,
-                extra_mean_error=s.extra_mean_error,
-                baseline=desc,
-                partial=s.partial,
-                missing=list(s.missing),
-            )
-        p = res.p
-        if p is not None and ref is not None and ref.p is not None:
-            base = {
-                "flip_probability": ref.p.flip_probability,
-                "top5_distance": ref.p.top5_distance,
-            }
-            sp = summarize_p(p.flip_probability, p.top5_distance or None, baseline=base)
-            p = replace(
-                p,
-                baseline=ref.label,
-                flip_rate=dict(sp.fr),
-                t5d_ratio=dict(sp.t5d_ratio) or None,
-                mfr=sp.mfr,
-                mt5d=sp.mt5d,
-                notes=[sp.notes] if sp.notes else [],
-            )
-        out.append(replace(res, c=c, p=p))
-    return out
+    need_c = any(res.c is not None for res in results)
+    ref = resolve_baseline(baseline, need="c" if need_c else "p", candidates=results)
+    return [_renormalised(res, ref) for res in results]
+
+
+def _renormalised(res: Results, ref: Baseline) -> Results:
+    """``res`` with its CE / mCE (and, for a measured baseline, FR / mFR) against ``ref``."""
+    c = res.c
+    if c is not None:
+        s = ref.summarize_c(c.errors, c.clean_error, res.source)
+        c = replace(
+            c,
+            ce=dict(s.ce),
+            relative_ce=dict(s.relative_ce),
+            mce=s.mce,
+            relative_mce=s.relative_mce,
+            mean_error=s.mean_error,
+            extra_mean_error=s.extra_mean_error,
+            baseline=ref.name,
+            partial=s.partial,
+            missing=list(s.missing),
+        )
+    p = res.p
+    if p is not None and ref.p is not None:
+        sp = ref.summarize_p(p.flip_probability, p.top5_distance)
+        p = replace(
+            p,
+            baseline=ref.name,
+            flip_rate=dict(sp.fr),
+            t5d_ratio=dict(sp.t5d_ratio) or None,
+            mfr=sp.mfr,
+            mt5d=sp.mt5d,
+            notes=[sp.notes] if sp.notes else [],
+        )
+    return replace(res, c=c, p=p)

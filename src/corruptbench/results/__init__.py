@@ -19,12 +19,16 @@ the report (:mod:`corruptbench.report`) builds on:
 
 from __future__ import annotations
 
+from .baselines import BUILT_IN_BASELINES, Baseline, resolve_baseline
 from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
 from .parts import CResults, DatasetInfo, PResults
 from .provenance import library_versions, now
 
 __all__ = [
+    "Baseline",
+    "BUILT_IN_BASELINES",
+    "resolve_baseline",
     "SCHEMA",
     "SCHEMA_PREFIX",
     "SCHEMA_MAJOR",

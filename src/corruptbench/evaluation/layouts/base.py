@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...errors import Arg
+from ...grid import Cell, cell_key
 from ...pipeline import Source, SourceError, SourceItem, arrays_source, hash_lines, open_source
-from ..common import Cell, EvalError, cell_key, label_mapper, select_subset
+from ..common import EvalError, label_mapper, select_subset
 from ..readers import Reader
 
 __all__ = [
@@ -143,7 +144,7 @@ class Layout(ABC):
     """
 
     name: ClassVar[str]  #: the results' ``dataset.layout``
-    heavy: ClassVar[bool] = False  #: items are computed (corrupted) in the loader, not read
+    corrupts_in_loader: ClassVar[bool] = False  #: items are corrupted in the loader, not read
 
     root: Path
     profile: str

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...grid import Cell
 from ...pipeline import Source, SourceItem
-from ..common import Cell, EvalError, npy_fingerprint, select_subset
+from ..common import EvalError, npy_fingerprint, select_subset
 from ..readers import NpyRowReader
 from .base import Item, Layout, Selection
 

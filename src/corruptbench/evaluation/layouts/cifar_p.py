@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from ..common import Cell, npy_fingerprint, select_subset
+from ...grid import Cell
+from ..common import npy_fingerprint, select_subset
 from ..readers import NpyRowReader
 from .base import Item, Layout, Selection
 

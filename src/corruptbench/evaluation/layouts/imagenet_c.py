@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...grid import Cell
 from ...pipeline import Source, SourceItem
-from ..common import Cell, EvalError, detect_profile, files_fingerprint, label_mapper, select_subset
+from ...profiles import detect_profile
+from ..common import EvalError, files_fingerprint, label_mapper, select_subset
 from ..readers import ImageFileReader
 from .base import Item, Layout, Selection, keys_of
 
@@ -59,7 +61,7 @@ class ImageNetCFolder(Layout):
             for path, _ in [e for items in index.cells.values() for e in items[:5]][:20]:
                 try:
                     with Image.open(path) as im:
-                        profile = detect_profile(im.size)
+                        profile = detect_profile(im.height, im.width)
                     break
                 except (OSError, ValueError):
                     continue

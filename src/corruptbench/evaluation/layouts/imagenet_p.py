@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from ..common import Cell, files_fingerprint, select_subset
+from ...grid import Cell
+from ..common import files_fingerprint, select_subset
 from ..readers import VideoReader
 from .base import Item, Layout, Selection, keys_of
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from ...grid import CLEAN, Cell
 from ...pipeline import CorruptStep, PerturbStep, Source, SourceItem, hash_lines
-from ..common import CLEAN, Cell, detect_profile
+from ...profiles import detect_profile
 from ..readers import PreparedReader, RawReader, Reader, StepReader
 from .base import (
     Item,
@@ -30,13 +31,14 @@ __all__ = ["OnTheFlyC", "OnTheFlyP", "default_profile"]
 
 def default_profile(source: Source) -> str:
     """The profile of a clean source: ``cifar`` for a CIFAR batch; for images in memory the one of
-    their size when they share one (32 cifar, 64 tiny, 299 inception); else ``imagenet``."""
+    their size when they share one (32 x 32 cifar, 64 x 64 tiny, 299 x 299 inception:
+    :func:`corruptbench.profiles.detect_profile`); else ``imagenet``."""
     if source.kind == "cifar-batch":
         return "cifar"
     if source.kind == "arrays":
         sizes = {it.array.shape[:2] for it in source.items if it.array is not None}
         if len(sizes) == 1:
-            return detect_profile(next(iter(sizes)))
+            return detect_profile(*next(iter(sizes)))
     return "imagenet"
 
 
@@ -45,7 +47,7 @@ class OnTheFlyC(Layout):
     """ImageNet-C cells (and the clean cell) computed from a clean source."""
 
     name: ClassVar[str] = "on-the-fly"
-    heavy: ClassVar[bool] = True
+    corrupts_in_loader: ClassVar[bool] = True
 
     _items: list[tuple[SourceItem, int]] = field(default_factory=list)  #: (item, label)
     _step: CorruptStep = field(default_factory=lambda: CorruptStep("imagenet"))
@@ -101,7 +103,7 @@ class OnTheFlyP(Layout):
     """ImageNet-P sequences generated from a clean source (make-p's seeding)."""
 
     name: ClassVar[str] = "on-the-fly"
-    heavy: ClassVar[bool] = True
+    corrupts_in_loader: ClassVar[bool] = True
 
     _items: list[SourceItem] = field(default_factory=list)
     _step: PerturbStep = field(default_factory=lambda: PerturbStep("imagenet"))

@@ -27,8 +27,10 @@ from ...datasets.webdataset import (
     read_member,
     scan_samples,
 )
+from ...grid import Cell
 from ...pipeline import Source, SourceItem, hash_lines
-from ..common import Cell, EvalError, detect_profile, label_mapper, select_subset
+from ...profiles import detect_profile
+from ..common import EvalError, label_mapper, select_subset
 from ..readers import ShardMemberReader
 from .base import Item, Layout, Selection
 
@@ -208,7 +210,7 @@ def _detect(scanned: dict[Cell, list[ShardSample]]) -> str:
         for s in samples[:5]:
             try:
                 with Image.open(io.BytesIO(read_member(s.path, s.offset, s.size))) as im:
-                    return detect_profile(im.size)
+                    return detect_profile(im.height, im.width)
             except (OSError, ValueError):
                 continue
     return "imagenet"
