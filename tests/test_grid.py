@@ -46,7 +46,9 @@ def test_names_keep_the_order_given_and_subsets_expand_in_reference_order() -> N
 
 
 def test_unknown_names_and_empty_lists() -> None:
-    with pytest.raises(GridError, match="unknown corruption 'jpeg'; did you mean 'jpeg_compression'"):
+    with pytest.raises(
+        GridError, match="unknown corruption 'jpeg'; did you mean 'jpeg_compression'"
+    ):
         grid.resolve_names("c", ["jpeg"])
     with pytest.raises(GridError, match="unknown perturbation 'zoom'; did you mean 'zoom_blur'"):
         grid.resolve_names("p", ["zoom"])

@@ -194,11 +194,9 @@ def resolve_names(
             continue
         key = resolve_alias(key) if kind == "c" else key
         if key not in every:
-            choices = [*every, *known]
-            raise GridError(
-                f"unknown {gk.what} {raw!r}{suggest(key, choices)} (names: {', '.join(every)}; "
-                f"subsets: {', '.join(known)})"
-            )
+            hint = suggest(key, [*every, *known])
+            listing = f" (names: {', '.join(every)}; subsets: {', '.join(known)})"
+            raise GridError(f"unknown {gk.what} {raw!r}{hint or listing}")
         out.append(key)
     if not out:
         raise GridError(Arg(gk.names_arg), " is empty")

@@ -10,7 +10,12 @@ import numpy as np
 
 from .errors import Arg, ArgumentError
 
-__all__ = ["check_image", "check_severity", "check_int", "check_quality"]
+__all__ = ["check_image", "check_severity", "check_int", "check_quality", "DATASET_QUALITY"]
+
+#: the JPEG quality of the released ImageNet-C / Tiny-ImageNet-C images and of ImageNet-C-bar
+#: (``make_imagenet_c.py`` of hendrycks/robustness, ImageNet-C/create_c, saves with
+#: ``quality=85, optimize=True``): make-c's default, and ``corruptbench corrupt``'s for .jpg
+DATASET_QUALITY = 85
 
 
 def check_int(value: Any, name: str, lo: int, hi: int) -> int:

@@ -18,8 +18,10 @@ def test_arguments_are_checked_before_any_work(tmp_path: Path) -> None:
         build("x", src, out, profile="imagenet", fmt="jpeg", names=["fog"], levels=[1])
     with pytest.raises(BuildError, match="format must be one of mp4, npy, webdataset for make-p"):
         build("p", src, out, profile="imagenet", fmt="jpeg", names=["rotate"], levels=[1])
-    with pytest.raises(BuildError, match="nothing to build"):
+    with pytest.raises(BuildError, match="^corruptions is empty$"):
         run_c(src, out, names=[])
+    with pytest.raises(BuildError, match="^unknown corruption 'fogg'; did you mean 'fog'"):
+        run_c(src, out, names=["fogg"])
     with pytest.raises(BuildError, match="^limit must be >= 1, got 0$"):
         run_c(src, out, limit=0)
     with pytest.raises(BuildError, match="must not be the source folder or inside it"):
@@ -34,6 +36,22 @@ def test_arguments_are_checked_before_any_work(tmp_path: Path) -> None:
         run_c(src, out, quality=0)
     with pytest.raises(BuildError, match="^copy_files applies to the tree layout only$"):
         run_c(src, out, copy_files=["x"])
+    # each format takes its own options: one that does not apply is refused, not dropped
+    with pytest.raises(
+        BuildError, match="^quality applies to --format jpeg, tree, webdataset only$"
+    ):
+        run_c(src, out, fmt="npy", quality=90)
+    with pytest.raises(BuildError, match="^preset applies to --format mp4, webdataset only$"):
+        build(
+            "p",
+            src,
+            out,
+            profile="imagenet",
+            fmt="npy",
+            names=["rotate"],
+            levels=[1],
+            preset="fast",
+        )
     assert not out.exists()
 
 
@@ -56,8 +74,19 @@ def test_format_summary(tmp_path: Path) -> None:
     text = format_summary(s)
     assert text.startswith("4 images: 3 processed in this run, 1 already done; 6 outputs written;")
     assert "1 skipped; 0 failed; 2.0 s (1.50 img/s)" in text
-    assert f"see {tmp_path / 'skipped.csv'} for the reasons" in text
-    assert "  skipped: a.png: truncated" in text and s.exit_code == 0
+    assert text.splitlines()[1:] == [
+        f"1 input(s) not made (all listed in {tmp_path / 'skipped.csv'}):",
+        "  skipped: a.png: truncated",
+    ]
+    assert s.exit_code == 0
+    # warnings are not skips: their own line, after the skips, never called an upsampling
+    s.warnings = [ItemResult("b.png", "warning", reason="a remark")]
+    assert text + "\n" + "\n".join(
+        [
+            f"warning: 1 input(s) made with a remark (all listed in {tmp_path / 'skipped.csv'}):",
+            "  b.png: a remark",
+        ]
+    ) == format_summary(s)
     done = BuildSummary(tmp_path, images=4, nothing_to_do=True, ignored=2)
     assert format_summary(done).splitlines() == [
         f"nothing to do: {tmp_path} is complete (4 images)",

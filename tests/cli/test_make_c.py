@@ -241,7 +241,7 @@ def test_upsampled_inputs_are_listed_as_warnings(
     flags = ["--corruptions", "brightness", "--severities", "1", "--workers", "1", "--no-progress"]
     assert main(["make-c", str(tmp_path / "src"), str(out), *flags]) == 0
     text = capsys.readouterr().out
-    assert "warning: 1 input(s) smaller than the profile's size were upsampled" in text
+    assert "warning: 1 input(s) made with a remark (all listed in " in text
     assert "n01440764/tiny.png: upsampled: 5x5 is smaller than the imagenet profile's" in text
     rows = (out / "skipped.csv").read_text().splitlines()
     assert len(rows) == 2 and rows[1].startswith("n01440764/tiny.png,") and ",warning," in rows[1]

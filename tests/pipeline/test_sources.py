@@ -115,9 +115,9 @@ def test_tree_source_depth_copy_patterns_and_errors(tmp_path: Path) -> None:
     s = open_tree(root, ["ann"])
     assert s.kind == "tree" and s.label_kind == "none"
     assert [it.rel for it in s.items] == ["img/a/b/y.PNG", "img/z.jpg"]
-    assert [it.rel for it in s.extra] == ["ann/train.json", "ann/x.png"]  # images too: copied
+    assert [it.rel for it in s.copied] == ["ann/train.json", "ann/x.png"]  # images too: copied
     assert [p.name for p in s.ignored] == ["notes.md"]
-    assert [it.rel for it in open_tree(root, ["*.json"]).extra] == ["ann/train.json"]
+    assert [it.rel for it in open_tree(root, ["*.json"]).copied] == ["ann/train.json"]
     assert [it.rel for it in open_tree(root).items][0] == "ann/x.png"
     fp = s.fingerprint
     (root / "ann" / "train.json").write_text('{"changed": 1}')

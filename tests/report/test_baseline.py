@@ -31,7 +31,9 @@ def test_baseline_option(three: list[Path], tmp_path: Path) -> None:
     # ... and its flip probabilities give flip rates / mFR for the others
     csv_rows = list(csv.DictReader(io.StringIO(csv_text)))
     assert any(r["metric"] == "mfr" and r["model"] == EVIL and r["value"] for r in csv_rows)
-    with pytest.raises(ValueError, match="^baseline 'nope': not alexnet, uniform, auto, a model in the report"):
+    with pytest.raises(
+        ValueError, match="^baseline 'nope': not alexnet, uniform, auto, a model in the report"
+    ):
         render_report(results, "md", baseline="nope")
 
 

@@ -43,40 +43,78 @@ layout), :mod:`~corruptbench.builders.shards` (WebDataset tar shards),
 
 from __future__ import annotations
 
-from .builder import KINDS, BuildKind, BuildSummary, build, build_tree, format_summary
-from .outputs import TMP_SUFFIX
-from .spec import BuildError, BuildSpec, ItemResult, ShardPlan, Writer
-from .tree import TreeWriter, tree_output_name
-from .writers import (
-    FileTreeWriter,
-    JpegTreeWriter,
-    Mp4TreeWriter,
-    NpyCWriter,
-    NpyPWriter,
-    NpyWriter,
-    output_name,
-)
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .formats import FORMATS, OutputFormat
+
+# the rest is imported on first use: the command line builds its parser (the --format choices)
+# from FORMATS without importing the writers, the pipeline and scipy
+_LAZY = {
+    "build": "builder",
+    "build_tree": "builder",
+    "format_summary": "builder",
+    "BuildSummary": "builder",
+    "TMP_SUFFIX": "outputs",
+    "BuildError": "spec",
+    "BuildSpec": "spec",
+    "ItemResult": "spec",
+    "ShardPlan": "spec",
+    "Writer": "spec",
+    "TreeWriter": "tree",
+    "tree_output_name": "tree",
+    "FileTreeWriter": "writers",
+    "JpegTreeWriter": "writers",
+    "Mp4TreeWriter": "writers",
+    "NpyCWriter": "writers",
+    "NpyPWriter": "writers",
+    "NpyWriter": "writers",
+    "output_name": "writers",
+}
 
 __all__ = [
+    "FORMATS",
+    "OutputFormat",
     "build",
     "build_tree",
     "format_summary",
-    "BuildError",
     "BuildSummary",
+    "TMP_SUFFIX",
+    "BuildError",
     "BuildSpec",
-    "BuildKind",
-    "KINDS",
     "ItemResult",
-    "Writer",
     "ShardPlan",
+    "Writer",
+    "TreeWriter",
+    "tree_output_name",
     "FileTreeWriter",
     "JpegTreeWriter",
     "Mp4TreeWriter",
-    "NpyWriter",
     "NpyCWriter",
     "NpyPWriter",
-    "TreeWriter",
+    "NpyWriter",
     "output_name",
-    "tree_output_name",
-    "TMP_SUFFIX",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
+
+if TYPE_CHECKING:
+    from .builder import BuildSummary, build, build_tree, format_summary
+    from .outputs import TMP_SUFFIX
+    from .spec import BuildError, BuildSpec, ItemResult, ShardPlan, Writer
+    from .tree import TreeWriter, tree_output_name
+    from .writers import (
+        FileTreeWriter,
+        JpegTreeWriter,
+        Mp4TreeWriter,
+        NpyCWriter,
+        NpyPWriter,
+        NpyWriter,
+        output_name,
+    )

@@ -5,19 +5,19 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
 from ..errors import Arg
-from ..perturbations import NOISE_PERTURBATIONS
-from ..pipeline import spread_subset
+from ..grid import SEVERITIES, Grid, GridError, resolve_names, select
+from ..pipeline import ITEM_SEED_FORMULA, Source, SourceItem, spread_subset
 from ..progress import progress as make_progress
 from ..validation import check_quality
 from ..version import __version__
 from .engine import iter_local, iter_ray, run_shard
+from .formats import FORMATS, OutputFormat
 from .outputs import (
     MANIFEST,
     SKIPPED,
@@ -30,75 +30,9 @@ from .outputs import (
     write_json,
     write_skipped,
 )
-from .shards import WebDatasetCWriter, WebDatasetPWriter
-from .spec import BuildError, BuildSpec, Cell, ItemResult, Writer
-from .tree import TreeWriter
-from .writers import JpegTreeWriter, Mp4TreeWriter, NpyCWriter, NpyPWriter
+from .spec import BuildError, BuildSpec, ItemResult, ShardPlan, Writer
 
-__all__ = ["BuildKind", "KINDS", "BuildSummary", "build", "build_tree", "format_summary"]
-
-
-@dataclass(frozen=True)
-class BuildKind:
-    """What differs between make-c and make-p (apart from the per-item step)."""
-
-    kind: str  #: "c" or "p"
-    names_key: str  #: manifest key of the names
-    levels_key: str  #: manifest key of the levels
-    writers: dict[str, Callable[..., Writer]]  #: format -> writer(out, **format options)
-    cells: Callable[[Sequence[str], Sequence[int]], tuple[Cell, ...]]
-
-
-def _c_cells(names: Sequence[str], levels: Sequence[int]) -> tuple[Cell, ...]:
-    return tuple((n, int(s)) for n in names for s in levels)
-
-
-def _p_cells(names: Sequence[str], levels: Sequence[int]) -> tuple[Cell, ...]:
-    cells = tuple((n, int(d)) for n in names for d in levels if d == 1 or n in NOISE_PERTURBATIONS)
-    if not cells:
-        raise BuildError(
-            "nothing to build: difficulties 2 and 3 exist only for "
-            + ", ".join(NOISE_PERTURBATIONS)
-            + " (the other perturbations have one dataset, difficulty 1)"
-        )
-    return cells
-
-
-KINDS: dict[str, BuildKind] = {
-    "c": BuildKind(
-        "c",
-        "corruptions",
-        "severities",
-        {
-            "jpeg": lambda out, quality=None, **_: JpegTreeWriter(
-                out, 85 if quality is None else quality
-            ),
-            "npy": lambda out, **_: NpyCWriter(out),
-            "tree": lambda out, quality=None, copy_files=(), links=True, **_: TreeWriter(
-                out, quality, tuple(copy_files), bool(links)
-            ),
-            "webdataset": lambda out, quality=None, profile="imagenet", **_: WebDatasetCWriter(
-                out, profile=profile, quality=85 if quality is None else quality
-            ),
-        },
-        _c_cells,
-    ),
-    "p": BuildKind(
-        "p",
-        "perturbations",
-        "difficulties",
-        {
-            "mp4": lambda out, preset=DEFAULT_PRESET, pix_fmt=DEFAULT_PIX_FMT, **_: Mp4TreeWriter(
-                out, preset, pix_fmt
-            ),
-            "npy": lambda out, **_: NpyPWriter(out),
-            "webdataset": lambda out, preset=DEFAULT_PRESET, pix_fmt=DEFAULT_PIX_FMT, profile="imagenet", **_: (
-                WebDatasetPWriter(out, profile=profile, preset=preset, pix_fmt=pix_fmt)
-            ),
-        },
-        _p_cells,
-    ),
-}
+__all__ = ["BuildSummary", "build", "build_tree", "format_summary"]
 
 
 @dataclass
@@ -119,6 +53,7 @@ class BuildSummary:
 
     @property
     def exit_code(self) -> int:
+        """The command's exit status: 1 when an item failed (make-c / make-p)."""
         return 1 if self.failed else 0
 
 
@@ -137,11 +72,11 @@ def build(
     ray_init: dict[str, Any] | None = None,
     limit: int | None = None,
     quality: int | None = None,
-    preset: str = DEFAULT_PRESET,
-    pix_fmt: str = DEFAULT_PIX_FMT,
+    preset: str | None = None,
+    pix_fmt: str | None = None,
     shard_size: int | None = None,
-    copy_files: Sequence[str] = (),
-    links: bool = True,
+    copy_files: Sequence[str] | None = None,
+    links: bool | None = None,
     progress: str | bool = "auto",
 ) -> BuildSummary:
     """Build (or resume) a corrupted dataset. The Python API behind make-c / make-p.
@@ -152,109 +87,183 @@ def build(
             for ``fmt="tree"`` any dataset folder (:func:`~corruptbench.pipeline.open_tree`).
         out: output folder (created; must be empty or a previous build with the same parameters).
         profile: imagenet | inception | tiny | cifar.
-        fmt: ``jpeg`` / ``npy`` / ``tree`` / ``webdataset`` for c, ``mp4`` / ``npy`` /
-            ``webdataset`` for p. ``tree``: every image of SRC at its own size and in its own
-            format (:mod:`corruptbench.builders.tree`; also :func:`build_tree`).
-        names: corruptions (or perturbations), in output order.
+        fmt: a format of :data:`FORMATS`: ``jpeg`` / ``npy`` / ``tree`` / ``webdataset`` for c,
+            ``mp4`` / ``npy`` / ``webdataset`` for p. ``tree``: every image of SRC at its own size
+            and in its own format (:mod:`corruptbench.builders.tree`; also :func:`build_tree`).
+        names: corruptions (or perturbations) and subsets, in output order
+            (:func:`corruptbench.grid.resolve_names`).
         levels: severities 1..5 (c) or difficulties 1..3 (p; levels above 1 only apply to the
-            noise perturbations).
+            noise perturbations: :attr:`corruptbench.grid.Grid.cells`).
         seed: base seed of :func:`~corruptbench.pipeline.item_seed`.
         workers: local worker processes (1 = in this process), or CPUs for a local Ray.
         ray: None (local), ``"auto"`` (start or join Ray via ``ray.init()``) or a Ray address.
         ray_init: extra ``ray.init`` keyword arguments.
         limit: use only ``limit`` source items, chosen by ``seed`` and spread evenly over the
             classes (:func:`~corruptbench.pipeline.spread_subset`; kept in sorted order).
-        quality: JPEG quality 1..100 (c, jpeg: default 85; tree: default each source's own,
-            else 95).
-        preset, pix_fmt: x264 settings (p, mp4).
+        quality: (jpeg, tree, webdataset of c) JPEG quality 1..100; default
+            :data:`~corruptbench.validation.DATASET_QUALITY` (85), for tree each source's own,
+            else 95.
+        preset, pix_fmt: (mp4, webdataset of p) x264 settings.
         shard_size: items per shard (default 1 for files; for npy about 64 MB of output, <= 100;
             for webdataset the samples per tar shard, default ``ceil(N / 64)`` within [100, 1000]
             for make-c and [10, 100] for make-p).
         copy_files: (tree) glob patterns of files copied once into OUT, not corrupted.
-        links: (tree) link the copied files into every ``<corruption>/<severity>/`` folder.
+        links: (tree) link the copied files into every ``<corruption>/<severity>/`` folder
+            (default True).
         progress: ``"auto"`` (a rich bar on a terminal, plain lines otherwise), ``"bar"``,
             ``"lines"`` or ``"off"`` (:func:`corruptbench.progress.progress`); True = auto,
             False = off.
+
+    Raises:
+        BuildError: a bad argument (every one is checked before any work), e.g. an option the
+            format does not take.
     """
     t0 = time.perf_counter()
-    if kind not in KINDS:
-        raise ValueError(f"kind must be 'c' or 'p', got {kind!r}")
-    bk = KINDS[kind]
-    if fmt not in bk.writers:
-        raise BuildError(
-            f"format must be one of {', '.join(bk.writers)} for make-{kind}, got {fmt!r}"
-        )
-    if not names:
-        raise BuildError("nothing to build: no corruptions/perturbations selected")
-    highest = 5 if kind == "c" else 3
-    if not levels or any(isinstance(v, bool) or not 1 <= int(v) <= highest for v in levels):
-        raise BuildError(Arg(bk.levels_key), f" must be in 1..{highest}, got {list(levels)}")
-    if limit is not None and limit < 1:
-        raise BuildError(Arg("limit"), f" must be >= 1, got {limit}")
-    if quality is not None:
-        quality = check_quality(quality)
-    if copy_files and fmt != "tree":
-        raise BuildError(Arg("copy_files"), " applies to the tree layout only")
+    options = {
+        "quality": None if quality is None else check_quality(quality),
+        "preset": preset,
+        "pix_fmt": pix_fmt,
+        "copy_files": copy_files or None,
+        "links": links,
+    }
+    grid, output = _check(kind, fmt, names, levels, limit, options)
     shown = Path(out)
     # absolute paths travel to the workers: a Ray worker's working directory is not the driver's
     out = Path(os.path.abspath(out))
-    writer = bk.writers[fmt](
-        str(out),
-        quality=quality,
-        preset=preset,
-        pix_fmt=pix_fmt,
-        copy_files=copy_files,
-        links=links,
-        profile=profile,
-    )
+    given = {k: v for k, v in options.items() if v is not None}
+    writer = output.make(str(out), profile, given)
     source = writer.open_source(os.path.abspath(src))
     items = spread_subset(source.items, limit, seed)
     writer = writer.for_source(source, len(items), shard_size)
-    src_res, out_res = Path(src).resolve(), out.resolve()
+    _check_places(Path(src), out, shown, source, grid)
+    spec = BuildSpec(
+        writer.item_step(kind, profile, int(seed)),
+        writer,
+        grid.cells,
+        shard_size or writer.default_shard_size(profile, len(grid.cells)),
+    )
+    items, collisions = _unique_outputs(items, writer, source)
+    manifest = _manifest(grid, profile, fmt, seed, limit, source, writer, len(items))
+    summary = BuildSummary(shown, images=len(items), ignored=len(source.ignored))
+    out.mkdir(parents=True, exist_ok=True)
+    old = check_manifest(out, manifest["params"])
+    known = _known_rows(out) if old and old.get("status") == "complete" else None
+    plan = writer.plan(spec, items, set((known or {}).get("skipped", {})), known is not None)
+    summary.already_done = plan.already_done
+    if plan.finished:
+        summary.skipped = list((known or {}).get("skipped", {}).values())
+        summary.warnings = list((known or {}).get("warning", {}).values())
+        summary.nothing_to_do = True
+        summary.elapsed = time.perf_counter() - t0
+        return summary
+    forget_dirs()
+    sweep_temps(out)
+    write_json(out / MANIFEST, {**manifest, "status": "running"})
+    results = _run_plan(spec, plan, summary, kind, profile, ray, workers, ray_init, progress)
+    summary.written = writer.finish(spec, plan, source, results)
+    # a shard killed between open and rename (a dead Ray node, an orphaned worker) leaves a hidden
+    # temporary file; the start-of-run sweep only sees those of earlier runs
+    sweep_temps(out)
+    _tally(summary, results, collisions, known or {})
+    write_skipped(out, summary.skipped + summary.failed + summary.warnings)
+    totals = {
+        "images": len(items),
+        "skipped": len(summary.skipped),
+        "failed": len(summary.failed),
+        "outputs_per_image": len(grid.cells),
+    }
+    status = "complete" if not summary.failed else "incomplete"
+    write_json(out / MANIFEST, {**manifest, "status": status, "totals": totals})
+    if not summary.failed:
+        writer.cleanup()
+    summary.elapsed = time.perf_counter() - t0
+    return summary
+
+
+def _check(
+    kind: str,
+    fmt: str,
+    names: Sequence[str],
+    levels: Sequence[int],
+    limit: int | None,
+    options: dict[str, Any],
+) -> tuple[Grid, OutputFormat]:
+    """The grid and the output format, every argument checked (BuildError naming it)."""
+    if kind not in FORMATS:
+        raise BuildError(Arg("kind"), f" must be 'c' or 'p', got {kind!r}")
+    if fmt not in FORMATS[kind]:
+        raise BuildError(
+            f"format must be one of {', '.join(FORMATS[kind])} for make-{kind}, got {fmt!r}"
+        )
+    output = FORMATS[kind][fmt]
+    for key, value in options.items():
+        if value is not None and key not in output.options:
+            takes = [f for f, o in FORMATS[kind].items() if key in o.options]
+            where = "the tree layout" if takes == ["tree"] else f"--format {', '.join(takes)}"
+            raise BuildError(Arg(key), f" applies to {where} only")
+    if limit is not None and limit < 1:
+        raise BuildError(Arg("limit"), f" must be >= 1, got {limit}")
+    try:
+        return select(kind, list(names), list(levels)), output
+    except GridError as exc:
+        raise BuildError(*exc.parts) from None
+
+
+def _check_places(src: Path, out: Path, shown: Path, source: Source, grid: Grid) -> None:
+    """OUT is not the source (or inside it), and no file carried over (tree) lands where the
+    build writes its own."""
+    src_res, out_res = src.resolve(), out.resolve()
     if src_res == out_res or (source.kind != "cifar-batch" and src_res in out_res.parents):
         raise BuildError(f"OUT ({shown}) must not be the source folder or inside it")
-
-    cells = bk.cells(names, levels)
-    size = shard_size or writer.default_shard_size(profile, len(cells))
-    spec = BuildSpec(writer.item_step(kind, profile, int(seed)), writer, cells, size)
-
-    # files carried over (tree) must not shadow the build's own names
-    reserved = {n for n, _ in cells} | {MANIFEST, SKIPPED, SOURCES, WORK_DIR}
-    for ex in source.extra:
+    reserved = {n for n, _ in grid.cells} | {MANIFEST, SKIPPED, SOURCES, WORK_DIR}
+    for ex in source.copied:
         first = ex.rel.split("/")[0]
         if first in reserved:
             raise BuildError(
                 f"the copied file {ex.rel} would land in OUT/{first}, which the build itself writes"
             )
 
-    # output-name collisions (a.png and a.jpg both -> a.jpg; a copied file and an image)
+
+def _unique_outputs(
+    items: Sequence[SourceItem], writer: Writer, source: Source
+) -> tuple[list[SourceItem], list[ItemResult]]:
+    """The items whose output names are unique, and a skip for each one that collides (a.png and
+    a.jpg both -> a.jpg; a copied file and an image)."""
     collisions: list[ItemResult] = []
-    seen: dict[str, str] = {ex.rel.lower(): f"the copied file {ex.rel}" for ex in source.extra}
+    seen: dict[str, str] = {ex.rel.lower(): f"the copied file {ex.rel}" for ex in source.copied}
     unique = []
     for it in items:
         key = writer.output_key(it.rel)
         if key is None:
             unique.append(it)
         elif key in seen:
-            collisions.append(
-                ItemResult(
-                    it.rel,
-                    "skipped",
-                    reason=f"output name collides with {seen[key]}",
-                    source=it.path or "",
-                )
-            )
+            reason = f"output name collides with {seen[key]}"
+            collisions.append(ItemResult(it.rel, "skipped", reason=reason, source=it.path or ""))
         else:
             seen[key] = it.rel
             unique.append(it)
-    items = unique
+    return unique, collisions
 
+
+def _manifest(
+    grid: Grid,
+    profile: str,
+    fmt: str,
+    seed: int,
+    limit: int | None,
+    source: Source,
+    writer: Writer,
+    n_items: int,
+) -> dict[str, Any]:
+    """``OUT/manifest.json`` without its status: the parameters a resume must match, the source,
+    the layout and how the per-item seeds are made."""
+    gk = grid.spec
     params: dict[str, Any] = {
-        "command": f"make-{kind}",
+        "command": f"make-{grid.kind}",
         "profile": profile,
         "format": fmt,
-        bk.names_key: list(names),
-        bk.levels_key: [int(v) for v in levels],
+        gk.names_arg: list(grid.names),
+        gk.levels_arg: list(grid.levels),
         "seed": int(seed),
         "limit": limit,
         # how --limit picks (absent without a limit, so those manifests are unchanged); an OUT
@@ -264,41 +273,41 @@ def build(
         "corruptbench_version": __version__,
         **writer.manifest_params(),
     }
-    out.mkdir(parents=True, exist_ok=True)
-    old = check_manifest(out, params)
-    complete = bool(old and old.get("status") == "complete")
-    manifest: dict[str, Any] = {
+    return {
         "tool": "corruptbench",
         "params": params,
-        "source": {"kind": source.kind, "path": str(source.root.resolve()), "items": len(items)},
+        "source": {"kind": source.kind, "path": str(source.root.resolve()), "items": n_items},
         "layout": writer.layout(),
-        "item_seed": "blake2b(f'{seed}|{kind}|{name}|{level}|{rel}', digest_size=4), little-endian",
+        "item_seed": ITEM_SEED_FORMULA,
     }
-    summary = BuildSummary(shown, images=len(items), ignored=len(source.ignored))
-    known_skips: dict[str, ItemResult] = {}
-    known_warnings: dict[str, ItemResult] = {}
-    if complete:
-        for row in read_skipped(out):
-            (known_warnings if row.status == "warning" else known_skips)[row.rel] = row
-        shutil.rmtree(out / WORK_DIR, ignore_errors=True)
 
-    plan = writer.plan(spec, items, set(known_skips), complete)
-    summary.already_done = plan.already_done
-    if plan.finished:
-        summary.skipped = list(known_skips.values())
-        summary.warnings = list(known_warnings.values())
-        summary.nothing_to_do = True
-        summary.elapsed = time.perf_counter() - t0
-        return summary
-    n_todo = sum(len(its) for _, its in plan.todo)
-    forget_dirs()
-    sweep_temps(out)
-    write_json(out / MANIFEST, {**manifest, "status": "running"})
 
+def _known_rows(out: Path) -> dict[str, dict[str, ItemResult]]:
+    """The skips and warnings a complete earlier run listed (status -> rel -> row); its work
+    folder is removed (a complete build has no work in progress)."""
+    known: dict[str, dict[str, ItemResult]] = {"skipped": {}, "warning": {}}
+    for row in read_skipped(out):
+        known["warning" if row.status == "warning" else "skipped"][row.rel] = row
+    shutil.rmtree(out / WORK_DIR, ignore_errors=True)
+    return known
+
+
+def _run_plan(
+    spec: BuildSpec,
+    plan: ShardPlan,
+    summary: BuildSummary,
+    kind: str,
+    profile: str,
+    ray: str | None,
+    workers: int,
+    ray_init: dict[str, Any] | None,
+    progress: str | bool,
+) -> list[ItemResult]:
+    """Run the shards still to do (local processes or Ray) and read the status of the done ones."""
     results: list[ItemResult] = []
     for sid, its in plan.done:
         results.extend(run_shard(spec, sid, its))  # reads the shard's status only
-
+    n_todo = sum(len(its) for _, its in plan.todo)
     if n_todo:
         with make_progress(n_todo, f"make-{kind} {profile}", unit="images", mode=progress) as bar:
             gen = (
@@ -311,34 +320,28 @@ def build(
                 summary.cpu_seconds += sum(r.cpu for r in res)
                 bar.advance(len(res))
     summary.processed = n_todo
+    return results
 
-    summary.written = writer.finish(spec, plan, source, results)
-    # a shard killed between open and rename (a dead Ray node, an orphaned worker) leaves a hidden
-    # temporary file; the start-of-run sweep only sees those of earlier runs
-    sweep_temps(out)
+
+def _tally(
+    summary: BuildSummary,
+    results: Sequence[ItemResult],
+    collisions: Sequence[ItemResult],
+    known: dict[str, dict[str, ItemResult]],
+) -> None:
+    """Sort this run's item results into the summary's skipped / failed / warnings, with the
+    collisions and what an earlier complete run listed."""
+    warnings = dict(known.get("warning", {}))
     for r in results:
         if r.status == "skipped":
             summary.skipped.append(r)
         elif r.status == "failed":
             summary.failed.append(r)
         if r.warning:
-            known_warnings[r.rel] = ItemResult(r.rel, "warning", reason=r.warning, source=r.source)
-    summary.warnings = list(known_warnings.values())
+            warnings[r.rel] = ItemResult(r.rel, "warning", reason=r.warning, source=r.source)
+    summary.warnings = list(warnings.values())
     summary.skipped.extend(collisions)
-    summary.skipped.extend(known_skips.values())
-    write_skipped(out, summary.skipped + summary.failed + summary.warnings)
-    totals = {
-        "images": len(items),
-        "skipped": len(summary.skipped),
-        "failed": len(summary.failed),
-        "outputs_per_image": len(cells),
-    }
-    status = "complete" if not summary.failed else "incomplete"
-    write_json(out / MANIFEST, {**manifest, "status": status, "totals": totals})
-    if not summary.failed:
-        writer.cleanup()
-    summary.elapsed = time.perf_counter() - t0
-    return summary
+    summary.skipped.extend(known.get("skipped", {}).values())
 
 
 def build_tree(
@@ -346,10 +349,10 @@ def build_tree(
     out: str | os.PathLike[str],
     *,
     corruptions: str | Sequence[str] = "all",
-    severities: Sequence[int] = (1, 2, 3, 4, 5),
+    severities: Sequence[int] = SEVERITIES,
     profile: str = "imagenet",
     quality: int | None = None,
-    copy_files: Sequence[str] = (),
+    copy_files: Sequence[str] | None = None,
     links: bool = True,
     seed: int = 0,
     workers: int = 1,
@@ -380,24 +383,18 @@ def build_tree(
     Returns:
         The run's :class:`BuildSummary` (``exit_code`` 1 when an item failed).
     """
-    from ..api import SUBSET_ALIASES, SUBSETS, get_corruption_names
-    from ..registry import get_corruption
-
-    if isinstance(corruptions, str) and corruptions in (*SUBSETS, *SUBSET_ALIASES):
-        names = get_corruption_names(corruptions)
-    else:
-        names = [
-            get_corruption(n).name
-            for n in ([corruptions] if isinstance(corruptions, str) else corruptions)
-        ]
+    try:
+        names = resolve_names("c", corruptions)
+    except GridError as exc:
+        raise BuildError(*exc.parts) from None
     return build(
         "c",
         src,
         out,
         profile=profile,
         fmt="tree",
-        names=list(dict.fromkeys(names)),
-        levels=[int(s) for s in severities],
+        names=names,
+        levels=list(severities),
         seed=seed,
         workers=workers,
         ray=ray,
@@ -425,15 +422,14 @@ def format_summary(s: BuildSummary) -> str:
         lines.append(
             f"{s.ignored} non-image files in the source were ignored (extension not an image type)"
         )
+    bad = s.skipped + s.failed
+    if bad:
+        lines.append(f"{len(bad)} input(s) not made (all listed in {s.out / SKIPPED}):")
+        lines.extend(f"  {r.status}: {r.rel}: {r.reason}" for r in bad[:5])
     if s.warnings:
         lines.append(
-            f"warning: {len(s.warnings)} input(s) smaller than the profile's size were upsampled "
-            "(kept: the reference's resize enlarges them too)"
+            f"warning: {len(s.warnings)} input(s) made with a remark (all listed in "
+            f"{s.out / SKIPPED}):"
         )
-        for r in s.warnings[:5]:
-            lines.append(f"  {r.rel}: {r.reason}")
-    if s.skipped or s.failed or s.warnings:
-        lines.append(f"see {s.out / SKIPPED} for the reasons")
-        for r in (s.skipped + s.failed)[:5]:
-            lines.append(f"  {r.status}: {r.rel}: {r.reason}")
+        lines.extend(f"  {r.rel}: {r.reason}" for r in s.warnings[:5])
     return "\n".join(lines)

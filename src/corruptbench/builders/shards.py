@@ -54,6 +54,7 @@ from ..datasets.webdataset import (
     shard_stats,
 )
 from ..pipeline import Source, SourceItem
+from ..validation import DATASET_QUALITY
 from .outputs import TMP_SUFFIX, WORK_DIR, ensure_dir, orphan_check, write_json
 from .spec import BuildSpec, Cell, ItemResult, Shard, ShardPlan, Writer
 from .writers import output_name, short_error
@@ -392,7 +393,7 @@ class WebDatasetCWriter(ShardWriter):
     level_key: ClassVar[str] = "severity"
     floor: ClassVar[int] = 100
     cap: ClassVar[int] = 1000
-    quality: int = 85
+    quality: int = DATASET_QUALITY
 
     def media(self) -> str:
         return "png" if self.profile == "cifar" else "jpg"

@@ -231,13 +231,13 @@ class TreeWriter(FileTreeWriter):
     ) -> int:
         """Copy the selected files once, then link them into every corruption / severity."""
         out = Path(self.out)
-        for ex in source.extra:
+        for ex in source.copied:
             dst = out / ex.rel
             if not dst.exists():
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(dst, partial(_copy_from, str(ex.path)))
-        if self.links and source.extra:
-            roots = link_roots([ex.rel for ex in source.extra], [it.rel for it in source.items])
+        if self.links and source.copied:
+            roots = link_roots([ex.rel for ex in source.copied], [it.rel for it in source.items])
             for name, level in spec.cells:
                 cell = out / name / str(level)
                 for root in roots:

@@ -39,6 +39,7 @@ from ..datasets.video import (
 from ..fileio import temp_path
 from ..pipeline import Source, SourceItem
 from ..profiles import PROFILES
+from ..validation import DATASET_QUALITY
 from .outputs import (
     SOURCES,
     WORK_DIR,
@@ -166,7 +167,7 @@ class JpegTreeWriter(FileTreeWriter):
     tables: the bytes of Pillow's ``save(..., quality=q, optimize=True)``)."""
 
     format: ClassVar[str] = "jpeg"
-    quality: int = 85
+    quality: int = DATASET_QUALITY
 
     def layout(self) -> str:
         return "<corruption>/<severity>/<class>/<file> (JPEG)"

@@ -20,7 +20,7 @@ from ..fileio import write_atomic
 from ..kernel_cache import compile_estimate
 from ..ops import jit
 from ..registry import canonical_name
-from ..validation import check_quality
+from ..validation import DATASET_QUALITY, check_quality
 from .options import add_quality_argument
 
 _FORMATS = {
@@ -55,7 +55,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--seed", type=int, default=None, help="seed (reference-compatible stream; default: random)"
     )
-    add_quality_argument(p, "JPEG quality when writing .jpg (default 85)")
+    add_quality_argument(
+        p, f"JPEG quality when writing .jpg (default {DATASET_QUALITY})", default=DATASET_QUALITY
+    )
     p.set_defaults(func=run)
 
 
@@ -74,7 +76,9 @@ def _load(path: str | os.PathLike[str], *, rgb: bool) -> np.ndarray:
         raise ValueError(f"cannot read image {path}: {exc}") from None
 
 
-def save_image(arr: np.ndarray, path: str | os.PathLike[str], quality: int = 85) -> None:
+def save_image(
+    arr: np.ndarray, path: str | os.PathLike[str], quality: int = DATASET_QUALITY
+) -> None:
     """Write atomically (temporary file + rename); JPEG at ``quality`` with optimize, like ImageNet-C.
 
     H x W is written as grayscale, H x W x 4 as RGBA (into a JPEG: the alpha channel is dropped).

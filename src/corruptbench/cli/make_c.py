@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..builders.formats import FORMATS, LAYOUTS
 from ..profiles import PROFILES
+from ..validation import DATASET_QUALITY
 from .options import (
     add_build_args,
     add_list_argument,
@@ -51,7 +53,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format",
         dest="fmt",
-        choices=("jpeg", "npy", "webdataset"),
+        choices=[f for f in FORMATS["c"] if f != "tree"],
         default=None,
         help="default: npy for cifar, else jpeg",
     )
@@ -68,7 +70,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--layout",
-        choices=("imagenet", "tree"),
+        choices=LAYOUTS,
         default="imagenet",
         help="imagenet (default): <class>/<file> sources, the profile's resize + crop, the released "
         "layouts; tree: every image under SRC at any depth, at its own size and in its own format "
@@ -90,7 +92,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_quality_argument(
         p,
-        "JPEG quality of the outputs (default 85, as ImageNet-C; --layout tree: each source's own "
+        f"JPEG quality of the outputs (default {DATASET_QUALITY}, as ImageNet-C; --layout tree: each "
+        "source's own "
         "quality when its quantisation tables are libjpeg's scaled tables, else 95)",
         default=None,
     )
@@ -111,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         fmt = args.fmt or ("npy" if args.profile == "cifar" else "jpeg")
     names = parse_names(args.corruptions, "c")
     sevs = parse_levels(args.severities, "c")
-    extra = {"copy_files": args.copy_files, "links": not args.no_links} if fmt == "tree" else {}
-    return execute_build(
-        "c", args, fmt=fmt, names=names, levels=sevs, quality=args.quality, **extra
-    )
+    tree = {"copy_files": args.copy_files, "links": not args.no_links} if fmt == "tree" else {}
+    if fmt == "npy" and args.quality is not None:
+        raise ValueError("--quality applies to JPEG outputs (jpeg, webdataset, --layout tree) only")
+    return execute_build("c", args, fmt=fmt, names=names, levels=sevs, quality=args.quality, **tree)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET
+from ..builders.formats import FORMATS
+from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET, PIX_FMTS
 from ..profiles import PROFILES
 from .options import (
     add_build_args,
@@ -48,7 +49,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format",
         dest="fmt",
-        choices=("mp4", "npy", "webdataset"),
+        choices=list(FORMATS["p"]),
         default=None,
         help="default: npy for cifar, else mp4",
     )
@@ -70,13 +71,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--preset",
-        default=DEFAULT_PRESET,
+        default=None,
         help=f"x264 preset (default {DEFAULT_PRESET}; the reference used veryslow, ~4x slower)",
     )
     p.add_argument(
         "--pix-fmt",
-        default=DEFAULT_PIX_FMT,
-        choices=("yuv444p", "yuv420p"),
+        default=None,
+        choices=PIX_FMTS,
         help=f"default {DEFAULT_PIX_FMT} (like the reference)",
     )
     add_build_args(p)
@@ -87,6 +88,7 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.fmt or ("npy" if args.profile == "cifar" else "mp4")
     names = parse_names(args.perturbations, "p")
     diffs = parse_levels(args.difficulty, "p")
-    return execute_build(
-        "p", args, fmt=fmt, names=names, levels=diffs, preset=args.preset, pix_fmt=args.pix_fmt
-    )
+    video = {"preset": args.preset, "pix_fmt": args.pix_fmt} if fmt != "npy" else {}
+    if fmt == "npy" and (args.preset or args.pix_fmt):
+        raise ValueError("--preset and --pix-fmt apply to the MP4 formats (mp4, webdataset) only")
+    return execute_build("p", args, fmt=fmt, names=names, levels=diffs, **video)

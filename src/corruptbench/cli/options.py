@@ -262,7 +262,7 @@ def parse_names(values: str | Sequence[str], kind: str, suite: str = "imagenet_c
     return list(resolve_names(kind, split_list(values), suite=suite))
 
 
-def add_quality_argument(p: argparse.ArgumentParser, help: str, default: int | None = 85) -> None:
+def add_quality_argument(p: argparse.ArgumentParser, help: str, default: int | None) -> None:
     """``--quality Q``: a JPEG quality, 1..100 (checked by the library, with Pillow's limits)."""
     p.add_argument(
         "--quality",
@@ -348,9 +348,7 @@ def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
         **kwargs,  # type: ignore[arg-type]
     )
     print(format_summary(summary))
-    if summary.failed:
-        return 1
-    if args.strict and summary.skipped:
+    if summary.exit_code == 0 and args.strict and summary.skipped:
         print(f"--strict: {len(summary.skipped)} input(s) skipped", file=sys.stderr)
         return 1
-    return 0
+    return summary.exit_code

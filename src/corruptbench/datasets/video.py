@@ -46,6 +46,7 @@ __all__ = [
     "NOISE_PERTURBATIONS",
     "DEFAULT_PRESET",
     "DEFAULT_PIX_FMT",
+    "PIX_FMTS",
     "write_mp4",
     "encode_mp4_bytes",
     "read_mp4",
@@ -60,6 +61,8 @@ PERTURBATION_NAMES: tuple[str, ...] = ALL_PERTURBATIONS
 
 DEFAULT_PRESET = "medium"
 DEFAULT_PIX_FMT = "yuv444p"
+#: the pixel formats the MP4 writer takes (yuv420p: for players that need it; even sizes only)
+PIX_FMTS = ("yuv444p", "yuv420p")
 _CRF_NON_NOISE = 20
 
 

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from .items import (
+    ITEM_SEED_FORMULA,
     CorruptStep,
     ItemStep,
     NativeCorruptStep,
@@ -43,6 +44,7 @@ __all__ = [
     "folder_label_kind",
     "batch_rel",
     "item_seed",
+    "ITEM_SEED_FORMULA",
     "item_rng",
     "ItemStep",
     "CorruptStep",

@@ -30,6 +30,7 @@ from .sources import SourceItem
 
 __all__ = [
     "item_seed",
+    "ITEM_SEED_FORMULA",
     "item_rng",
     "ItemStep",
     "CorruptStep",
@@ -39,8 +40,12 @@ __all__ = [
 ]
 
 
+#: how :func:`item_seed` derives a seed, as build manifests record it
+ITEM_SEED_FORMULA = "blake2b(f'{seed}|{kind}|{name}|{level}|{rel}', digest_size=4), little-endian"
+
+
 def item_seed(seed: int, kind: str, name: str, level: int, rel: str) -> int:
-    """The 32-bit seed of one output item.
+    """The 32-bit seed of one output item: :data:`ITEM_SEED_FORMULA`.
 
     ``blake2b(f"{seed}|{kind}|{name}|{level}|{rel}", digest_size=4)`` read little-endian, where
     ``kind`` is ``"c"`` (make-c) or ``"p"`` (make-p), ``level`` the severity or difficulty and

@@ -110,7 +110,7 @@ class Source:
     label_kind: str = "none"
     classes: list[str] = field(default_factory=list)
     #: files carried over unchanged (a tree's ``copy_files``: annotations, label masks, ...)
-    extra: list[SourceItem] = field(default_factory=list)
+    copied: list[SourceItem] = field(default_factory=list)
 
     def numeric_labels(self, items: Sequence[SourceItem]) -> np.ndarray | None:
         """Labels as integers (ImageNet index for wnids, batch labels, sorted-class index)."""
@@ -215,7 +215,7 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
     """Open a folder tree of any depth (COCO, Pascal VOC, Cityscapes, ...) for make-c ``--layout
     tree``: every image file at any depth is an item (``rel`` = its POSIX path under ``src``,
     sorted), except the files selected by ``copy_files``, which are carried over unchanged
-    (:attr:`Source.extra`).
+    (:attr:`Source.copied`).
 
     Args:
         src: the dataset root.
@@ -252,13 +252,13 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
     files.sort()
     used: set[str] = set()
     images: list[str] = []
-    extra: list[str] = []
+    copied: list[str] = []
     ignored: list[Path] = []
     for rel in files:
         pat = _selected(rel, copy_files)
         if pat is not None:
             used.add(pat)
-            extra.append(rel)
+            copied.append(rel)
         elif os.path.splitext(rel)[1].lower() in IMAGE_EXTENSIONS:
             images.append(rel)
         else:
@@ -272,12 +272,12 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
     if not images:
         raise SourceError(f"no image files found under {root}")
     items = [SourceItem(i, rel, str(root / rel)) for i, rel in enumerate(images)]
-    extras = [SourceItem(i, rel, str(root / rel)) for i, rel in enumerate(extra)]
+    copies = [SourceItem(i, rel, str(root / rel)) for i, rel in enumerate(copied)]
     fp = hash_lines(
         [f"{it.rel}\t{os.stat(it.path).st_size}" for it in items]  # type: ignore[arg-type]
-        + [f"copy\t{it.rel}\t{os.stat(it.path).st_size}" for it in extras]  # type: ignore[arg-type]
+        + [f"copy\t{it.rel}\t{os.stat(it.path).st_size}" for it in copies]  # type: ignore[arg-type]
     )
-    return Source("tree", root, items, fp, ignored, extra=extras)
+    return Source("tree", root, items, fp, ignored, copied=copies)
 
 
 def folder_label_kind(labels: Sequence[str | int | None]) -> str:
