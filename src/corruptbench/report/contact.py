@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from ..grid import SEVERITIES
 from ..results.format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, pretty
 
 __all__ = [
@@ -67,7 +68,7 @@ def corruption_grid(
     image: np.ndarray,
     *,
     corruptions: Sequence[str] | None = None,
-    severities: Sequence[int] = (1, 2, 3, 4, 5),
+    severities: Sequence[int] = SEVERITIES,
     seed: int = 0,
 ) -> tuple[np.ndarray, dict[str, list[np.ndarray | None]]]:
     """Corrupt one photo (Resize(256) + CenterCrop(224) first) with every corruption and severity.

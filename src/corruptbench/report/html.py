@@ -12,6 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from ..grid import SEVERITIES
 from ..perturbations import ALL_PERTURBATIONS
 from ..results import Results
 from ..results.card import CSS, e, figure, render_fragment, summary_card
@@ -110,7 +111,7 @@ def _severity_table(res: Results) -> str:
     assert c is not None
     head = (
         "<tr><th>Corruption</th><th>clean</th>"
-        + "".join(f"<th>sev {s}</th>" for s in range(1, 6))
+        + "".join(f"<th>sev {s}</th>" for s in SEVERITIES)
         + "<th>mean</th><th>images / severity</th></tr>"
     )
     means = c.mean_errors()

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..fileio import write_text
+from ..grid import SEVERITIES
 from ..metrics import CSummary, summarize_c
 from ..perturbations import ALL_PERTURBATIONS
 from .parts import CResults, DatasetInfo, PResults
@@ -259,6 +260,18 @@ def _check_schema(r: Reader, data: Mapping[str, Any]) -> None:
         )
 
 
+def _check_row(r: Reader, where: str, values: Any, what: str) -> None:
+    """A per-severity row is a list with one entry per severity of the grid."""
+    if not isinstance(values, list) or len(values) != len(SEVERITIES):
+        raise r.fail(
+            f"{where} must be a list of {len(SEVERITIES)} {what}, got {short_repr(values)}"
+        )
+
+
+def _by_level(values: Sequence[Any]) -> zip[tuple[int, Any]]:
+    return zip(SEVERITIES, values)
+
+
 def _parse_c(r: Reader, data: Mapping[str, Any]) -> CResults:
     raw_errors = r.obj(data, "errors", "")
     assert raw_errors is not None
@@ -267,13 +280,8 @@ def _parse_c(r: Reader, data: Mapping[str, Any]) -> CResults:
     errors: dict[str, list[float | None]] = {}
     for key, values in raw_errors.items():
         name = r.name(key, ALL_CORRUPTIONS, "corruption", "'errors'")
-        if not isinstance(values, list) or len(values) != 5:
-            raise r.fail(
-                f"errors[{key!r}] must be a list of 5 per-severity errors (null where absent), got {short_repr(values)}"
-            )
-        errors[name] = [
-            r.number(v, f"errors[{key!r}][severity {i}]") for i, v in enumerate(values, 1)
-        ]
+        _check_row(r, f"errors[{key!r}]", values, "per-severity errors (null where absent)")
+        errors[name] = [r.number(v, f"errors[{key!r}][severity {s}]") for s, v in _by_level(values)]
     errors = {n: errors[n] for n in ALL_CORRUPTIONS if n in errors}
 
     counts: dict[str, list[int | None]] = {}
@@ -282,12 +290,9 @@ def _parse_c(r: Reader, data: Mapping[str, Any]) -> CResults:
         name = r.name(key, ALL_CORRUPTIONS, "corruption", "'counts'")
         if values is None:
             continue
-        if not isinstance(values, list) or len(values) != 5:
-            raise r.fail(
-                f"counts[{key!r}] must be a list of 5 image counts, got {short_repr(values)}"
-            )
+        _check_row(r, f"counts[{key!r}]", values, "image counts")
         counts[name] = [
-            r.integer(v, f"counts[{key!r}][severity {i}]") for i, v in enumerate(values, 1)
+            r.integer(v, f"counts[{key!r}][severity {s}]") for s, v in _by_level(values)
         ]
 
     clean_error = r.number(data.get("clean_error"), "'clean_error'")

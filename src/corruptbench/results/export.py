@@ -9,6 +9,7 @@ import os
 from typing import Any
 
 from ..fileio import write_text
+from ..grid import SEVERITIES
 from .core import Results
 
 __all__ = ["to_csv"]
@@ -57,7 +58,7 @@ def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
         )
         for name, errs in c.errors.items():
             present = [e for e in errs if e is not None]
-            mean = sum(present) / 5 if len(present) == 5 else None
+            mean = sum(present) / len(SEVERITIES) if len(present) == len(SEVERITIES) else None
             counts = [n for n in (c.counts.get(name) or []) if n]
             w.writerow(
                 [

@@ -9,6 +9,7 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from ..grid import SEVERITIES
 from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty
 from .parts import ResultsLike
 
@@ -59,7 +60,7 @@ def _c_table(res: ResultsLike) -> Table:
         pad_edge=False,
     )
     t.add_column("Corruption", no_wrap=True)
-    for s in range(1, 6):
+    for s in SEVERITIES:
         t.add_column(f"sev{s}", justify="right", no_wrap=True)
     t.add_column("mean", justify="right", no_wrap=True)
     t.add_column("CE", justify="right", style="bold", no_wrap=True)

@@ -38,6 +38,7 @@ from torch.utils.data import Dataset
 from ..corruptions import ALL_CORRUPTIONS
 from ..datasets.imagenet import IMAGE_EXTENSIONS, imagenet_wnids, load_image, wnid_to_index
 from ..errors import Arg, ArgumentError
+from ..grid import DIFFICULTIES, SEVERITIES
 from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 from ..registry import resolve_name
 
@@ -151,7 +152,7 @@ class ImageNetC(Dataset[tuple[Any, int]]):
     ) -> None:
         self.root = _root(root, "<corruption>/<severity>/<wnid>/<file>")
         self.corruption = _name(corruption, ALL_CORRUPTIONS, "corruption")
-        self.severity = _level(severity, (1, 2, 3, 4, 5), "severity")
+        self.severity = _level(severity, SEVERITIES, "severity")
         self.transform, self.target_transform = transform, target_transform
         top = self.root / self.corruption
         if not top.is_dir():
@@ -231,7 +232,7 @@ class CIFAR10C(Dataset[tuple[Any, int]]):
     ) -> None:
         self.root = _root(root, "<corruption>.npy files and labels.npy")
         self.corruption = _name(corruption, ALL_CORRUPTIONS, "corruption")
-        self.severity = _level(severity, (1, 2, 3, 4, 5), "severity")
+        self.severity = _level(severity, SEVERITIES, "severity")
         self.transform, self.target_transform = transform, target_transform
         labels_path = self.root / "labels.npy"
         if not labels_path.is_file():
@@ -352,7 +353,7 @@ class ImageNetP(Dataset[tuple[Any, int]]):
     ) -> None:
         self.root = _root(root, "<perturbation>[_<d>]/<wnid>/<stem>.mp4")
         self.perturbation = _name(perturbation, ALL_PERTURBATIONS, "perturbation")
-        self.difficulty = _level(difficulty, (1, 2, 3), "difficulty")
+        self.difficulty = _level(difficulty, DIFFICULTIES, "difficulty")
         self.transform, self.target_transform = transform, target_transform
         noise = self.perturbation in NOISE_PERTURBATIONS
         folder_name = (

@@ -8,6 +8,7 @@ import torch
 from torch import nn
 
 from ..api import get_corruption_names
+from ..grid import SEVERITIES
 from ..profiles import Profile
 from ..registry import get_corruption
 from ..validation import check_severity
@@ -116,7 +117,7 @@ class RandomCorruption(nn.Module):
     def __init__(
         self,
         corruptions: str | Sequence[str] = "benchmark",
-        severities: Sequence[int] = (1, 2, 3, 4, 5),
+        severities: Sequence[int] = SEVERITIES,
         p: float = 1.0,
         profile: str | Profile = "auto",
         generator: torch.Generator | None = None,
