@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..corruptions import ALL_CORRUPTIONS
+from ..evaluation.common import CORRUPT_ON
 from .options import (
     add_list_argument,
     add_model_args,
@@ -57,7 +58,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument(
         "--corrupt-on",
-        choices=("auto", "workers", "device"),
+        choices=CORRUPT_ON,
         default="auto",
         help="with --on-the-fly: workers = CPU loader processes, exactly make-c's pixels; "
         "device = the model's device via corruptbench.torch.corrupt_batch (fast on a GPU, seeded "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..grid import DIFFICULTIES
 from .options import (
     add_list_argument,
     add_model_args,
@@ -37,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--difficulty",
         type=int,
-        choices=(1, 2, 3),
+        choices=DIFFICULTIES,
         default=1,
         help="noise: which _<d> dataset; others: frame stride (default 1)",
     )

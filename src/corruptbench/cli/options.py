@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import Arg
 from ..grid import GRID_KINDS, GridError, check_levels, resolve_names
+from ..models.preprocessing import ENHANCEMENTS
 
 if TYPE_CHECKING:
     from ..evaluation import OnTheFly, RunOptions
@@ -54,7 +55,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--random-weights", action="store_true", help="random weights (plumbing tests)")
     p.add_argument(
         "--preprocess",
-        choices=("none", "clahe"),
+        choices=ENHANCEMENTS,
         default="none",
         help="image enhancement before normalisation: clahe = OpenCV CLAHE on L of Lab "
         "(clipLimit 2.0, 8x8 tiles), the paper's histogram-equalisation option",

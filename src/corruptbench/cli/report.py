@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..report import FORMATS
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
@@ -30,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--format",
         "-f",
-        choices=("html", "md", "csv"),
+        choices=FORMATS,
         default=None,
         help="output format (default: the one --out's suffix names; another suffix needs it)",
     )

@@ -19,6 +19,7 @@ from ..pipeline import hash_lines
 __all__ = [
     "EvalError",
     "RunOptions",
+    "CORRUPT_ON",
     "Cell",
     "CLEAN",
     "SEVERITIES",
@@ -33,6 +34,8 @@ __all__ = [
 ]
 
 Log = Callable[[str], None]
+#: where on-the-fly corruption runs (``evaluate_c(corrupt_on=...)``, ``eval-c --corrupt-on``)
+CORRUPT_ON = ("auto", "workers", "device")
 
 
 class EvalError(ArgumentError):

@@ -26,7 +26,7 @@ from ..results import (
     now,
     resolve_baseline,
 )
-from .common import EvalError, Log, RunOptions
+from .common import CORRUPT_ON, EvalError, Log, RunOptions
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
@@ -40,10 +40,7 @@ from .layouts import (
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
 
-__all__ = ["evaluate_c", "CORRUPT_ON"]
-
-#: where on-the-fly corruption runs (``evaluate_c(corrupt_on=...)``, ``eval-c --corrupt-on``)
-CORRUPT_ON = ("auto", "workers", "device")
+__all__ = ["evaluate_c"]
 
 Tally = dict[Cell, list[int]]  #: cell -> [correct, counted, skipped]
 
