@@ -164,9 +164,7 @@ def test_ties_go_to_the_lowest_index() -> None:
     flat = np.zeros((7, 7))
     ties = CalibrationStats().update(flat, np.arange(7))
     assert ties.top5_correct == 5 and ties.top1_correct == 1
-    assert ties.top5_correct == sum(
-        y in np.argsort(-flat[0], kind="stable")[:5] for y in range(7)
-    )
+    assert ties.top5_correct == sum(y in np.argsort(-flat[0], kind="stable")[:5] for y in range(7))
     # a tie below the label: [2, 5, 5, 5, 5, 5, 1] with label 6 (rank 6) and label 5 (rank 4)
     row = np.array([[2.0, 5, 5, 5, 5, 5, 1]] * 3)
     got = CalibrationStats().update(row, np.array([6, 5, 0]))
@@ -345,10 +343,14 @@ def test_non_finite_logits_name_the_batch_and_add_nothing() -> None:
     before = stats.to_dict()
     bad = np.zeros((3, 3))
     bad[1, 2] = np.nan
-    with pytest.raises(ValueError, match=r"the batch of samples 4\.\.6: the logits hold 1 non-finite"):
+    with pytest.raises(
+        ValueError, match=r"the batch of samples 4\.\.6: the logits hold 1 non-finite"
+    ):
         stats.update(bad, np.zeros(3, dtype=int))
     bad[2, 0] = np.inf
-    with pytest.raises(ValueError, match=r"^fog/3, batch 2: .* 2 non-finite value\(s\) in 2 of 3 rows"):
+    with pytest.raises(
+        ValueError, match=r"^fog/3, batch 2: .* 2 non-finite value\(s\) in 2 of 3 rows"
+    ):
         stats.update(bad, np.zeros(3, dtype=int), where="fog/3, batch 2")
     assert stats.to_dict() == before
 

@@ -135,9 +135,15 @@ def test_grid_from_cells() -> None:
         ((("fog", -1, 0.1),), r"severity -1 is outside 0..5"),
         ((("fog", 2.5, 0.1),), r"severity 2.5 is not an integer"),
         ((("fog", "x", 0.1),), r"severity 'x' is not an integer"),
-        ((("fog", 1, 0.1), ("FOG", 1, 0.2)), r"^t.csv, line 3: fog/1 is given twice \(first at t.csv, line 2\)$"),
+        (
+            (("fog", 1, 0.1), ("FOG", 1, 0.2)),
+            r"^t.csv, line 3: fog/1 is given twice \(first at t.csv, line 2\)$",
+        ),
         ((("clean", 0, 0.4), ("clean", 0, 0.4)), r"line 3: clean is given twice"),
-        ((("fog", 0, 0.4), ("snow", 0, 0.5)), r"line 3: clean score 0.5 differs from 0.4 at t.csv, line 2"),
+        (
+            (("fog", 0, 0.4), ("snow", 0, 0.5)),
+            r"line 3: clean score 0.5 differs from 0.4 at t.csv, line 2",
+        ),
         ((("fog", 2, "nan"),), r"^t.csv, line 2: the score of fog/2 is NaN$"),
         ((("fog", 2, ""),), r"the score of fog/2 must be a number"),
         ((("smog", 2, 0.1),), r"^t.csv, line 2: unknown corruption 'smog'"),

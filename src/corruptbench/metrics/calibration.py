@@ -464,9 +464,7 @@ def _check_consistent(s: CalibrationStats, where: str) -> None:
         # land in bin b through the rounding of c * B)
         lo, hi = (b * one) // s.bins - 1, -(-(b + 1) * one // s.bins) + 1
         c = s.bin_count[b]
-        problems.append(
-            (s.bin_correct[b] > c, f"bin {b} has more correct samples than samples")
-        )
+        problems.append((s.bin_correct[b] > c, f"bin {b} has more correct samples than samples"))
         problems.append(
             (
                 not lo * c <= s.bin_confidence_sum[b] <= hi * c,
