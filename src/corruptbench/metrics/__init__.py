@@ -39,13 +39,21 @@ from .perturbation import (
     top5_distance,
     zipf_distance,
 )
-from .task import ScoreSummary, grid_from_cells, summarize_scores
+from .task import (
+    ScoreSummary,
+    check_clean_score,
+    check_score,
+    grid_from_cells,
+    summarize_scores,
+)
 
 __all__ = [
     "CalibrationStats",
     "CSummary",
     "PSummary",
     "ScoreSummary",
+    "check_clean_score",
+    "check_score",
     "flip_probability",
     "grid_from_cells",
     "is_noise_perturbation",

@@ -45,6 +45,7 @@ from .corruption import NUM_SEVERITIES
 __all__ = [
     "CLEAN_SEVERITY",
     "ScoreSummary",
+    "check_clean_score",
     "check_score",
     "cell_name",
     "grid_from_cells",
@@ -223,7 +224,12 @@ def _check_grid(scores: object) -> dict[str, tuple[float, ...]]:
     return {n: out[n] for n in ALL_CORRUPTIONS if n in out}
 
 
-def _check_clean(clean: object) -> float:
+def check_clean_score(clean: object) -> float:
+    """P: a finite clean score above 0 (rPC = mPC / P needs it).
+
+    Raises:
+        ValueError: none, NaN / infinite, 0 (rPC undefined), negative.
+    """
     if clean is None:
         raise ValueError("no clean score (severity 0): P, and so rPC = mPC / P, needs it")
     p = check_score(clean, "the clean score")
@@ -257,7 +263,7 @@ def summarize_scores(
             benchmark corruptions (without ``partial``), a clean score of 0 or below.
     """
     grid = _check_grid(scores)
-    p = _check_clean(clean)
+    p = check_clean_score(clean)
     present = tuple(n for n in BENCHMARK_CORRUPTIONS if n in grid)
     missing = tuple(n for n in BENCHMARK_CORRUPTIONS if n not in grid)
     if missing and not partial:
