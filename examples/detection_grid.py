@@ -33,6 +33,7 @@ from PIL import Image
 import corruptbench
 from corruptbench.builders import build_tree
 from corruptbench.extras import require
+from corruptbench.fileio import write_text
 from corruptbench.registry import corruption_registry
 from corruptbench.report import render_report, report_format
 
@@ -290,8 +291,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"rPC = {100 * res.rpc:.1f}%")
     if args.report is not None:
         text = render_report([res], report_format(args.report), contact_sheet=False)
-        args.report.parent.mkdir(parents=True, exist_ok=True)
-        args.report.write_text(text, encoding="utf-8")
+        write_text(args.report, text, make_parents=True)  # atomic: complete or absent
         print(f"report: {args.report}")
     if args.out is not None:
         print(f"results: {args.out}")

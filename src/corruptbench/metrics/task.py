@@ -58,6 +58,8 @@ CLEAN_SEVERITY = 0
 
 def cell_name(corruption: str, severity: int) -> str:
     """``"fog/3"``; ``"clean"`` for severity 0."""
+    # TODO(grid): the cell keys of the lead's corruptbench/grid.py (evaluation.common.cell_key
+    # writes the same strings; metrics cannot import evaluation)
     return "clean" if severity == CLEAN_SEVERITY else f"{corruption}/{severity}"
 
 
