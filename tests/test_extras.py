@@ -82,6 +82,9 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
     inp.mkdir(parents=True)
     (inp / "a.mp4").write_bytes(b"\x00" * 64)
     res = write(tmp_path, "r.json", make_results("m", 0.8, 0.25, seed=1))
+    from results.test_score_table import table_rows, write_table
+
+    table = str(write_table(tmp_path / "scores.csv", table_rows()))
     t = str(tmp_path)
     needs = {
         "video": [
@@ -98,7 +101,10 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
             ["perturb", str(photo), f"{t}/pp", "--perturbation", "translate", "--format", "mp4"],
             ["eval-p", "--model", "efficientnet_lite0", "--data", f"{t}/ImageNet-P", "--quiet"],
         ],
-        "report": [["report", str(res), "--out", f"{t}/r.html"]],
+        "report": [
+            ["report", str(res), "--out", f"{t}/r.html"],
+            ["score", table, "--report", f"{t}/s.html", "--out-dir", f"{t}/s"],
+        ],
         "eval": [["demo", "--out", f"{t}/demo", "--no-progress"]],  # the demo needs all of [eval]
     }
     core = [
@@ -109,6 +115,7 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
         ["convert", f"{t}/c1", f"{t}/c3", "--no-progress"],
         ["perturb", str(photo), f"{t}/pp", "--perturbation", "translate", "--format", "npy"],
         ["report", str(res), "--out", f"{t}/r.md"],
+        ["score", table, "--report", f"{t}/s.md"],
     ]  # fmt: skip
     argvs = [*needs["video"], *needs["report"], *needs["eval"], *core]
     got = _run_without(tmp_path, "av,matplotlib", argvs)
@@ -123,6 +130,7 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
         assert lines[0].endswith(f"pip install 'corruptbench[{extra}]'"), err
     assert (tmp_path / "c2" / "fog-1-000000.tar").is_file() and (tmp_path / "r.md").is_file()
     assert not (tmp_path / "p1" / "translate").exists()  # refused before any work
+    assert (tmp_path / "s.md").is_file() and not (tmp_path / "s").exists()  # nothing half-done
 
 
 def test_extras_are_declared() -> None:

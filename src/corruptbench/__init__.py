@@ -13,6 +13,7 @@ __all__ = [
     "corrupt",
     "evaluate_c",
     "evaluate_p",
+    "evaluate_grid",
     "OnTheFly",
     "Results",
     "get_corruption_names",
@@ -32,6 +33,7 @@ _LAZY = {
     "ALL_PERTURBATIONS": "perturbations",
     "evaluate_c": "evaluation",
     "evaluate_p": "evaluation",
+    "evaluate_grid": "evaluation",
     "OnTheFly": "evaluation",
     "Results": "results",
 }
@@ -47,7 +49,7 @@ def __getattr__(name: str) -> Any:  # lazy: these pull in more code (never torch
 
 
 if TYPE_CHECKING:
-    from .evaluation import OnTheFly, evaluate_c, evaluate_p
+    from .evaluation import OnTheFly, evaluate_c, evaluate_grid, evaluate_p
     from .perturbations import ALL_PERTURBATIONS as ALL_PERTURBATIONS
     from .perturbations import EXTRA_PERTURBATIONS as EXTRA_PERTURBATIONS
     from .perturbations import PERTURBATIONS as PERTURBATIONS

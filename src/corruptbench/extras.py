@@ -21,6 +21,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
     "ray": ("ray", "ray"),
     "webdataset": ("webdataset", "shards"),
     "datasets": ("datasets", "hf"),
+    "pycocotools": ("pycocotools", "detection"),
 }
 
 

@@ -46,3 +46,20 @@ def test_unique_labels(three: list[Path]) -> None:
         "alexnet (alexnet.json) #2",
         "resnet50",
     ]
+
+
+def test_task_scores_of_other_data_or_metrics_are_flagged() -> None:
+    from corruptbench.report.baseline import dataset_mismatches
+    from results.support import make_score_results
+
+    a = Results.from_dict(make_score_results("a", 0.36, fingerprint="x"), "a.json")
+    b = Results.from_dict(make_score_results("b", 0.30, fingerprint="y"), "b.json")
+    c = Results.from_dict(make_score_results("c", 0.5, fingerprint="x", metric="mIoU"), "c.json")
+    assert dataset_mismatches([a, a]) == []
+    (line,) = dataset_mismatches([a, b])
+    assert line.startswith("the task-score results come from 2 different datasets")
+    (line,) = dataset_mismatches([a, c])
+    assert line == (
+        "the task-score results measure different things, so their scores are not comparable: "
+        "'a': box AP; 'c': mIoU"
+    )

@@ -89,3 +89,23 @@ def test_screenshot_in_chromium(three: list[Path], tmp_path: Path) -> None:
     img = np.asarray(Image.open(png).convert("L"))
     assert img.shape == (2000, 1400)
     assert (img < 128).mean() > 0.01  # text and figures were drawn, not a blank page
+
+
+def test_task_score_results(three: list[Path], tmp_path: Path) -> None:
+    from results.support import make_score_results
+
+    a = write(tmp_path, "a.json", make_score_results("frcnn", 0.363, seed=1))
+    b = write(tmp_path, "b.json", make_score_results("retina", 0.356, seed=2))
+    html = build_report([a, b, three[1]], tmp_path / "s.html", contact_sheet=False).read_text(
+        encoding="utf-8"
+    )
+    section = html[html.index('id="scores"') : html.index('id="provenance"')]
+    mpc = {r.model_id: r.mpc for r in (Results.from_json(a), Results.from_json(b))}
+    best, other = sorted(mpc, key=lambda k: -mpc[k])  # type: ignore[arg-type, return-value]
+    assert section.index(best) < section.index(other)  # best mPC first
+    assert "Mean of the 15 (mPC / rPC)" in section and "mean / P" in section
+    assert 'id="ce"' in html  # the ImageNet-C result keeps its sections
+    assert 'alt="Score vs severity"' in html and "<b>P, mPC, rPC</b>" in html
+    md = render_report([Results.from_json(a)], "md")
+    assert "## Robustness summary" in md and "| Model | Clean error" not in md
+    assert "### box AP by severity: frcnn" in md and "### Mean score / P per corruption" in md

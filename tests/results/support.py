@@ -82,3 +82,33 @@ def write(tmp_path: Path, name: str, data: object) -> Path:
     path = tmp_path / name
     path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
     return path
+
+
+def make_score_results(
+    model_id: str,
+    clean: float,
+    *,
+    seed: int = 0,
+    metric: str = "box AP",
+    names: tuple[str, ...] | None = None,
+    fingerprint: str | None = None,
+) -> dict:
+    """A task-score results object: a clean score and scores falling with severity."""
+    from corruptbench.corruptions import ALL_CORRUPTIONS
+    from corruptbench.results import DatasetInfo, Results, make_score_part
+
+    rng = np.random.default_rng(seed)
+    grid = {
+        n: sorted((clean * rng.uniform(0.1, 0.95, 5)).tolist(), reverse=True)
+        for n in (names or ALL_CORRUPTIONS)
+    }
+    partial = names is not None
+    res = Results(
+        kind="score",
+        model={"id": model_id, "source": "test"},
+        dataset=DatasetInfo(path="/data/coco-c", layout="tree", fingerprint=fingerprint),
+        score=make_score_part(grid, clean, metric=metric, partial=partial),
+        versions={"corruptbench": "0.1.0"},
+        created="2026-01-01T00:00:00Z",
+    )
+    return res.to_dict()

@@ -38,3 +38,13 @@ def test_fragment_for_a_notebook() -> None:
     partial = Results.from_dict(data, "p.json")
     html = render_fragment([partial])
     assert "No CE: it needs all five severities" in html and 'alt="Error vs severity"' in html
+
+
+def test_task_score_card_and_figure() -> None:
+    from results.support import make_score_results
+
+    res = Results.from_dict(make_score_results(EVIL, 0.36, names=("fog", "snow")), "s.json")
+    html = render_fragment([res])
+    assert EVIL not in html and "partial: 2/15" in html
+    assert "<dt>mPC [partial: 2/15]</dt>" in html and "<dt>rPC = mPC / P</dt>" in html
+    assert 'alt="Relative performance per corruption"' in html

@@ -46,3 +46,14 @@ def test_p_table_is_a_baseline_file(tmp_path: Path) -> None:
     assert text.splitlines()[1].endswith(",1.500000,0.100000,10,,")
     base = load_p_baseline(path)
     assert set(base["flip_probability"]) == {"gaussian_noise", "rotate", "brightness"}
+
+
+def test_score_table_reads_back(tmp_path: Path) -> None:
+    from corruptbench.results.score_table import results_from_table
+    from results.support import make_score_results
+
+    res = Results.from_dict(make_score_results("m", 0.36, seed=3), "m.json")
+    text = to_csv(res, tmp_path / "m.csv")
+    assert text.splitlines()[:2] == ["corruption,severity,score", "clean,0,0.36"]
+    back = results_from_table(tmp_path / "m.csv", metric="box AP")
+    assert back.score == res.score  # the scores are written with repr: exact

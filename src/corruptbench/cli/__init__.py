@@ -31,6 +31,7 @@ COMMANDS = [
     "eval_c",
     "eval_p",
     "report",
+    "score",
     "demo",
     "warmup",
 ]
@@ -60,6 +61,8 @@ FLAGS = {
     "fmt": "--format",
     "to": "--to",
     "shard_size": "--shard-size",
+    "partial": "--partial",
+    "names": "--names",
 }
 
 

@@ -22,6 +22,10 @@ Resume
     :mod:`~corruptbench.evaluation.resume`: after each finished cell the results file is
     rewritten atomically; a re-run keeps the finished cells whose model and data match.
 
+:func:`evaluate_grid` (also ``corruptbench.evaluate_grid``) calls a user's function once per cell of a
+built dataset (any task: detection AP, segmentation mIoU) and summarises P, mPC and rPC
+(:mod:`~corruptbench.evaluation.score_grid`); it needs no torch.
+
 :func:`evaluate_c` and :func:`evaluate_p` (also ``corruptbench.evaluate_c`` / ``evaluate_p``) take a
 model object (a ``torch.nn.Module`` or any callable from a normalised batch to logits), a model
 source string or a :class:`~corruptbench.models.LoadedModel`, and return a
@@ -35,10 +39,12 @@ from .eval_c import evaluate_c
 from .eval_p import evaluate_p
 from .layouts import OnTheFly
 from .loader import LoadItem, plan_resources, predict_batches, read_item
+from .score_grid import evaluate_grid
 
 __all__ = [
     "evaluate_c",
     "evaluate_p",
+    "evaluate_grid",
     "EvalError",
     "RunOptions",
     "stderr_log",

@@ -13,6 +13,10 @@ ImageNet-P (reference-spec.md §4.2): flip probability (FP), top-5 distance (T5D
 distance are computed from per-frame predictions / rankings exactly as ``ImageNet-P/test.py`` does;
 ``mFR`` and ``mT5D`` are means over the 10 test perturbations of FP and T5D divided by a baseline's.
 
+Beyond top-1: :mod:`~corruptbench.metrics.calibration` (NLL, Brier score, ECE, top-5 error of a
+classifier's softmax, per cell, mergeable exactly) and :mod:`~corruptbench.metrics.task` (P, mPC
+and rPC of any higher-is-better score: detection AP, segmentation mIoU, ...).
+
 Examples:
     >>> from corruptbench.tables.alexnet import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
     >>> s = summarize_c(dict(ALEXNET_C_ERRORS), clean_error=ALEXNET_CLEAN_ERROR)
@@ -24,6 +28,7 @@ Examples:
 
 from __future__ import annotations
 
+from .calibration import CalibrationStats
 from .checks import resolve_name
 from .corruption import CSummary, summarize_c
 from .p_summary import PSummary, load_p_baseline, summarize_p
@@ -34,17 +39,30 @@ from .perturbation import (
     top5_distance,
     zipf_distance,
 )
+from .task import (
+    ScoreSummary,
+    check_clean_score,
+    check_score,
+    grid_from_cells,
+    summarize_scores,
+)
 
 __all__ = [
+    "CalibrationStats",
     "CSummary",
     "PSummary",
+    "ScoreSummary",
+    "check_clean_score",
+    "check_score",
     "flip_probability",
+    "grid_from_cells",
     "is_noise_perturbation",
     "load_p_baseline",
     "ranks_from_logits",
     "resolve_name",
     "summarize_c",
     "summarize_p",
+    "summarize_scores",
     "top5_distance",
     "zipf_distance",
 ]

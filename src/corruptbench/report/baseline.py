@@ -34,14 +34,16 @@ def unique_labels(results: Sequence[Results]) -> list[Results]:
 def dataset_mismatches(results: Sequence[Results]) -> list[str]:
     """Warnings for results that compare models on different data.
 
-    ImageNet-C style errors (eval-c, demo) are compared among themselves, ImageNet-P ones among
-    themselves; each group whose dataset fingerprints differ gets one line naming which results
-    were measured on which data (display labels, so repeated model ids are told apart).
+    ImageNet-C style errors (eval-c, demo) are compared among themselves, ImageNet-P ones and task
+    scores likewise; each group whose dataset fingerprints differ gets one line naming which
+    results were measured on which data (display labels, so repeated model ids are told apart).
+    Task scores of different metrics (box AP and mIoU) get one line too.
     """
     out: list[str] = []
     groups = (
         ("ImageNet-C", [r for r in results if r.c is not None]),
         ("ImageNet-P", [r for r in results if r.p is not None]),
+        ("task-score", [r for r in results if r.score is not None]),
     )
     for what, rows in groups:
         by_data: dict[str, list[Results]] = {}
@@ -61,6 +63,15 @@ def dataset_mismatches(results: Sequence[Results]) -> list[str]:
         out.append(
             f"the {what} results come from {len(by_data)} different datasets, so their errors are "
             "not directly comparable: " + "; ".join(parts)
+        )
+    metrics: dict[str, list[str]] = {}
+    for res in results:
+        if res.score is not None:
+            metrics.setdefault(res.score.metric, []).append(repr(res.label))
+    if len(metrics) > 1:
+        out.append(
+            "the task-score results measure different things, so their scores are not comparable: "
+            + "; ".join(f"{', '.join(labels)}: {m}" for m, labels in metrics.items())
         )
     return out
 

@@ -24,10 +24,18 @@ from ..results.format import (
     num,
     pct,
     pretty,
+    score_num,
     sort_by_mce,
     summary_cells,
 )
-from ..results.plots import ce_bars, flip_bars, headline_scatter, severity_curves
+from ..results.plots import (
+    ce_bars,
+    flip_bars,
+    headline_scatter,
+    rpc_bars,
+    score_curves,
+    severity_curves,
+)
 
 __all__ = ["render_html", "render_fragment", "sort_by_mce"]
 
@@ -155,6 +163,65 @@ def _p_table(results: Sequence[Results]) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
+def _score_comparison(results: Sequence[Results]) -> str:
+    """One row per task-score grid (best mPC first): metric, P, mPC, rPC."""
+    rows = [r for r in sort_by_mce(results) if r.score is not None]
+    head = (
+        '<tr><th>#</th><th style="text-align:left">Model</th><th>Metric</th><th>P (clean)</th>'
+        "<th>mPC</th><th>rPC</th></tr>"
+    )
+    body = []
+    for i, r in enumerate(rows, 1):
+        s = r.score
+        assert s is not None
+        badge = (
+            f'<span class="badge">partial: {15 - len(s.missing)}/15</span>'
+            if s.partial
+            else ('<span class="badge">incomplete</span>' if not s.complete else "")
+        )
+        body.append(
+            f'<tr><td>{i}</td><td class="name">{e(r.label)}{badge}</td><td>{e(s.metric)}</td>'
+            f"<td>{score_num(s.clean)}</td><td>{score_num(s.mpc)}</td><td>{pct(s.rpc)}</td></tr>"
+        )
+    return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _score_severity_table(res: Results) -> str:
+    """A task-score grid: the score at each severity, its mean and the mean / P."""
+    s = res.score
+    assert s is not None
+    head = (
+        "<tr><th>Corruption</th><th>clean</th>"
+        + "".join(f"<th>sev {k}</th>" for k in range(1, 6))
+        + "<th>mean</th><th>mean / P</th></tr>"
+    )
+    means = s.corruption_means()
+    relative = s.summary.relative if s.summary is not None else {}
+    first_extra = next((n for n in s.scores if n in EXTRA_CORRUPTIONS), None)
+    body = []
+    for name, values in s.scores.items():
+        cls = ' class="sep"' if name == first_extra else ""
+        label = e(pretty(name)) + (
+            ' <span class="muted small">(extra)</span>' if name in EXTRA_CORRUPTIONS else ""
+        )
+        cells = f"<td>{score_num(s.clean)}</td>" + "".join(
+            f"<td>{score_num(v)}</td>" for v in values
+        )
+        cells += f"<td><b>{score_num(means.get(name))}</b></td><td>{pct(relative.get(name))}</td>"
+        body.append(f"<tr{cls}><td>{label}</td>{cells}</tr>")
+    if s.summary is not None:
+        sev = "".join(f"<td>{score_num(v)}</td>" for v in s.summary.severity_means)
+        body.insert(
+            sum(1 for n in s.scores if n in BENCHMARK_CORRUPTIONS),
+            f'<tr class="mean"><td>Mean of the {len(s.summary.mpc_corruptions)} (mPC / rPC)</td>'
+            f"<td>{score_num(s.clean)}</td>{sev}<td>{score_num(s.mpc)}</td><td>{pct(s.rpc)}</td></tr>",
+        )
+    return (
+        f"<h3>{e(res.label)}: {e(s.metric)}</h3>"
+        f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+    )
+
+
 def _demo_photos(res: Results) -> str:
     """The demo's photo table (only for demo results that list their photos)."""
     photos = res.demo.get("photos") if res.demo is not None else None
@@ -201,6 +268,10 @@ def _provenance(res: Results) -> str:
         pairs.append(("ImageNet-C baseline", res.c.baseline))
         if res.c.missing:
             pairs.append(("missing from mCE", ", ".join(res.c.missing)))
+    if res.score is not None:
+        pairs.append(("task metric", res.score.metric))
+        if res.score.partial:
+            pairs.append(("missing from mPC", ", ".join(res.score.missing)))
     if res.p is not None:
         pairs.append(("ImageNet-P difficulty", res.p.difficulty))
         pairs.append(("ImageNet-P baseline", res.p.baseline or "none"))
@@ -233,6 +304,10 @@ separates robustness from accuracy.</li>
 (noise: between each noisy frame and the clean one). <b>Top-5 distance</b>: how much the top-5 ranking moves.
 <b>mFR / mT5D</b> divide these by a baseline's and average over the 10 test perturbations; they are shown only
 when a baseline was given.</li>
+<li><b>P, mPC, rPC</b> (task scores, Michaelis et al. 2019): any higher-is-better score (box AP, mIoU, ...)
+measured on the clean data (<b>P</b>) and on every corruption and severity; <b>mPC</b> is its mean over the 15
+benchmark corruptions and 5 severities, <b>rPC = mPC / P</b> the share of the clean performance kept under
+corruption. Scores are shown as measured, rPC as a percentage.</li>
 <li>All rates are fractions in the results files and percentages here.</li>
 </ul>
 """
@@ -264,6 +339,7 @@ def render_html(
     results = list(results)
     c_rows = [r for r in results if r.c is not None]
     p_rows = [r for r in results if r.p is not None]
+    s_rows = [r for r in results if r.score is not None]
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts: list[str] = [
         "<!DOCTYPE html>",
@@ -286,6 +362,8 @@ def render_html(
         nav += [("ce", "CE per corruption"), ("severity", "Error by severity")]
     if p_rows:
         nav.append(("imagenet-p", "ImageNet-P"))
+    if s_rows:
+        nav.append(("scores", "Task scores"))
     if any(r.kind == "demo" and r.demo is not None for r in results):
         nav.append(("photos", "Photos"))
     if contact_sheet or perturbation_strip:
@@ -334,6 +412,24 @@ def render_html(
             "Top-1 error against severity per corruption family of the paper's Figure 1, and for the 4 extra corruptions, which belong to no family (severity 0 = clean error).",
         )
     )
+    if s_rows:
+        parts.append(
+            figure(
+                score_curves(ordered),
+                "Score vs severity",
+                "Task score against severity per corruption family (severity 0 = the clean score "
+                "P), and for the 4 extra corruptions, which belong to no family.",
+            )
+        )
+        parts.append(
+            figure(
+                rpc_bars(ordered),
+                "Relative performance per corruption",
+                "Mean score over the 5 severities divided by P, per corruption; the dashed lines "
+                "are each model's rPC = mPC / P. Right of the vertical line: the extra corruptions, "
+                "not part of mPC.",
+            )
+        )
     if p_rows:
         parts.append(
             figure(
@@ -356,6 +452,11 @@ def render_html(
             '<section id="imagenet-p"><h2>ImageNet-P: flip probability and top-5 distance</h2>'
         )
         parts.append(_p_table(ordered))
+        parts.append("</section>")
+    if s_rows:
+        parts.append('<section id="scores"><h2>Task scores: P, mPC, rPC</h2>')
+        parts.append(_score_comparison(ordered))
+        parts += [_score_severity_table(r) for r in ordered if r.score is not None]
         parts.append("</section>")
     parts += [_demo_photos(r) for r in ordered]
     if contact_sheet or perturbation_strip:

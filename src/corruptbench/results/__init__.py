@@ -2,7 +2,9 @@
 
 * :mod:`~corruptbench.results.core` — :class:`Results`: ``to_json`` / ``from_json``, validated.
 * :mod:`~corruptbench.results.parts` — its parts :class:`CResults`, :class:`PResults`,
-  :class:`DatasetInfo`, and ``ResultsLike``, what its views read of it.
+  :class:`ScoreResults`, :class:`DatasetInfo`, and ``ResultsLike``, what its views read of it.
+* :mod:`~corruptbench.results.scores` — the task-score part: :func:`make_score_part`, reading it
+  back checked; :mod:`~corruptbench.results.score_table` — a toolkit's score table as results.
 * :mod:`~corruptbench.results.export` — :func:`to_csv`, the eval-c / eval-p CSV table.
 * :mod:`~corruptbench.results.provenance` — library versions and timestamps.
 * :mod:`~corruptbench.results.reader` — the typed, message-naming readers behind ``from_json``.
@@ -22,8 +24,9 @@ from __future__ import annotations
 from .baselines import BUILT_IN_BASELINES, Baseline, resolve_baseline
 from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
-from .parts import CResults, DatasetInfo, PResults
+from .parts import CResults, DatasetInfo, PResults, ScoreResults
 from .provenance import library_versions, now
+from .scores import make_score_part
 
 __all__ = [
     "Baseline",
@@ -36,7 +39,9 @@ __all__ = [
     "Results",
     "CResults",
     "PResults",
+    "ScoreResults",
     "DatasetInfo",
+    "make_score_part",
     "summarize_errors",
     "to_csv",
     "library_versions",

@@ -14,7 +14,8 @@ from typing import Any
 
 from .format import DASH, pct, sort_by_mce
 from .parts import ResultsLike
-from .plots import ce_bars, flip_bars, png_data_uri, severity_curves
+from .plots import ce_bars, flip_bars, png_data_uri, rpc_bars, score_curves, severity_curves
+from .text import score_headline
 
 __all__ = ["CSS", "e", "figure", "summary_card", "render_fragment"]
 
@@ -131,6 +132,12 @@ def summary_card(res: ResultsLike) -> str:
         items += [("mFR", pct(p.mfr)), ("mT5D", pct(p.mt5d))]
         fps = list(p.flip_probability.values())
         items.append(("Mean flip probability", pct(sum(fps) / len(fps), 2) if fps else DASH))
+    if res.score is not None:
+        items += [(k, e(v)) for k, v in score_headline(res.score)]
+        if res.score.partial:
+            badge = f'<span class="badge">partial: {15 - len(res.score.missing)}/15</span>'
+        elif not res.score.complete:
+            badge = '<span class="badge">incomplete</span>'
     ds = res.dataset
     sub = ", ".join(e(v) for v in (ds.layout, ds.profile) if v)
     if ds.num_images is not None:
@@ -175,6 +182,23 @@ def render_fragment(results: Sequence[ResultsLike]) -> str:
                 severity_curves(ordered),
                 "Error vs severity",
                 "Top-1 error against severity (severity 0 = clean error).",
+            )
+        )
+    if any(r.score is not None for r in ordered):
+        rel = rpc_bars(ordered)
+        parts.append(
+            figure(
+                rel,
+                "Relative performance per corruption",
+                "Mean score over the 5 severities divided by the clean score P, per corruption "
+                "(100% = as good as on clean data).",
+            )
+            if rel is not None
+            else figure(
+                score_curves(ordered),
+                "Score vs severity",
+                "Score against severity (severity 0 = the clean score P); cells not scored yet "
+                "are left out.",
             )
         )
     if any(r.p is not None for r in ordered):

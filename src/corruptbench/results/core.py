@@ -1,10 +1,12 @@
 """The results type written by ``eval-c``, ``eval-p`` and ``demo`` and read by the report.
 
 A results file (schema ``corruptbench.results/1``) is one JSON object with ``schema``, ``kind``
-(``"c"``, ``"p"`` or ``"demo"``), ``model``, ``dataset``, ``versions``, ``time_s``, ``created``,
-then the ImageNet-C part (``errors``, ``ce``, ``mce`` ...) at the top level and/or the ImageNet-P
-part (top level for ``kind="p"``, under ``"p"`` for a demo file), then ``run`` (eval-c / eval-p:
-what resuming needs) or ``demo`` (the demo's photos). All rates are fractions.
+(``"c"``, ``"p"``, ``"demo"`` or ``"score"``), ``model``, ``dataset``, ``versions``, ``time_s``,
+``created``, then the ImageNet-C part (``errors``, ``ce``, ``mce`` ...) at the top level and/or the
+ImageNet-P part (top level for ``kind="p"``, under ``"p"`` for a demo file), or, for
+``kind="score"`` (:func:`corruptbench.evaluate_grid`, ``corruptbench score``), the task-score grid
+under ``"score"`` (:mod:`~corruptbench.results.scores`), then ``run`` (eval-c / eval-p /
+evaluate_grid: what resuming needs) or ``demo`` (the demo's photos). All rates are fractions.
 
 :class:`Results` holds one such file, typed. :meth:`Results.to_text` writes the keys in that order
 (``json`` with ``indent=1``), so a file written, read and written again is byte-identical.
@@ -29,8 +31,9 @@ from ..fileio import write_text
 from ..grid import SEVERITIES
 from ..metrics import CSummary, summarize_c
 from ..perturbations import ALL_PERTURBATIONS
-from .parts import CResults, DatasetInfo, PResults
+from .parts import CResults, DatasetInfo, PResults, ScoreResults
 from .reader import Reader, short_repr, type_name
+from .scores import parse_score
 
 __all__ = [
     "SCHEMA",
@@ -39,6 +42,7 @@ __all__ = [
     "KINDS",
     "CResults",
     "PResults",
+    "ScoreResults",
     "DatasetInfo",
     "Results",
     "summarize_errors",
@@ -47,7 +51,7 @@ __all__ = [
 SCHEMA_PREFIX = "corruptbench.results"
 SCHEMA_MAJOR = 1
 SCHEMA = f"{SCHEMA_PREFIX}/{SCHEMA_MAJOR}"
-KINDS = ("c", "p", "demo")
+KINDS = ("c", "p", "demo", "score")
 _T5D_MAX = 15.0
 
 
@@ -70,6 +74,7 @@ class Results:
     dataset: DatasetInfo = field(default_factory=DatasetInfo)
     c: CResults | None = None
     p: PResults | None = None
+    score: ScoreResults | None = None
     versions: dict[str, Any] = field(default_factory=dict)
     time_s: float | None = None
     created: str | None = None
@@ -120,6 +125,21 @@ class Results:
         return None if self.p is None else self.p.mt5d
 
     @property
+    def clean_score(self) -> float | None:
+        """P, the clean score of a task-score grid."""
+        return None if self.score is None else self.score.clean
+
+    @property
+    def mpc(self) -> float | None:
+        """mPC, the mean score under corruption of a task-score grid."""
+        return None if self.score is None else self.score.mpc
+
+    @property
+    def rpc(self) -> float | None:
+        """rPC = mPC / P of a task-score grid."""
+        return None if self.score is None else self.score.rpc
+
+    @property
     def notes(self) -> list[str]:
         """The dataset's notes, then the ImageNet-P notes."""
         return list(self.dataset.notes) + (list(self.p.notes) if self.p is not None else [])
@@ -145,6 +165,9 @@ class Results:
             "relative_mce": self.relative_mce,
             "mfr": self.mfr,
             "mt5d": self.mt5d,
+            "P": self.clean_score,
+            "mPC": self.mpc,
+            "rPC": self.rpc,
         }
         shown = ", ".join(f"{k}={v:.4f}" for k, v in figures.items() if v is not None)
         return f"Results(kind={self.kind!r}, model={self.model_id!r}" + (
@@ -171,6 +194,8 @@ class Results:
             out["demo"] = self.demo
         if self.p is not None and self.kind != "p":
             out["p"] = self.p.to_dict()
+        if self.score is not None:
+            out["score"] = self.score.to_dict()
         if self.run is not None:
             out["run"] = self.run
         return out
@@ -456,7 +481,9 @@ def _parse(data: Any, source: str) -> Results:
     r.number(data.get("time_s"), "'time_s'", hi=math.inf)
     created = r.string(data, "created", "", required=False)
 
-    c = p = None
+    c = p = score = None
+    if kind == "score":
+        score = parse_score(r, data)
     if kind in ("c", "demo"):
         c = _parse_c(r, data)
     if kind == "p":
@@ -473,6 +500,7 @@ def _parse(data: Any, source: str) -> Results:
         dataset=info,
         c=c,
         p=p,
+        score=score,
         versions=versions or {},
         time_s=data.get("time_s"),
         created=created,

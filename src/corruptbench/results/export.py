@@ -29,11 +29,21 @@ def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
     eval-c: one row per corruption ``corruption,e1..e5,mean_error,ce,relative_ce,n``, then rows
     ``clean`` (clean error in ``mean_error``) and ``mCE`` (mCE in ``ce``, relative mCE in
     ``relative_ce``). eval-p: ``perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio`` - the
-    format :func:`corruptbench.metrics.load_p_baseline` reads.
+    format :func:`corruptbench.metrics.load_p_baseline` reads. A task-score grid:
+    ``corruption,severity,score`` rows (severity 0 = clean), the table ``corruptbench score``
+    reads back.
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    if results.kind == "p":
+    if results.kind == "score":
+        s = results.score
+        assert s is not None
+        w.writerow(["corruption", "severity", "score"])
+        w.writerow(["clean", 0, "" if s.clean is None else repr(s.clean)])
+        for name, values in s.scores.items():
+            for sev, v in enumerate(values, 1):
+                w.writerow([name, sev, "" if v is None else repr(v)])
+    elif results.kind == "p":
         p = results.p
         assert p is not None
         w.writerow(["perturbation", "fp", "t5d", "zipf", "num_sequences", "flip_rate", "t5d_ratio"])

@@ -47,6 +47,14 @@ def num(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}f}"
 
 
+def score_num(value: float | None) -> str:
+    """A task score as measured (AP 0.3631 or 36.31 alike): 4 significant digits; em dash if
+    missing."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return DASH
+    return f"{value:.4g}" if abs(value) < 1e4 else f"{value:.0f}"
+
+
 def summary_cells(r: ResultsLike, with_p: bool) -> list[str]:
     """A comparison-table row's figures: clean error, mCE, relative mCE, mean error, extra mean
     error (then mFR and mT5D when ``with_p``), as percentages; em dashes where missing."""
@@ -77,17 +85,21 @@ __all__ = [
     "pretty",
     "pct",
     "num",
+    "score_num",
     "summary_cells",
     "sort_by_mce",
 ]
 
 
 def sort_by_mce(results: Sequence[_R]) -> list[_R]:
-    """Models with an mCE first, best (lowest) first; then the rest in the given order."""
+    """Models with an mCE first, best (lowest) first; then task-score grids with an mPC, best
+    (highest) first; then the rest in the given order."""
 
     def key(r: _R) -> tuple[int, float]:
         if r.c is not None and r.c.mce is not None:
             return (0, r.c.mce)
-        return (1, 0.0)
+        if r.score is not None and r.score.mpc is not None:
+            return (1, -r.score.mpc)
+        return (2, 0.0)
 
     return sorted(results, key=key)

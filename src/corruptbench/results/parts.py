@@ -1,7 +1,7 @@
 """The parts of a :class:`~corruptbench.results.Results`, and what the views of one read of it.
 
-:class:`CResults` (ImageNet-C), :class:`PResults` (ImageNet-P) and :class:`DatasetInfo` are the
-typed sections of a results file. :class:`ResultsLike` is the face a ``Results`` shows to its views
+:class:`CResults` (ImageNet-C), :class:`PResults` (ImageNet-P), :class:`ScoreResults` (a task-score
+grid: P, mPC, rPC) and :class:`DatasetInfo` are the typed sections of a results file. :class:`ResultsLike` is the face a ``Results`` shows to its views
 (text.py, card.py, plots.py, format.py): typed against it, they sit below ``core.py``, which calls
 them from ``Results.summary()`` and ``Results._repr_html_()``.
 """
@@ -12,9 +12,10 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..corruptions import EXTRA_CORRUPTIONS
+from ..corruptions import BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..metrics.task import ScoreSummary, cell_name
 
-__all__ = ["CResults", "PResults", "DatasetInfo", "ResultsLike"]
+__all__ = ["CResults", "PResults", "ScoreResults", "DatasetInfo", "ResultsLike"]
 
 
 @dataclass(frozen=True)
@@ -102,6 +103,77 @@ class PResults:
 
 
 @dataclass(frozen=True)
+class ScoreResults:
+    """A task-score grid (``kind="score"``): a higher-is-better score per corruption and severity
+    and the clean score; P, mPC and rPC (:func:`~corruptbench.metrics.summarize_scores`) once every
+    cell is scored.
+
+    Attributes:
+        metric: What the score is (``"box AP"``, ``"mIoU"``; display only).
+        scores: Corruption -> the scores of severities 1..5 (``None``: not scored yet).
+        clean: The clean score P (``None``: not scored yet).
+        partial: mPC may cover fewer than the 15 benchmark corruptions (asked for with
+            ``partial=True``; in a complete file, true exactly when some are absent).
+        summary: P, mPC, rPC and the means; ``None`` while the grid is incomplete (an
+            evaluation's file between two cells).
+    """
+
+    metric: str
+    scores: dict[str, list[float | None]]
+    clean: float | None
+    partial: bool = False
+    summary: ScoreSummary | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.summary is not None
+
+    @property
+    def mpc(self) -> float | None:
+        return None if self.summary is None else self.summary.mpc
+
+    @property
+    def rpc(self) -> float | None:
+        return None if self.summary is None else self.summary.rpc
+
+    @property
+    def missing(self) -> list[str]:
+        """Benchmark corruptions without scores (what a partial mPC leaves out)."""
+        return [n for n in BENCHMARK_CORRUPTIONS if n not in self.scores]
+
+    def missing_cells(self) -> list[str]:
+        """The cells not scored yet (``"clean"``, ``"fog/3"``), clean first."""
+        out = ["clean"] if self.clean is None else []
+        for name, values in self.scores.items():
+            out += [cell_name(name, s) for s, v in enumerate(values, 1) if v is None]
+        return out
+
+    def corruption_means(self) -> dict[str, float | None]:
+        """Corruption -> mean score over the 5 severities (``None`` while one is missing)."""
+        if self.summary is not None:
+            return dict(self.summary.corruption_means)
+        return {n: None for n in self.scores}
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ``score`` object, keys in file order (derived numbers null until complete)."""
+        s = self.summary
+        return {
+            "metric": self.metric,
+            "clean": self.clean,
+            "scores": self.scores,
+            "complete": self.complete,
+            "partial": self.partial,
+            "mpc": None if s is None else s.mpc,
+            "rpc": None if s is None else s.rpc,
+            "corruption_means": None if s is None else s.corruption_means,
+            "relative": None if s is None else s.relative,
+            "severity_means": None if s is None else list(s.severity_means),
+            "mpc_corruptions": None if s is None else list(s.mpc_corruptions),
+            "missing": self.missing,
+        }
+
+
+@dataclass(frozen=True)
 class DatasetInfo:
     """What was evaluated: location, layout, profile, fingerprint, images per cell, notes."""
 
@@ -140,3 +212,6 @@ class ResultsLike(Protocol):
 
     @property
     def p(self) -> PResults | None: ...
+
+    @property
+    def score(self) -> ScoreResults | None: ...

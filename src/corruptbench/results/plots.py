@@ -25,6 +25,8 @@ __all__ = [
     "severity_curves",
     "headline_scatter",
     "flip_bars",
+    "score_curves",
+    "rpc_bars",
 ]
 
 _STYLE: Any = {
@@ -135,10 +137,7 @@ def severity_curves(results: Sequence[ResultsLike], max_models: int = 6) -> byte
     rows = [r for r in results if r.c is not None][:max_models]
     if not rows:
         return None
-    panels: list[tuple[str, list[str]]] = [
-        (fam.capitalize(), [n for n in ALL_CORRUPTIONS if family_of(n) == fam]) for fam in FAMILIES
-    ]
-    panels.append(("Extra", list(EXTRA_CORRUPTIONS)))
+    panels = _family_panels()
     with plt.rc_context(_STYLE):
         fig, axes = plt.subplots(
             len(rows),
@@ -241,6 +240,102 @@ def flip_bars(results: Sequence[ResultsLike]) -> bytes | None:
         )
         ax.set_ylabel("Flip probability (%)")
         ax.set_title("ImageNet-P: flip probability per perturbation")
+        if len(rows) > 1:
+            ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        return _png(fig)
+
+
+def _family_panels() -> list[tuple[str, list[str]]]:
+    """(title, corruptions) of the paper's Figure 1 families, then the 4 extra corruptions."""
+    panels = [
+        (fam.capitalize(), [n for n in ALL_CORRUPTIONS if family_of(n) == fam]) for fam in FAMILIES
+    ]
+    return [*panels, ("Extra", list(EXTRA_CORRUPTIONS))]
+
+
+def score_curves(results: Sequence[ResultsLike], max_models: int = 6) -> bytes | None:
+    """Task score against severity (0 = the clean score P) per corruption: one panel per family
+    and one for the extra corruptions, one row per model (task-score grids)."""
+    rows = [r for r in results if r.score is not None][:max_models]
+    if not rows:
+        return None
+    panels = [
+        (t, names)
+        for t, names in _family_panels()
+        if any(n in r.score.scores for r in rows if r.score is not None for n in names)
+    ]
+    with plt.rc_context(_STYLE):
+        fig, axes = plt.subplots(
+            len(rows),
+            len(panels),
+            figsize=(3.25 * len(panels), 3.3 * len(rows)),
+            sharey=True,
+            squeeze=False,
+        )
+        cmap = plt.get_cmap("tab10")
+        row_labels = distinct_short_labels([r.label for r in rows], 28)
+        for i, res in enumerate(rows):
+            s = res.score
+            assert s is not None
+            for k, (ax, (title, names)) in enumerate(zip(axes[i], panels)):
+                for j, name in enumerate(names):
+                    values = s.scores.get(name)
+                    if values is None:
+                        continue
+                    ax.plot(
+                        range(6),
+                        [np.nan if v is None else v for v in (s.clean, *values)],
+                        color=cmap(j % 10),
+                        ls="--" if name in EXTRA_CORRUPTIONS else "-",
+                        marker=_MARKERS[j % len(_MARKERS)],
+                        ms=3.5,
+                        lw=1.4,
+                        label=pretty(name),
+                    )
+                ax.set_title(title if len(rows) == 1 else f"{title}: {row_labels[i]}", fontsize=9)
+                ax.set_xticks(range(6), ["clean", "1", "2", "3", "4", "5"])
+                ax.set_ylim(bottom=0)
+                if i == len(rows) - 1:
+                    ax.set_xlabel("severity")
+                    if ax.get_legend_handles_labels()[0]:
+                        ax.legend(
+                            fontsize=7.5,
+                            frameon=False,
+                            loc="upper center",
+                            bbox_to_anchor=(0.5, -0.2),
+                            ncol=2,
+                        )
+                if k == 0:
+                    ax.set_ylabel(_text(s.metric, 30))
+        fig.tight_layout()
+        return _png(fig)
+
+
+def rpc_bars(results: Sequence[ResultsLike]) -> bytes | None:
+    """Relative performance per corruption (mean score over the severities / P, %), one bar per
+    model, with each model's rPC as a dashed line (complete task-score grids only)."""
+    rows = [r for r in results if r.score is not None and r.score.summary is not None]
+    if not rows:
+        return None
+    names = [n for n in ALL_CORRUPTIONS if any(r.score and n in r.score.scores for r in rows)]
+    colors = _model_colors(len(rows))
+    with plt.rc_context(_STYLE):
+        fig, ax = plt.subplots(figsize=(12, 4.2))
+        width = 0.8 / len(rows)
+        x = np.arange(len(names))
+        for i, (res, color) in enumerate(zip(rows, colors)):
+            summary = res.score.summary if res.score is not None else None
+            assert summary is not None
+            vals = [100 * summary.relative.get(n, np.nan) for n in names]
+            ax.bar(x - 0.4 + width * (i + 0.5), vals, width, label=_text(res.label), color=color)
+            ax.axhline(100 * summary.rpc, color=color, lw=1, ls="--")
+        n_bench = sum(1 for n in names if n not in EXTRA_CORRUPTIONS)
+        if n_bench < len(names):
+            ax.axvline(n_bench - 0.5, color="0.5", lw=0.8)
+        ax.set_xticks(x, [pretty(n) for n in names], rotation=35, ha="right")
+        ax.set_xlim(-0.6, len(names) - 0.4)
+        ax.set_ylabel("mean score / P (%)")
+        ax.set_title("Relative performance per corruption (dashed: rPC of each model)")
         if len(rows) > 1:
             ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
         return _png(fig)

@@ -7,13 +7,14 @@ import io
 
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..grid import SEVERITIES
-from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty
-from .parts import ResultsLike
+from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty, score_num
+from .parts import ResultsLike, ScoreResults
 
-__all__ = ["write_summary", "summary_text", "headline_rows"]
+__all__ = ["write_summary", "summary_text", "headline_rows", "score_headline"]
 
 
 def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
@@ -41,6 +42,24 @@ def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
         if p.top5_distance:
             t5 = list(p.top5_distance.values())
             rows.append(("Mean top-5 distance (unnormalised)", num(sum(t5) / len(t5), 3)))
+    if res.score is not None:
+        rows += score_headline(res.score)
+    return rows
+
+
+def score_headline(s: ScoreResults) -> list[tuple[str, str]]:
+    """(label, value) pairs of a task-score grid: the metric, P, mPC, rPC (cells done while
+    incomplete)."""
+    mpc = "mPC" + (f" [partial: {15 - len(s.missing)}/15]" if s.partial else "")
+    rows = [
+        ("Metric", s.metric),
+        ("P (clean)", score_num(s.clean)),
+        (mpc, score_num(s.mpc)),
+        ("rPC = mPC / P", pct(s.rpc)),
+    ]
+    if not s.complete:
+        total = 1 + 5 * len(s.scores)
+        rows.append(("Cells scored", f"{total - len(s.missing_cells())} of {total}"))
     return rows
 
 
@@ -109,6 +128,55 @@ def _p_table(res: ResultsLike) -> Table:
     return t
 
 
+def _score_table(res: ResultsLike) -> Table:
+    s = res.score
+    assert s is not None
+    t = Table(
+        title=f"{s.metric} per corruption and severity (rel. = mean / P)",
+        title_justify="left",
+        caption="* extra corruption, not part of mPC",
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    t.add_column("Corruption", no_wrap=True)
+    for sev in range(1, 6):
+        t.add_column(f"sev{sev}", justify="right", no_wrap=True)
+    t.add_column("mean", justify="right", style="bold", no_wrap=True)
+    t.add_column("rel.", justify="right", no_wrap=True)
+    means = s.corruption_means()
+    relative = s.summary.relative if s.summary is not None else {}
+    sectioned = False
+    for name, values in s.scores.items():
+        if name in EXTRA_CORRUPTIONS and not sectioned:
+            sectioned = True
+            _mean_row(t, s)
+        t.add_row(
+            pretty(name) + (" *" if name in EXTRA_CORRUPTIONS else ""),
+            *[score_num(v) for v in values],
+            score_num(means.get(name)),
+            pct(relative.get(name)),
+        )
+    if not sectioned:
+        _mean_row(t, s)
+    return t
+
+
+def _mean_row(t: Table, s: ScoreResults) -> None:
+    """The mPC row: per-severity means over the mPC corruptions, mPC and rPC."""
+    if s.summary is None:
+        return
+    t.add_section()
+    t.add_row(
+        f"mean of {len(s.summary.mpc_corruptions)}",
+        *[score_num(v) for v in s.summary.severity_means],
+        score_num(s.mpc),
+        pct(s.rpc),
+        style="bold",
+    )
+    t.add_section()
+
+
 def write_summary(res: ResultsLike, console: Console) -> None:
     """Print the headline numbers and per-corruption / per-perturbation tables of one result.
 
@@ -127,7 +195,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     head.add_column("metric")
     head.add_column("value", justify="right", style="bold")
     for label, value in headline_rows(res):
-        head.add_row(label, value)
+        head.add_row(escape(label), escape(value))  # "[partial: 14/15]" is not rich markup
     console.print()
     console.print(head)
     bits = [str(v) for v in (ds.layout, ds.profile) if v]
@@ -141,11 +209,15 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         console.print(_c_table(res))
     if res.p is not None:
         console.print(_p_table(res))
+    if res.score is not None:
+        console.print(_score_table(res))
     notes: list[str] = []
     if res.c is not None and res.c.partial and res.c.missing:
         notes.append("mCE is partial; missing: " + ", ".join(res.c.missing))
     if res.p is not None:
         notes.extend(res.p.notes)
+    if res.score is not None and res.score.partial:
+        notes.append("mPC is partial; missing: " + ", ".join(res.score.missing))
     notes.extend(ds.notes)
     for note in notes:
         console.print(f"note: {note}", markup=False, highlight=False, style="dim")

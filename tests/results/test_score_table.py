@@ -1,0 +1,115 @@
+"""A toolkit's score table (corruption, severity, score) read into checked task-score results."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from corruptbench.corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
+from corruptbench.errors import ArgumentError
+from corruptbench.metrics import summarize_scores
+from corruptbench.results import Results
+from corruptbench.results.score_table import read_score_table, results_from_table
+
+
+def table_rows(
+    clean: float = 0.363, names=BENCHMARK_CORRUPTIONS, seed: int = 0
+) -> list[tuple[str, int, float]]:
+    """One model's cells: the clean score and a score per corruption and severity."""
+    rng = np.random.default_rng(seed)
+    rows = [("clean", 0, clean)]
+    for n in names:
+        for s, v in enumerate(sorted(rng.uniform(0.05, clean, 5), reverse=True), 1):
+            rows.append((n, s, round(float(v), 4)))
+    return rows
+
+
+def write_table(path: Path, rows, sep: str = ",", header: str = "corruption,severity,score"):
+    lines = [header.replace(",", sep)] + [sep.join(map(str, r)) for r in rows]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_reads_a_table_and_summarises_it(tmp_path: Path) -> None:
+    rows = table_rows()
+    path = write_table(tmp_path / "frcnn.csv", rows)
+    clean, grid = read_score_table(path)
+    assert clean == 0.363 and list(grid) == list(BENCHMARK_CORRUPTIONS)
+    assert grid["fog"] == [v for n, s, v in rows if n == "fog"]
+    res = results_from_table(path, metric="box AP")
+    assert res.kind == "score" and res.model_id == "frcnn" and res.score is not None
+    assert res.score.metric == "box AP" and res.dataset.layout == "score table"
+    assert res.mpc == summarize_scores(grid, clean).mpc
+    assert res.rpc == pytest.approx(res.mpc / 0.363)
+    again = Results.from_dict(res.to_dict(), "again")
+    assert again.score == res.score and again.to_text() == res.to_text()
+
+
+def test_separators_bom_extra_columns_and_mmdetection_clean_rows(tmp_path: Path) -> None:
+    rows = table_rows(seed=1)
+    base = results_from_table(write_table(tmp_path / "a.csv", rows))
+    tsv = write_table(tmp_path / "b.tsv", rows, sep="\t")
+    semi = write_table(tmp_path / "c.txt", rows, sep=";")
+    assert results_from_table(tsv).score == results_from_table(semi).score == base.score
+    # a BOM (Excel), upper-case headers, more columns, the score in another column
+    lines = ["\ufeffModel,Corruption,Severity,bbox_mAP,segm_mAP"]
+    lines += [f"frcnn,{n},{s},{v},0.1" for n, s, v in rows[1:]]
+    # mmdetection evaluates severity 0 once and repeats it under every corruption
+    lines += [f"frcnn,{n},0,0.363,0.2" for n in BENCHMARK_CORRUPTIONS]
+    other = tmp_path / "mmdet.csv"
+    other.write_text("\n".join(lines) + "\n\n", encoding="utf-8")
+    res = results_from_table(other, column="bbox_mAP", name="faster")
+    assert res.model_id == "faster" and res.score == base.score
+
+
+def test_extra_corruptions_and_partial_tables(tmp_path: Path) -> None:
+    path = write_table(tmp_path / "all.csv", table_rows(names=ALL_CORRUPTIONS))
+    res = results_from_table(path)
+    assert res.score is not None and len(res.score.scores) == 19 and not res.score.partial
+    few = write_table(tmp_path / "few.csv", table_rows(names=("fog", "snow")))
+    with pytest.raises(ArgumentError, match=r"few.csv: missing cells: no scores for 13 of the 15"):
+        results_from_table(few)
+    part = results_from_table(few, partial=True)
+    assert part.score is not None and part.score.partial and len(part.score.missing) == 13
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda r: r.__setitem__(5, ("fog", 2, "nan")), r"line \d+: the score of fog/2 is NaN$"),
+        (lambda r: r.pop(7), r"t.csv: missing cell: \w+/\d$"),
+        (lambda r: r.append(("fog", 7, 0.1)), r"line 78: severity 7 is outside 0..5"),
+        (lambda r: r.append(("fog", 3, 0.1)), r"line 78: fog/3 is given twice \(first at .*line"),
+        (lambda r: r.__setitem__(0, ("clean", 0, 0)), r"t.csv: the clean score is 0, so rPC"),
+        (lambda r: r.pop(0), r"t.csv: no clean score \(severity 0\)"),
+        (lambda r: r.append(("smog", 1, 0.1)), r"line 78: unknown corruption 'smog'"),
+    ],
+)
+def test_each_error_is_one_line_naming_the_file(tmp_path: Path, edit, message: str) -> None:
+    rows = table_rows()
+    edit(rows)
+    path = write_table(tmp_path / "t.csv", rows)
+    with pytest.raises(ValueError, match=message) as info:
+        results_from_table(path)
+    text = str(info.value)
+    assert text.startswith(str(path)) and "\n" not in text
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", r"empty table; expected a header"),
+        ("corruption,severity\nfog,1\n", r"the header has no column 'score'"),
+        ("corruption,severity,score\n", r"a header but no rows"),
+        ("corruption,severity,score\nfog,1\n", r"line 2: 2 fields, the header has 3"),
+    ],
+)
+def test_malformed_tables(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "t.csv"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        read_score_table(path)
+    with pytest.raises(ValueError, match="no such file"):
+        read_score_table(tmp_path / "absent.csv")
