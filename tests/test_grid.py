@@ -45,6 +45,23 @@ def test_names_keep_the_order_given_and_subsets_expand_in_reference_order() -> N
     assert grid.resolve_names("c", "brightness") == ("brightness",)
 
 
+def test_one_name() -> None:
+    assert grid.resolve_name("c", " Motion Blur ") == "motion_blur"
+    assert grid.resolve_name("p", "Gaussian-Noise") == "gaussian_noise"
+    with pytest.raises(GridError, match="did you mean 'frost'"):
+        grid.resolve_name("c", "frst")
+    with pytest.raises(
+        GridError, match="^unknown corruption 'xyzzy'; known corruptions: gaussian_no"
+    ):
+        grid.resolve_name("c", "xyzzy")
+    with pytest.raises(GridError, match="unknown perturbation 'impulse_noise'"):
+        grid.resolve_name("p", "impulse_noise")
+    with pytest.raises(GridError, match="unknown corruption 'weather'"):
+        grid.resolve_name("c", "weather")  # a subset is not a name
+    with pytest.raises(TypeError, match="corruption names must be strings"):
+        grid.resolve_name("c", 3)
+
+
 def test_unknown_names_and_empty_lists() -> None:
     with pytest.raises(
         GridError, match="unknown corruption 'jpeg'; did you mean 'jpeg_compression'"

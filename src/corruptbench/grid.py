@@ -48,6 +48,7 @@ __all__ = [
     "SUBSET_ALIASES",
     "subsets",
     "subset_names",
+    "resolve_name",
     "resolve_names",
     "check_levels",
     "select",
@@ -163,6 +164,26 @@ def subset_names(kind: str, subset: str, suite: str = "imagenet_c") -> tuple[str
     return known[key]
 
 
+def resolve_name(kind: str, name: object, *, suite: str | None = None) -> str:
+    """One registered name of ``kind`` (not a subset), any spelling :func:`resolve_names`
+    accepts; ``suite`` limits corruptions to one suite (None: any).
+
+    Raises:
+        TypeError: ``name`` is not a str.
+        GridError: an unknown name (with a suggestion, else the known names).
+    """
+    gk = GRID_KINDS[kind]
+    if not isinstance(name, str):
+        raise TypeError(f"{gk.what} names must be strings, got {name!r} ({type(name).__name__})")
+    key = canonical_name(name)
+    key = resolve_alias(key) if kind == "c" else key
+    every = tuple(s.name for s in _specs(kind, suite))
+    if key not in every:
+        hint = suggest(key, every) or f"; known {gk.what}s: {', '.join(every)}"
+        raise GridError(f"unknown {gk.what} {name!r}{hint}")
+    return key
+
+
 def resolve_names(
     kind: str,
     names: str | Sequence[str] | None = None,
@@ -192,12 +213,11 @@ def resolve_names(
         if key in known:
             out.extend(known[key])
             continue
-        key = resolve_alias(key) if kind == "c" else key
-        if key not in every:
+        if resolve_alias(key) not in every and kind == "c" or kind == "p" and key not in every:
             hint = suggest(key, [*every, *known])
             listing = f" (names: {', '.join(every)}; subsets: {', '.join(known)})"
             raise GridError(f"unknown {gk.what} {raw!r}{hint or listing}")
-        out.append(key)
+        out.append(resolve_name(kind, raw))
     if not out:
         raise GridError(Arg(gk.names_arg), " is empty")
     return tuple(dict.fromkeys(out))

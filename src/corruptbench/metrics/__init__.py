@@ -29,7 +29,6 @@ Examples:
 from __future__ import annotations
 
 from .calibration import CalibrationStats
-from .checks import resolve_name
 from .corruption import CSummary, summarize_c
 from .p_summary import PSummary, load_p_baseline, summarize_p
 from .perturbation import (
@@ -59,7 +58,6 @@ __all__ = [
     "is_noise_perturbation",
     "load_p_baseline",
     "ranks_from_logits",
-    "resolve_name",
     "summarize_c",
     "summarize_p",
     "summarize_scores",

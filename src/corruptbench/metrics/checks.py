@@ -1,32 +1,13 @@
-"""Input checks shared by the metrics: forgiving names, rates as fractions in [0, 1]."""
+"""Input checks shared by the metrics: rates as fractions in [0, 1] (names: :mod:`corruptbench.grid`)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 
 import numpy as np
 
-from .. import registry
-
-__all__ = ["canonical_name", "resolve_name", "check_rate", "mean_present"]
-
-
-def canonical_name(name: object) -> str:
-    if not isinstance(name, str):
-        raise TypeError(f"names must be strings, got {name!r} ({type(name).__name__})")
-    return registry.canonical_name(name)
-
-
-def resolve_name(name: object, allowed: Sequence[str], what: str) -> str:
-    """Map ``name`` (case/space/hyphen-insensitive) to one of ``allowed`` or raise a helpful error."""
-    key = canonical_name(name)
-    if key in allowed:
-        return key
-    hint = registry.suggest(key, allowed)
-    if hint:
-        raise ValueError(f"unknown {what} {name!r}{hint}")
-    raise ValueError(f"unknown {what} {name!r}; known {what}s: {', '.join(allowed)}")
+__all__ = ["check_rate", "mean_present"]
 
 
 def check_rate(value: object, where: str, *, allow_missing: bool) -> float | None:

@@ -18,8 +18,9 @@ from typing import Any, Literal
 import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..grid import resolve_name
 from ..tables.alexnet import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
-from .checks import check_rate, mean_present, resolve_name
+from .checks import check_rate, mean_present
 
 __all__ = ["NUM_SEVERITIES", "CSummary", "BaselineC", "summarize_c"]
 
@@ -39,7 +40,7 @@ def _parse_c_errors(
         raise ValueError(f"{arg} is empty; give at least one corruption")
     parsed: dict[str, tuple[float | None, ...]] = {}
     for raw_name, values in errors.items():
-        name = resolve_name(raw_name, ALL_CORRUPTIONS, "corruption")
+        name = resolve_name("c", raw_name, suite="imagenet_c")
         if name in parsed:
             raise ValueError(f"{arg} names corruption {name!r} twice (as {raw_name!r})")
         where = f"{arg}[{raw_name!r}]"

@@ -12,8 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ..grid import resolve_name
 from ..perturbations import ALL_PERTURBATIONS, TEST_PERTURBATIONS, VALIDATION_PERTURBATIONS
-from .checks import canonical_name, check_rate, mean_present, resolve_name
+from ..registry import canonical_name
+from .checks import check_rate, mean_present
 
 __all__ = ["PSummary", "summarize_p", "load_p_baseline", "TOP5_MAX"]
 
@@ -92,7 +94,7 @@ def _parse_p_values(values: object, arg: str, *, t5d: bool) -> dict[str, float]:
         )
     out: dict[str, float] = {}
     for raw_name, value in values.items():
-        name = resolve_name(raw_name, ALL_PERTURBATIONS, "perturbation")
+        name = resolve_name("p", raw_name)
         if name in out:
             raise ValueError(f"{arg} names perturbation {name!r} twice (as {raw_name!r})")
         where = f"{arg}[{raw_name!r}]"

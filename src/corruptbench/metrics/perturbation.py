@@ -10,8 +10,8 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
-from .checks import resolve_name
+from ..grid import resolve_name
+from ..perturbations import NOISE_PERTURBATIONS
 
 __all__ = [
     "is_noise_perturbation",
@@ -34,7 +34,7 @@ def is_noise_perturbation(name: str) -> bool:
         >>> is_noise_perturbation("shot_noise"), is_noise_perturbation("rotate")
         (True, False)
     """
-    return resolve_name(name, ALL_PERTURBATIONS, "perturbation") in NOISE_PERTURBATIONS
+    return resolve_name("p", name) in NOISE_PERTURBATIONS
 
 
 def _frame_pairs(n_frames: int, noise: bool, difficulty: int) -> tuple[np.ndarray, np.ndarray]:

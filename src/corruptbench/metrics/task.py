@@ -38,9 +38,8 @@ import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..errors import Arg, ArgumentError
-from ..grid import cell_key
+from ..grid import cell_key, resolve_name
 from ..registry import canonical_name
-from .checks import resolve_name
 from .corruption import NUM_SEVERITIES
 
 __all__ = [
@@ -131,7 +130,7 @@ def grid_from_cells(
             name = "clean"
         else:
             try:
-                name = resolve_name(text or str(raw_name), ALL_CORRUPTIONS, "corruption")
+                name = resolve_name("c", text or str(raw_name), suite="imagenet_c")
             except (TypeError, ValueError) as exc:
                 raise ValueError(f"{where}: {exc}") from None
         key = (name, sev)
@@ -206,7 +205,7 @@ def _check_grid(scores: object) -> dict[str, tuple[float, ...]]:
         )
     out: dict[str, tuple[float, ...]] = {}
     for raw, values in scores.items():
-        name = resolve_name(raw, ALL_CORRUPTIONS, "corruption")
+        name = resolve_name("c", raw, suite="imagenet_c")
         if name in out:
             raise ValueError(f"scores name corruption {name!r} twice (as {raw!r})")
         if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
