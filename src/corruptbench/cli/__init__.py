@@ -28,6 +28,8 @@ COMMANDS = [
     "make_c",
     "make_p",
     "convert",
+    "download",
+    "verify",
     "eval_c",
     "eval_p",
     "report",
@@ -60,6 +62,11 @@ FLAGS = {
     "fmt": "--format",
     "to": "--to",
     "shard_size": "--shard-size",
+    "parts": "--parts",
+    "checksums": "--checksum",
+    "accept_unverified": "--accept-unverified",
+    "retries": "--retries",
+    "timeout": "--timeout",
 }
 
 
