@@ -39,7 +39,18 @@ def _small_build(tmp: Path) -> Path:
         shutil.copy(f, src / f.name)
     out = tmp / "out"
     names = ["contrast", "elastic_transform", "pixelate", "jpeg_compression"]
-    build("c", src, out, profile="imagenet", fmt="jpeg", names=names, levels=[1, 2, 3, 4, 5], seed=0, workers=1, progress=False)
+    build(
+        "c",
+        src,
+        out,
+        profile="imagenet",
+        fmt="jpeg",
+        names=names,
+        levels=[1, 2, 3, 4, 5],
+        seed=0,
+        workers=1,
+        progress=False,
+    )
     return out
 
 

@@ -66,3 +66,27 @@ def test_zip_members_are_checked_too(tmp_path):
         extract(arc, tmp_path / "out", progress_mode="off")
     assert (tmp_path / "out/mnist_c/identity/a.npy").read_bytes() == b"1"
     assert not (tmp_path / "x.npy").exists()
+
+
+def test_hard_links_to_earlier_members_only(tmp_path):
+    import tarfile
+
+    def with_hardlink(target: str) -> bytes:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w") as tf:
+            info = tarfile.TarInfo("d/a.txt")
+            info.size = 1
+            tf.addfile(info, io.BytesIO(b"a"))
+            link = tarfile.TarInfo("d/b.txt")
+            link.type, link.linkname = tarfile.LNKTYPE, target
+            tf.addfile(link)
+        return buf.getvalue()
+
+    arc = tmp_path / "h.tar"
+    arc.write_bytes(with_hardlink("d/a.txt"))
+    extract(arc, tmp_path / "ok", progress_mode="off")
+    assert (tmp_path / "ok/d/b.txt").read_bytes() == b"a"
+    arc.write_bytes(with_hardlink("../../etc/passwd"))
+    with pytest.raises(UnsafeArchive, match="'d/b.txt' is a hard link out of the folder"):
+        extract(arc, tmp_path / "bad", progress_mode="off")
+    assert not (tmp_path / "bad/d/b.txt").exists()

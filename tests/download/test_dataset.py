@@ -339,3 +339,11 @@ def test_download_only_keeps_the_verified_archive(site, tmp_path):
     assert summary.files[0].status == "extracted" and len(site.log) == n
     assert (tmp_path / "weather.tar").exists() and (tmp_path / "fog/1").is_dir()
     assert os.listdir(tmp_path / ".corruptbench/download") == ["weather.tar.extracted"]
+
+
+def test_a_damaged_archive_is_one_message(site, tmp_path):
+    data = b"this is not a tar archive at all" * 40
+    site.files["weather.tar"] = data
+    summary = run(site, dataset("w", [entry(site, "weather.tar", data)]), tmp_path)
+    (out,) = summary.files
+    assert out.status == "failed" and "is not a readable archive (ReadError" in out.detail

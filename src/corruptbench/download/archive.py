@@ -166,7 +166,12 @@ def _tar_member(tf: tarfile.TarFile, m: tarfile.TarInfo, root: str) -> str:
             os.unlink(target)
         os.symlink(m.linkname, target)
     elif m.islnk():
-        link_rel = safe_member_path(m.linkname)
+        try:
+            link_rel = safe_member_path(m.linkname)
+        except UnsafeArchive:
+            raise UnsafeArchive(
+                f"member {m.name!r} is a hard link out of the folder ({m.linkname})"
+            ) from None
         source = _target(root, link_rel, m.name)
         if not link_rel or not os.path.isfile(source) or os.path.islink(source):
             raise UnsafeArchive(

@@ -22,6 +22,8 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tarfile
+import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -444,4 +446,8 @@ def download(
         except (DownloadError, UnsafeArchive) as exc:
             log(f"{fp.entry.name}: FAILED: {exc}")
             summary.files.append(FileOutcome(fp.entry.name, "failed", str(exc)))
+        except (tarfile.TarError, zipfile.BadZipFile, EOFError) as exc:
+            detail = f"{fp.target} is not a readable archive ({type(exc).__name__}: {exc})"
+            log(f"{fp.entry.name}: FAILED: {detail}")
+            summary.files.append(FileOutcome(fp.entry.name, "failed", detail))
     return summary

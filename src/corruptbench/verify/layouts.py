@@ -156,6 +156,13 @@ def _imagenet_c_bar(root: Path, **kw: Any) -> VerifyReport:
     return _tree_report(root, "imagenet-c-bar", names, [], per_cell=IMAGENET_VAL_PER_CELL, **kw)  # type: ignore[arg-type]
 
 
+def _need_av() -> None:
+    """``--decode`` of MP4 files needs PyAV: say so before any work (one line, exit 2)."""
+    from ..extras import require
+
+    require("av", "verify --decode of MP4 files")
+
+
 def _perturbation_dirs() -> list[str]:
     return [*ALL_PERTURBATIONS, *(f"{n}_{d}" for n in NOISE_PERTURBATIONS for d in (2, 3))]
 
@@ -164,6 +171,8 @@ def _imagenet_p(
     root: Path, *, decode: bool, bar_factory: Callable[[int], Progress], **_: Any
 ) -> VerifyReport:
     """``<perturbation>[_<d>]/<class>/<stem>.mp4``: every perturbation folder present."""
+    if decode:
+        _need_av()
     report = VerifyReport(root, "imagenet-p")
     present = [d for d in _perturbation_dirs() if (root / d).is_dir()]
     cells = [(d, str(root / d)) for d in present]
@@ -346,6 +355,8 @@ def _build(
     if fmt == "npy":
         return _build_arrays(root, report, kind, cells, per_cell, bar_factory)
     if kind == "p":
+        if decode:
+            _need_av()
         dirs = sorted({_p_dirname(n, v) for n, v in cells})
         present = [(d, str(root / d)) for d in dirs if (root / d).is_dir()]
         report.missing_cells.extend(d for d in dirs if not (root / d).is_dir())
