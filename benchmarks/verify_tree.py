@@ -14,8 +14,6 @@ cache is never dropped: the machine is shared), and prints files/s of the cheap 
 
 from __future__ import annotations
 
-import _common  # noqa: F401  (single-thread set-up first)
-
 import argparse
 import shutil
 import statistics
@@ -23,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import _common  # noqa: F401  (single-thread set-up first)
 from corruptbench.verify import format_report, verify
 
 _SAMPLE = _common.SHARED / "data" / "imagenet-sample"
