@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-import _common  # noqa: F401  (single-thread set-up first)
+import _common  # the shared paths (and the single-thread set-up)
 from corruptbench.verify import format_report, verify
 
 _SAMPLE = _common.SHARED / "data" / "imagenet-sample"

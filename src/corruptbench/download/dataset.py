@@ -229,12 +229,12 @@ def format_plan(plan: DownloadPlan) -> str:
         else:
             lines.append(f"    checksum: unknown ({e.unknown})")
     free = _free_bytes(plan.dest)
-    total = f"{_gb(known)} known" + (
-        " (some sizes unknown)" if any(not f.entry.size for f in plan.files) else ""
-    )
-    lines.append(
-        f"  total: {total}; free space there: {_gb(free) if free is not None else 'unknown'}"
-    )
+    unknown = sum(1 for f in plan.files if not f.entry.size)
+    total = f"{_gb(known)} known" if known else "unknown (the server tells each size)"
+    if known and unknown:
+        total += f" ({unknown} of {len(plan.files)} sizes unknown)"
+    there = _gb(free) if free is not None else "unknown"
+    lines.append(f"  total: {total}; free space there: {there}")
     lines.append(
         "  (extracting needs about as much space again; archives are removed afterwards "
         "unless --keep-archives)"
