@@ -5,13 +5,14 @@ files and Zenodo-style record JSON, and injects faults on request.
 ``no_range``); ``/api/records/<id>`` serves ``records[id]`` as JSON. ``faults[name]`` is a list of
 faults consumed one per request of that path: ``"cut"`` (headers for the whole body, half of it,
 then the connection closes), ``"429"`` (with ``Retry-After: <retry_after>``), ``"503"``,
-``"404"``. Every request is logged as ``(path, Range header or None, status)``.
+``"404"``, ``"stall"`` (no answer for ``stall_s`` seconds, then the file). Every request is logged as ``(path, Range header or None, status)``.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ class Site:
     faults: dict[str, list[str]] = field(default_factory=dict)
     no_range: bool = False
     retry_after: str = "7"
+    stall_s: float = 1.0
     log: list[tuple[str, str | None, int]] = field(default_factory=list)
     base: str = ""
 
@@ -58,6 +60,8 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
             rng = self.headers.get("Range")
             fault = site.faults.get(path.rsplit("/", 1)[-1], [])
             kind = fault.pop(0) if fault else None
+            if kind == "stall":
+                time.sleep(site.stall_s)
             if kind in ("429", "503", "404"):
                 site.log.append((path, rng, int(kind)))
                 extra = {"Retry-After": site.retry_after} if kind == "429" else {}

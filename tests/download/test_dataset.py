@@ -347,3 +347,19 @@ def test_a_damaged_archive_is_one_message(site, tmp_path):
     summary = run(site, dataset("w", [entry(site, "weather.tar", data)]), tmp_path)
     (out,) = summary.files
     assert out.status == "failed" and "is not a readable archive (ReadError" in out.detail
+
+
+def test_a_server_that_does_not_answer_in_time_is_retried(site, tmp_path):
+    data = imagenet_c_part(("fog",))
+    site.files["weather.tar"] = data
+    site.faults["weather.tar"] = ["stall"]
+    site.stall_s = 1.0
+    logs: list[str] = []
+    quick = RetryPolicy(attempts=3, base_delay_s=0.01, timeout_s=0.2, sleep=Waits())
+    summary = run(
+        site, dataset("w", [entry(site, "weather.tar", data)]), tmp_path, logs, policy=quick
+    )
+    assert summary.ok, summary.files
+    assert any("timed out" in line and "retrying in 0.0 s (try 2 of 3)" in line for line in logs), (
+        logs
+    )
