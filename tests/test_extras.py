@@ -100,6 +100,7 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
             ],
             ["perturb", str(photo), f"{t}/pp", "--perturbation", "translate", "--format", "mp4"],
             ["eval-p", "--model", "efficientnet_lite0", "--data", f"{t}/ImageNet-P", "--quiet"],
+            ["verify", f"{t}/ImageNet-P", "--decode", "--no-progress"],
         ],
         "report": [
             ["report", str(res), "--out", f"{t}/r.html"],
@@ -116,6 +117,7 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
         ["perturb", str(photo), f"{t}/pp", "--perturbation", "translate", "--format", "npy"],
         ["report", str(res), "--out", f"{t}/r.md"],
         ["score", table, "--report", f"{t}/s.md"],
+        ["verify", f"{t}/c1", "--no-progress"],
     ]  # fmt: skip
     argvs = [*needs["video"], *needs["report"], *needs["eval"], *core]
     got = _run_without(tmp_path, "av,matplotlib", argvs)

@@ -28,6 +28,8 @@ COMMANDS = [
     "make_c",
     "make_p",
     "convert",
+    "download",
+    "verify",
     "eval_c",
     "eval_p",
     "report",
@@ -63,6 +65,11 @@ FLAGS = {
     "shard_size": "--shard-size",
     "partial": "--partial",
     "names": "--names",
+    "parts": "--parts",
+    "checksums": "--checksum",
+    "accept_unverified": "--accept-unverified",
+    "retries": "--retries",
+    "timeout": "--timeout",
 }
 
 

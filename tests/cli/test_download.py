@@ -1,0 +1,96 @@
+"""``corruptbench download``: the plan, usage errors (exit 2), and a mirror whose bytes do not
+match the package's table (exit 1, named), against a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import pytest
+
+from corruptbench.cli import main
+from download.archives import cifar_c_tar
+from download.server import Site, serve
+
+
+def test_dry_run_prints_the_plan_with_sources(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert (
+        main(["download", "imagenet-c", str(tmp_path), "--parts", "noise,blur", "--dry-run"]) == 0
+    )
+    out = capsys.readouterr().out
+    assert "noise.tar [part noise]: to download" in out and "blur.tar [part blur]" in out
+    assert "weather.tar" not in out
+    assert "md5: e80562d7f6c3f8834afb1ecf27252745 (pytorch-ood 0.4.0 (PyPI)" in out
+    assert "url: https://zenodo.org/records/2235448/files/noise.tar?download=1" in out
+    assert list(tmp_path.iterdir()) == []
+    assert (
+        main(
+            [
+                "download",
+                "cifar10-c",
+                str(tmp_path),
+                "--dry-run",
+                "--base-url",
+                "http://127.0.0.1:1/m",
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "url: http://127.0.0.1:1/m/CIFAR-10-C.tar" in out
+    assert "size: 2918471680 bytes (2.92 GB; tensorflow-datasets 4.9.10 (PyPI)" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["download", "imagenet-x", "D"],
+            "unknown dataset 'imagenet-x'; known: imagenet-c, imagenet-p",
+        ),
+        (
+            ["download", "imagenet-c", "D", "--parts", "fog"],
+            "--parts fog: imagenet-c has the parts noise, blur",
+        ),
+        (
+            ["download", "cifar10-c", "D", "--checksum", "CIFAR-10-C.tar=md5:" + "0" * 32],
+            "--checksum: the table already has",
+        ),
+        (
+            ["download", "imagenet-c-bar", "D", "--checksum", "x.tar=md5:00"],
+            "md5 needs 32 hex digits",
+        ),
+        (
+            ["download", "imagenet-c-bar", "D", "--base-url", "http://127.0.0.1:9"],
+            "no known checksum for imagenet_c_bar.tar.gz",
+        ),
+    ],
+)
+def test_usage_errors_exit_2(argv, message, tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = [str(tmp_path / a) if a == "D" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"corruptbench {argv[0]}: error: ") and message in err
+
+
+def test_a_mirror_cannot_override_the_packages_checksum(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with serve(Site(files={"CIFAR-10-C.tar": cifar_c_tar()})) as site:
+        rc = main(
+            [
+                "download",
+                "cifar10-c",
+                str(tmp_path),
+                "--base-url",
+                site.base + "/files",
+                "--no-progress",
+            ]
+        )
+    assert rc == 1
+    captured = capsys.readouterr()
+    assert (
+        "CIFAR-10-C.tar: failed: CIFAR-10-C.tar: the downloaded file does not match: size is"
+        in captured.out
+    )
+    assert "expected 2918471680 bytes (tensorflow-datasets 4.9.10" in captured.out
+    assert (tmp_path / "CIFAR-10-C.tar.mismatch").is_file() and not (
+        tmp_path / "CIFAR-10-C"
+    ).exists()

@@ -1,0 +1,122 @@
+"""A real HTTP server on 127.0.0.1 (``http.server`` in a thread of the test process) that serves
+files and Zenodo-style record JSON, and injects faults on request.
+
+``/files/<name>`` serves ``files[name]`` (``Range: bytes=N-`` answered with 206 unless
+``no_range``); ``/api/records/<id>`` serves ``records[id]`` as JSON. ``faults[name]`` is a list of
+faults consumed one per request of that path: ``"cut"`` (headers for the whole body, half of it,
+then the connection closes), ``"429"`` (with ``Retry-After: <retry_after>``), ``"503"``,
+``"404"``, ``"stall"`` (no answer for ``stall_s`` seconds, then the file). Every request is logged as ``(path, Range header or None, status)``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass
+class Site:
+    files: dict[str, bytes] = field(default_factory=dict)
+    records: dict[str, Any] = field(default_factory=dict)
+    faults: dict[str, list[str]] = field(default_factory=dict)
+    no_range: bool = False
+    retry_after: str = "7"
+    stall_s: float = 1.0
+    log: list[tuple[str, str | None, int]] = field(default_factory=list)
+    base: str = ""
+
+    def url(self, name: str) -> str:
+        return f"{self.base}/files/{name}"
+
+    @property
+    def api(self) -> str:
+        return f"{self.base}/api/records/"
+
+    def requests_for(self, name: str) -> list[tuple[str, str | None, int]]:
+        return [r for r in self.log if r[0] == f"/files/{name}"]
+
+
+def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: Any) -> None:  # quiet
+            pass
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+            path = self.path.split("?")[0]
+            rng = self.headers.get("Range")
+            fault = site.faults.get(path.rsplit("/", 1)[-1], [])
+            kind = fault.pop(0) if fault else None
+            if kind == "stall":
+                time.sleep(site.stall_s)
+            if kind in ("429", "503", "404"):
+                site.log.append((path, rng, int(kind)))
+                extra = {"Retry-After": site.retry_after} if kind == "429" else {}
+                return self._send(int(kind), b"try later", extra)
+            if path.startswith("/api/records/"):
+                rec = site.records.get(path.rsplit("/", 1)[-1])
+                site.log.append((path, rng, 200 if rec is not None else 404))
+                if rec is None:
+                    return self._send(404, b"{}")
+                return self._send(
+                    200, json.dumps(rec).encode(), {"Content-Type": "application/json"}
+                )
+            name = path.removeprefix("/files/")
+            if not path.startswith("/files/") or name not in site.files:
+                site.log.append((path, rng, 404))
+                return self._send(404, b"not found")
+            data = site.files[name]
+            start = 0
+            if rng and not site.no_range:
+                start = int(rng.removeprefix("bytes=").split("-")[0])
+            if start >= len(data) and start:
+                site.log.append((path, rng, 416))
+                return self._send(416, b"", {"Content-Range": f"bytes */{len(data)}"})
+            status = 206 if start else 200
+            site.log.append((path, rng, status))
+            body = data[start:]
+            self.send_response(status)
+            if status == 206:
+                self.send_header("Content-Range", f"bytes {start}-{len(data) - 1}/{len(data)}")
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Accept-Ranges", "none" if site.no_range else "bytes")
+            self.end_headers()
+            if kind == "cut":
+                self.wfile.write(body[: len(body) // 2])
+                self.wfile.flush()
+                self.close_connection = True
+                return
+            self.wfile.write(body)
+
+    return Handler
+
+
+@contextmanager
+def serve(site: Site) -> Iterator[Site]:
+    """Run ``site`` on a free port of 127.0.0.1 for the duration of the block."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(site))
+    server.daemon_threads = True
+    site.base = f"http://127.0.0.1:{server.server_address[1]}"
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+    )
+    thread.start()
+    try:
+        yield site
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
