@@ -64,7 +64,7 @@ def assert_faithful(
 
 
 def ref_disk(radius, alias_blur=0.1, dtype=np.float32):
-    """The reference's ``disk`` kernel, transcribed (imagenet_c/corruptions.py; spec §1.2 #7)."""
+    """The reference's ``disk`` kernel, transcribed (imagenet_c/corruptions.py:26-38)."""
     import cv2
 
     if radius <= 8:

@@ -136,7 +136,7 @@ def test_one_big_randint_equals_many_pair_draws(d):
     big = a.randint(-d, d, size=(n, 2))
     pairs = np.array([b.randint(-d, d, size=(2,)) for _ in range(n)])
     np.testing.assert_array_equal(big, pairs)
-    assert big.min() == -d and big.max() == d - 1  # asymmetric range (spec quirk 18)
+    assert big.min() == -d and big.max() == d - 1  # asymmetric range, as randint(-d, d)
     assert a.random_sample() == b.random_sample()  # both streams at the same place
 
 
@@ -186,7 +186,8 @@ def test_glass_shuffle_non_mt19937_randomstate():
 
 
 def test_glass_shuffle_copies_rather_than_swaps():
-    # spec §7.1: the tuple "swap" leaves both pixels equal to the source pixel
+    # the reference's tuple "swap" (imagenet_c/corruptions.py:182) assigns through views: both
+    # pixels end up equal to the source pixel
     x = np.zeros((2, 2, 3), np.uint8)
     x[1, 1] = 9
     x[0, 0], x[1, 1] = x[1, 1], x[0, 0]
@@ -253,7 +254,7 @@ def test_zoom_blur_vs_transcription(profile):
 
 
 def test_zoom_blur_factor_list_lengths():
-    # spec §1.3: np.arange end points (some lists include the stop value by round-off)
+    # np.arange end points (some lists include the stop value by round-off)
     lengths = {
         p: [len(np.arange(1, *get_params("zoom_blur", s, p))) for s in SEVERITIES] for p in PROFILES
     }

@@ -26,7 +26,7 @@ SEEDS = (0, 1, 2)
 
 FROST_DIR = Path(str(resources.files("corruptbench") / "data" / "frost"))
 
-#: spec §1.4: md5 of the six textures (byte-identical to hendrycks/robustness create_c/frost*).
+#: md5 of the six textures (byte-identical to hendrycks/robustness ImageNet-C/create_c/frost*).
 FROST_MD5 = {
     "frost1.png": "6ead634ace1f366d77e87078b465863c",
     "frost2.png": "98f0d2b1d74a048d3bc9c7ecfd886939",
@@ -36,7 +36,7 @@ FROST_MD5 = {
     "frost6.jpg": "bd01b8fc7c34a4ff3265c6fb476cff7b",
 }
 
-#: spec §1.4: (H, W) as decoded, after x0.3 (tiny) and after x0.2 (cifar).
+#: (H, W) as decoded, after cv2.resize x0.3 (tiny) and x0.2 (cifar), OpenCV's rounding.
 FROST_SIZES = {
     "frost1.png": ((600, 900), (180, 270), (120, 180)),
     "frost2.png": ((315, 560), (94, 168), (63, 112)),
@@ -87,7 +87,7 @@ def test_frost_texture_sizes_and_decoding():
         assert frost_texture(i, PROFILES["tiny"]).shape[:2] == tiny
         assert frost_texture(i, PROFILES["cifar"]).shape[:2] == cifar
         assert frost_texture(i, PROFILES["imagenet"]) is tex  # no rescale, cached
-    # frost2 and frost3 decode to identical pixels (spec §1.4)
+    # frost2 and frost3 decode to identical pixels (different file bytes)
     np.testing.assert_array_equal(frost_texture(1), frost_texture(2))
     with pytest.raises(ValueError):
         frost_texture(6)

@@ -1,4 +1,5 @@
-"""ImageNet-C metrics: CE, mCE, relative CE / mCE (reference-spec.md §4.1).
+"""ImageNet-C metrics: CE, mCE, relative CE / mCE (Hendrycks & Dietterich, ICLR 2019,
+arXiv:1903.12261).
 
 With ``E[f, s, c]`` the top-1 error of model ``f`` on corruption ``c`` at severity ``s`` and ``A``
 the baseline model::
