@@ -281,7 +281,7 @@ def _read_side(path: Path) -> dict[str, Any] | None:
 
 
 def _meta(c: str, s: int, source: str, file: str | None, wnid: str | None) -> dict[str, Any]:
-    # the keys of make-c's samples (build.shards); the seeds are unknown here
+    # the keys of make-c's samples (builders.shards); the seeds are unknown here
     return {
         "corruption": c,
         "severity": s,
