@@ -1,5 +1,6 @@
-"""Weather corruptions (snow, frost, fog, spatter): identity with the reference implementation, frost
-data, the other profiles' formulas, sizes, determinism."""
+"""Weather corruptions (snow, frost, fog, spatter): frost data, the other profiles' formulas, sizes,
+draw order. What every corruption keeps (layouts, seeds, input safety, identity with the reference
+on real photos) is checked once, in test_contract.py."""
 
 from __future__ import annotations
 
@@ -55,18 +56,6 @@ def _image(h: int, w: int, seed: int = 0) -> np.ndarray:
     img[: h // 4, : w // 4] = 255
     img[-(h // 4) :, -(w // 4) :] = 0
     return img
-
-
-@pytest.mark.reference
-def test_matches_reference(reference, photos224):
-    cases = [
-        (img, n, s, k) for img in photos224 for n in WEATHER for s in SEVERITIES for k in SEEDS
-    ]
-    refs = reference.reference_corrupt(cases)
-    for (img, name, sev, seed), ref in zip(cases, refs):
-        ours = corruptbench.corrupt(img, name, sev, profile="imagenet", rng=seed)
-        # byte-identical on real photos at 224 (README, Fidelity), snow included
-        np.testing.assert_array_equal(ours, ref, err_msg=f"{name} sev {sev} seed {seed}")
 
 
 def test_frost_files_md5():
@@ -389,22 +378,6 @@ def test_draw_order():
     assert state_after("spatter", 4, "imagenet") == rs.randint(2**31)
 
 
-@pytest.mark.parametrize("name", WEATHER)
-def test_deterministic_and_input_untouched(name):
-    img = _image(48, 56)
-    before = img.copy()
-    for sev in SEVERITIES:
-        a = corruptbench.corrupt(img, name, sev, profile="tiny", rng=11)
-        b = corruptbench.corrupt(img, name, sev, profile="tiny", rng=np.random.RandomState(11))
-        np.testing.assert_array_equal(a, b)
-        g1 = corruptbench.corrupt(img, name, sev, profile="tiny", rng=np.random.default_rng(4))
-        g2 = corruptbench.corrupt(img, name, sev, profile="tiny", rng=np.random.default_rng(4))
-        np.testing.assert_array_equal(g1, g2)
-        assert not np.array_equal(a, img) or name == "spatter"
-    np.testing.assert_array_equal(img, before)
-    assert img.flags.writeable
-
-
 def test_frost_never_uses_frost6(monkeypatch):
     import corruptbench.corruptions.weather as weather
 
@@ -439,20 +412,3 @@ def test_fog_plasma_matches_plasma_fractal(mapsize):
     got, lo, span = weather._plasma(mapsize, 2.0, gen)
     np.testing.assert_array_equal(got, plasma_fractal(mapsize, 2.0, np.random.default_rng(3)))
     assert (lo, span) == (0.0, 1.0)
-
-
-@pytest.mark.parametrize("name", WEATHER)
-def test_strided_read_only_views(name):
-    # the compiled stages take C-contiguous arrays: views are copied, never written
-    base = _image(70, 90)
-    wide = np.concatenate([base, base[:, :, :1]], axis=2)  # H x W x 4
-    view = wide[5:65, 7:83, :3]
-    view.flags.writeable = False
-    dense = np.ascontiguousarray(view)
-    for sev in (1, 4):
-        got = corruptbench.corrupt(view, name, sev, profile="tiny", rng=2)
-        assert got.dtype == np.uint8 and got.shape == view.shape
-        np.testing.assert_array_equal(
-            got, corruptbench.corrupt(dense, name, sev, profile="tiny", rng=2)
-        )
-    np.testing.assert_array_equal(view, dense)
