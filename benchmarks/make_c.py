@@ -54,7 +54,9 @@ import time
 from pathlib import Path
 
 SAMPLE = SHARED / "data" / "imagenet-sample"
-REFERENCE_CORE_HOURS = 68.0  # spec §1: ~4.9 s per image for the 19 x 5 on one thread, x 50,000
+# the reference (imagenet-c 0.0.3) takes ~4.9 s per image for the 19 x 5 at 224 on one thread
+# (benchmarks/corruptions.py times it per corruption), x 50,000 images
+REFERENCE_CORE_HOURS = 68.0
 TARGET_CORE_HOURS = 1.5
 N_VAL = 50_000
 LEVELS = [1, 2, 3, 4, 5]
@@ -253,7 +255,7 @@ def scaling(src: Path, work: Path, names: list[str], counts: list[int]) -> list[
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--images", type=int, default=20, help="number of real images (default 20)")
     ap.add_argument(
@@ -279,12 +281,78 @@ def main(argv: list[str] | None = None) -> int:
         " ahead-of-time kernels where the install has them, as a small build runs",
     )
     args = ap.parse_args(argv)
+    if args.images < 2:
+        ap.error("--images must be >= 2")
+    return args
+
+
+def _print_in_process(r1: dict) -> None:
+    print("\n(1) in-process build (build(workers=1) = make-c --workers 1), steady state:")
+    print(
+        f"    {r1['cpu_s_per_image'] * 1e3:.1f} ms CPU per image (user"
+        f" {r1['user_s_per_image'] * 1e3:.1f} + system {r1['sys_s_per_image'] * 1e3:.1f})"
+        f" -> {_core_hours(r1['cpu_s_per_image']):.2f} core-hours for 50,000 images"
+        f" (target {TARGET_CORE_HOURS:g}; reference ~{REFERENCE_CORE_HOURS:g})"
+    )
+
+
+def _print_breakdown(r2: dict) -> None:
+    steps = r2["steps_s_per_image"]
+    total = sum(steps.values())
+    print(f"\n(2) where the time goes (CPU ms per image, {r2['images']} images):")
+    for k, v in steps.items():
+        print(f"    {k:26s} {v * 1e3:7.1f}  ({100 * v / total:4.1f} %)")
+    print(f"    {'total':26s} {total * 1e3:7.1f} -> {_core_hours(total):.2f} core-hours")
+    top = sorted(r2["corruption_s_per_image"].items(), key=lambda kv: -kv[1])
+    print("    corruptions (all 5 severities): " + ", ".join(f"{k} {v * 1e3:.1f}" for k, v in top))
+
+
+def _print_plain(r3: dict, images: int) -> None:
+    print(
+        f"\n(3) plain `python -m corruptbench make-c SRC OUT --workers 1`, children's CPU"
+        f" (user + system): {r3['cpu_s_n']:.2f} s for {images} images"
+        f" (user {r3['user_s_n']:.2f}, system {r3['sys_s_n']:.2f}; wall {r3['wall_s_n']:.1f} s),"
+        f" {r3['cpu_s_1']:.2f} s for 1"
+    )
+    print(
+        f"    -> {r3['cpu_s_per_image'] * 1e3:.1f} ms per image + {r3['startup_cpu_s']:.1f} s"
+        f" start-up -> {r3['core_hours_50k']:.2f} core-hours for 50,000 images"
+    )
+
+
+def _print_scaling(
+    rows: list[dict], start: float, rss: float, images: int, per_image: float
+) -> None:
+    print(f"\n(4) scaling, wall clock of the whole build ({images} images):")
+    print(
+        f"    {'workers':>7} {'wall s':>8} {'img/s':>7} {'speed-up':>9}"
+        f" {'ideal*':>7} {'worker CPU s':>13}"
+    )
+    for r in rows:
+        w = r["workers"]
+        # ideal: the CPU work spread over w idle cores, pool start (w > 1) included
+        ideal_wall = images * per_image / w + (start if w > 1 else 0.0)
+        ideal = (images * per_image) / ideal_wall
+        print(
+            f"    {w:>7} {r['wall_s']:>8.2f} {r['images_per_s']:>7.2f}"
+            f" {r['speedup']:>9.2f} {ideal:>7.2f} {r['worker_cpu_s']:>13.2f}"
+        )
+    print(
+        f"    * on idle cores, with (1)'s CPU per image and the pool start below."
+        f" Starting one pool worker (spawn, imports, numba cache loads, warm-up) costs"
+        f" {start:.1f} s of CPU, once per worker per run; a worker process peaks at"
+        f" ~{rss:.0f} MiB resident. The per-image work is CPU-bound (the outputs are"
+        f" ~1.3 MB per image), so the speed-up is bounded by the idle cores: where it"
+        f" falls short of the ideal column, the other jobs on the machine had the cores."
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(argv)
     os.environ["CORRUPTBENCH_KERNELS"] = args.kernels  # before the kernels load; children inherit
     if not SAMPLE.is_dir():
         print(f"benchmark needs real photos: {SAMPLE} is absent", file=sys.stderr)
         return 2
-    if args.images < 2:
-        ap.error("--images must be >= 2")
 
     from corruptbench import ALL_CORRUPTIONS
     from corruptbench.builders import build
@@ -328,73 +396,20 @@ def main(argv: list[str] | None = None) -> int:
             f" kernels: {args.kernels}"
         )
         load0 = os.getloadavg()[0]
-
-        r1 = in_process(src, work / "out-inproc", names)
-        report["in_process"] = r1
-        print("\n(1) in-process build (build(workers=1) = make-c --workers 1), steady state:")
-        print(
-            f"    {r1['cpu_s_per_image'] * 1e3:.1f} ms CPU per image (user"
-            f" {r1['user_s_per_image'] * 1e3:.1f} + system {r1['sys_s_per_image'] * 1e3:.1f})"
-            f" -> {_core_hours(r1['cpu_s_per_image']):.2f} core-hours for 50,000 images"
-            f" (target {TARGET_CORE_HOURS:g}; reference ~{REFERENCE_CORE_HOURS:g})"
-        )
-
-        r2 = breakdown(src, work / "out-steps", names, min(args.images, 10))
-        report["breakdown"] = r2
-        steps = r2["steps_s_per_image"]
-        total = sum(steps.values())
-        print(f"\n(2) where the time goes (CPU ms per image, {r2['images']} images):")
-        for k, v in steps.items():
-            print(f"    {k:26s} {v * 1e3:7.1f}  ({100 * v / total:4.1f} %)")
-        print(f"    {'total':26s} {total * 1e3:7.1f} -> {_core_hours(total):.2f} core-hours")
-        top = sorted(r2["corruption_s_per_image"].items(), key=lambda kv: -kv[1])
-        print(
-            "    corruptions (all 5 severities): " + ", ".join(f"{k} {v * 1e3:.1f}" for k, v in top)
-        )
-
+        report["in_process"] = r1 = in_process(src, work / "out-inproc", names)
+        _print_in_process(r1)
+        report["breakdown"] = breakdown(src, work / "out-steps", names, min(args.images, 10))
+        _print_breakdown(report["breakdown"])
         if not args.no_plain:
-            r3 = plain_cli(src, one, work, args.images)
-            report["plain_cli"] = r3
-            print(
-                f"\n(3) plain `python -m corruptbench make-c SRC OUT --workers 1`, children's CPU"
-                f" (user + system): {r3['cpu_s_n']:.2f} s for {args.images} images"
-                f" (user {r3['user_s_n']:.2f}, system {r3['sys_s_n']:.2f}; wall {r3['wall_s_n']:.1f} s),"
-                f" {r3['cpu_s_1']:.2f} s for 1"
-            )
-            print(
-                f"    -> {r3['cpu_s_per_image'] * 1e3:.1f} ms per image + {r3['startup_cpu_s']:.1f} s"
-                f" start-up -> {r3['core_hours_50k']:.2f} core-hours for 50,000 images"
-            )
-
+            report["plain_cli"] = plain_cli(src, one, work, args.images)
+            _print_plain(report["plain_cli"], args.images)
         if not args.no_scaling:
             rows = scaling(src, work, names, counts)
             start, rss = worker_start(names)
             report["scaling"] = rows
             report["worker_start_cpu_s"] = start
             report["child_max_rss_mib"] = rss
-            per_image = r1["cpu_s_per_image"]
-            print(f"\n(4) scaling, wall clock of the whole build ({args.images} images):")
-            print(
-                f"    {'workers':>7} {'wall s':>8} {'img/s':>7} {'speed-up':>9}"
-                f" {'ideal*':>7} {'worker CPU s':>13}"
-            )
-            for r in rows:
-                w = r["workers"]
-                # ideal: the CPU work spread over w idle cores, pool start (w > 1) included
-                ideal_wall = args.images * per_image / w + (start if w > 1 else 0.0)
-                ideal = (args.images * per_image) / ideal_wall
-                print(
-                    f"    {w:>7} {r['wall_s']:>8.2f} {r['images_per_s']:>7.2f}"
-                    f" {r['speedup']:>9.2f} {ideal:>7.2f} {r['worker_cpu_s']:>13.2f}"
-                )
-            print(
-                f"    * on idle cores, with (1)'s CPU per image and the pool start below."
-                f" Starting one pool worker (spawn, imports, numba cache loads, warm-up) costs"
-                f" {start:.1f} s of CPU, once per worker per run; a worker process peaks at"
-                f" ~{rss:.0f} MiB resident. The per-image work is CPU-bound (the outputs are"
-                f" ~1.3 MB per image), so the speed-up is bounded by the idle cores: where it"
-                f" falls short of the ideal column, the other jobs on the machine had the cores."
-            )
+            _print_scaling(rows, start, rss, args.images, r1["cpu_s_per_image"])
         load1 = os.getloadavg()[0]
         report["load_average"] = [load0, load1]
         print(

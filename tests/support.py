@@ -1,6 +1,6 @@
-"""Shared test helpers (paths of the shared data, real photos, image comparisons, the reference's
-disk kernel). Test modules import them with ``from support import ...``: ``conftest`` is not
-importable by name once sub-directories have their own conftest.py."""
+"""Shared test helpers (paths of the shared data, real photos, a synthetic test image, image
+comparisons, the reference's disk kernel). Test modules import them with ``from support import
+...``: ``conftest`` is not importable by name once sub-directories have their own conftest.py."""
 
 from __future__ import annotations
 
@@ -30,6 +30,25 @@ def load_photo(name: str) -> Image.Image:
     need_shared()
     with Image.open(IMAGENET_SAMPLE / name) as im:
         return im.convert("RGB")
+
+
+def pattern_image(h: int, w: int, seed: int = 0) -> np.ndarray:
+    """A smooth colour image with edges, a white and a black patch and a little noise, any size
+    (more photo-like than uniform noise; no shared data needed)."""
+    rs = np.random.RandomState(seed)
+    yy, xx = np.mgrid[0:h, 0:w]
+    base = np.stack(
+        [
+            128 + 100 * np.sin(xx / (3 + w / 10)),
+            128 + 100 * np.cos(yy / (2 + h / 8)),
+            (xx * 255 // max(w - 1, 1) + yy * 97) % 256,
+        ],
+        axis=2,
+    )
+    base += rs.normal(0, 12, size=base.shape)
+    base[h // 3 : h // 2, w // 4 : w // 2] = (250, 250, 250)
+    base[: h // 5, -w // 5 :] = (0, 0, 0)
+    return np.clip(base, 0, 255).astype(np.uint8)
 
 
 def psnr(a: np.ndarray, b: np.ndarray) -> float:
@@ -64,7 +83,7 @@ def assert_faithful(
 
 
 def ref_disk(radius, alias_blur=0.1, dtype=np.float32):
-    """The reference's ``disk`` kernel, transcribed (imagenet_c/corruptions.py; spec §1.2 #7)."""
+    """The reference's ``disk`` kernel, transcribed (imagenet_c/corruptions.py:26-38)."""
     import cv2
 
     if radius <= 8:

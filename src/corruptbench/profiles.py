@@ -1,6 +1,8 @@
 """The four dataset profiles: the size each reference script works at and its size-dependent
-constants (reference spec §1.1, §1.3). Every profile name, native size and minimum size in the
-package comes from :data:`PROFILES`; the per-severity tables are in :mod:`corruptbench.tables`.
+constants (the ImageNet-C/create_c/ scripts of github.com/hendrycks/robustness: make_imagenet_c.py,
+make_imagenet_c_inception.py, make_tinyimagenet_c.py, make_cifar_c.py). Every profile name, native
+size and minimum size in the package comes from :data:`PROFILES`; the per-severity tables are in
+:mod:`corruptbench.tables`.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ class Profile:
     name: str
     size: int  #: native square size of the reference script
     min_size: int  #: smallest image side accepted (glass blur needs H > 2 x its largest offset)
-    fog_mapsize: int  #: plasma fractal map size (spec §1.1)
+    fog_mapsize: int  #: plasma fractal map size (``plasma_fractal(mapsize=...)``: 256/512/64/32)
     frost_scale: float | None  #: cv2.resize factor applied to frost textures (None: no resize)
     description: str
     #: torchvision ``Resize(n)`` (short side) before ``CenterCrop(size)``: make-c's imagenet

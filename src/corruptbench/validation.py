@@ -58,7 +58,9 @@ def check_severity(severity: Any) -> int:
 
 
 def _to_gray(rgb: np.ndarray) -> np.ndarray:
-    # PIL's convert("L") (ITU-R 601-2 luma, rounded): L = (R*299 + G*587 + B*114 + 500) // 1000
+    # ITU-R 601-2 luma rounded half up: L = (R*299 + G*587 + B*114 + 500) // 1000 (the formula
+    # PIL documents for convert("L"); PIL computes it in 16-bit fixed point and rounds some .5
+    # ties down, so its result can be one lower)
     r, g, b = (rgb[..., i].astype(np.uint32) for i in range(3))
     return ((r * 299 + g * 587 + b * 114 + 500) // 1000).astype(np.uint8)
 

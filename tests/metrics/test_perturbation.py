@@ -27,7 +27,7 @@ ROBUSTBENCH_CSV = SHARED / "data" / "published" / "robustbench_imagenet_c.csv"
 
 
 # ------------------------------------------------------------------------------------------------
-# literal re-statements of the reference rules (reference-spec.md §4.2), loops on purpose
+# literal re-statements of the reference rules (ImageNet-P/test.py:227-273), loops on purpose
 # ------------------------------------------------------------------------------------------------
 def loop_flip_probability(preds, noise, difficulty):
     step = 1 if noise else difficulty

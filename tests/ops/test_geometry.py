@@ -15,7 +15,8 @@ def test_inverse_affine_matrix_hand_computed() -> None:
     # 90 degrees: x_in = y + cx - cy, y_in = -x + cx + cy
     m = inverse_affine_matrix((cx, cy), 90, (0, 0), 1.0, 0)
     np.testing.assert_allclose(m, [0, 1, cx - cy, -1, 0, cx + cy], atol=1e-12)
-    # general case: the inverse of T · C · RSS · C^-1 (spec §3.2)
+    # general case: the inverse of T · C · RSS · C^-1 (torchvision 0.2.1's
+    # _get_inverse_affine_matrix)
     a, sh, s, (tx, ty) = math.radians(30), math.radians(10), 2.0, (3, -4)
     rss = np.array(
         [

@@ -191,7 +191,8 @@ def test_non_contiguous_input(synthetic_image: np.ndarray) -> None:
 
 
 def _snow_layer(rng: np.random.RandomState, severity: int, size: int = 224) -> np.ndarray:
-    """The 8-bit snow layer the reference feeds to ImageMagick (spec §1.2 #10 a-d)."""
+    """The 8-bit snow layer the reference feeds to ImageMagick
+    (imagenet_c/corruptions.py:273-278)."""
     loc, scale, zoom, threshold = get_params("snow", severity, "imagenet")[:4]
     layer = rng.normal(size=(size, size), loc=loc, scale=scale)
     layer = clipped_zoom(layer[..., None], zoom)

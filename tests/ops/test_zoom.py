@@ -42,7 +42,9 @@ def _zoom_factor_lists():
     [(224, 1.1, (204, 10, 224, 0)), (224, 1.3, (173, 25, 225, 0)), (224, 3, (75, 74, 225, 0)),
      (224, 4.5, (50, 87, 225, 0)), (64, 1.75, (37, 13, 65, 0)), (32, 2.25, (15, 8, 34, 1))],
 )  # fmt: skip
-def test_clipped_zoom_geometry_spec_7_5(h, z, expected):
+def test_clipped_zoom_geometry(h, z, expected):
+    # (crop ch = ceil(h / z), top = (h - ch) // 2, zoomed size, trim):
+    # imagenet_c/corruptions.py:104-114
     assert clipped_zoom_geometry(h, z) == expected
 
 

@@ -183,7 +183,7 @@ def test_motion_blur_tiny_source_and_angles(profile: str, synth: np.ndarray) -> 
         crop = _clean(synth, "imagenet")
         for i in (0, 30):
             np.testing.assert_array_equal(frames[i], magick_motion_blur(crop, 10, 3, (i - 30) * 4))
-    else:  # blur the full-resolution input, Resize(64), then CenterCrop(64) (pitfall 27)
+    else:  # blur the full-resolution input, Resize(64), then CenterCrop(64)
         for i in (0, 30):
             blurred = magick_motion_blur(synth, 14, 3, (i - 30) * 5)
             expected = center_crop(resize_short(Image.fromarray(blurred), 64), 64)

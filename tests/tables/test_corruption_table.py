@@ -119,7 +119,7 @@ def test_profile_constants_match_the_spec() -> None:
 
 
 def test_zoom_lists_from_arange_quirk() -> None:
-    # spec §1.3 derived facts: list lengths from np.arange round-off
+    # list lengths from np.arange round-off
     lengths = {
         p: [len(np.arange(1, stop, step)) for stop, step in TABLES[p]["zoom_blur"]] for p in COLUMNS
     }

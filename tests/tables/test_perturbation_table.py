@@ -9,7 +9,8 @@ from corruptbench.perturbations import (
 
 
 def test_frame_count_table() -> None:
-    # spec §3.2 / §3.3: 31 frames except translate (41 / 31 / 16) and CIFAR motion blur (21)
+    # 31 frames except translate (41 / 31 / 16) and CIFAR motion blur (21): make_imagenet_p.py,
+    # make_tinyimagenet_p.py, make_cifar_p.py
     for name in ALL_PERTURBATIONS:
         for prof in ("imagenet", "tiny", "cifar", "inception"):
             expected = 31

@@ -39,12 +39,12 @@ from ..datasets.webdataset import (
     shard_stats,
 )
 from ..errors import Arg
+from ..fileio import temp_path
 from ..pipeline import Source, SourceItem, batch_rel, folder_label_kind, hash_lines
 from ..progress import progress as make_progress
 from ..version import __version__
 from .outputs import (
     MANIFEST,
-    TMP_SUFFIX,
     WORK_DIR,
     check_manifest,
     orphan_check,
@@ -120,24 +120,14 @@ def convert(
             or ``"off"`` (:func:`corruptbench.progress.progress`); True = auto, False = off.
     """
     t0 = time.perf_counter()
-    if to != "webdataset":
-        raise BuildError(Arg("to"), f" must be webdataset, got {to!r}")
-    if shard_size is not None and shard_size < 1:
-        raise BuildError(Arg("shard_size"), f" must be >= 1, got {shard_size}")
-    src_p, out_p = Path(src), Path(out)
-    if not src_p.is_dir():
-        raise BuildError(f"source folder not found: {src_p}")
-    s_res, o_res = src_p.resolve(), out_p.resolve()
-    if s_res == o_res or s_res in o_res.parents:
-        raise BuildError(f"OUT ({out_p}) must not be the source folder or inside it")
+    src_p, out_p = _check_paths(src, out, to=to, shard_size=shard_size)
     names = list(corruptions) if corruptions is not None else None
     sevs = [int(s) for s in severities]
     plan = _plan_cifar(src_p, names, sevs) if (src_p / "labels.npy").is_file() else None
     plan = plan or _plan_tree(src_p, names, sevs)
     if not plan.cells:
         raise BuildError(f"{src_p}: none of the requested cells has any file")
-    n_max = max(len(v) for v in plan.cells.values())
-    size = shard_size or default_shard_size(n_max, 100, 1000)
+    size = shard_size or default_shard_size(max(len(v) for v in plan.cells.values()), 100, 1000)
     params = {
         "command": "convert",
         "to": to,
@@ -156,32 +146,71 @@ def convert(
         for cell, samples in plan.cells.items()
         for k, i in enumerate(range(0, len(samples), size))
     ]
+    summary.shards = len(units)
     todo = [u for u in units if not (out_p / shard_name(u[0][0], u[0][1], u[1])).exists()]
     if old and old.get("status") == "complete" and not todo:
         summary.nothing_to_do = True
-        summary.shards = len(units)
         summary.elapsed = time.perf_counter() - t0
         return summary
     manifest = {
         "tool": "corruptbench",
         "params": params,
-        "source": {"kind": plan.layout, "path": str(s_res)},
+        "source": {"kind": plan.layout, "path": str(src_p.resolve())},
         "layout": f"<corruption>-<severity>-<shard:06d>.tar (WebDataset: <key>.cls, <key>.{plan.media}, <key>.json); {SHARD_INDEX}",
     }
     sweep_temps(out_p)
     write_json(out_p / MANIFEST, {**manifest, "status": "running"})
+    _write_shards(out_p, todo, plan.media, summary, progress)
+    summary.skipped = _write_index(out_p, plan, units, size)
+    write_skipped(out_p, summary.skipped)
+    totals = {"samples": summary.samples, "shards": len(units), "skipped": len(summary.skipped)}
+    # the sidecars stay: they hold the skipped items of each shard for a later resume
+    write_json(out_p / MANIFEST, {**manifest, "status": "complete", "totals": totals})
+    summary.elapsed = time.perf_counter() - t0
+    return summary
 
+
+_Unit = tuple[tuple[str, int], int, list[_Sample]]  #: (cell, shard number, its samples)
+
+
+def _check_paths(
+    src: str | os.PathLike[str], out: str | os.PathLike[str], *, to: str, shard_size: int | None
+) -> tuple[Path, Path]:
+    """``convert``'s arguments checked before any work: the format, the shard size, a source
+    folder that exists, an OUT that is neither the source nor inside it."""
+    if to != "webdataset":
+        raise BuildError(Arg("to"), f" must be webdataset, got {to!r}")
+    if shard_size is not None and shard_size < 1:
+        raise BuildError(Arg("shard_size"), f" must be >= 1, got {shard_size}")
+    src_p, out_p = Path(src), Path(out)
+    if not src_p.is_dir():
+        raise BuildError(f"source folder not found: {src_p}")
+    s_res, o_res = src_p.resolve(), out_p.resolve()
+    if s_res == o_res or s_res in o_res.parents:
+        raise BuildError(f"OUT ({out_p}) must not be the source folder or inside it")
+    return src_p, out_p
+
+
+def _write_shards(
+    out: Path, todo: Sequence[_Unit], media: str, summary: ConvertSummary, progress: str | bool
+) -> None:
+    """Write the shards still missing, counting them into ``summary``, with a progress display."""
     total = sum(len(u[2]) for u in todo)
     with make_progress(total, "convert", unit="images", mode=progress) as bar:
         for cell, k, samples in todo:
-            stats = _write_shard(out_p, cell, k, samples, plan.media)
+            stats = _write_shard(out, cell, k, samples, media)
             summary.shards_written += 1
             summary.bytes_written += stats.bytes
             bar.advance(len(samples))
 
+
+def _write_index(out: Path, plan: _Plan, units: Sequence[_Unit], size: int) -> list[ItemResult]:
+    """Write ``shards.json`` for every shard (this run's and an earlier run's); return every
+    skipped sample, sorted by relative path (from the sidecars; a shard whose sidecar is gone is
+    read itself)."""
     known: dict[str, ShardStats] = {}
     skipped = list(plan.skipped)
-    side_dir = out_p / WORK_DIR / "shards"
+    side_dir = out / WORK_DIR / "shards"
     for cell, k, _ in units:
         name = shard_name(cell[0], cell[1], k)
         side = _read_side(side_dir / f"{name}.json")
@@ -189,7 +218,7 @@ def convert(
             known[name] = ShardStats(**side["stats"])
             skipped.extend(ItemResult(r[0], "skipped", 0, r[1], r[2]) for r in side["skipped"])
         else:  # the bookkeeping was removed: read the shard itself
-            known[name] = shard_stats(out_p / name)
+            known[name] = shard_stats(out / name)
     rows = [
         (cell, [known[shard_name(cell[0], cell[1], k)] for c, k, _ in units if c == cell])
         for cell in plan.cells
@@ -206,15 +235,8 @@ def convert(
         complete=True,
         source="convert",
     )
-    write_json(out_p / SHARD_INDEX, doc)
-    summary.skipped = sorted(skipped, key=lambda r: r.rel)
-    write_skipped(out_p, summary.skipped)
-    totals = {"samples": summary.samples, "shards": len(units), "skipped": len(summary.skipped)}
-    # the sidecars stay: they hold the skipped items of each shard for a later resume
-    write_json(out_p / MANIFEST, {**manifest, "status": "complete", "totals": totals})
-    summary.shards = len(units)
-    summary.elapsed = time.perf_counter() - t0
-    return summary
+    write_json(out / SHARD_INDEX, doc)
+    return sorted(skipped, key=lambda r: r.rel)
 
 
 def _write_shard(
@@ -222,7 +244,7 @@ def _write_shard(
 ) -> ShardStats:
     """Write one shard (temporary file, fsync, sidecar with its skipped items, rename)."""
     name = shard_name(cell[0], cell[1], k)
-    tmp = out / f".{name}.{os.getpid()}{TMP_SUFFIX}"
+    tmp = Path(temp_path(out / name))
     w = TarShardWriter(tmp, name)
     skipped: list[list[str]] = []
     try:
@@ -259,7 +281,7 @@ def _read_side(path: Path) -> dict[str, Any] | None:
 
 
 def _meta(c: str, s: int, source: str, file: str | None, wnid: str | None) -> dict[str, Any]:
-    # the keys of make-c's samples (build.shards); the seeds are unknown here
+    # the keys of make-c's samples (builders.shards); the seeds are unknown here
     return {
         "corruption": c,
         "severity": s,

@@ -1,11 +1,11 @@
 """Files of a build: atomic writes, the orphan guard, the manifest and ``skipped.csv``.
 
-Every file is written to ``.<name>.<host>.<pid>.<random>.cbtmp`` beside its target and renamed with
-:func:`os.replace` (:mod:`corruptbench.fileio`), so a target either exists complete or not at all;
-the name is unique across the machines of a Ray cluster writing into one shared OUT. Bookkeeping
-lives at the top
-of OUT (``manifest.json``, ``skipped.csv``, ``sources.txt`` for a folder built as npy) and in the
-hidden ``OUT/.corruptbench/``.
+Every file of a build (images, arrays, MP4s, WebDataset shards, bookkeeping) is written to
+``.<name>.<host>.<pid>.<random>.cbtmp`` beside its target (:func:`corruptbench.fileio.temp_path`)
+and renamed with :func:`os.replace`, so a target either exists complete or not at all; the name is
+unique across the machines of a Ray cluster writing into one shared OUT. :func:`sweep_temps`
+removes what a killed run left. Bookkeeping lives at the top of OUT (``manifest.json``,
+``skipped.csv``, ``sources.txt`` for a folder built as npy) and in the hidden ``OUT/.corruptbench/``.
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def orphan_check() -> None:
 
 
 def write_atomic(path: str | Path, writer: Callable[[Any], Any]) -> None:
-    """:func:`corruptbench.fileio.write_atomic` (``.<name>.<pid>.cbtmp`` beside ``path``, then
-    rename), after :func:`orphan_check`."""
+    """:func:`corruptbench.fileio.write_atomic` (``.<name>.<host>.<pid>.<random>.cbtmp`` beside
+    ``path``, then rename), after :func:`orphan_check`."""
     orphan_check()
     fileio.write_atomic(path, writer)
 

@@ -8,7 +8,8 @@ worker count, the executor or resuming.
 
 Work. One block is one unit of work (a :data:`~corruptbench.builders.spec.Shard`): the worker
 decodes each image of the block once, computes every cell and streams each sample into that cell's
-open shard (a hidden ``.<name>.<pid>.cbtmp`` in OUT). At the end of the block each shard is closed,
+open shard (a hidden ``.<name>.<host>.<pid>.<random>.cbtmp`` in OUT,
+:func:`corruptbench.fileio.temp_path`). At the end of the block each shard is closed,
 fsynced and renamed into place, so a ``.tar`` under its final name is always complete; a killed
 run leaves only temporary files (removed by the next run), and the next run redoes only the
 missing shards. Nothing is assembled afterwards: the bytes are written once.
@@ -53,6 +54,7 @@ from ..datasets.webdataset import (
     shard_name,
     shard_stats,
 )
+from ..fileio import temp_path
 from ..pipeline import Source, SourceItem
 from ..validation import DATASET_QUALITY
 from .outputs import TMP_SUFFIX, WORK_DIR, ensure_dir, orphan_check, write_json
@@ -281,8 +283,9 @@ class ShardWriter(Writer):
         return None if arr is None else [int(v) for v in arr]
 
     def _tmp(self, cell: Cell, block: int) -> str:
-        name = shard_name(cell[0], cell[1], block)
-        return os.path.join(self.out, f".{name}.{os.getpid()}{TMP_SUFFIX}")
+        # unique per attempt (host, pid, random): a Ray task retried on another machine while
+        # the first attempt still runs never writes into the same file
+        return temp_path(self.shard_path(cell, block))
 
     def finish(
         self, spec: BuildSpec, plan: ShardPlan, source: Source, results: Sequence[ItemResult]

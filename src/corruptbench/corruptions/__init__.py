@@ -6,8 +6,10 @@ dispatcher truncates to uint8. Use :func:`corruptbench.corrupt` rather than call
 
 Importing this package registers the 19 corruptions (:mod:`corruptbench.registry`); the name lists
 below are derived from those registrations. The order is the reference's ``corruption_tuple``
-(imagenet_c/__init__.py:5-8, make_imagenet_c.py:599-618, ImageNet-C/test.py:272-278;
-reference-spec.md §0), each function's ``order``; mCE averages the 15 benchmark corruptions only.
+(imagenet_c/__init__.py:5-8 of the imagenet-c 0.0.3 package;
+ImageNet-C/create_c/make_imagenet_c.py:599-618 and ImageNet-C/test.py:272-278 of
+github.com/hendrycks/robustness), each function's ``order``; mCE averages the 15 benchmark
+corruptions only.
 """
 
 from __future__ import annotations

@@ -1,8 +1,11 @@
-"""Blur corruptions: defocus, glass, motion, zoom and (extra) Gaussian blur (reference spec §1.2).
+"""Blur corruptions: defocus, glass, motion, zoom and (extra) Gaussian blur.
 
-All five follow the reference formulas and random-draw order exactly; the slow parts of the
-reference (glass blur's per-pixel Python loop, zoom blur's repeated ``scipy.ndimage.zoom``,
-ImageMagick's motion blur) are compiled re-implementations with the same arithmetic.
+References: ``imagenet_c/corruptions.py`` of the imagenet-c 0.0.3 package (PyPI) and
+``ImageNet-C/create_c/make_imagenet_c.py`` of github.com/hendrycks/robustness (line numbers at
+commit 8190fe3), which hold the same functions. All five follow the reference formulas and
+random-draw order exactly; the slow parts of the reference (glass blur's per-pixel Python loop, zoom
+blur's repeated ``scipy.ndimage.zoom``, ImageMagick's motion blur) are compiled re-implementations
+with the same arithmetic.
 """
 
 from __future__ import annotations
@@ -91,7 +94,10 @@ def _finish_uint8(out: np.ndarray) -> np.ndarray:
 
 @register_corruption("gaussian_blur", family=None, order=16, extra=True, random=False)
 def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255`` (spec §1.2 #5).
+    """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255``.
+
+    An extra (validation) corruption, not part of mCE. Reference:
+    imagenet_c/corruptions.py:162-166, make_imagenet_c.py:289-293.
 
     ``gaussian`` is scikit-image's (mode 'nearest', truncate 4, channels not mixed), computed in
     float64 with SciPy's kernel and summation order, fused with ``/ 255``, the clip and the uint8
@@ -119,9 +125,11 @@ def _glass_shuffle_kernel(x, d, iterations, offsets):  # pragma: no cover - comp
 def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> np.ndarray:
     """The reference's "local pixel shuffle" of glass blur, in place on uint8 ``x`` (H x W x C).
 
-    ``iterations`` times: for ``h`` from ``H - d`` down to ``d + 1``, for ``w`` from ``W - d`` down to
-    ``d + 1``: ``(dx, dy) = randint(-d, d, size=2)`` (values ``-d .. d-1``) and
-    ``x[h, w] = x[h + dy, w + dx]`` — the reference's tuple "swap" only copies (spec §6 item 18).
+    ``iterations`` times: for ``h`` from ``H - d`` down to ``d + 1``, for ``w`` from ``W - d`` down
+    to ``d + 1``: ``(dx, dy) = randint(-d, d, size=2)`` (values ``-d .. d-1``) and
+    ``x[h, w] = x[h + dy, w + dx]`` — the reference's tuple "swap"
+    ``x[h, w], x[h', w'] = x[h', w'], x[h, w]`` (imagenet_c/corruptions.py:182) only copies: the
+    right-hand side holds views, so ``x[h', w']`` is assigned its own value back.
 
     With a legacy ``RandomState`` (MT19937) the offsets are drawn inline by the compiled copy of
     NumPy's MT19937 and bounded-integer code (:func:`corruptbench.ops.legacy_random_kernels.glass_shuffle_mt`), and the generator's state is advanced exactly as the
@@ -145,7 +153,9 @@ def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> n
 
 @register_corruption("glass_blur", family="blur", order=4)
 def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Glass blur: Gaussian blur, local pixel shuffle, Gaussian blur (spec §1.2 #6).
+    """Glass blur: Gaussian blur, local pixel shuffle, Gaussian blur.
+
+    Reference: imagenet_c/corruptions.py:169-184, make_imagenet_c.py:296-311.
 
     ``(sigma, d, iterations) = c``; ``x = uint8(gaussian(x/255, sigma) * 255)`` (truncation);
     :func:`glass_shuffle` (``iterations * (H - 2d) * (W - 2d)`` randint pairs, dx then dy);
@@ -161,7 +171,9 @@ def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 
 @register_corruption("defocus_blur", family="blur", order=3, random=False)
 def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255`` (spec §1.2 #7).
+    """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255``.
+
+    Reference: imagenet_c/corruptions.py:187-198, make_imagenet_c.py:314-325.
 
     ``disk`` is the reference's unnormalised anti-aliased kernel (:func:`corruptbench.ops.kernels.disk`,
     here :func:`~corruptbench.ops.kernels.trimmed_disk`);
@@ -180,7 +192,9 @@ def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 
 @register_corruption("motion_blur", family="blur", order=5)
 def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)`` (spec §1.2 #8).
+    """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)``.
+
+    Reference: imagenet_c/corruptions.py:201-216, make_imagenet_c.py:328-343.
 
     ``angle = uniform(-45, 45)`` (one draw), then the native emulation of ImageMagick 6's motion
     blur (:func:`corruptbench.ops.magick.magick_motion_blur`). The reference's grayscale-PNG branch
@@ -210,7 +224,9 @@ def _is_gray(image: np.ndarray) -> bool:
 
 @register_corruption("zoom_blur", family="blur", order=6, random=False)
 def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Zoom blur: mean of the image and its centre zooms (spec §1.2 #9).
+    """Zoom blur: mean of the image and its centre zooms.
+
+    Reference: imagenet_c/corruptions.py:219-232, make_imagenet_c.py:346-359.
 
     ``x = float32(x/255)``; ``out = sum(clipped_zoom(x, z) for z in np.arange(1, stop, step))``
     (float32, in that order; the list starts at 1, so the original counts twice);

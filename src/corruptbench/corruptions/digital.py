@@ -2,6 +2,10 @@
 and brightness, which belongs to the weather family (the paper's Figure 1) but shares its HSV
 kernel with saturate.
 
+References: ``imagenet_c/corruptions.py`` of the imagenet-c 0.0.3 package (PyPI) and
+``ImageNet-C/create_c/make_imagenet_c.py`` of github.com/hendrycks/robustness (line numbers at
+commit 8190fe3), which hold the same functions.
+
 Fidelity notes:
 
 * brightness / saturate use the compiled scikit-image-exact HSV kernels of :mod:`corruptbench.ops.hsv`.
@@ -63,7 +67,9 @@ _UNIT32 = np.arange(256, dtype=np.uint8).astype(np.float32) / 255.0  # float32 i
 
 @register_corruption("brightness", family="weather", order=10, random=False)
 def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Brightness: HSV ``V = clip(V + c, 0, 1)``, back to RGB, ``clip * 255`` (spec §1.2 #13).
+    """Brightness: HSV ``V = clip(V + c, 0, 1)``, back to RGB, ``clip * 255``.
+
+    Reference: imagenet_c/corruptions.py:353-361, make_imagenet_c.py:497-505.
 
     HSV as ``skimage.color.rgb2hsv`` / ``hsv2rgb`` (float64, bit-identical). No random draws;
     any image size (per-pixel operation).
@@ -83,7 +89,10 @@ def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 
 @register_corruption("saturate", family=None, order=18, extra=True, random=False)
 def saturate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Saturation: HSV ``S = clip(S * c0 + c1, 0, 1)``, back to RGB, ``clip * 255`` (§1.2 #15; extra).
+    """Saturation: HSV ``S = clip(S * c0 + c1, 0, 1)``, back to RGB, ``clip * 255``.
+
+    An extra (validation) corruption, not part of mCE. Reference:
+    imagenet_c/corruptions.py:364-372, make_imagenet_c.py:508-516.
 
     No random draws; any image size (per-pixel operation).
 
@@ -96,7 +105,9 @@ def saturate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
 
 @register_corruption("contrast", family="digital", order=11, random=False)
 def contrast(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Contrast: ``clip((x - mean) * c + mean, 0, 1) * 255`` per channel (spec §1.2 #14).
+    """Contrast: ``clip((x - mean) * c + mean, 0, 1) * 255`` per channel.
+
+    Reference: imagenet_c/corruptions.py:345-350, make_imagenet_c.py:489-494.
 
     ``x = image / 255.``; ``mean`` is each channel's spatial mean (``np.mean(x, axis=(0, 1))``
     summed in NumPy's order, so it is bit-identical). The formula is evaluated once per channel
@@ -133,9 +144,12 @@ def _channel_sums(img: np.ndarray, unit: np.ndarray) -> np.ndarray:
 
 @register_corruption("pixelate", family="digital", order=13, random=False)
 def pixelate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Pixelation: Pillow BOX resize to ``(int(W c), int(H c))`` and BOX back to ``(W, H)`` (§1.2 #17).
+    """Pixelation: Pillow BOX resize to ``(int(W c), int(H c))`` and BOX back to ``(W, H)``.
 
-    The reference hard-codes its native size ``S`` for both sides; here width and height follow the
+    Reference: imagenet_c/corruptions.py:385-391, make_imagenet_c.py:529-535.
+
+    The reference
+    hard-codes its native size ``S`` for both sides; here width and height follow the
     actual image (identical at the native size), with at least one pixel. Both resizes run
     :func:`pil_box_resize`, a compiled copy of Pillow's 8-bit BOX resampling (bit-identical to
     the reference's ``Image.resize(..., Image.BOX)``, about twice as fast). No random draws.
@@ -151,7 +165,9 @@ def pixelate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
 
 @register_corruption("jpeg_compression", family="digital", order=14, random=False)
 def jpeg_compression(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """JPEG round trip at quality ``c`` (Pillow encoder with its defaults: 4:2:0, no optimize; §1.2 #16).
+    """JPEG round trip at quality ``c`` (Pillow encoder with its defaults: 4:2:0, no optimize).
+
+    Reference: imagenet_c/corruptions.py:375-382, make_imagenet_c.py:519-526.
 
     Encoded with Pillow as the reference, in memory; decoded with libjpeg-turbo through
     ``simplejpeg`` straight into an RGB array (the same decoder defaults as Pillow's — accurate
@@ -210,16 +226,20 @@ def _unit_rgb_padded(src: np.ndarray, lut: np.ndarray, dst: np.ndarray) -> None:
 def elastic_transform(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """Elastic transform: random affine + smoothed random displacement (spec §1.2 #18).
+    """Elastic transform: random affine + smoothed random displacement.
+
+    Reference: imagenet_c/corruptions.py:395-424, make_imagenet_c.py:539-568.
 
     With ``(alpha, sigma, jitter)`` from the table (244x the base triples at 224 px, a reference
-    quirk kept): ``x = image / 255`` (float32); ``pts1`` around ``centre = float32([H, W]) // 2`` at
-    ``± min(H, W) // 3``; ``pts2 = pts1 + U(-jitter, jitter, (3, 2))``; ``x = warpAffine(x,
-    getAffineTransform(pts1, pts2), (W, H), BORDER_REFLECT_101)``; ``dx, dy = float32(gaussian(U(-1,
-    1, (H, W)), sigma, mode='reflect', truncate=3) * alpha)``; ``out = map_coordinates(x, (y + dy,
-    x + dx, z), order=1, mode='reflect')``; ``clip * 255``. Draws: uniform (3, 2), uniform (H, W),
-    uniform (H, W). Non-square images follow the reference's shape logic literally (the centre
-    ``[H // 2, W // 2]`` is used as cv2 ``(x, y)`` points, like the reference code does).
+    quirk kept: "244 should have been 224, but ultimately nothing is incorrect",
+    imagenet_c/corruptions.py:396): ``x = image / 255`` (float32); ``pts1`` around ``centre =
+    float32([H, W]) // 2`` at ``± min(H, W) // 3``; ``pts2 = pts1 + U(-jitter, jitter, (3, 2))``;
+    ``x = warpAffine(x, getAffineTransform(pts1, pts2), (W, H), BORDER_REFLECT_101)``; ``dx, dy =
+    float32(gaussian(U(-1, 1, (H, W)), sigma, mode='reflect', truncate=3) * alpha)``; ``out =
+    map_coordinates(x, (y + dy, x + dx, z), order=1, mode='reflect')``; ``clip * 255``. Draws:
+    uniform (3, 2), uniform (H, W), uniform (H, W). Non-square images follow the reference's shape
+    logic literally (the centre ``[H // 2, W // 2]`` is used as cv2 ``(x, y)`` points, like the
+    reference code does).
 
     Returns:
         uint8 H x W x 3.

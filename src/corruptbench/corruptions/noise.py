@@ -3,8 +3,13 @@
 All four work per value in the [0, 1] domain (``x = image / 255.`` in float64) and are size
 agnostic: any H x W works with every profile (only the per-severity constant comes from the
 profile's table). Each draws one (or two) arrays of the image's shape from ``rng`` exactly as the
-reference does (spec §1.2 "RNG draw order"), so with ``rng = RandomState(k)`` the output equals the
-reference after ``np.random.seed(k)``.
+reference does (gaussian and speckle: one ``normal``; shot: one ``poisson``; impulse: two
+``choice`` masks), so with ``rng = RandomState(k)`` the output equals the reference after
+``np.random.seed(k)``.
+
+References: ``imagenet_c/corruptions.py`` of the imagenet-c 0.0.3 package (PyPI) and
+``ImageNet-C/create_c/make_imagenet_c.py`` of github.com/hendrycks/robustness (line numbers at
+commit 8190fe3), which hold the same four functions.
 
 With a MT19937 ``RandomState`` (the reference-compatible case) the draws and the arithmetic run
 in the compiled kernels of :mod:`corruptbench.ops.legacy_random_kernels` over the generator's state: NumPy's
@@ -73,7 +78,9 @@ def _normal_noise(image: np.ndarray, c: float, rng: Any, *, speckle: bool) -> np
 
 @register_corruption("gaussian_noise", family="noise", order=0)
 def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Additive Gaussian noise: ``clip(x + N(0, c^2), 0, 1) * 255`` (spec §1.2 #1).
+    """Additive Gaussian noise: ``clip(x + N(0, c^2), 0, 1) * 255``.
+
+    Reference: imagenet_c/corruptions.py:122-126, make_imagenet_c.py:249-253.
 
     ``x = image / 255.``; ``c`` is the noise standard deviation of the profile's table. Draws one
     ``rng.normal(scale=c, size=image.shape)``. Any image size (per-value operation).
@@ -94,7 +101,9 @@ def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: A
 
 @register_corruption("shot_noise", family="noise", order=1)
 def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Poisson (shot) noise: ``clip(Poisson(x * c) / c, 0, 1) * 255`` (spec §1.2 #2).
+    """Poisson (shot) noise: ``clip(Poisson(x * c) / c, 0, 1) * 255``.
+
+    Reference: imagenet_c/corruptions.py:129-133, make_imagenet_c.py:256-260.
 
     ``c`` is the "photon count" of the table (smaller = noisier). Draws one
     ``rng.poisson(x * c)`` with the per-value rate array. Any image size.
@@ -116,13 +125,15 @@ def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 
 @register_corruption("impulse_noise", family="noise", order=2)
 def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Salt-and-pepper noise of scikit-image 0.13.1 ``random_noise(mode='s&p', amount=c)`` (§1.2 #3).
+    """Salt-and-pepper noise of scikit-image 0.13.1 ``random_noise(mode='s&p', amount=c)``.
 
-    Two masks of the image's shape, drawn like the pinned scikit-image with the legacy global RNG:
-    ``flipped = choice([True, False], p=[c, 1 - c])`` then ``salted = choice([True, False],
-    p=[0.5, 0.5])``; flipped & salted values become 1, flipped & not salted become 0 (per channel
-    value, so impulses are coloured); then ``clip * 255``. Newer scikit-image draws from a private
-    Generator instead, which ``np.random.seed`` does not control. Any image size.
+    Reference: imagenet_c/corruptions.py:136-140, make_imagenet_c.py:263-267 (scikit-image 0.13.1:
+    the version hendrycks/robustness ImageNet-C/imagenet_c/requirements.txt pins). Two masks of the
+    image's shape, drawn like the pinned scikit-image with the legacy global RNG: ``flipped =
+    choice([True, False], p=[c, 1 - c])`` then ``salted = choice([True, False], p=[0.5, 0.5])``;
+    flipped & salted values become 1, flipped & not salted become 0 (per channel value, so impulses
+    are coloured); then ``clip * 255``. Newer scikit-image draws from a private Generator instead,
+    which ``np.random.seed`` does not control. Any image size.
 
     Returns:
         uint8 H x W x 3 (legacy ``RandomState``: computed and truncated in one compiled pass) or
@@ -148,7 +159,10 @@ def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
 
 @register_corruption("speckle_noise", family=None, order=15, extra=True)
 def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Multiplicative (speckle) noise: ``clip(x + x * N(0, c^2), 0, 1) * 255`` (§1.2 #4; extra).
+    """Multiplicative (speckle) noise: ``clip(x + x * N(0, c^2), 0, 1) * 255``.
+
+    An extra (validation) corruption, not part of mCE. Reference: imagenet_c/corruptions.py:143-147,
+    make_imagenet_c.py:270-274.
 
     Draws one ``rng.normal(scale=c, size=image.shape)``. Any image size.
 

@@ -1,7 +1,8 @@
 """Weather corruptions: snow, frost, fog and spatter (extra).
 
-Each function follows the reference (``hendrycks/robustness`` ``make_imagenet_c.py``; spec §1.2
-#10-12, #19) formula by formula, with the reference's dtypes (float32 where it uses float32,
+Each function follows the reference (``imagenet_c/corruptions.py`` of the imagenet-c 0.0.3 package
+and ``ImageNet-C/create_c/make_imagenet_c.py`` of github.com/hendrycks/robustness, line numbers at
+commit 8190fe3) formula by formula, with the reference's dtypes (float32 where it uses float32,
 float64 elsewhere) and its random draws in the same order and shapes, so that with
 ``rng=np.random.RandomState(k)`` the result equals the reference after ``np.random.seed(k)``.
 The elementwise chains run compiled and fused (:mod:`corruptbench.ops.weather_stages`) with the
@@ -45,7 +46,8 @@ __all__ = [
 ]
 
 #: The six frost textures of the reference, in its list order. ``frost`` only ever picks the
-#: first five (``randint(5)``; spec §6 item 19); frost6 ships for completeness.
+#: first five (``idx = np.random.randint(5)``, imagenet_c/corruptions.py:250); frost6 ships for
+#: completeness.
 FROST_FILES: tuple[str, ...] = (
     "frost1.png",
     "frost2.png",
@@ -147,7 +149,9 @@ def _motion_blur_u8(layer: np.ndarray, radius: float, sigma: float, angle: float
 
 @register_corruption("snow", family="weather", order=7)
 def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
-    """Snow: a zoomed, thresholded, motion-blurred noise layer over a brightened image (spec §1.2 #10).
+    """Snow: a zoomed, thresholded, motion-blurred noise layer over a brightened image.
+
+    Reference: imagenet_c/corruptions.py:265-290, make_imagenet_c.py:406-431.
 
     With ``c = (loc, scale, zoom, threshold, radius, sigma, blend)`` and ``x = image / 255`` (float32):
 
@@ -195,7 +199,9 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
 
 @register_corruption("frost", family="weather", order=8)
 def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
-    """Frost: a random crop of a frost texture blended in (spec §1.2 #11).
+    """Frost: a random crop of a frost texture blended in.
+
+    Reference: imagenet_c/corruptions.py:244-262, make_imagenet_c.py:390-403.
 
     With ``c = (image_weight, frost_weight)``: ``idx = randint(5)`` (frost1..frost5 — never frost6,
     a reference quirk); the texture is rescaled per profile (tiny x0.3, cifar x0.2);
@@ -244,7 +250,9 @@ def frost_lookup_table(c0: float, c1: float) -> np.ndarray:
 
 @register_corruption("fog", family="weather", order=9)
 def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
-    """Fog: a plasma-fractal haze added and the range compressed (spec §1.2 #12).
+    """Fog: a plasma-fractal haze added and the range compressed.
+
+    Reference: imagenet_c/corruptions.py:235-241, make_imagenet_c.py:381-387.
 
     With ``c = (strength, wibbledecay)`` and ``x = image / 255`` (float64), ``m = max(x)`` (all
     channels, before the fog): ``x += strength * plasma_fractal(mapsize, wibbledecay)[:H, :W]``;
@@ -357,7 +365,10 @@ def _water_drops_numpy(x: np.ndarray, liquid: np.ndarray, intensity: float) -> n
 
 @register_corruption("spatter", family=None, order=17, extra=True)
 def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
-    """Spatter: water drops (mode 0) or mud (mode 1) on the lens (spec §1.2 #19; extra corruption).
+    """Spatter: water drops (mode 0) or mud (mode 1) on the lens.
+
+    An extra (validation) corruption, not part of mCE. Reference:
+    imagenet_c/corruptions.py:293-342, make_imagenet_c.py:434-486.
 
     With ``c = (loc, scale, sigma, threshold, intensity, mode)``, ``x = image / 255`` (float32),
     ``L = gaussian(N(loc, scale) of shape (H, W), sigma)`` (float64, mode 'nearest'),
@@ -371,10 +382,12 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
     * mud: ``m = gaussian(L > threshold, intensity)``, ``m[m < 0.8] = 0``;
       ``out = clip(x (1 - m) + m (63, 42, 20) / 255, 0, 1) * 255``.
 
-    Edge cases decided deliberately (spec §6 item 28): ``L * 255`` above 255 wraps modulo 256 as
-    the reference's float-to-uint8 cast did on the platforms that produced the data (possible only
-    with small sigma); when no pixel survives (``max(L8 * d) == 0``) the reference divides 0 by 0
-    and returns NaN — here the water layer is zero instead (the image is returned unchanged).
+    Edge cases decided deliberately: ``L * 255`` above 255 wraps modulo 256 as the reference's
+    float-to-uint8 cast (``(liquid_layer * 255).astype(np.uint8)``, imagenet_c/corruptions.py:306)
+    did on the platforms that produced the data (possible only with small sigma); when no pixel
+    survives (``max(L8 * d) == 0``) the reference divides 0 by 0 (``m /= np.max(m, axis=(0, 1))``,
+    imagenet_c/corruptions.py:317) and returns NaN — here the water layer is zero instead (the
+    image is returned unchanged).
 
     Draws: ``normal(size=(H, W))``. Non-native sizes: nothing size-specific.
 

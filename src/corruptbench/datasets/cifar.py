@@ -1,6 +1,7 @@
 """CIFAR-10/100-C and CIFAR-10-P ``.npy`` layouts, and the official CIFAR python test batch.
 
-Layouts (reference spec §2.5, §3.3):
+Layouts (hendrycks/robustness ImageNet-C/create_c/make_cifar_c.py:460-464 and
+ImageNet-P/create_p/make_cifar_p.py):
 
 * **CIFAR-10-C / CIFAR-100-C**: ``<root>/<corruption>.npy`` uint8 ``(5N, 32, 32, 3)``, severity-major
   (index ``(severity - 1) * N + i``), and ``<root>/labels.npy`` ``(5N,)`` (the N test labels repeated

@@ -1,7 +1,8 @@
 """Reader of the released ImageNet-C folder layout (also Tiny-ImageNet-C, ImageNet-64x64-C, and what
 ``corruptbench make-c --format jpeg`` writes).
 
-Layout (reference spec §2.1): ``<root>/<corruption>/<severity 1..5>/<wnid>/<file>``, e.g.
+Layout (hendrycks/robustness ImageNet-C/create_c/make_imagenet_c.py:111-117):
+``<root>/<corruption>/<severity 1..5>/<wnid>/<file>``, e.g.
 ``gaussian_noise/3/n01440764/ILSVRC2012_val_00000293.JPEG``. Any subset of corruptions, severities
 and classes may be present; :func:`scan_imagenet_c` reports which requested cells are missing.
 Files directly in a severity folder (an unlabelled flat source) are accepted with label None.

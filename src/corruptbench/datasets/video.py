@@ -1,6 +1,7 @@
 """ImageNet-P videos: MP4 (H.264) writer and reader, and the ImageNet-P folder layout.
 
-Encoding follows the reference (spec §3.1): 1 frame per second, libx264, ``crf 20`` for the
+Encoding follows the reference (the ffmpeg calls of hendrycks/robustness
+ImageNet-P/create_p/make_imagenet_p.py): 1 frame per second, libx264, ``crf 20`` for the
 non-noise perturbations, ``tune=grain`` with x264's default ``crf 23`` for the noise ones
 (gaussian_noise, shot_noise, speckle_noise). The reference's ffmpeg chose the pixel format itself
 for RGB PNG input; for libx264 that is ``yuv444p`` (no chroma subsampling), so that is the default
@@ -22,7 +23,8 @@ Differences, by design:
   than AVX. So the bytes are the same on any machine with the same PyAV build. Parallelism comes
   from encoding many videos at once.
 
-Layout (spec §3.1): ``<root>/<perturbation>[_<difficulty>]/<wnid>/<stem>.mp4``; the ``_2`` / ``_3``
+Layout (make_imagenet_p.py:112, :131; read by ImageNet-P/test.py:198-208):
+``<root>/<perturbation>[_<difficulty>]/<wnid>/<stem>.mp4``; the ``_2`` / ``_3``
 suffix exists only for the noise perturbations at difficulty 2 and 3.
 """
 
@@ -56,7 +58,8 @@ __all__ = [
     "scan_imagenet_p",
 ]
 
-#: The 10 test perturbations then the 4 validation ones (spec §3.1; defined in the registry).
+#: The 10 test perturbations then the 4 validation ones (make_imagenet_p.py:61, :384; defined in
+#: the registry).
 PERTURBATION_NAMES: tuple[str, ...] = ALL_PERTURBATIONS
 
 DEFAULT_PRESET = "medium"

@@ -2,15 +2,16 @@
 
 All rates are **fractions** (an mCE of 76.7 % is ``0.767``); multiply by 100 only for display.
 
-ImageNet-C (Hendrycks & Dietterich 2019, §3; reference-spec.md §4.1), with ``E[f, s, c]`` the top-1
+ImageNet-C (Hendrycks & Dietterich, ICLR 2019, arXiv:1903.12261), with ``E[f, s, c]`` the top-1
 error of model ``f`` on corruption ``c`` at severity ``s`` and ``A`` the baseline model::
 
     CE[f, c]          = sum_s E[f, s, c] / sum_s E[A, s, c]
     relative CE[f, c] = sum_s (E[f, s, c] - E[f, clean]) / sum_s (E[A, s, c] - E[A, clean])
     mCE               = mean of CE[f, c] over the 15 benchmark corruptions
 
-ImageNet-P (reference-spec.md §4.2): flip probability (FP), top-5 distance (T5D) and the Zipf
-distance are computed from per-frame predictions / rankings exactly as ``ImageNet-P/test.py`` does;
+ImageNet-P (same paper): flip probability (FP), top-5 distance (T5D) and the Zipf distance are
+computed from per-frame predictions / rankings exactly as hendrycks/robustness
+``ImageNet-P/test.py:227-273`` does;
 ``mFR`` and ``mT5D`` are means over the 10 test perturbations of FP and T5D divided by a baseline's.
 
 Beyond top-1: :mod:`~corruptbench.metrics.calibration` (NLL, Brier score, ECE, top-5 error of a

@@ -1,4 +1,5 @@
-"""ImageNet-C metrics: CE, mCE, relative CE / mCE (reference-spec.md §4.1).
+"""ImageNet-C metrics: CE, mCE, relative CE / mCE (Hendrycks & Dietterich, ICLR 2019,
+arXiv:1903.12261).
 
 With ``E[f, s, c]`` the top-1 error of model ``f`` on corruption ``c`` at severity ``s`` and ``A``
 the baseline model::
@@ -193,124 +194,187 @@ def summarize_c(
     clean = (
         None if clean_error is None else check_rate(clean_error, "clean_error", allow_missing=False)
     )
-    notes: list[str] = []
+    base = _resolve_baseline(baseline, baseline_clean_error)
+    rows = {name: _corruption_error(name, values, clean, base) for name, values in errs.items()}
+    return _summary(errs, clean, base, rows)
 
-    base: Mapping[str, Sequence[float | None]] | None
-    base_clean: float | None
-    if isinstance(baseline, str):
-        key = baseline.strip().lower()
-        if key == "alexnet":
-            base = ALEXNET_C_ERRORS
-            if baseline_clean_error is None:
-                base_clean = ALEXNET_CLEAN_ERROR
-            else:
-                base_clean = check_rate(
-                    baseline_clean_error, "baseline_clean_error", allow_missing=False
-                )
-            desc = (
-                "AlexNet (published ImageNet-C per-severity errors, hendrycks/robustness README "
-                f"PR #20 / issue #10; clean error {base_clean:g})"
-            )
-        elif key == "uniform":
-            if baseline_clean_error is not None:
-                raise ValueError("baseline_clean_error has no meaning with baseline='uniform'")
-            base, base_clean = None, None
-            desc = "uniform (unnormalised: CE = mean error over severities; relative CE = CE - clean error)"
-        else:
-            raise ValueError(
-                f"unknown baseline {baseline!r}; use 'alexnet', 'uniform' or a mapping "
-                "corruption -> 5 per-severity errors of the baseline model"
-            )
-    elif isinstance(baseline, Mapping):
-        base = _parse_c_errors(baseline, "baseline", allow_missing=False)
-        base_clean = (
-            None
-            if baseline_clean_error is None
-            else check_rate(baseline_clean_error, "baseline_clean_error", allow_missing=False)
-        )
-        desc = f"user-supplied baseline ({len(base)} corruptions"
-        desc += f"; clean error {base_clean:g})" if base_clean is not None else ")"
-    else:
-        raise TypeError(
-            f"baseline must be 'alexnet', 'uniform' or a mapping, got {type(baseline).__name__}"
-        )
 
-    mean_errors: dict[str, float | None] = {}
-    ce: dict[str, float | None] = {}
-    rel: dict[str, float | None] = {}
-    incomplete: list[str] = []
-    for name, values in errs.items():
-        complete = all(v is not None for v in values)
-        mean_err = math.fsum(values) / NUM_SEVERITIES if complete else None  # type: ignore[arg-type]
-        mean_errors[name] = mean_err
-        ce[name] = rel[name] = None
-        if mean_err is None:
-            incomplete.append(name)
-            continue
-        if base is None:  # uniform
-            ce[name] = mean_err
-            if clean is not None:
-                rel[name] = mean_err - clean
-            continue
-        base_values = base.get(name)
-        if base_values is None:
-            notes.append(f"{name}: the baseline has no errors for it, so CE is undefined.")
-            continue
-        base_sum = math.fsum(base_values)  # type: ignore[arg-type]
-        if base_sum <= 0.0:
-            notes.append(f"{name}: the baseline's errors sum to 0, so CE is undefined.")
-            continue
-        ce[name] = math.fsum(values) / base_sum  # type: ignore[arg-type]
-        if clean is not None and base_clean is not None:
-            base_gap = base_sum / NUM_SEVERITIES - base_clean
-            if base_gap <= 0.0:
-                notes.append(
-                    f"{name}: the baseline's mean corruption error does not exceed its clean "
-                    "error, so relative CE is undefined."
-                )
-            else:
-                rel[name] = (mean_err - clean) / base_gap
-
-    if incomplete:
-        notes.append(f"Missing severities (no CE): {', '.join(incomplete)}.")
-    if clean is None:
-        notes.append("No clean_error given: relative CE not computed.")
-    elif base is not None and base_clean is None:
-        notes.append("No baseline_clean_error given: relative CE not computed.")
-
-    def over(group: Sequence[str], table: Mapping[str, float | None]) -> float | None:
-        return mean_present(table.get(n) for n in group if n in table)
-
+def _summary(
+    errs: dict[str, tuple[float | None, ...]],
+    clean: float | None,
+    base: _Baseline,
+    rows: Mapping[str, _Row],
+) -> CSummary:
+    """The :class:`CSummary` of the per-corruption figures ``rows``: means over the benchmark and
+    the extra corruptions, what they leave out, and the notes saying why."""
+    mean_errors = {name: row.mean_error for name, row in rows.items()}
+    ce = {name: row.ce for name, row in rows.items()}
+    rel = {name: row.relative_ce for name, row in rows.items()}
+    incomplete = [name for name, row in rows.items() if row.mean_error is None]
+    notes = [row.note for row in rows.values() if row.note]
+    notes += _input_notes(incomplete, clean, base)
     missing = [n for n in BENCHMARK_CORRUPTIONS if ce.get(n) is None]
-    extra_missing = [n for n in EXTRA_CORRUPTIONS if ce.get(n) is None]
-    if missing and len(missing) < len(BENCHMARK_CORRUPTIONS):
-        notes.append(
-            f"mCE is partial: {len(BENCHMARK_CORRUPTIONS) - len(missing)} of "
-            f"{len(BENCHMARK_CORRUPTIONS)} benchmark corruptions."
-        )
-    relative_mce = over(BENCHMARK_CORRUPTIONS, rel)
-    if relative_mce is not None and any(
-        rel.get(n) is None for n in BENCHMARK_CORRUPTIONS if ce.get(n) is not None
-    ):
-        notes.append("relative mCE covers fewer corruptions than mCE.")
+    relative_mce = _mean_over(BENCHMARK_CORRUPTIONS, rel)
+    notes += _coverage_notes(missing, ce, rel, relative_mce)
+
+    def measured(group: Sequence[str]) -> list[str]:
+        return [n for n in group if ce.get(n) is not None]
 
     return CSummary(
         errors=errs,
         mean_errors=mean_errors,
         ce=ce,
         relative_ce=rel,
-        mce=over(BENCHMARK_CORRUPTIONS, ce),
+        mce=_mean_over(BENCHMARK_CORRUPTIONS, ce),
         relative_mce=relative_mce,
-        mean_error=over([n for n in BENCHMARK_CORRUPTIONS if ce.get(n) is not None], mean_errors),
-        extra_ce=over(EXTRA_CORRUPTIONS, ce),
-        extra_relative_ce=over(EXTRA_CORRUPTIONS, rel),
-        extra_mean_error=over([n for n in EXTRA_CORRUPTIONS if ce.get(n) is not None], mean_errors),
+        mean_error=_mean_over(measured(BENCHMARK_CORRUPTIONS), mean_errors),
+        extra_ce=_mean_over(EXTRA_CORRUPTIONS, ce),
+        extra_relative_ce=_mean_over(EXTRA_CORRUPTIONS, rel),
+        extra_mean_error=_mean_over(measured(EXTRA_CORRUPTIONS), mean_errors),
         clean_error=clean,
-        baseline=desc,
-        baseline_clean_error=base_clean,
+        baseline=base.description,
+        baseline_clean_error=base.clean_error,
         partial=bool(missing),
         missing=missing,
-        extra_missing=extra_missing,
+        extra_missing=[n for n in EXTRA_CORRUPTIONS if ce.get(n) is None],
         incomplete=incomplete,
         notes=" ".join(notes),
     )
+
+
+@dataclass(frozen=True)
+class _Baseline:
+    """A resolved CE baseline: its per-severity errors (``None``: uniform, no normalisation), its
+    clean error (``None``: unknown, so no relative CE) and the description the summary shows."""
+
+    errors: Mapping[str, Sequence[float | None]] | None
+    clean_error: float | None
+    description: str
+
+
+def _resolve_baseline(baseline: object, baseline_clean_error: float | None) -> _Baseline:
+    """``summarize_c``'s ``baseline`` / ``baseline_clean_error`` checked and resolved."""
+
+    def clean_rate() -> float | None:
+        if baseline_clean_error is None:
+            return None
+        return check_rate(baseline_clean_error, "baseline_clean_error", allow_missing=False)
+
+    if isinstance(baseline, str):
+        key = baseline.strip().lower()
+        if key == "alexnet":
+            given = clean_rate()
+            clean = ALEXNET_CLEAN_ERROR if given is None else given
+            return _Baseline(
+                ALEXNET_C_ERRORS,
+                clean,
+                "AlexNet (published ImageNet-C per-severity errors, hendrycks/robustness README "
+                f"PR #20 / issue #10; clean error {clean:g})",
+            )
+        if key == "uniform":
+            if baseline_clean_error is not None:
+                raise ValueError("baseline_clean_error has no meaning with baseline='uniform'")
+            return _Baseline(
+                None,
+                None,
+                "uniform (unnormalised: CE = mean error over severities; relative CE = CE - clean error)",
+            )
+        raise ValueError(
+            f"unknown baseline {baseline!r}; use 'alexnet', 'uniform' or a mapping "
+            "corruption -> 5 per-severity errors of the baseline model"
+        )
+    if isinstance(baseline, Mapping):
+        errors = _parse_c_errors(baseline, "baseline", allow_missing=False)
+        clean = clean_rate()
+        desc = f"user-supplied baseline ({len(errors)} corruptions"
+        desc += f"; clean error {clean:g})" if clean is not None else ")"
+        return _Baseline(errors, clean, desc)
+    raise TypeError(
+        f"baseline must be 'alexnet', 'uniform' or a mapping, got {type(baseline).__name__}"
+    )
+
+
+@dataclass(frozen=True)
+class _Row:
+    """One corruption's figures (``None`` where they cannot be computed) and why not (``note``)."""
+
+    mean_error: float | None = None
+    ce: float | None = None
+    relative_ce: float | None = None
+    note: str = ""
+
+
+def _corruption_error(
+    name: str, values: Sequence[float | None], clean: float | None, base: _Baseline
+) -> _Row:
+    """Mean error, CE and relative CE of one corruption from its five severity errors::
+
+        CE          = sum_s E[s] / sum_s B[s]
+        relative CE = (mean_s E[s] - E_clean) / (mean_s B[s] - B_clean)
+
+    (uniform baseline: CE = mean_s E[s], relative CE = CE - E_clean). A missing severity gives
+    no figures at all.
+    """
+    if any(v is None for v in values):
+        return _Row()
+    total = math.fsum(values)  # type: ignore[arg-type]
+    mean_err = total / NUM_SEVERITIES
+    if base.errors is None:  # uniform
+        return _Row(mean_err, mean_err, None if clean is None else mean_err - clean)
+    base_values = base.errors.get(name)
+    if base_values is None:
+        return _Row(
+            mean_err, note=f"{name}: the baseline has no errors for it, so CE is undefined."
+        )
+    base_sum = math.fsum(base_values)  # type: ignore[arg-type]
+    if base_sum <= 0.0:
+        return _Row(mean_err, note=f"{name}: the baseline's errors sum to 0, so CE is undefined.")
+    ce = total / base_sum
+    if clean is None or base.clean_error is None:
+        return _Row(mean_err, ce)
+    base_gap = base_sum / NUM_SEVERITIES - base.clean_error
+    if base_gap <= 0.0:
+        return _Row(
+            mean_err,
+            ce,
+            note=f"{name}: the baseline's mean corruption error does not exceed its clean "
+            "error, so relative CE is undefined.",
+        )
+    return _Row(mean_err, ce, (mean_err - clean) / base_gap)
+
+
+def _input_notes(incomplete: Sequence[str], clean: float | None, base: _Baseline) -> list[str]:
+    """Remarks on what the input lacks: missing severities, clean errors."""
+    notes: list[str] = []
+    if incomplete:
+        notes.append(f"Missing severities (no CE): {', '.join(incomplete)}.")
+    if clean is None:
+        notes.append("No clean_error given: relative CE not computed.")
+    elif base.errors is not None and base.clean_error is None:
+        notes.append("No baseline_clean_error given: relative CE not computed.")
+    return notes
+
+
+def _coverage_notes(
+    missing: Sequence[str],
+    ce: Mapping[str, float | None],
+    rel: Mapping[str, float | None],
+    relative_mce: float | None,
+) -> list[str]:
+    """Remarks on which benchmark corruptions mCE and relative mCE cover."""
+    notes: list[str] = []
+    if missing and len(missing) < len(BENCHMARK_CORRUPTIONS):
+        notes.append(
+            f"mCE is partial: {len(BENCHMARK_CORRUPTIONS) - len(missing)} of "
+            f"{len(BENCHMARK_CORRUPTIONS)} benchmark corruptions."
+        )
+    if relative_mce is not None and any(
+        rel.get(n) is None for n in BENCHMARK_CORRUPTIONS if ce.get(n) is not None
+    ):
+        notes.append("relative mCE covers fewer corruptions than mCE.")
+    return notes
+
+
+def _mean_over(group: Sequence[str], table: Mapping[str, float | None]) -> float | None:
+    """Mean of the known values of ``table`` over the names of ``group`` it holds."""
+    return mean_present(table.get(n) for n in group if n in table)

@@ -1,6 +1,7 @@
 """ImageNet-P per-sequence metrics: flip probability, top-5 distance, Zipf distance
-(reference-spec.md §4.2), computed from per-frame predictions / rankings exactly as
-``ImageNet-P/test.py`` does."""
+(Hendrycks & Dietterich, ICLR 2019, arXiv:1903.12261), computed from per-frame predictions /
+rankings exactly as ``ImageNet-P/test.py`` of github.com/hendrycks/robustness does
+(``ranking_dist`` and ``flip_prob``, lines 227-273 at commit 8190fe3)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,8 @@ def _frame_pairs(n_frames: int, noise: bool, difficulty: int) -> tuple[np.ndarra
 def flip_probability(predictions: ArrayLike, *, noise: bool, difficulty: int = 1) -> float:
     """Flip probability (FP) of top-1 predictions over perturbation sequences.
 
-    For each sequence the records are ``1(pred[j] != pred[ref(j)])`` with (reference-spec.md §4.2)
+    For each sequence the records are ``1(pred[j] != pred[ref(j)])`` with (``flip_prob``,
+    ImageNet-P/test.py:257-273)
 
     - non-noise: ``ref(j) = j - d`` for ``j = d..T-1`` where ``d = difficulty`` (consecutive frames of
       every stride-``d`` sub-sequence, all start offsets ``0..d-1``): ``T - d`` records;

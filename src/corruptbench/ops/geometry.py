@@ -1,7 +1,8 @@
 """The geometric transforms of the ImageNet-P generators, with the conventions of their time.
 
 * :func:`inverse_affine_matrix` / :func:`affine` — torchvision 0.2.1 ``transforms.functional.affine``
-  (spec §3.2, last paragraph): the output keeps the input size; the centre is
+  (and its ``_get_inverse_affine_matrix``), the version the ImageNet-P generators ran with: the
+  output keeps the input size; the centre is
   ``(W * 0.5 + 0.5, H * 0.5 + 0.5)``; the forward map is ``M = T · C · RSS · C⁻¹`` with
 
       RSS = [[cos(a)·s, −sin(a + sh)·s],

@@ -1,6 +1,7 @@
 """RGB <-> HSV conversions with the numerics of ``skimage.color.rgb2hsv`` / ``hsv2rgb``.
 
-The reference ``brightness`` and ``saturate`` corruptions (spec §1.2 #13, #15) go through
+The reference ``brightness`` and ``saturate`` corruptions (imagenet_c/corruptions.py:353-372 of
+imagenet-c 0.0.3) go through
 scikit-image's HSV conversion in float64. These compiled per-pixel kernels perform exactly the same
 float64 operations in the same order, so the results are bit-identical to scikit-image (and about
 50x faster), without scikit-image in the hot path.

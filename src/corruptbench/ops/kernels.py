@@ -1,4 +1,7 @@
-"""Kernel and map builders (reference spec §1.1): the defocus disk and the plasma fractal.
+"""Kernel and map builders: the defocus disk and the plasma fractal.
+
+References: ``disk`` (imagenet_c/corruptions.py:26-38 of imagenet-c 0.0.3) and ``plasma_fractal``
+(:55-101).
 
 * :func:`disk` — the defocus kernel (reference ``disk``), and :func:`trimmed_disk` — the same
   without its all-zero outer rows and columns

@@ -1,6 +1,7 @@
 """Native emulation of ImageMagick 6 ``MotionBlurImage`` as the reference calls it.
 
-The reference (``MotionImage.motion_blur``, spec §1.1) goes PIL -> PNG -> Wand ->
+The reference (``MotionImage.motion_blur``, imagenet_c/corruptions.py:49-51 of imagenet-c 0.0.3,
+called by motion_blur and snow) goes PIL -> PNG -> Wand ->
 ``MagickMotionBlurImage(radius, sigma, angle)`` -> PNG -> ``cv2.imdecode``. With the Debian
 ImageMagick 6.9.11 Q16 (non-HDRI) build this is, per channel and in sRGB values (no gamma step):
 
@@ -22,7 +23,7 @@ gives the same values, so no special branch is needed here.
 Measured against the reference env (Wand 0.6.13, ImageMagick 6.9.11-60 Q16, OpenMP, no OpenCL,
 virtual-pixel method "undefined" = edge): bit-identical output on real photos at all motion-blur
 radii/sigmas, snow layers, non-square and tiny images, gray images, any angle, radius 0 (automatic
-width) and fractional radii. Other ImageMagick builds (Q8, HDRI, IM7) round differently (spec §6.7).
+width) and fractional radii. Other ImageMagick builds (Q8, HDRI, IM7) round differently.
 
 Kernel construction (:func:`motion_kernel`) is separate from its application
 (:func:`apply_motion_kernel`, a numba gather-and-accumulate over the taps, ~2 ms for 224 x 224 x 3

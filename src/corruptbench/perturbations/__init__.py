@@ -4,7 +4,8 @@
 uint8 ``(T, S, S, 3)``, built from the *full source image* with the profile's own preprocessing
 (imagenet: ``Resize(256)`` then ``CenterCrop(224)``; tiny: ``Resize(64)`` / ``CenterCrop(64)``;
 cifar: the 32 x 32 image as is; inception: ``resized_center_crop`` to 299). Schedules and frame
-counts: :mod:`corruptbench.tables.perturbations` (spec §3).
+counts: :mod:`corruptbench.tables.perturbations` (from hendrycks/robustness
+ImageNet-P/create_p/make_imagenet_p.py and its per-profile variants).
 
 The 10 test perturbations (:data:`PERTURBATIONS`) and 4 validation ones
 (:data:`EXTRA_PERTURBATIONS`) follow the reference generator scripts' order.
@@ -22,13 +23,14 @@ SciPy version). Deliberate differences, all documented where they happen:
   ``rng=k`` they equal the reference run after ``np.random.seed(k)`` (the reference itself was
   unseeded).
 * tiny motion_blur: the reference blurs the full-resolution input and resizes the short side to 64
-  without cropping (non-square frames for non-square inputs, spec §6 pitfall 27); we add
+  without cropping (make_tinyimagenet_p.py: non-square frames for non-square inputs); we add
   ``CenterCrop(64)`` so that all frames are 64 x 64.
 * spatter: when no liquid survives the threshold the reference divides 0 by 0 (NaN frames); we add
   no water instead.
 * grayscale inputs are replicated to RGB first (the reference's tiny motion blur would mis-handle a
   gray source).
-* ``difficulty`` changes only the three noise perturbations (spec §4.2: a frame stride otherwise).
+* ``difficulty`` changes only the three noise perturbations (for the others it is a frame stride
+  at evaluation time: hendrycks/robustness ImageNet-P/test.py:257-273).
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ __all__ = [
     "is_noise",
 ]
 
-# Derived from the registered generators (make_imagenet_p.py:61, :384; reference-spec.md §3.1);
+# Derived from the registered generators (hendrycks/robustness make_imagenet_p.py:61 and :384);
 # mFR / mT5D average the 10 test perturbations.
 #: all 14, in the generator scripts' order: the 10 test perturbations, then the 4 validation
 ALL_PERTURBATIONS: tuple[str, ...] = tuple(s.name for s in perturbation_specs())
@@ -123,8 +125,8 @@ def perturb(
         difficulty: 1, 2 or 3. For gaussian/shot/speckle noise it selects the noise level (the
             reference's ``<name>_2`` / ``<name>_3`` datasets). For every other perturbation the
             reference has a single dataset and applies the difficulty as a frame *stride* at
-            evaluation time (spec §4.2), so the frames do not depend on it; it is accepted for a
-            uniform interface.
+            evaluation time (hendrycks/robustness ImageNet-P/test.py:257-273), so the frames do not
+            depend on it; it is accepted for a uniform interface.
         rng: ``None`` (fresh entropy), an int seed, a ``np.random.RandomState`` or a
             ``np.random.Generator``. Only gaussian/shot/speckle noise, snow and spatter draw random
             numbers; the same ``rng`` gives the same frames. (The reference generators were unseeded

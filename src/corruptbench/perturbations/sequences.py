@@ -1,11 +1,15 @@
-"""The 14 ImageNet-P sequence generators (spec §3).
+"""The 14 ImageNet-P sequence generators.
+
+References: the generator scripts of github.com/hendrycks/robustness (line numbers at commit
+8190fe3): ImageNet-P/create_p/make_imagenet_p.py (imagenet), make_imagenet_p_inception.py,
+make_tinyimagenet_p.py (tiny) and make_cifar_p.py (cifar).
 
 Each generator receives a :class:`Source` (the validated input image and its per-profile
 preprocessing), the schedule constants of :mod:`corruptbench.tables.perturbations`, the difficulty and the random
 source, and returns the frames as uint8 ``(T, S, S, 3)``. Float-to-uint8 steps truncate, as the
 reference's ``np.uint8(...)`` / ``tensor.mul(255).byte()`` did.
 
-Per-profile preprocessing (spec §3.1-3.3), ``S`` = 224 / 299 / 64 / 32:
+Per-profile preprocessing, as in those scripts, ``S`` = 224 / 299 / 64 / 32:
 
 * imagenet: canvas = ``Resize(256)`` (short side), clean frame = ``CenterCrop(224)`` of it; warps
   (zoom, translate, rotate, tilt, scale, shear) act on the canvas and are then centre-cropped.
@@ -210,10 +214,10 @@ def motion_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) ->
     imagenet: radius 10, σ 3, angles -120..0 on the 224 crop; cifar: 21 frames, radius 6, σ 1.8,
     angles -180..0; inception: radius 13 on the 299 crop.
 
-    tiny: the reference blurs the **full-resolution** input (radius 14, σ 3, angles -150..0) and then
-    applies ``Resize(64)`` without a crop, so its frames are 64 x 64 only for square inputs (spec §6
-    pitfall 27). We follow it and then apply ``CenterCrop(64)`` so every frame is 64 x 64 like the
-    other tiny sequences (a no-op for square inputs).
+    tiny: the reference blurs the **full-resolution** input (radius 14, σ 3, angles -150..0) and
+    then applies ``Resize(64)`` without a crop (make_tinyimagenet_p.py), so its frames are 64 x 64
+    only for square inputs. We follow it and then apply ``CenterCrop(64)`` so every frame is 64 x 64
+    like the other tiny sequences (a no-op for square inputs).
 
     A gray input (R == G == B) comes back gray from ImageMagick and is replicated to RGB, as the
     reference's grayscale-PNG branch does.
@@ -273,7 +277,9 @@ def gaussian_blur(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) 
 
 @register_perturbation("snow", order=4)
 def snow(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
-    """One snow layer, blown by a rotating motion blur (spec §3.2).
+    """One snow layer, blown by a rotating motion blur.
+
+    Reference: make_imagenet_p.py:201-245.
 
     ``L = normal((S, S), loc, scale)`` (the only draw) → ``clipped_zoom(zoom)`` → ``L < thr`` set 0 →
     ``uint8(clip(L, 0, 1) * 255)``; frame i: ``B = motion_blur(L, radius, σ, angle=4 i - 150) / 255``;
@@ -302,7 +308,8 @@ def snow(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.nda
 
 
 def _water(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:
-    """The water-spatter frame of spec §1.2 #19b on ``x`` (float32 [0, 1]) -> uint8."""
+    """The spatter corruption's water frame (mode 0, imagenet_c/corruptions.py:305-328 of
+    imagenet-c 0.0.3) on ``x`` (float32 [0, 1]) -> uint8."""
     out = water_drops(x, liquid, intensity)  # the spatter corruption's water formula
     np.clip(out, 0, 1, out=out)
     out *= _F32_255
@@ -333,7 +340,9 @@ def _drip(liquid: np.ndarray, kernel: tuple[float, ...]) -> np.ndarray:
 
 @register_perturbation("spatter", order=12, validation=True)
 def spatter(src: Source, p: Mapping[str, Any], difficulty: int, rng: Any) -> np.ndarray:
-    """Water spatter whose drops run down the lens (spec §3.2).
+    """Water spatter whose drops run down the lens.
+
+    Reference: make_imagenet_p.py:451-505.
 
     ``L = gaussian(normal((S, S), loc, scale), σ)`` (the only draw; mode 'nearest', truncate 4,
     float64), ``L < thr`` set 0. Frame i = the water formula (:func:`_water`, intensity 0.6) on the

@@ -11,8 +11,11 @@ One output item is ``step.apply(step.prepare(item), name, level, seed)``:
   ``RandomState(seed)``, where make-c, make-p and on-the-fly evaluation take
   ``seed = item_seed(base seed, kind, name, level, item.rel)`` (:meth:`ItemStep.seed_of`).
 
-So make-c's JPEG input, eval-c ``--on-the-fly`` and the demo compute the same pixels for the same
-seed, whatever the worker, the order or the machine.
+So make-c's JPEG input and eval-c ``--on-the-fly`` compute the same pixels for the same base seed,
+whatever the worker, the order or the machine. The demo runs the same steps with seeds of its own
+(:func:`corruptbench.demo.demo_seed`, fixed per photo and corruption / perturbation and level,
+passed to :meth:`ItemStep.apply`), so its pixels are ``corrupt(img, name, level,
+rng=demo_seed(...))``, not those of a make-c build of the same photos.
 """
 
 from __future__ import annotations

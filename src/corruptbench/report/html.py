@@ -192,7 +192,7 @@ def _score_severity_table(res: Results) -> str:
     assert s is not None
     head = (
         "<tr><th>Corruption</th><th>clean</th>"
-        + "".join(f"<th>sev {k}</th>" for k in range(1, 6))
+        + "".join(f"<th>sev {k}</th>" for k in SEVERITIES)
         + "<th>mean</th><th>mean / P</th></tr>"
     )
     means = s.corruption_means()
@@ -334,12 +334,40 @@ def render_html(
         intro: Extra paragraph shown under the title (escaped), e.g. the demo's disclaimer.
         warnings: Shown prominently under the title (e.g. results from different datasets).
     """
+    results = list(results)
+    ordered = sort_by_mce(results)
+    examples = bool(contact_sheet or perturbation_strip)
+    parts = _header(results, title=title, intro=intro, warnings=warnings, examples=examples)
+    parts += _summary_section(ordered)
+    parts += _comparison_section(results)
+    parts += _figures_section(ordered)
+    parts += _c_sections(ordered)
+    parts += _p_section(ordered)
+    parts += _score_section(ordered)
+    parts += [_demo_photos(r) for r in ordered]
+    if examples:
+        parts += _examples_section(contact_sheet, perturbation_strip, sample_name)
+    parts.append('<section id="provenance"><h2>Provenance</h2>')
+    parts += [_provenance(r) for r in ordered]
+    parts.append("</section>")
+    parts.append(
+        f'<section id="how-to-read"><h2>How to read this report</h2>{_HOW_TO_READ}</section>'
+    )
+    parts.append("</main></body></html>")
+    return "\n".join(p for p in parts if p)
+
+
+def _header(
+    results: Sequence[Results],
+    *,
+    title: str,
+    intro: str,
+    warnings: Sequence[str],
+    examples: bool,
+) -> list[str]:
+    """The document head, the title, the intro, the warnings and the navigation bar."""
     from ..version import __version__
 
-    results = list(results)
-    c_rows = [r for r in results if r.c is not None]
-    p_rows = [r for r in results if r.p is not None]
-    s_rows = [r for r in results if r.score is not None]
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts: list[str] = [
         "<!DOCTYPE html>",
@@ -354,34 +382,57 @@ def render_html(
         parts.append(f"<p>{_code_spans(e(intro))}</p>")
     for text in warnings:
         parts.append(f'<p class="warn"><strong>Warning:</strong> {e(text)}</p>')
+    nav = "".join(f'<a href="#{a}">{t}</a>' for a, t in _nav(results, examples=examples))
+    parts.append(f"<nav>{nav}</nav></header>")
+    return parts
+
+
+def _nav(results: Sequence[Results], *, examples: bool) -> list[tuple[str, str]]:
+    """(anchor, title) of the sections the page has, in page order."""
+    c_rows = [r for r in results if r.c is not None]
     nav = [("summary", "Summary")]
     if len(c_rows) > 1:
         nav.append(("comparison", "Comparison"))
     nav.append(("figures", "Figures"))
     if c_rows:
         nav += [("ce", "CE per corruption"), ("severity", "Error by severity")]
-    if p_rows:
+    if any(r.p is not None for r in results):
         nav.append(("imagenet-p", "ImageNet-P"))
-    if s_rows:
+    if any(r.score is not None for r in results):
         nav.append(("scores", "Task scores"))
     if any(r.kind == "demo" and r.demo is not None for r in results):
         nav.append(("photos", "Photos"))
-    if contact_sheet or perturbation_strip:
+    if examples:
         nav.append(("examples", "What the corruptions look like"))
     nav += [("provenance", "Provenance"), ("how-to-read", "How to read this")]
-    parts.append("<nav>" + "".join(f'<a href="#{a}">{t}</a>' for a, t in nav) + "</nav></header>")
+    return nav
 
-    parts.append('<section id="summary"><h2>Summary</h2><div class="cards">')
-    parts += [summary_card(r) for r in sort_by_mce(results)]
-    parts.append("</div></section>")
 
-    if len(c_rows) > 1:
-        parts.append('<section id="comparison"><h2>Comparison (sorted by mCE, best first)</h2>')
-        parts.append(_comparison(results))
-        parts.append("</section>")
+def _summary_section(ordered: Sequence[Results]) -> list[str]:
+    """One summary card per result, best mCE first."""
+    return [
+        '<section id="summary"><h2>Summary</h2><div class="cards">',
+        *(summary_card(r) for r in ordered),
+        "</div></section>",
+    ]
 
-    parts.append('<section id="figures"><h2>Figures</h2>')
-    ordered = sort_by_mce(results)
+
+def _comparison_section(results: Sequence[Results]) -> list[str]:
+    """The comparison table, when there are two ImageNet-C results or more."""
+    if sum(1 for r in results if r.c is not None) < 2:
+        return []
+    return [
+        '<section id="comparison"><h2>Comparison (sorted by mCE, best first)</h2>',
+        _comparison(results),
+        "</section>",
+    ]
+
+
+def _figures_section(ordered: Sequence[Results]) -> list[str]:
+    """The headline scatter (two ImageNet-C results or more), a warning when the CE baselines
+    differ, CE bars, severity curves and (with ImageNet-P results) flip-probability bars."""
+    c_rows = [r for r in ordered if r.c is not None]
+    parts = ['<section id="figures"><h2>Figures</h2>']
     if len(c_rows) > 1:
         parts.append(
             figure(
@@ -412,25 +463,9 @@ def render_html(
             "Top-1 error against severity per corruption family of the paper's Figure 1, and for the 4 extra corruptions, which belong to no family (severity 0 = clean error).",
         )
     )
-    if s_rows:
-        parts.append(
-            figure(
-                score_curves(ordered),
-                "Score vs severity",
-                "Task score against severity per corruption family (severity 0 = the clean score "
-                "P), and for the 4 extra corruptions, which belong to no family.",
-            )
-        )
-        parts.append(
-            figure(
-                rpc_bars(ordered),
-                "Relative performance per corruption",
-                "Mean score over the 5 severities divided by P, per corruption; the dashed lines "
-                "are each model's rPC = mPC / P. Right of the vertical line: the extra corruptions, "
-                "not part of mPC.",
-            )
-        )
-    if p_rows:
+    if any(r.score is not None for r in ordered):
+        parts += _score_figures(ordered)
+    if any(r.p is not None for r in ordered):
         parts.append(
             figure(
                 flip_bars(ordered),
@@ -439,53 +474,85 @@ def render_html(
             )
         )
     parts.append("</section>")
+    return parts
 
-    if c_rows:
-        parts.append('<section id="ce"><h2>CE and relative CE per corruption</h2>')
-        parts.append(_ce_table(ordered))
-        parts.append("</section>")
-        parts.append('<section id="severity"><h2>Top-1 error by severity</h2>')
-        parts += [_severity_table(r) for r in ordered if r.c is not None]
-        parts.append("</section>")
-    if p_rows:
-        parts.append(
-            '<section id="imagenet-p"><h2>ImageNet-P: flip probability and top-5 distance</h2>'
-        )
-        parts.append(_p_table(ordered))
-        parts.append("</section>")
-    if s_rows:
-        parts.append('<section id="scores"><h2>Task scores: P, mPC, rPC</h2>')
-        parts.append(_score_comparison(ordered))
-        parts += [_score_severity_table(r) for r in ordered if r.score is not None]
-        parts.append("</section>")
-    parts += [_demo_photos(r) for r in ordered]
-    if contact_sheet or perturbation_strip:
-        parts.append('<section id="examples"><h2>What the corruptions look like</h2>')
-        who = f" ({e(sample_name)})" if sample_name else ""
-        parts.append(
-            figure(
-                contact_sheet,
-                "Contact sheet",
-                f"One photo{who} under every corruption and severity, at the network's 224&times;224 input resolution (Resize(256) + CenterCrop(224)). Stored as JPEG (quality 90, no chroma subsampling) to keep this file small.",
-                mime="image/jpeg",
-                cls="sheet",
-            )
-        )
-        parts.append(
-            figure(
-                perturbation_strip,
-                "ImageNet-P frames",
-                f"Evenly spaced frames of ImageNet-P sequences of the same photo{who}; flip probability counts how often the prediction changes along such a sequence.",
-                mime="image/jpeg",
-                cls="sheet",
-            )
-        )
-        parts.append("</section>")
-    parts.append('<section id="provenance"><h2>Provenance</h2>')
-    parts += [_provenance(r) for r in ordered]
-    parts.append("</section>")
-    parts.append(
-        f'<section id="how-to-read"><h2>How to read this report</h2>{_HOW_TO_READ}</section>'
-    )
-    parts.append("</main></body></html>")
-    return "\n".join(p for p in parts if p)
+
+def _c_sections(ordered: Sequence[Results]) -> list[str]:
+    """CE per corruption (all ImageNet-C results side by side), then errors by severity."""
+    if not any(r.c is not None for r in ordered):
+        return []
+    return [
+        '<section id="ce"><h2>CE and relative CE per corruption</h2>',
+        _ce_table(ordered),
+        "</section>",
+        '<section id="severity"><h2>Top-1 error by severity</h2>',
+        *(_severity_table(r) for r in ordered if r.c is not None),
+        "</section>",
+    ]
+
+
+def _p_section(ordered: Sequence[Results]) -> list[str]:
+    """Flip probability and top-5 distance per perturbation (ImageNet-P results only)."""
+    if not any(r.p is not None for r in ordered):
+        return []
+    return [
+        '<section id="imagenet-p"><h2>ImageNet-P: flip probability and top-5 distance</h2>',
+        _p_table(ordered),
+        "</section>",
+    ]
+
+
+def _score_figures(ordered: Sequence[Results]) -> list[str]:
+    """Task score against severity per family, and the mean score / P per corruption."""
+    return [
+        figure(
+            score_curves(ordered),
+            "Score vs severity",
+            "Task score against severity per corruption family (severity 0 = the clean score "
+            "P), and for the 4 extra corruptions, which belong to no family.",
+        ),
+        figure(
+            rpc_bars(ordered),
+            "Relative performance per corruption",
+            "Mean score over the 5 severities divided by P, per corruption; the dashed lines "
+            "are each model's rPC = mPC / P. Right of the vertical line: the extra corruptions, "
+            "not part of mPC.",
+        ),
+    ]
+
+
+def _score_section(ordered: Sequence[Results]) -> list[str]:
+    """P, mPC, rPC of every task-score grid, then each grid by severity."""
+    if not any(r.score is not None for r in ordered):
+        return []
+    return [
+        '<section id="scores"><h2>Task scores: P, mPC, rPC</h2>',
+        _score_comparison(ordered),
+        *(_score_severity_table(r) for r in ordered if r.score is not None),
+        "</section>",
+    ]
+
+
+def _examples_section(
+    contact_sheet: bytes | None, perturbation_strip: bytes | None, sample_name: str
+) -> list[str]:
+    """The contact sheet and the ImageNet-P frames of the sample photo."""
+    who = f" ({e(sample_name)})" if sample_name else ""
+    return [
+        '<section id="examples"><h2>What the corruptions look like</h2>',
+        figure(
+            contact_sheet,
+            "Contact sheet",
+            f"One photo{who} under every corruption and severity, at the network's 224&times;224 input resolution (Resize(256) + CenterCrop(224)). Stored as JPEG (quality 90, no chroma subsampling) to keep this file small.",
+            mime="image/jpeg",
+            cls="sheet",
+        ),
+        figure(
+            perturbation_strip,
+            "ImageNet-P frames",
+            f"Evenly spaced frames of ImageNet-P sequences of the same photo{who}; flip probability counts how often the prediction changes along such a sequence.",
+            mime="image/jpeg",
+            cls="sheet",
+        ),
+        "</section>",
+    ]

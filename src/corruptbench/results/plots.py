@@ -1,6 +1,9 @@
 """Figures of results (matplotlib, Agg backend), returned as PNG bytes ready to embed as data URIs.
 
-The report's page and a result's notebook view (card.py) embed them."""
+The report's page and a result's notebook view (card.py) embed them. Each figure is drawn by a
+``*_figure`` function that returns the matplotlib ``Figure`` (what the PNG shows, for a notebook
+or a test to inspect; the caller closes it with ``plt.close(fig)``), and encoded by the function of
+the same name without the suffix."""
 
 from __future__ import annotations
 
@@ -22,11 +25,17 @@ from .parts import ResultsLike  # noqa: E402
 __all__ = [
     "png_data_uri",
     "ce_bars",
+    "ce_bars_figure",
     "severity_curves",
+    "severity_curves_figure",
     "headline_scatter",
+    "headline_scatter_figure",
     "flip_bars",
+    "flip_bars_figure",
     "score_curves",
+    "score_curves_figure",
     "rpc_bars",
+    "rpc_bars_figure",
 ]
 
 _STYLE: Any = {
@@ -44,7 +53,11 @@ def png_data_uri(png: bytes, mime: str = "image/png") -> str:
     return f"data:{mime};base64," + base64.b64encode(png).decode("ascii")
 
 
-def _png(fig: plt.Figure) -> bytes:
+def _png(fig: plt.Figure | None) -> bytes | None:
+    """``fig`` as PNG bytes (110 dpi, tight box), then closed; ``None`` for no figure. Called in
+    the figures' style: ticks are made while drawing and read it."""
+    if fig is None:
+        return None
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
     plt.close(fig)
@@ -84,6 +97,12 @@ def _model_colors(n: int) -> list:
 
 
 def ce_bars(results: Sequence[ResultsLike]) -> bytes | None:
+    """Corruption error per corruption (:func:`ce_bars_figure`) as PNG bytes; ``None`` without CE."""
+    with plt.rc_context(_STYLE):
+        return _png(ce_bars_figure(results))
+
+
+def ce_bars_figure(results: Sequence[ResultsLike]) -> plt.Figure | None:
     """Corruption error per corruption, one bar per model (grouped); AlexNet = 100 % line."""
     rows = [r for r in results if r.c is not None]
     if not rows:
@@ -128,16 +147,27 @@ def ce_bars(results: Sequence[ResultsLike]) -> bytes | None:
             ax.set_title("Corruption error per corruption", pad=12 + 14 * ((len(rows) + 4) // 5))
         else:
             ax.set_title("Corruption error per corruption")
-        return _png(fig)
+        return fig
 
 
 def severity_curves(results: Sequence[ResultsLike], max_models: int = 6) -> bytes | None:
+    """Top-1 error vs severity (:func:`severity_curves_figure`) as PNG bytes; ``None`` without ImageNet-C results."""
+    with plt.rc_context(_STYLE):
+        return _png(severity_curves_figure(results, max_models))
+
+
+def severity_curves_figure(
+    results: Sequence[ResultsLike], max_models: int = 6
+) -> plt.Figure | None:
     """Top-1 error vs severity (0 = clean) per corruption: one panel per family (the paper's
     Figure 1) and one for the 4 extra corruptions, which belong to no family; one row per model."""
     rows = [r for r in results if r.c is not None][:max_models]
     if not rows:
         return None
-    panels = _family_panels()
+    panels: list[tuple[str, list[str]]] = [
+        (fam.capitalize(), [n for n in ALL_CORRUPTIONS if family_of(n) == fam]) for fam in FAMILIES
+    ]
+    panels.append(("Extra", list(EXTRA_CORRUPTIONS)))
     with plt.rc_context(_STYLE):
         fig, axes = plt.subplots(
             len(rows),
@@ -185,10 +215,16 @@ def severity_curves(results: Sequence[ResultsLike], max_models: int = 6) -> byte
                 if k == 0:
                     ax.set_ylabel("Top-1 error (%)")
         fig.tight_layout()
-        return _png(fig)
+        return fig
 
 
 def headline_scatter(results: Sequence[ResultsLike]) -> bytes | None:
+    """mCE and relative mCE against clean error (:func:`headline_scatter_figure`) as PNG bytes; ``None`` for fewer than two models."""
+    with plt.rc_context(_STYLE):
+        return _png(headline_scatter_figure(results))
+
+
+def headline_scatter_figure(results: Sequence[ResultsLike]) -> plt.Figure | None:
     """mCE and relative mCE against clean error across models (the paper's headline figure)."""
     rows = [
         r
@@ -215,10 +251,16 @@ def headline_scatter(results: Sequence[ResultsLike]) -> bytes | None:
         ax.invert_xaxis()  # better models to the right, as in the paper
         ax.legend(frameon=False)
         ax.set_title("Robustness vs clean accuracy (better models to the right)")
-        return _png(fig)
+        return fig
 
 
 def flip_bars(results: Sequence[ResultsLike]) -> bytes | None:
+    """Flip probability per perturbation (:func:`flip_bars_figure`) as PNG bytes; ``None`` without ImageNet-P results."""
+    with plt.rc_context(_STYLE):
+        return _png(flip_bars_figure(results))
+
+
+def flip_bars_figure(results: Sequence[ResultsLike]) -> plt.Figure | None:
     """Flip probability per perturbation, grouped bars across models."""
     rows = [r for r in results if r.p is not None]
     if not rows:
@@ -242,7 +284,7 @@ def flip_bars(results: Sequence[ResultsLike]) -> bytes | None:
         ax.set_title("ImageNet-P: flip probability per perturbation")
         if len(rows) > 1:
             ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        return _png(fig)
+        return fig
 
 
 def _family_panels() -> list[tuple[str, list[str]]]:
@@ -254,6 +296,12 @@ def _family_panels() -> list[tuple[str, list[str]]]:
 
 
 def score_curves(results: Sequence[ResultsLike], max_models: int = 6) -> bytes | None:
+    """Task score against severity per corruption family (:func:`score_curves_figure`) as PNG bytes; ``None`` without task scores."""
+    with plt.rc_context(_STYLE):
+        return _png(score_curves_figure(results, max_models))
+
+
+def score_curves_figure(results: Sequence[ResultsLike], max_models: int = 6) -> plt.Figure | None:
     """Task score against severity (0 = the clean score P) per corruption: one panel per family
     and one for the extra corruptions, one row per model (task-score grids)."""
     rows = [r for r in results if r.score is not None][:max_models]
@@ -308,10 +356,16 @@ def score_curves(results: Sequence[ResultsLike], max_models: int = 6) -> bytes |
                 if k == 0:
                     ax.set_ylabel(_text(s.metric, 30))
         fig.tight_layout()
-        return _png(fig)
+        return fig
 
 
 def rpc_bars(results: Sequence[ResultsLike]) -> bytes | None:
+    """Relative performance per corruption (:func:`rpc_bars_figure`) as PNG bytes; ``None`` without task scores."""
+    with plt.rc_context(_STYLE):
+        return _png(rpc_bars_figure(results))
+
+
+def rpc_bars_figure(results: Sequence[ResultsLike]) -> plt.Figure | None:
     """Relative performance per corruption (mean score over the severities / P, %), one bar per
     model, with each model's rPC as a dashed line (complete task-score grids only)."""
     rows = [r for r in results if r.score is not None and r.score.summary is not None]
@@ -338,4 +392,4 @@ def rpc_bars(results: Sequence[ResultsLike]) -> bytes | None:
         ax.set_title("Relative performance per corruption (dashed: rPC of each model)")
         if len(rows) > 1:
             ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        return _png(fig)
+        return fig

@@ -71,7 +71,7 @@ def _c_table(res: ResultsLike) -> Table:
     c = res.c
     assert c is not None
     t = Table(
-        title=f"ImageNet-C, all numbers in % (CE baseline: {c.baseline})",
+        title=escape(f"ImageNet-C, all numbers in % (CE baseline: {c.baseline})"),
         title_justify="left",
         caption="* extra corruption, not part of mCE",
         caption_justify="left",
@@ -186,7 +186,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     """
     ds = res.dataset
     head = Table(
-        title=f"{res.model_id}",
+        title=escape(res.model_id),
         title_justify="left",
         show_header=False,
         box=box.SIMPLE,
@@ -195,7 +195,8 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     head.add_column("metric")
     head.add_column("value", justify="right", style="bold")
     for label, value in headline_rows(res):
-        head.add_row(escape(label), escape(value))  # "[partial: 14/15]" is not rich markup
+        # escaped: '[partial: 2/15]' or a model id in brackets is text, not rich markup
+        head.add_row(escape(label), value)
     console.print()
     console.print(head)
     bits = [str(v) for v in (ds.layout, ds.profile) if v]

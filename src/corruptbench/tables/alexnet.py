@@ -9,21 +9,21 @@ ImageNet-C (``ALEXNET_C_ERRORS``)
     ImageNet-C JPEGs, per corruption and severity 1..5. Source: ``README.md`` of
     github.com/hendrycks/robustness, lines 36-60 at commits 76d9393 ... ac836a5 (table added by PR #20 on
     2019-10-10, removed in 5aa129e on 2020-05-05 in favour of a spreadsheet link); the same numbers are
-    posted in issue #10. Transcribed in reference-spec.md §4.1. Each published "Average" equals the mean
-    of its five severities to 1e-6, so only the severities are stored; ``ALEXNET_C_AVERAGES`` is derived.
+    posted in issue #10. Each published "Average" equals the mean of its five severities to 1e-6,
+    so only the severities are stored; ``ALEXNET_C_AVERAGES`` is derived.
 
 ImageNet-C clean error (``ALEXNET_CLEAN_ERROR``)
     0.43478 = 1 - 0.56522, torchvision's documented ImageNet-1k top-1 accuracy of AlexNet
     (56.522 %, torchvision model documentation / ``AlexNet_Weights.IMAGENET1K_V1`` metadata). The
-    repository itself never states AlexNet's clean error (reference-spec.md §4.1); the paper's table
-    rounds it to 43.5 %. Only needed for *relative* mCE.
+    repository itself never states AlexNet's clean error; the paper's table rounds it to 43.5 %.
+    Only needed for *relative* mCE.
 
 ImageNet-P
     There are deliberately **no AlexNet ImageNet-P constants** here. AlexNet's per-perturbation flip
     probabilities and top-5 distances, which the paper divides by to get mFR and mT5D, were never
     published in machine-readable form: they are not in the repository, and issue #49 only points to a
-    Google spreadsheet (reference-spec.md §4.2). Rather than inventing numbers, mFR / mT5D are computed
-    against a baseline the user measured (see :func:`corruptbench.metrics.load_p_baseline`).
+    Google spreadsheet. Rather than inventing numbers, mFR / mT5D are computed against a baseline
+    the user measured (see :func:`corruptbench.metrics.load_p_baseline`).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ __all__ = ["ALEXNET_CLEAN_ERROR", "ALEXNET_C_AVERAGES", "ALEXNET_C_ERRORS"]
 
 # --- ImageNet-C: AlexNet top-1 errors, severities 1..5 -----------------------------------------
 # Source for every row: hendrycks/robustness README.md:36-60 at commits 76d9393..ac836a5 (PR #20),
-# also issue #10; reference-spec.md §4.1. Non-monotone rows (snow, elastic_transform, saturate) are
+# also issue #10. Non-monotone rows (snow, elastic_transform, saturate) are
 # as published - do not "fix" them.
 _ALEXNET_C_ERRORS: dict[str, tuple[float, float, float, float, float]] = {
     # benchmark corruptions (README PR #20 / issue #10)
@@ -70,5 +70,5 @@ ALEXNET_C_AVERAGES: Mapping[str, float] = MappingProxyType(
 )
 """Mean over severities = the CE denominator (published "Average" column, derived)."""
 
-# torchvision AlexNet documented top-1 accuracy 56.522 % -> error 1 - 0.56522 (reference-spec.md §4.1).
+# torchvision AlexNet documented top-1 accuracy 56.522 % -> error 1 - 0.56522 (AlexNet_Weights).
 ALEXNET_CLEAN_ERROR: float = 0.43478

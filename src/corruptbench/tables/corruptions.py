@@ -1,8 +1,9 @@
 """Every per-severity parameter table of ImageNet-C, per dataset profile, in one place.
 
 This module is data, not code. Each table maps a corruption name to five entries (severity 1..5).
-Numbers come from the reference generator scripts of ``hendrycks/robustness`` (see the project's
-reference spec §1.3):
+Numbers come from the reference generator scripts in ``ImageNet-C/create_c/`` of
+github.com/hendrycks/robustness (lines 249-568 of make_imagenet_c.py at commit 8190fe3; the same
+numbers as ``imagenet_c/corruptions.py:122-424`` of the imagenet-c 0.0.3 package):
 
 * ``imagenet``  (224 px) — ``make_imagenet_c.py`` = the ``imagenet_c`` PyPI package
 * ``inception`` (299 px) — ``make_imagenet_c_inception.py``
@@ -13,7 +14,8 @@ Conventions:
 
 * ``zoom_blur`` entries are ``(stop, step)`` of ``np.arange(1, stop, step)`` — the factor list is
   computed with ``np.arange`` exactly, because float round-off includes the stop value for some
-  entries (a reference quirk, spec §6 item 21).
+  entries (a reference quirk: e.g. ``np.arange(1, 1.11, 0.01)`` ends at 1.11, while
+  ``np.arange(1, 1.16, 0.01)`` ends at 1.15).
 * ``elastic_transform`` entries are ``(alpha, sigma, affine_jitter)`` already multiplied by the
   profile's scale (244 for imagenet — the reference's "244 should have been 224" quirk —, 360 for
   inception, 64 for tiny, 32 for cifar).
@@ -30,10 +32,12 @@ __all__ = ["TABLES", "get_params", "ELASTIC_SCALE", "SPATTER_COLOURS"]
 
 #: spatter's liquid colours, RGB 0..255 (make_imagenet_c.py spatter: water ``175 / 255.``,
 #: ``238 / 255.``, ``238 / 255.`` per channel; mud ``63 / 255.``, ``42 / 255.``, ``20 / 255.``;
-#: reference-spec.md §1.2 #19), the same in every profile
+#: imagenet_c/corruptions.py:321-323 and :334-336), the same in every profile
 SPATTER_COLOURS = MappingProxyType({"water": (175, 238, 238), "mud": (63, 42, 20)})
 
-#: elastic_transform multiplier per profile (spec §1.3; 244 is the reference's quirk at 224 px).
+#: elastic_transform multiplier per profile (imagenet_c/corruptions.py:396-400 at 224 px, and the
+#: elastic_transform tables of make_imagenet_c_inception.py, make_tinyimagenet_c.py and
+#: make_cifar_c.py; 244 is the reference's quirk at 224 px).
 ELASTIC_SCALE = {"imagenet": 244, "inception": 360, "tiny": 64, "cifar": 32}
 
 _ELASTIC_224 = (

@@ -1,7 +1,7 @@
 """Every ImageNet-P schedule constant, per dataset profile, in one place (data only).
 
-Numbers come from the reference generator scripts of ``hendrycks/robustness`` (project reference
-spec §3.2 and §3.3):
+Numbers come from the reference generator scripts in ``ImageNet-P/create_p/`` of
+github.com/hendrycks/robustness (line numbers at commit 8190fe3):
 
 * ``imagenet``  (224 px) — ``ImageNet-P/create_p/make_imagenet_p.py``
 * ``inception`` (299 px) — ``make_imagenet_p_inception.py``
@@ -16,12 +16,14 @@ re-associated float expression can differ in the last bit.
 
 * noise ``levels``: the parameter for difficulty 1, 2, 3 (σ for gaussian/speckle, λ "photon count"
   for shot noise). Only the noise perturbations have per-difficulty datasets; for every other
-  perturbation the difficulty is an evaluation frame stride (spec §4.2) and does not change frames.
+  perturbation the difficulty is an evaluation frame stride (ImageNet-P/test.py:257-273) and does
+  not change frames.
 * ``motion_blur``: ImageMagick ``(radius, sigma)``, angle ``(i - angle_offset) * angle_step`` and
   ``source``: ``"base"`` (blur the clean frame) or ``"original"`` (tiny: blur the full-resolution
   input, then ``Resize(64)``).
 * ``snow``: the layer ``normal((S, S), loc, scale)`` → ``clipped_zoom(zoom)`` → ``< threshold``
-  set 0, motion blur ``(radius, sigma)`` at angle ``i * 4 - 150``, blend 0.85 (spec §3.2).
+  set 0, motion blur ``(radius, sigma)`` at angle ``i * 4 - 150``, blend 0.85
+  (make_imagenet_p.py:201-245).
 * ``brightness``: ``c = (i - 15) * step / 100.``.
 * ``translate``: ``frames`` and the shift ``i - offset`` (pixels, horizontal, nearest, black fill).
 * ``tilt``: ``phi = theta = deg2rad(factor * (i - 15))`` (the 224/64/299 scripts write
@@ -51,7 +53,7 @@ def _freeze(d: dict[str, dict[str, dict[str, Any]]]) -> MappingProxyType:
 
 
 _TABLE: dict[str, dict[str, dict[str, Any]]] = {
-    # ---- test perturbations (spec §3.2 table; §3.3 variants) ----
+    # ---- test perturbations (make_imagenet_p.py:63-382 and the per-profile scripts) ----
     "gaussian_noise": {
         # make_imagenet_p.py:63-97 (torch randn, truncating ToPILImage)
         "imagenet": {"frames": 31, "levels": (0.03, 0.05, 0.08)},
@@ -67,7 +69,7 @@ _TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "cifar": {"frames": 31, "levels": (700, 400, 200)},
     },
     "motion_blur": {
-        # make_imagenet_p.py:137-172; tiny: blur of the full-resolution original (pitfall 27)
+        # make_imagenet_p.py:137-172; tiny: blur of the full-resolution original, no crop
         "imagenet": {
             "frames": 31,
             "radius": 10,

@@ -1,8 +1,9 @@
 """Batched ImageNet-C corruptions on torch tensors: :func:`corrupt_batch`.
 
-Every corruption follows the CPU library (:mod:`corruptbench.corruptions`, reference spec §1.2)
-formula by formula with the same per-severity tables (:mod:`corruptbench.tables.corruptions`), in float32 on
-the tensor's device, with these deliberate differences:
+Every corruption follows the CPU library (:mod:`corruptbench.corruptions`, which cites the reference
+lines) formula by formula with the same per-severity tables
+(:mod:`corruptbench.tables.corruptions`), in float32 on the tensor's device, with these deliberate
+differences:
 
 * **Randomness** comes from a ``torch.Generator`` (one independent draw per sample: noise, motion
   angle, frost texture and crop, glass offsets, plasma map, elastic fields, ...), so streams differ

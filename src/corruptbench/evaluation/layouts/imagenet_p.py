@@ -1,7 +1,8 @@
 """ImageNet-P folders: ``<perturbation>[_<d>]/<wnid>/<stem>.mp4`` (H.264, read with PyAV).
 
 The noise perturbations have one dataset per difficulty (``gaussian_noise_2``, ...); the others
-have one (difficulty 1), and the difficulty is a frame stride at evaluation time (spec §4.2).
+have one (difficulty 1), and the difficulty is a frame stride at evaluation time
+(hendrycks/robustness ImageNet-P/test.py:257-273).
 """
 
 from __future__ import annotations
