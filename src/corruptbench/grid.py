@@ -159,7 +159,7 @@ def subset_names(kind: str, subset: str, suite: str = "imagenet_c") -> tuple[str
     key = canonical_name(subset) if isinstance(subset, str) else ""
     if key not in known:
         raise GridError(
-            f"unknown subset {subset!r}{suggest(key, known)} (choices: {', '.join(known)})"
+            f"unknown subset {subset!r}{suggest(key, list(known))} (choices: {', '.join(known)})"
         )
     return known[key]
 

@@ -130,9 +130,9 @@ def scan_imagenet_c(
             cell_dir = root / c / str(s)
             items = _scan_cell(str(cell_dir), exts) if cell_dir.is_dir() else []
             if items:
-                index.cells[(c, s)] = items
+                index.cells[Cell(c, s)] = items
             else:
-                index.missing.append((c, s))
+                index.missing.append(Cell(c, s))
     return index
 
 

@@ -410,7 +410,7 @@ def _grid_rows(
     errors: dict[str, list[float | None]] = {}
     counts: dict[str, list[int | None]] = {}
     for c in names:
-        cells = [tally.get((c, s)) for s in SEVERITIES]
+        cells = [tally.get(Cell(c, s)) for s in SEVERITIES]
         errors[c] = [1.0 - t[0] / t[1] if t and t[1] > 0 else None for t in cells]
         counts[c] = [t[1] if t and t[1] > 0 else None for t in cells]
     return errors, counts

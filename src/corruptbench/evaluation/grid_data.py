@@ -28,8 +28,9 @@ from typing import Any
 from ..corruptions import ALL_CORRUPTIONS
 from ..datasets.webdataset import SHARD_INDEX, read_index
 from ..errors import Arg
+from ..grid import SEVERITIES, Cell, cell_key
 from ..pipeline import hash_lines
-from .common import SEVERITIES, Cell, EvalError, cell_key
+from .common import EvalError
 
 __all__ = ["GridData", "Target", "open_grid_data"]
 
@@ -83,7 +84,9 @@ def _manifest_cells(root: Path, doc: dict[str, Any]) -> tuple[str, list[Cell], s
             f"{root}: a make-c --format {fmt} build has no folder per cell; score folders "
             "(--layout tree, --format jpeg) or shards (--format webdataset)"
         )
-    cells = [(str(c), int(s)) for c in params.get("corruptions", []) for s in params["severities"]]
+    cells = [
+        Cell(str(c), int(s)) for c in params.get("corruptions", []) for s in params["severities"]
+    ]
     fingerprint = hash_lines([json.dumps(params, sort_keys=True)])
     return ("tree" if fmt == "tree" else "imagenet"), cells, fingerprint
 
@@ -94,7 +97,7 @@ def _scanned_cells(root: Path) -> list[Cell]:
     for name in ALL_CORRUPTIONS:
         for sev in SEVERITIES:
             if (root / name / str(sev)).is_dir():
-                cells.append((name, sev))
+                cells.append(Cell(name, sev))
     return cells
 
 
@@ -132,7 +135,7 @@ def _shard_data(root: Path) -> GridData:
     targets: dict[Cell, Target] = {}
     lines = []
     for row in doc["cells"]:
-        cell = (str(row[nk]), int(row[lk]))
+        cell = Cell(str(row[nk]), int(row[lk]))
         shards = tuple(root / s["name"] for s in row["shards"])
         gone = [p for p in shards if not p.is_file()]
         if gone:

@@ -41,14 +41,14 @@ def _select(data: GridData, corruptions: Sequence[str] | None, partial: bool) ->
     absent = [n for n in names if n not in present]
     if absent:
         raise EvalError(f"{data.root} has no cells of {', '.join(absent)}")
-    cells = [(n, s) for n in names for s in SEVERITIES]
+    cells = [Cell(n, s) for n in names for s in SEVERITIES]
     holes = [cell_key(c) for c in cells if c not in data.targets]
     if holes:
         raise EvalError(
             f"{data.root}: missing cell{'s' if len(holes) > 1 else ''}: {', '.join(holes)}"
         )
     # summarize_scores's own message, before any cell is scored
-    summarize_scores({n: [1.0] * 5 for n in names}, 1.0, partial=partial)
+    summarize_scores({n: [1.0] * len(SEVERITIES) for n in names}, 1.0, partial=partial)
     return cells
 
 
@@ -81,7 +81,7 @@ def _resumed(out: Path | None, overwrite: bool, name: str, metric: str, fingerpr
     assert prev.score is not None
     done: Scores = {} if prev.score.clean is None else {CLEAN: prev.score.clean}
     for corruption, values in prev.score.scores.items():
-        done.update({(corruption, s): v for s, v in enumerate(values, 1) if v is not None})
+        done.update({Cell(corruption, s): v for s, v in zip(SEVERITIES, values) if v is not None})
     return done
 
 
@@ -107,7 +107,9 @@ def _results(
 ) -> Results:
     grid: dict[str, list[float | None]] = {}
     for corruption, sev in cells:
-        grid.setdefault(corruption, [None] * 5)[sev - 1] = done.get((corruption, sev))
+        grid.setdefault(corruption, [None] * len(SEVERITIES))[sev - 1] = done.get(
+            Cell(corruption, sev)
+        )
     return Results(
         kind="score",
         model={"id": name, "source": "evaluate_grid"},

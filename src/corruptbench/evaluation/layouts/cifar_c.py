@@ -62,11 +62,11 @@ class CifarCFolder(Layout):
         for c in sel.names:
             for s in sel.levels:
                 if c not in index.files:
-                    lay.missing.append((c, s))
+                    lay.missing.append(Cell(c, s))
                     continue
-                lay.cells.append((c, s))
+                lay.cells.append(Cell(c, s))
                 arr = load_cifar_c(root, c, s)
-                lay.fingerprints[lay.key((c, s))] = npy_fingerprint(
+                lay.fingerprints[lay.key(Cell(c, s))] = npy_fingerprint(
                     arr[rows], labels[(s - 1) * n : s * n][rows]
                 )
         lay._files = index.files

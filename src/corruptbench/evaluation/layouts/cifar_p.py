@@ -41,13 +41,13 @@ class CifarPFolder(Layout):
         for p in sel.names:
             stem = p if difficulty == 1 or p not in NOISE_PERTURBATIONS else f"{p}_{difficulty}"
             if stem not in npys:
-                lay.missing.append((p, difficulty))
+                lay.missing.append(Cell(p, difficulty))
                 continue
             arr = load_cifar_p(root, stem)
             rows = select_subset(
                 arr.shape[0], [str(i) for i in range(arr.shape[0])], sel.limit, sel.seed
             )
-            lay.cells.append((p, difficulty))
+            lay.cells.append(Cell(p, difficulty))
             lay._items[p] = [(reader, 0, (str(npys[stem]), i)) for i in rows]
             lay.fingerprints[p] = npy_fingerprint(arr[rows], None)
         lay.images_per_cell = max((len(v) for v in lay._items.values()), default=0)

@@ -52,11 +52,11 @@ class ImageNetPFolder(Layout):
             d = difficulty if p in NOISE_PERTURBATIONS else 1
             entries = index.cells.get((p, d))
             if not entries:
-                lay.missing.append((p, difficulty))
+                lay.missing.append(Cell(p, difficulty))
                 continue
             rows = select_subset(len(entries), keys_of(entries), sel.limit, sel.seed)
             chosen = [entries[i][0] for i in rows]
-            lay.cells.append((p, difficulty))
+            lay.cells.append(Cell(p, difficulty))
             lay._items[p] = [(reader, 0, str(f)) for f in chosen]
             lay.fingerprints[p] = files_fingerprint(root, chosen)
         lay.images_per_cell = max((len(v) for v in lay._items.values()), default=0)

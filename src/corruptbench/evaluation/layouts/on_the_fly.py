@@ -67,7 +67,7 @@ class OnTheFlyC(Layout):
             "would write before JPEG encoding (make-c then saves JPEG q85; that step is skipped here)"
         )
         lay.images_per_cell = len(items)
-        lay.cells = [(c, s) for c in sel.names for s in sel.levels]
+        lay.cells = [Cell(c, s) for c in sel.names for s in sel.levels]
         base = hash_lines([source.fingerprint, str(sel.seed), prof, *(it.rel for it in items)])
         for cell in lay.cells:
             lay.fingerprints[lay.key(cell)] = hash_lines([base, lay.key(cell)])
@@ -119,7 +119,7 @@ class OnTheFlyP(Layout):
         (difficulty,) = sel.levels
         base = hash_lines([source.fingerprint, str(sel.seed), prof, *(it.rel for it in items)])
         for p in sel.names:
-            lay.cells.append((p, difficulty))
+            lay.cells.append(Cell(p, difficulty))
             lay.fingerprints[p] = hash_lines([base, p, str(difficulty)])
         lay.notes.append(
             f"sequences generated on the fly: same frames as `corruptbench make-p --seed {sel.seed} "

@@ -122,7 +122,7 @@ class _Shards(Layout):
 
 def _rows(doc: dict[str, Any]) -> dict[Cell, dict[str, Any]]:
     nk, lk = doc["name_key"], doc["level_key"]
-    return {(r[nk], int(r[lk])): r for r in doc["cells"] if r.get("shards")}
+    return {Cell(r[nk], int(r[lk])): r for r in doc["cells"] if r.get("shards")}
 
 
 @dataclass
@@ -141,7 +141,7 @@ class WebDatasetC(_Shards):
     ) -> WebDatasetC:
         doc = _open_index(root, "c")
         rows = _rows(doc)
-        wanted = [(c, s) for c in sel.names for s in sel.levels]
+        wanted = [Cell(c, s) for c in sel.names for s in sel.levels]
         if not any(cell in rows for cell in wanted):
             raise EvalError(
                 f"{root}: none of the requested cells is in {SHARD_INDEX} (it has "
@@ -238,10 +238,15 @@ class WebDatasetP(_Shards):
         for p in sel.names:
             # the other perturbations have one dataset; their difficulty is a stride at eval time
             d = difficulty if p in NOISE_PERTURBATIONS else 1
-            if (p, d) not in rows:
-                lay.missing.append((p, difficulty))
+            if Cell(p, d) not in rows:
+                lay.missing.append(Cell(p, difficulty))
                 continue
-            lay._add((p, difficulty), rows[(p, d)], _scan_cell(root, rows[(p, d)], media), sel)
+            lay._add(
+                Cell(p, difficulty),
+                rows[Cell(p, d)],
+                _scan_cell(root, rows[Cell(p, d)], media),
+                sel,
+            )
         return lay
 
     def key(self, cell: Cell) -> str:
