@@ -165,19 +165,26 @@ def build(
     # temporary file; the start-of-run sweep only sees those of earlier runs
     sweep_temps(out)
     _tally(summary, results, collisions, known or {})
+    _finish(out, manifest, summary, writer, len(grid.cells))
+    summary.elapsed = time.perf_counter() - t0
+    return summary
+
+
+def _finish(
+    out: Path, manifest: dict[str, Any], summary: BuildSummary, writer: Writer, per_image: int
+) -> None:
+    """``skipped.csv``, the manifest's final status and totals, and the writer's clean-up."""
     write_skipped(out, summary.skipped + summary.failed + summary.warnings)
     totals = {
-        "images": len(items),
+        "images": summary.images,
         "skipped": len(summary.skipped),
         "failed": len(summary.failed),
-        "outputs_per_image": len(grid.cells),
+        "outputs_per_image": per_image,
     }
     status = "complete" if not summary.failed else "incomplete"
     write_json(out / MANIFEST, {**manifest, "status": status, "totals": totals})
     if not summary.failed:
         writer.cleanup()
-    summary.elapsed = time.perf_counter() - t0
-    return summary
 
 
 def _check(
