@@ -44,6 +44,19 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
     parts = ["## Robustness summary", ""]
     for text in warnings:
         parts += [f"> **Warning:** {_md_cell(text)}", ""]
+    parts += _summary_table(ordered, has_p=bool(p_rows))
+    if c_rows:
+        parts += _ce_table(c_rows)
+        for r in c_rows:
+            parts += _severity_table(r)
+    if p_rows:
+        parts += _p_table(p_rows)
+    return "\n".join(parts).rstrip() + "\n"
+
+
+def _summary_table(ordered: Sequence[Results], *, has_p: bool) -> list[str]:
+    """One row per result (clean error, mCE, relative mCE, mean errors; mFR and mT5D when any
+    result has ImageNet-P numbers), then which baselines normalised the CE."""
     header = [
         "Model",
         "Clean error",
@@ -52,7 +65,6 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
         "Mean error (15)",
         "Mean error (4 extra)",
     ]
-    has_p = bool(p_rows)
     if has_p:
         header += ["mFR", "mT5D"]
     rows = []
@@ -61,60 +73,64 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
         row = [_md_cell(r.label) + (" (partial)" if c is not None and c.partial else "")]
         row += summary_cells(r, has_p)
         rows.append(row)
-    parts += [_table(header, rows), ""]
-    baselines = sorted({r.c.baseline for r in c_rows if r.c})
+    parts = [_table(header, rows), ""]
+    baselines = sorted({r.c.baseline for r in ordered if r.c})
     if baselines:
         parts += [
             f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
             "",
         ]
+    return parts
 
-    if c_rows:
-        parts += ["### Corruption error (CE / relative CE) per corruption", ""]
-        names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in c_rows if r.c)]
-        header = (
-            ["Corruption"]
-            + [f"{_md_cell(r.label)} CE" for r in c_rows]
-            + [f"{_md_cell(r.label)} rel. CE" for r in c_rows]
+
+def _ce_table(c_rows: Sequence[Results]) -> list[str]:
+    """CE and relative CE per corruption, the ImageNet-C results side by side."""
+    names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in c_rows if r.c)]
+    header = (
+        ["Corruption"]
+        + [f"{_md_cell(r.label)} CE" for r in c_rows]
+        + [f"{_md_cell(r.label)} rel. CE" for r in c_rows]
+    )
+    rows = []
+    for n in names:
+        label = pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")
+        rows.append(
+            [label]
+            + [pct(r.c.ce.get(n)) for r in c_rows if r.c]
+            + [pct(r.c.relative_ce.get(n)) for r in c_rows if r.c]
         )
-        rows = []
-        for n in names:
-            label = pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")
-            rows.append(
-                [label]
-                + [pct(r.c.ce.get(n)) for r in c_rows if r.c]
-                + [pct(r.c.relative_ce.get(n)) for r in c_rows if r.c]
-            )
-        parts += [_table(header, rows), ""]
-        for r in c_rows:
-            c = r.c
-            assert c is not None
-            parts += [f"### Top-1 error by severity: {_md_cell(r.label)}", ""]
-            means = c.mean_errors()
-            rows = [
-                [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else ""), pct(c.clean_error)]
-                + [pct(v) for v in vals]
-                + [pct(means.get(n))]
-                for n, vals in c.errors.items()
-            ]
-            parts += [_table(["Corruption", "clean", "1", "2", "3", "4", "5", "mean"], rows), ""]
-    if p_rows:
-        parts += ["### ImageNet-P", ""]
-        names = [
-            n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)
-        ]
-        header = ["Perturbation"]
+    return ["### Corruption error (CE / relative CE) per corruption", "", _table(header, rows), ""]
+
+
+def _severity_table(r: Results) -> list[str]:
+    """One result's top-1 error per corruption: clean, severities 1..5, mean."""
+    c = r.c
+    assert c is not None
+    means = c.mean_errors()
+    rows = [
+        [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else ""), pct(c.clean_error)]
+        + [pct(v) for v in vals]
+        + [pct(means.get(n))]
+        for n, vals in c.errors.items()
+    ]
+    header = ["Corruption", "clean", "1", "2", "3", "4", "5", "mean"]
+    return [f"### Top-1 error by severity: {_md_cell(r.label)}", "", _table(header, rows), ""]
+
+
+def _p_table(p_rows: Sequence[Results]) -> list[str]:
+    """Flip probability and top-5 distance per perturbation, the ImageNet-P results side by side."""
+    names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)]
+    header = ["Perturbation"]
+    for r in p_rows:
+        header += [f"{_md_cell(r.label)} FP", f"{_md_cell(r.label)} T5D"]
+    rows = []
+    for n in names:
+        row = [pretty(n)]
         for r in p_rows:
-            header += [f"{_md_cell(r.label)} FP", f"{_md_cell(r.label)} T5D"]
-        rows = []
-        for n in names:
-            row = [pretty(n)]
-            for r in p_rows:
-                assert r.p is not None
-                row += [pct(r.p.flip_probability.get(n), 2), num(r.p.top5_distance.get(n), 3)]
-            rows.append(row)
-        parts += [_table(header, rows), ""]
-    return "\n".join(parts).rstrip() + "\n"
+            assert r.p is not None
+            row += [pct(r.p.flip_probability.get(n), 2), num(r.p.top5_distance.get(n), 3)]
+        rows.append(row)
+    return ["### ImageNet-P", "", _table(header, rows), ""]
 
 
 CSV_COLUMNS = ("model", "file", "metric", "name", "severity", "value")
