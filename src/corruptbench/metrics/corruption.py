@@ -285,10 +285,10 @@ def _resolve_baseline(baseline: object, baseline_clean_error: float | None) -> _
         )
     if isinstance(baseline, Mapping):
         errors = _parse_c_errors(baseline, "baseline", allow_missing=False)
-        given = clean_rate()
+        user_clean = clean_rate()
         desc = f"user-supplied baseline ({len(errors)} corruptions"
-        desc += f"; clean error {given:g})" if given is not None else ")"
-        return _Baseline(errors, given, desc)
+        desc += f"; clean error {user_clean:g})" if user_clean is not None else ")"
+        return _Baseline(errors, user_clean, desc)
     raise TypeError(
         f"baseline must be 'alexnet', 'uniform' or a mapping, got {type(baseline).__name__}"
     )

@@ -6,6 +6,7 @@ import csv
 import io
 from collections.abc import Sequence
 
+from ..grid import SEVERITIES
 from ..perturbations import ALL_PERTURBATIONS
 from ..results import Results
 from ..results.format import (
@@ -38,34 +39,6 @@ def _table(
     )
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(out)
-
-
-def _c_p_summary(rows: Sequence[Results], has_p: bool) -> list[str]:
-    """The ImageNet-C / -P headline table (one row per model), then the CE baselines."""
-    header = [
-        "Model",
-        "Clean error",
-        "mCE",
-        "Relative mCE",
-        "Mean error (15)",
-        "Mean error (4 extra)",
-    ]
-    if has_p:
-        header += ["mFR", "mT5D"]
-    table = []
-    for r in rows:
-        c = r.c
-        row = [_md_cell(r.label) + (" (partial)" if c is not None and c.partial else "")]
-        row += summary_cells(r, has_p)
-        table.append(row)
-    parts = [_table(header, table), ""]
-    baselines = sorted({r.c.baseline for r in rows if r.c})
-    if baselines:
-        parts += [
-            f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
-            "",
-        ]
-    return parts
 
 
 def _score_sections(rows: Sequence[Results]) -> list[str]:
@@ -108,7 +81,7 @@ def _score_sections(rows: Sequence[Results]) -> list[str]:
             + [score_num(means.get(n))]
             for n, vals in s.scores.items()
         ]
-        parts += [_table(["Corruption", "clean", "1", "2", "3", "4", "5", "mean"], table), ""]
+        parts += [_table(["Corruption", "clean", *map(str, SEVERITIES), "mean"], table), ""]
     return parts
 
 
@@ -127,58 +100,96 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
     for text in warnings:
         parts += [f"> **Warning:** {_md_cell(text)}", ""]
     if c_rows or p_rows:
-        parts += _c_p_summary(
-            [r for r in ordered if r.c is not None or r.p is not None], has_p=bool(p_rows)
-        )
-
+        cp_rows = [r for r in ordered if r.c is not None or r.p is not None]
+        parts += _summary_table(cp_rows, has_p=bool(p_rows))
     if c_rows:
-        parts += ["### Corruption error (CE / relative CE) per corruption", ""]
-        names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in c_rows if r.c)]
-        header = (
-            ["Corruption"]
-            + [f"{_md_cell(r.label)} CE" for r in c_rows]
-            + [f"{_md_cell(r.label)} rel. CE" for r in c_rows]
-        )
-        rows = []
-        for n in names:
-            label = pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")
-            rows.append(
-                [label]
-                + [pct(r.c.ce.get(n)) for r in c_rows if r.c]
-                + [pct(r.c.relative_ce.get(n)) for r in c_rows if r.c]
-            )
-        parts += [_table(header, rows), ""]
+        parts += _ce_table(c_rows)
         for r in c_rows:
-            c = r.c
-            assert c is not None
-            parts += [f"### Top-1 error by severity: {_md_cell(r.label)}", ""]
-            means = c.mean_errors()
-            rows = [
-                [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else ""), pct(c.clean_error)]
-                + [pct(v) for v in vals]
-                + [pct(means.get(n))]
-                for n, vals in c.errors.items()
-            ]
-            parts += [_table(["Corruption", "clean", "1", "2", "3", "4", "5", "mean"], rows), ""]
+            parts += _severity_table(r)
     if p_rows:
-        parts += ["### ImageNet-P", ""]
-        names = [
-            n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)
-        ]
-        header = ["Perturbation"]
-        for r in p_rows:
-            header += [f"{_md_cell(r.label)} FP", f"{_md_cell(r.label)} T5D"]
-        rows = []
-        for n in names:
-            row = [pretty(n)]
-            for r in p_rows:
-                assert r.p is not None
-                row += [pct(r.p.flip_probability.get(n), 2), num(r.p.top5_distance.get(n), 3)]
-            rows.append(row)
-        parts += [_table(header, rows), ""]
+        parts += _p_table(p_rows)
     if s_rows:
         parts += _score_sections(s_rows)
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _summary_table(ordered: Sequence[Results], *, has_p: bool) -> list[str]:
+    """One row per result (clean error, mCE, relative mCE, mean errors; mFR and mT5D when any
+    result has ImageNet-P numbers), then which baselines normalised the CE."""
+    header = [
+        "Model",
+        "Clean error",
+        "mCE",
+        "Relative mCE",
+        "Mean error (15)",
+        "Mean error (4 extra)",
+    ]
+    if has_p:
+        header += ["mFR", "mT5D"]
+    rows = []
+    for r in ordered:
+        c = r.c
+        row = [_md_cell(r.label) + (" (partial)" if c is not None and c.partial else "")]
+        row += summary_cells(r, has_p)
+        rows.append(row)
+    parts = [_table(header, rows), ""]
+    baselines = sorted({r.c.baseline for r in ordered if r.c})
+    if baselines:
+        parts += [
+            f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
+            "",
+        ]
+    return parts
+
+
+def _ce_table(c_rows: Sequence[Results]) -> list[str]:
+    """CE and relative CE per corruption, the ImageNet-C results side by side."""
+    names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in c_rows if r.c)]
+    header = (
+        ["Corruption"]
+        + [f"{_md_cell(r.label)} CE" for r in c_rows]
+        + [f"{_md_cell(r.label)} rel. CE" for r in c_rows]
+    )
+    rows = []
+    for n in names:
+        label = pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")
+        rows.append(
+            [label]
+            + [pct(r.c.ce.get(n)) for r in c_rows if r.c]
+            + [pct(r.c.relative_ce.get(n)) for r in c_rows if r.c]
+        )
+    return ["### Corruption error (CE / relative CE) per corruption", "", _table(header, rows), ""]
+
+
+def _severity_table(r: Results) -> list[str]:
+    """One result's top-1 error per corruption: clean, severities 1..5, mean."""
+    c = r.c
+    assert c is not None
+    means = c.mean_errors()
+    rows = [
+        [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else ""), pct(c.clean_error)]
+        + [pct(v) for v in vals]
+        + [pct(means.get(n))]
+        for n, vals in c.errors.items()
+    ]
+    header = ["Corruption", "clean", "1", "2", "3", "4", "5", "mean"]
+    return [f"### Top-1 error by severity: {_md_cell(r.label)}", "", _table(header, rows), ""]
+
+
+def _p_table(p_rows: Sequence[Results]) -> list[str]:
+    """Flip probability and top-5 distance per perturbation, the ImageNet-P results side by side."""
+    names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)]
+    header = ["Perturbation"]
+    for r in p_rows:
+        header += [f"{_md_cell(r.label)} FP", f"{_md_cell(r.label)} T5D"]
+    rows = []
+    for n in names:
+        row = [pretty(n)]
+        for r in p_rows:
+            assert r.p is not None
+            row += [pct(r.p.flip_probability.get(n), 2), num(r.p.top5_distance.get(n), 3)]
+        rows.append(row)
+    return ["### ImageNet-P", "", _table(header, rows), ""]
 
 
 CSV_COLUMNS = ("model", "file", "metric", "name", "severity", "value")
@@ -241,7 +252,7 @@ def render_csv(results: Sequence[Results]) -> str:
             means = g.corruption_means()
             relative = g.summary.relative if g.summary is not None else {}
             for name, values in g.scores.items():
-                for sev, v in enumerate(values, 1):
+                for sev, v in zip(SEVERITIES, values):
                     row(r, "score", name, sev, v)
                 row(r, "score_mean", name, None, means.get(name))
                 row(r, "relative_score", name, None, relative.get(name))
