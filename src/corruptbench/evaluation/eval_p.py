@@ -74,7 +74,7 @@ def evaluate_p(
             make-p's seeding; no labels needed).
         perturbations: Names or groups (``test``, ``validation``, ``all``); default all 14.
         difficulty: 1, 2 or 3. The noise perturbations read their ``_<d>`` dataset; the others
-            use it as the frame stride (spec §4.2).
+            use it as the frame stride (hendrycks/robustness ImageNet-P/test.py:257-273).
         mean, std, input_size: Preprocessing of a module / callable (see ``evaluate_c``).
         device: Where the model runs (default: the module's device, else ``"cpu"``).
         batch_size: Frames per model call: ``max(1, batch_size // T)`` sequences.
