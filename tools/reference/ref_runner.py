@@ -574,6 +574,9 @@ def selftest() -> int:
     assert not np.array_equal(rgb, img)
     gray, _ = op_magick_motion_blur(img[..., 0], 10, 3, -90)
     assert gray.shape == (224, 224), gray.shape
+    shimmed, direct = op_gaussian_shim(img, 2.0)
+    assert np.array_equal(shimmed, direct), "the multichannel shim changed gaussian's output"
+    assert ic_plain().corrupt(img[:64, :64], 1, "glass_blur").shape == (64, 64, 3)
     print(f"[ref_runner] selftest ok in {time.perf_counter() - t0:.1f} s; {versions()}")
     return 0
 
