@@ -25,9 +25,9 @@ import numpy as np
 from ..ops import kernels
 from ..registry import CorruptionSpec, corruption_specs
 from ..tables.imagecorruptions import FIRST_PARAMETER, return_kind
-from .dispatch import call_rgb
+from .dispatch import ON_PIL, call_rgb
 from .gray import call_gray, rgb2gray
-from .inputs import read_function_image, read_severity
+from .inputs import read_function_image, read_function_pil, read_severity
 from .randomness import global_state
 
 __all__ = [
@@ -125,6 +125,9 @@ def shift(image: np.ndarray, dx: int, dy: int) -> np.ndarray:
 
 
 def _apply(name: str, x: Any, severity: Any) -> Any:
+    if name in ON_PIL:
+        image = read_function_pil(x, FIRST_PARAMETER.get(name, "x"))
+        return ON_PIL[name](image, read_severity(severity))
     picture = read_function_image(x, FIRST_PARAMETER.get(name, "x"))
     sev = read_severity(severity)
     if not picture.gray:

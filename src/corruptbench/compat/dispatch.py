@@ -33,6 +33,7 @@ __all__ = [
     "call_rgb",
     "as_returned",
     "jpeg_file",
+    "ON_PIL",
 ]
 
 #: the one size imagenet-c 0.0.3 runs at (its hard-coded 224 x 224)
@@ -82,17 +83,13 @@ def _pixels(name: str, rgb: np.ndarray, severity: int, rng: Any, *, floats: bool
 def corrupt_rgb(name: str, rgb: np.ndarray, severity: int, rng: Any = None) -> np.ndarray:
     """``corrupt``'s uint8 ``(H, W, 3)`` result for a read-only RGB image."""
     if name == "pixelate":
-        return np.asarray(variants.pixelate(rgb, severity))
+        return np.asarray(variants.pixelate(Image.fromarray(rgb), severity))
     return np.asarray(_pixels(name, rgb, severity, rng, floats=False))
 
 
 def call_rgb(name: str, rgb: np.ndarray, severity: int) -> Any:
     """A corruption function's result for a read-only RGB image, typed as imagecorruptions'
-    (:func:`as_returned`)."""
-    if name == "pixelate":
-        return variants.pixelate(rgb, severity)
-    if name == "jpeg_compression":
-        return jpeg_file(rgb, severity)
+    (:func:`as_returned`). (pixelate and jpeg_compression: :data:`ON_PIL`.)"""
     out = _pixels(name, rgb, severity, None, floats=True)
     return out if name in NOISE else as_returned(out, name, severity)
 
@@ -107,14 +104,19 @@ def as_returned(out: Any, name: str, severity: int, *, gray: bool = False) -> An
     return arr.astype(np.dtype(kind), copy=False)
 
 
-def jpeg_file(pixels: np.ndarray, severity: int) -> Image.Image:
-    """imagecorruptions' ``jpeg_compression``: the image saved as a JPEG at the severity's quality
-    (Pillow, its defaults) and opened again: a ``JpegImageFile`` (``.format == "JPEG"``) for RGB;
-    for a 2-D (grayscale) image the RGB round trip converted to mode L (a plain ``Image``)."""
+def jpeg_file(image: Image.Image, severity: int) -> Image.Image:
+    """imagecorruptions' ``jpeg_compression`` of a PIL image (mode RGB or L): saved as a JPEG at the
+    severity's quality (Pillow, its defaults) and opened again: the ``JpegImageFile``
+    (``.format == "JPEG"``) for RGB; for mode L the RGB round trip converted to L (an ``Image``)."""
     quality = int(get_params("jpeg_compression", severity, variants.TABLE))
     buf = io.BytesIO()
-    img = Image.fromarray(pixels)
-    (img.convert("RGB") if pixels.ndim == 2 else img).save(buf, "JPEG", quality=quality)
+    gray = image.mode != "RGB"
+    (image.convert("RGB") if gray else image).save(buf, "JPEG", quality=quality)
     buf.seek(0)
     opened = Image.open(buf)
-    return opened.convert("L") if pixels.ndim == 2 else opened
+    return opened.convert("L") if gray else opened
+
+
+#: the functions that run Pillow on the PIL image itself, as imagecorruptions does (an array is
+#: made a PIL image first): no conversion to an array and back
+ON_PIL = {"pixelate": variants.pixelate, "jpeg_compression": jpeg_file}

@@ -35,7 +35,7 @@ from ..registry import get_corruption
 from ..rng import NumpyDraws
 from ..tables.corruptions import get_params
 from . import variants
-from .dispatch import NOISE, as_returned, imagecorruptions_table, jpeg_file
+from .dispatch import NOISE, as_returned, imagecorruptions_table
 from .randomness import copy_of_global, global_state
 
 __all__ = ["call_gray", "rgb2gray", "RGB2GRAY"]
@@ -210,11 +210,8 @@ _BRANCHES: dict[str, Callable[[np.ndarray, int, Any], np.ndarray]] = {
 
 def call_gray(name: str, gray: np.ndarray, severity: int) -> Any:
     """A corruption function's result for a read-only 2-D uint8 image, typed as imagecorruptions'
-    grayscale result: a float64 / float32 ``(H, W)`` array, or a mode-L PIL image."""
-    if name == "pixelate":
-        return variants.pixelate(gray, severity)
-    if name == "jpeg_compression":
-        return jpeg_file(gray, severity)
+    grayscale result: a float64 / float32 ``(H, W)`` array. (pixelate and jpeg_compression:
+    :data:`corruptbench.compat.dispatch.ON_PIL`.)"""
     # impulse noise: scikit-image's own generator in imagecorruptions, a copy of the state here
     rng = copy_of_global() if name == "impulse_noise" else global_state()
     out = _BRANCHES[name](gray, severity, rng)

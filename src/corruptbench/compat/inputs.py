@@ -31,6 +31,7 @@ __all__ = [
     "Picture",
     "read_corrupt_image",
     "read_function_image",
+    "read_function_pil",
     "read_severity",
     "read_number",
 ]
@@ -127,6 +128,18 @@ def read_function_image(x: Any, name: str = "x") -> Picture:
     if image.ndim == 3 and image.shape[2] == 1:
         return Picture(_frozen(image[:, :, 0]), channel_axis=True)
     return Picture(_frozen(image))
+
+
+def read_function_pil(x: Any, name: str = "x") -> Image.Image:
+    """A function's image as a PIL image of mode RGB or L (pixelate and jpeg_compression run Pillow
+    on it, as imagecorruptions): a PIL image as it is (another mode converted to RGB), an array
+    as :func:`read_function_image` reads it (grayscale: mode L)."""
+    if isinstance(x, Image.Image):
+        img = x if x.mode in ("L", "RGB") else x.convert("RGB")
+        if 0 in img.size:
+            raise CompatValueError(f"{name} is empty (size {img.size})")
+        return img
+    return Image.fromarray(read_function_image(x, name).pixels)
 
 
 def read_severity(severity: Any) -> int:

@@ -11,8 +11,8 @@ ImageMagick's motion blur, the library's kernels), so that its output there is i
   centred trim), motion-blurred, then cut to the image at the top-left.
 * ``elastic_transform`` (:func:`elastic_transform`): displacements ``U(-0.005 H, 0.005 H)``
   smoothed with ``sigma = 0.01 (H, W)`` and scaled by imagecorruptions' alpha; no affine stage.
-* ``pixelate`` (:func:`pixelate`, at every size): BOX down, NEAREST back up (imagenet-c's BOX up
-  gives the same pixels at 224 x 224 for all five severities).
+* ``pixelate`` (:func:`pixelate`, at every size): BOX down, NEAREST back up, with Pillow as
+  imagecorruptions calls it (imagenet-c's BOX up gives the same pixels at 224 x 224).
 
 The fog map (``next_power_of_2`` of the largest side, cropped at the top-left) is the library's
 fog with that map size; glass blur's loops, zoom blur's per-axis crops and the other corruptions
@@ -41,7 +41,6 @@ from ..corruptions.weather import (
 )
 from ..ops import weather_stages as wk
 from ..ops.legacy_random import legacy_uniform
-from ..ops.pillow_resize import pil_box_resize
 from ..ops.scipy_ndimage import map_coordinates_reflect_u8
 from ..tables.corruptions import get_params
 from ..tables.imagecorruptions import (
@@ -197,10 +196,16 @@ def pixelate_size(shape: tuple[int, ...], severity: int, name: str = "x") -> tup
     return size
 
 
-def pixelate(image: np.ndarray, severity: int) -> Image.Image:
-    """imagecorruptions' pixelate: ``resize((int(W c), int(H c)), BOX)`` (the library's compiled
-    copy of Pillow's BOX), then ``resize((W, H), NEAREST)`` (Pillow); a PIL image, mode RGB or
-    L."""
-    h, w = image.shape[:2]
-    small = pil_box_resize(image, pixelate_size(image.shape, severity))
-    return Image.fromarray(small).resize((w, h), Image.Resampling.NEAREST)
+def pixelate(image: Image.Image, severity: int) -> Image.Image:
+    """imagecorruptions' pixelate, by the same Pillow calls: ``resize((int(W c), int(H c)), BOX)``
+    then ``resize((W, H), NEAREST)`` of the PIL image (mode RGB or L).
+
+    At 224 x 224 these are imagenet-c's pixels (its BOX upsampling gives the same as NEAREST for
+    all five severities, and square BOX resizes are the same in every Pillow version). Elsewhere
+    they are imagecorruptions' under the installed Pillow (Pillow 13 may box-filter the columns
+    before the rows when both sides shrink, which moves a few values by 1 from Pillow 10's).
+    """
+    w, h = image.size
+    return image.resize(pixelate_size((h, w), severity), Image.Resampling.BOX).resize(
+        (w, h), Image.Resampling.NEAREST
+    )
