@@ -12,7 +12,13 @@ import pytest
 
 from builders.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
 from corruptbench.builders import BuildSpec, JpegTreeWriter
-from corruptbench.builders.engine import BULK_ITEMS, iter_local, kernel_choice, warm_up
+from corruptbench.builders.engine import (
+    BULK_ITEMS,
+    iter_local,
+    kernel_choice,
+    ray_init_kwargs,
+    warm_up,
+)
 from corruptbench.cli import main
 from corruptbench.pipeline import CorruptStep, open_source
 
@@ -87,6 +93,23 @@ def test_one_worker_two_workers_and_ray_give_identical_bytes(tmp_path: Path) -> 
     assert s3.processed == 4 and not s3.failed
     assert tree(one) == tree(two) == tree(ray_out)
     assert len(tree(one)) == 4 * 6 + 2
+
+
+def test_ray_auto_joins_the_cluster_in_ray_address_else_starts_ray_here() -> None:
+    """Ray refuses a CPU count when it joins a cluster: ``--workers`` goes to a Ray started here."""
+    assert ray_init_kwargs("auto", 2, None, {}) == {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "num_cpus": 2,
+    }
+    joined = ray_init_kwargs("auto", 2, None, {"RAY_ADDRESS": "127.0.0.1:6379"})
+    assert "num_cpus" not in joined and "address" not in joined  # ray.init reads RAY_ADDRESS
+    assert ray_init_kwargs("local", 2, None, {"RAY_ADDRESS": "x:1"})["address"] == "local"
+    assert ray_init_kwargs("local", 2, None, {})["num_cpus"] == 2
+    there = ray_init_kwargs("10.0.0.1:6379", 4, {"namespace": "n"}, {})
+    assert there["address"] == "10.0.0.1:6379" and there["namespace"] == "n"
+    assert "num_cpus" not in there
+    assert "num_cpus" not in ray_init_kwargs("auto", 1, None, {})
 
 
 def test_in_process_executor_and_warm_up(tmp_path: Path) -> None:
