@@ -1,4 +1,5 @@
-"""Session fixtures: real photos, CIFAR test images, a synthetic image and the reference client.
+"""Session fixtures: real photos, CIFAR test images, a synthetic image and the reference client;
+the collection record (``collection_guard.py``).
 
 Helpers shared by test modules live in ``support.py`` (``from support import ...``)."""
 
@@ -20,7 +21,13 @@ from PIL import Image
 # tests/ on sys.path: ``support`` and ``reference`` import from every sub-directory
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import collection_guard  # noqa: E402
 from support import CIFAR_TEST, PHOTO_NAMES, load_photo  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # record the collected modules: tests/test_collection.py compares them with the files on disk
+    collection_guard.install(config)
 
 
 @pytest.fixture(scope="session")
