@@ -13,9 +13,9 @@ raylet, so killing a worker node never kills the driver's) and N worker nodes wi
 :class:`LoopbackCluster` runs the cluster in a child process (``loopback_ray.py --serve``) and
 talks to it over pipes: the caller never imports ray. In-process Ray leaves gRPC and GCS-client
 threads running after ``ray.shutdown()`` (12 of them with Ray 2.60) and, after a failed start, a
-half-made node; a pytest process that had started Ray once died with SIGSEGV a test later. The
-server process owns every Ray process; when it dies (even by SIGKILL) they die with it (Ray starts
-them with ``PR_SET_PDEATHSIG``).
+half-made node: the likely cause of the SIGSEGV a pytest process once died of, a test after its
+Ray test. The server process owns every Ray process; when it dies (even by SIGKILL) they die with
+it (Ray starts them with ``PR_SET_PDEATHSIG``).
 
 Start-up on a loaded machine. A node is up when its raylet has registered with the GCS, and the
 raylet registers only after its two Python agents (dashboard agent, runtime-env agent) have

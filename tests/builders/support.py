@@ -200,7 +200,8 @@ def make_c_with_ray(args: list[str], env: dict[str, str], cwd: Path = REPO) -> s
 
 def make_c_on_local_ray(args: list[str], attempts: int = 4) -> str:
     """``make-c ARGS --ray auto`` starting its own Ray, as on a user's machine: no RAY_ADDRESS and
-    a private ``RAY_TMPDIR`` (no other Ray of this machine is joined). A run that hits Ray's fixed
+    a private ``RAY_TMPDIR`` (no other Ray of this machine is joined). Every socket of the driver
+    and of its Ray, sampled while it runs, must be on 127.0.0.1. A run that hits Ray's fixed
     start-up deadline (it did nothing yet) is run again, up to ``attempts`` times."""
     need_ray()
     lr = loopback_ray()
@@ -209,13 +210,15 @@ def make_c_on_local_ray(args: list[str], attempts: int = 4) -> str:
     out = ""
     try:
         for _ in range(attempts):
-            try:
-                return make_c_with_ray([*args, "--ray", "auto"], env)
-            except AssertionError as e:
-                out = str(e)
-                if RAY_START_TIMED_OUT not in out:
-                    raise
-                lr.kill_processes(lr.processes_naming(tmp))
+            rc, out, sockets = _run_sampling_sockets(cli_cmd("make-c", *args, "--ray", "auto"), env)
+            if rc == 0:
+                off = [
+                    s for s in sockets if s[1] not in lr.LOOPBACK or s[2] not in (*lr.LOOPBACK, "")
+                ]
+                assert sockets and not off, f"sockets outside 127.0.0.1: {off}"
+                return out
+            assert RAY_START_TIMED_OUT in out, out
+            lr.kill_processes(lr.processes_naming(tmp))
         pytest.fail(f"Ray did not start in {attempts} attempts:\n{out[-3000:]}")
     finally:
         deadline = time.monotonic() + 10  # ray.shutdown() stops them; give them time to exit
@@ -224,3 +227,31 @@ def make_c_on_local_ray(args: list[str], attempts: int = 4) -> str:
         lr.kill_processes(left)
         shutil.rmtree(tmp, ignore_errors=True)
         assert not left, f"processes of the local Ray outlived make-c: {left}"
+
+
+def _run_sampling_sockets(
+    cmd: list[str], env: dict[str, str]
+) -> tuple[int, str, set[tuple[int, str, str]]]:
+    """Run ``cmd``; its exit code, its output and every inet socket ``(pid, local ip, remote
+    ip)`` of it and its children (a Ray it starts: raylet, agents, workers) seen while it runs."""
+    import psutil
+
+    lr = loopback_ray()
+    seen: set[tuple[int, str, str]] = set()
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        t0 = time.monotonic()
+        while proc.poll() is None:
+            if time.monotonic() - t0 > RAY_DRIVER_TIMEOUT:
+                proc.kill()
+                proc.wait()
+                pytest.fail(f"{' '.join(cmd)} did not finish in {RAY_DRIVER_TIMEOUT} s")
+            try:
+                me = psutil.Process(proc.pid)
+                procs = [me, *me.children(recursive=True)]
+            except psutil.Error:
+                procs = []
+            seen.update((pid, laddr, raddr) for pid, _, laddr, raddr in lr.inet_sockets(procs))
+            time.sleep(0.1)
+        log.seek(0)
+        return proc.returncode, log.read(), seen
