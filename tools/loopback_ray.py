@@ -108,7 +108,7 @@ class LoopbackCluster:
         self.startup_s = 0.0
         self._proc: subprocess.Popen[str] | None = None
         self._log: IO[str] | None = None
-        self._pids: list[int] = []  # every process of the cluster seen so far
+        self._known: dict[int, float] = {}  # pid -> start time of each process of the cluster seen
         self._tmp = ""  # the cluster's temp dir: its processes name it on their command lines
 
     # --------------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ class LoopbackCluster:
         self.address = ready["address"]
         self.attempts = ready["attempts"]
         self.startup_s = ready["startup_s"]
-        self._pids = ready["pids"]
+        self._remember(ready["pids"])
         self._tmp = ready["tmp"]
         return self.address
 
@@ -163,7 +163,7 @@ class LoopbackCluster:
         import psutil
 
         pids = self._request("pids" if i is None else f"pids {i}")["pids"]
-        self._pids = sorted(set(self._pids) | set(pids))
+        self._remember(pids)
         out = []
         for pid in pids:
             try:
@@ -195,7 +195,7 @@ class LoopbackCluster:
         a server that does not answer is killed, and with it its nodes."""
         proc, self._proc = self._proc, None
         if proc is not None:
-            self._pids = sorted(set(self._pids) | set(_descendants(proc.pid)))  # task workers too
+            self._remember(_descendants(proc.pid))  # the task workers too
             try:
                 if proc.poll() is None and proc.stdin is not None:
                     proc.stdin.close()  # end of commands: the server stops its nodes and exits
@@ -215,14 +215,24 @@ class LoopbackCluster:
         """The processes of this cluster still running (none after :meth:`close`)."""
         import psutil
 
-        alive = processes_naming(self._tmp) if self._tmp else []
-        for pid in self._pids:
+        alive = set(processes_naming(self._tmp)) if self._tmp else set()
+        for pid, started in self._known.items():
             try:
-                if pid not in alive and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
-                    alive.append(pid)
+                p = psutil.Process(pid)  # the same process, not a later one with its pid
+                if p.create_time() == started and p.status() != psutil.STATUS_ZOMBIE:
+                    alive.add(pid)
             except psutil.Error:
                 pass
-        return alive
+        return sorted(alive)
+
+    def _remember(self, pids: list[int]) -> None:
+        import psutil
+
+        for pid in pids:
+            try:
+                self._known.setdefault(pid, psutil.Process(pid).create_time())
+            except psutil.Error:
+                pass
 
     # --------------------------------------------------------------------------------------------
     def _request(self, command: str, timeout: float = 60.0) -> dict[str, Any]:
@@ -342,18 +352,20 @@ class _Nodes:
         return [{k: n.get(k) for k in keep} for n in self._cluster.global_state.node_table()]
 
     def pids(self, i: int | None = None) -> list[int]:
-        """Every process node ``i`` (or every node) started, and their children."""
+        """Every process node ``i`` (or every node) started that still runs, and their children."""
         out: set[int] = set()
         for node in self.nodes if i is None else [self.nodes[i]]:
             for infos in node.all_processes.values():
                 for info in infos:
-                    out.add(info.process.pid)
-                    out.update(_descendants(info.process.pid))
+                    # a reaped child's pid may belong to another process by now (pid_max 32768)
+                    if info.process.poll() is None:
+                        out.add(info.process.pid)
+                        out.update(_descendants(info.process.pid))
         return sorted(out)
 
     def kill_node(self, i: int) -> int:
-        raylet = self.nodes[i].all_processes["raylet"][0].process.pid
-        victims = [raylet, *_descendants(raylet)]
+        raylet = self.nodes[i].all_processes["raylet"][0].process
+        victims = [raylet.pid, *_descendants(raylet.pid)] if raylet.poll() is None else []
         kill_processes(victims)
         return len(victims)
 
