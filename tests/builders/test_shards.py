@@ -19,7 +19,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from builders.support import FAST, cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from builders.support import (
+    FAST,
+    cli_cmd,
+    kill_when,
+    make_c_with_ray,
+    make_source,
+    run_c,
+    tree,
+    write_batch,
+)
 from corruptbench.builders import build, output_name
 from corruptbench.builders.shards import WebDatasetCWriter, default_shard_size
 from corruptbench.builders.spec import BuildSpec
@@ -258,30 +267,19 @@ def test_sigkill_never_leaves_a_truncated_shard_and_resumes_to_identical_bytes(
 
 @pytest.mark.slow
 def test_one_worker_two_workers_and_ray_give_identical_shards(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ray_cluster: Any, tmp_path: Path
 ) -> None:
-    # Ray on 127.0.0.1 only: the variable must be set before ray is imported (or, once it is,
-    # the constant it sets); the auth mode is restored afterwards (ray.init sets it in os.environ)
-    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    monkeypatch.setenv("RAY_AUTH_MODE", os.environ.get("RAY_AUTH_MODE", "disabled"))
-    pytest.importorskip("ray")
-    from ray._private import ray_constants
-
-    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
     src = make_source(tmp_path, 5)
     kw = dict(names=["gaussian_noise", "snow"], levels=[2, 5], fmt="webdataset", shard_size=2)
     one, two, ray_out = tmp_path / "one", tmp_path / "two", tmp_path / "ray"
     run_c(src, one, **kw)
     assert run_c(src, two, workers=2, **kw).processed == 5
-    s3 = run_c(
-        src,
-        ray_out,
-        workers=2,
-        ray="auto",
-        ray_init={"num_cpus": 2, "include_dashboard": False},
-        **kw,
-    )
-    assert s3.processed == 5 and not s3.failed
+    text = make_c_with_ray(
+        [str(src), str(ray_out), "--corruptions", "gaussian_noise,snow", "--severities", "2,5",
+         "--format", "webdataset", "--shard-size", "2", "--no-progress",
+         "--ray", ray_cluster.address], ray_cluster.driver_env(),
+    )  # fmt: skip
+    assert "5 processed in this run" in text and "0 failed" in text, text
     assert tree(one) == tree(two) == tree(ray_out)
     assert len(list(one.glob("*.tar"))) == 4 * 3
 
