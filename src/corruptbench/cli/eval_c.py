@@ -55,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="NAME",
         help="corruption names and subsets (benchmark, extra, all, noise, blur, weather, "
-        f"digital); default all 19: {', '.join(ALL_CORRUPTIONS)}",
+        f"digital); default the --protocol's: all 19 for full ({', '.join(ALL_CORRUPTIONS)}), "
+        "the 15 benchmark ones for robustbench",
     )
     p.add_argument(
         "--corrupt-on",

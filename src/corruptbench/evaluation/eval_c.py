@@ -247,7 +247,8 @@ def _plan_c(
     if clean is not None:
         clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed, images)
         layout.fingerprints["clean"] = clean_set.fingerprint
-    layout.notes.insert(0, f"protocol {proto.name}: {proto.title}")
+    if proto.name != DEFAULT_PROTOCOL:  # the default is named in dataset.protocol only
+        layout.notes.insert(0, f"protocol {proto.name}: {proto.title}")
     return _CPlan(grid, layout, clean_set, base, on_device, limit, seed, proto)
 
 
