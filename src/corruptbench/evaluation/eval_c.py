@@ -303,11 +303,12 @@ def _check_protocol_model(proto: EvalProtocol, model: LoadedModel) -> None:
 
 def _check_protocol_profile(proto: EvalProtocol, layout: Layout) -> None:
     """A protocol with an image size refuses data of another size."""
-    size, have = proto.image_size, PROFILES[layout.profile].size
-    if size is not None and have != size:
+    size, prof = proto.image_size, PROFILES.get(layout.profile)
+    if size is not None and (prof is None or prof.size != size):
         raise EvalError(
             f"{layout.root}: protocol {proto.name} evaluates {size} x {size} images; this data "
-            f"has the {layout.profile!r} profile ({have} x {have})"
+            f"has the {layout.profile!r} profile"
+            + (f" ({prof.size} x {prof.size})" if prof is not None else "")
         )
 
 
