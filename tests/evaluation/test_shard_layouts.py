@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
@@ -18,6 +19,7 @@ from corruptbench.builders.convert import convert  # noqa: E402
 from corruptbench.cli import main  # noqa: E402
 from corruptbench.evaluation import EvalError, evaluate_c, evaluate_p  # noqa: E402
 from corruptbench.evaluation.layouts import (  # noqa: E402
+    ImageIds,
     ImageNetCFolder,
     Selection,
     WebDatasetC,
@@ -187,3 +189,29 @@ def test_shard_folders_that_do_not_fit(builds: dict[str, Path], tmp_path: Path) 
     )
     assert res.c is not None and res.c.errors["fog"] == [None] * 5
     assert res.c.errors["brightness"][1] is None and res.c.errors["brightness"][0] is not None
+
+
+@pytest.mark.parametrize("kind", ["made", "conv"])
+def test_listed_images_select_the_samples_of_the_folder_build(
+    builds: dict[str, Path], kind: str
+) -> None:
+    folder = ImageNetCFolder.open(builds["folder"], Selection(**CELLS), 12, None)
+    keys = sorted(
+        f"{Path(p).parent.name}/{Path(p).name}" for _r, _l, p in folder.items(folder.cells[0])
+    )
+    images = ImageIds(frozenset(keys[::3]), "protocol x")
+    listed = ImageNetCFolder.open(builds["folder"], Selection(**CELLS, images=images), 12, None)
+    shards = WebDatasetC.open(builds[kind], Selection(**CELLS, images=images), 12, None)
+    assert shards.cells == listed.cells and shards.images_per_cell == len(keys[::3]) == 4
+    for cell in listed.cells:
+        want, got = listed.items(cell), shards.items(cell)
+        assert [lab for _r, lab, _p in got] == [lab for _r, lab, _p in want]
+        for (r1, _l1, p1), (r2, _l2, p2) in zip(want, got):
+            assert np.array_equal(r1.read(p1), r2.read(p2))  # the same JPEG, decoded
+    assert (
+        "protocol x: its 4 listed images of each cell (8 other images of a cell not "
+        "evaluated)" in shards.notes
+    )
+    gone = ImageIds(frozenset([*keys[:2], "n00000000/gone.JPEG"]), "protocol x")
+    with pytest.raises(EvalError, match="1 of the 3 images of protocol x are missing"):
+        WebDatasetC.open(builds[kind], Selection(**CELLS, images=gone), 12, None)

@@ -34,3 +34,45 @@ def test_csv(three: list[Path], tmp_path: Path) -> None:
     data = json.loads(three[1].read_text())
     assert float(fog3["value"]) == pytest.approx(data["errors"]["fog"][2])
     assert any(r["metric"] == "flip_probability" and r["model"] == EVIL for r in rows)
+
+
+def test_reports_name_the_protocol_and_warn_when_protocols_differ(tmp_path: Path) -> None:
+    from results.support import make_results, write
+
+    full = make_results("full-model", 0.8, 0.25, seed=1)
+    rb = make_results("rb-model", 0.8, 0.25, seed=1)
+    rb["dataset"]["protocol"] = "robustbench"
+    paths = [write(tmp_path, "full.json", full), write(tmp_path, "rb.json", rb)]
+    warned: list[str] = []
+    from corruptbench.report import build_report
+
+    build_report(paths, tmp_path / "r.md", on_warning=warned.append)
+    expected = (
+        "the ImageNet-C results follow 2 different protocols, so their numbers are not "
+        "comparable: 'full-model': protocol full; 'rb-model': protocol robustbench"
+    )
+    assert expected in warned
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert f"> **Warning:** {expected}" in md and "Protocol: full, robustbench." in md
+    clean_acc = f"{100 * (1 - 0.25):.2f}%"
+    row = next(ln for ln in md.splitlines() if ln.startswith("| rb-model | robustbench |"))
+    assert row.split(" | ")[2] == clean_acc
+    assert "| Model | Protocol | Clean accuracy (RobustBench clean_acc) |" in md
+    assert "| full-model | full |" not in md  # the full protocol has no leaderboard figures
+    build_report(paths, tmp_path / "r.csv", on_warning=warned.append)
+    rows = list(csv.DictReader((tmp_path / "r.csv").open(encoding="utf-8")))
+    acc = {(r["model"], r["metric"], r["name"]): r["value"] for r in rows if "_acc" in r["metric"]}
+    assert set(acc) == {
+        ("rb-model", "clean_acc", "robustbench"),
+        ("rb-model", "corruptions_acc", "robustbench"),
+    }
+    assert float(acc[("rb-model", "clean_acc", "robustbench")]) == pytest.approx(0.75)
+    # the same protocol twice, or a file written before protocols (full): no protocol warning
+    del full["dataset"]["protocol"]
+    same = [
+        write(tmp_path, "old.json", full),
+        write(tmp_path, "full2.json", make_results("b", 1, 0.3)),
+    ]
+    warned.clear()
+    build_report(same, tmp_path / "s.md", on_warning=warned.append)
+    assert not any("protocols" in w for w in warned)

@@ -36,6 +36,7 @@ def make_results(
         "dataset": {
             "path": "/data/ImageNet-C",
             "layout": "imagenet-c",
+            "protocol": "full",
             "profile": "imagenet",
             "fingerprint": "f",
             "num_images": 50000,

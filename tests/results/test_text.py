@@ -95,5 +95,32 @@ def test_write_summary_on_a_given_console() -> None:
     console = Console(file=io.StringIO(), width=120, color_system=None)
     write_summary(scaled("m", 1.0, dataset={"path": "/x", "notes": ["n1"]}), console)
     out = console.file.getvalue()  # type: ignore[attr-defined]
-    assert "data: /x" in out and out.rstrip().endswith("note: n1")
+    assert "data: protocol full, /x" in out and out.rstrip().endswith("note: n1")
     assert "rel.CE" in out and DASH not in out.split("ImageNet-C")[1]  # every value present
+
+
+def test_headline_rows_of_a_robustbench_result_add_its_leaderboard_figures() -> None:
+    rows = headline_rows(scaled("half", 0.5, dataset={"protocol": "robustbench"}))
+    assert rows[-2:] == [
+        ("Clean accuracy (RobustBench clean_acc)", "78.26%"),  # 1 - 0.5 x 43.478 %
+        ("Corruption accuracy, 75 cells (RobustBench corruptions_acc)", "60.55%"),  # 1 - 39.45 %
+    ]
+    errors = {n: [0.5 * v for v in e] for n, e in ALEXNET_C_ERRORS.items() if n != "fog"}
+    partial = Results.from_dict(
+        {
+            "schema": "corruptbench.results/1",
+            "kind": "c",
+            "model": {"id": "p"},
+            "dataset": {"protocol": "robustbench"},
+            "errors": errors,
+            "clean_error": None,
+        },
+        "p.json",
+    )
+    assert headline_rows(partial)[-2:] == [
+        ("Clean accuracy (RobustBench clean_acc)", DASH),
+        ("Corruption accuracy, 75 cells (RobustBench corruptions_acc) [70/75 cells]", DASH),
+    ]
+    assert len(headline_rows(scaled("full", 0.5))) == 5  # the full protocol: mCE is its figure
+    text = summary_text(scaled("half", 0.5, dataset={"protocol": "robustbench", "path": "/x"}))
+    assert "data: protocol robustbench, /x" in text

@@ -49,6 +49,7 @@ FLAGS = {
     "out": "--out",
     "overwrite": "--overwrite",
     "corrupt_on": "--corrupt-on",
+    "protocol": "--protocol",
     "device": "--device",
     "enhance": "--preprocess",
     "spec": "--model",

@@ -13,10 +13,12 @@ import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..errors import Arg, ArgumentError
-from ..grid import CLEAN, SEVERITIES, Cell, Grid, GridError, cell_key, select
+from ..grid import CLEAN, SEVERITIES, Cell, Grid, cell_key, select
 from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
 from ..models.adapt import ModelLike, evaluation_mode, resolve_model
+from ..profiles import PROFILES
 from ..progress import progress as make_progress
+from ..protocols import DEFAULT_PROTOCOL, EvalProtocol, resolve_protocol
 from ..results import (
     Baseline,
     CResults,
@@ -31,6 +33,7 @@ from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
     DataArg,
+    ImageIds,
     Layout,
     OnTheFly,
     OnTheFlyC,
@@ -62,6 +65,7 @@ def evaluate_c(
     profile: str | None = None,
     baseline: str = "auto",
     corrupt_on: str = "auto",
+    protocol: str = DEFAULT_PROTOCOL,
     name: str | None = None,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
@@ -84,7 +88,8 @@ def evaluate_c(
         clean: Clean images for the clean error of stored data (ImageNet folder:
             ``Resize(256)+CenterCrop(224)``; CIFAR: a batch file or a folder of 32 x 32 class
             sub-folders).
-        corruptions: Names or subsets (``benchmark``, ``extra``, ``all``, a family); default all 19.
+        corruptions: Names or subsets (``benchmark``, ``extra``, ``all``, a family); default the
+            protocol's (``full``: all 19; ``robustbench``: the 15 benchmark ones).
         severities: Subset of 1..5 (default all five).
         mean, std: Per-channel normalisation of a module / callable's input (after ``/255``).
         input_size: Its input size: images that are not ``input_size`` square are resized
@@ -92,7 +97,8 @@ def evaluate_c(
         device: Where the model runs (default: the device of the module's parameters, else
             ``"cpu"``); a module elsewhere is moved there for the run and back afterwards.
         batch_size: Images per model call.
-        limit: Use at most this many images per cell (a seeded subset, the same images per cell).
+        limit: Use at most this many images per cell (a seeded subset, the same images per cell);
+            refused by a protocol that fixes the images.
         seed: Base seed of on-the-fly corruption (as ``make-c --seed``) and of the ``limit`` subset.
         profile: Parameter profile for on-the-fly/clean preparation (default: detected).
         baseline: ``auto`` (AlexNet for ImageNet, uniform for CIFAR), ``alexnet``, ``uniform`` or an
@@ -100,6 +106,12 @@ def evaluate_c(
         corrupt_on: On-the-fly only. ``workers``: CPU data-loader workers, the exact make-c
             pixels; ``device``: the model's device with :func:`corruptbench.torch.corrupt_batch`
             (fast on a GPU; seeded per batch, not make-c's bytes); ``auto``: device on CUDA.
+        protocol: ``full`` (the paper's: every image of the data, 19 corruptions, mCE) or
+            ``robustbench`` (RobustBench's ImageNet-C leaderboard: exactly its 5,000 listed
+            images in every cell and, with ``clean``, in the clean folder, refused when some are
+            absent; the 15 benchmark corruptions x 5 severities; 224 x 224 images to a 224 model,
+            no crop; the results add its ``clean_acc`` and ``corruptions_acc``). See
+            :mod:`corruptbench.protocols`. The results' ``dataset.protocol`` names it.
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
         progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
@@ -130,13 +142,14 @@ def evaluate_c(
             data,
             clean=clean,
             corruptions=corruptions,
-            severities=SEVERITIES if severities is None else severities,
+            severities=severities,
             batch_size=batch_size,
             limit=limit,
             seed=seed,
             profile=profile,
             baseline=baseline,
             corrupt_on=corrupt_on,
+            protocol=protocol,
             progress=progress,
             run=run,
         )
@@ -154,6 +167,7 @@ class _CPlan:
     on_device: bool
     limit: int | None
     seed: int
+    protocol: EvalProtocol
 
     @property
     def want(self) -> list[Cell]:
@@ -174,19 +188,26 @@ def _plan_c(
     *,
     clean: str | os.PathLike[str] | None,
     corruptions: Sequence[str] | None,
-    severities: Sequence[int],
+    severities: Sequence[int] | None,
     limit: int | None,
     seed: int,
     profile: str | None,
     baseline: str,
     corrupt_on: str,
+    protocol: str,
 ) -> _CPlan:
-    try:
-        grid = select("c", corruptions, severities)
-    except GridError as exc:
-        raise EvalError(*exc.parts) from None
+    proto, grid = _protocol_grid(protocol, corruptions, severities)
+    _check_protocol_model(proto, model)
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
+    if limit is not None and proto.fixed:
+        raise EvalError(
+            Arg("limit"),
+            f" draws a subset, but protocol {proto.name} evaluates a fixed set of images: drop ",
+            Arg("limit"),
+            " or use ",
+            Arg("protocol", "full", python='protocol="full"'),
+        )
     if corrupt_on not in CORRUPT_ON:
         raise EvalError(Arg("corrupt_on"), f" must be {', '.join(CORRUPT_ON)}, got {corrupt_on!r}")
     on_the_fly = isinstance(data, OnTheFly)
@@ -211,8 +232,10 @@ def _plan_c(
         )
     # the names in the reference order: the order results files and reports use
     names = [n for n in ALL_CORRUPTIONS if n in grid.names]
-    sel = Selection(names, list(grid.levels), limit, seed)
+    images = _protocol_images(proto)
+    sel = Selection(names, list(grid.levels), limit, seed, images)
     layout = open_c_layout(data, sel, model.num_classes, profile)
+    _check_protocol_profile(proto, layout)
     try:
         base = resolve_baseline(baseline, auto=layout.default_baseline, need="c")
     except ArgumentError as exc:
@@ -222,9 +245,71 @@ def _plan_c(
         layout.on_device()
     clean_set = None
     if clean is not None:
-        clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed)
+        clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed, images)
         layout.fingerprints["clean"] = clean_set.fingerprint
-    return _CPlan(grid, layout, clean_set, base, on_device, limit, seed)
+    if proto.name != DEFAULT_PROTOCOL:  # the default is named in dataset.protocol only
+        layout.notes.insert(0, f"protocol {proto.name}: {proto.title}")
+    return _CPlan(grid, layout, clean_set, base, on_device, limit, seed, proto)
+
+
+def _protocol_grid(
+    protocol: str, corruptions: Sequence[str] | None, severities: Sequence[int] | None
+) -> tuple[EvalProtocol, Grid]:
+    """The protocol and the grid it evaluates: its corruptions and severities by default; other
+    ones are refused when the protocol fixes the benchmark (a subset of its cells is allowed)."""
+    try:
+        proto = resolve_protocol(protocol)
+        grid = select(
+            "c",
+            proto.corruption_names() if corruptions is None else corruptions,
+            proto.severities if severities is None else severities,
+        )
+    except ArgumentError as exc:
+        raise EvalError(*exc.parts) from None
+    if proto.fixed:
+        for arg, asked, allowed in (
+            ("corruptions", grid.names, proto.corruption_names()),
+            ("severities", grid.levels, proto.severities),
+        ):
+            outside = [str(x) for x in asked if x not in allowed]
+            if outside:
+                raise EvalError(
+                    Arg(arg),
+                    f": {', '.join(outside)} not in protocol {proto.name} (its {arg}: "
+                    f"{', '.join(map(str, allowed))})",
+                )
+    return proto, grid
+
+
+def _protocol_images(proto: EvalProtocol) -> ImageIds | None:
+    """The images the protocol fixes, as the layouts' selection (``None``: every image)."""
+    if proto.image_ids is None:
+        return None
+    return ImageIds(frozenset(proto.image_ids()), f"protocol {proto.name}")
+
+
+def _check_protocol_model(proto: EvalProtocol, model: LoadedModel) -> None:
+    """A protocol with an image size gives the model the images as stored at that size (no crop,
+    no resize): a model of another input size is refused."""
+    size, s = proto.image_size, model.preprocessing.input_size
+    if size is not None and s != size:
+        raise EvalError(
+            f"protocol {proto.name} gives the model the {size} x {size} images as they are "
+            f"(RobustBench's Resize([{size}, {size}]), no crop); this model takes {s} x {s}: give "
+            f"it a {size} input size or use ",
+            Arg("protocol", "full", python='protocol="full"'),
+        )
+
+
+def _check_protocol_profile(proto: EvalProtocol, layout: Layout) -> None:
+    """A protocol with an image size refuses data of another size."""
+    size, prof = proto.image_size, PROFILES.get(layout.profile)
+    if size is not None and (prof is None or prof.size != size):
+        raise EvalError(
+            f"{layout.root}: protocol {proto.name} evaluates {size} x {size} images; this data "
+            f"has the {layout.profile!r} profile"
+            + (f" ({prof.size} x {prof.size})" if prof is not None else "")
+        )
 
 
 class _CRun:
@@ -465,6 +550,7 @@ def _c_results(
             fingerprint=layout.fingerprint(),
             num_images=layout.images_per_cell,
             notes=notes,
+            protocol=plan.protocol.name,
         ),
         c=CResults(
             errors=errors,

@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from ..protocols import DEFAULT_PROTOCOL
 from ..results import Baseline, Results, resolve_baseline
 
-__all__ = ["unique_labels", "apply_baseline", "dataset_mismatches"]
+__all__ = ["unique_labels", "apply_baseline", "dataset_mismatches", "protocol_mismatches"]
 
 
 def unique_labels(results: Sequence[Results]) -> list[Results]:
@@ -37,7 +38,8 @@ def dataset_mismatches(results: Sequence[Results]) -> list[str]:
     ImageNet-C style errors (eval-c, demo) are compared among themselves, ImageNet-P ones and task
     scores likewise; each group whose dataset fingerprints differ gets one line naming which
     results were measured on which data (display labels, so repeated model ids are told apart).
-    Task scores of different metrics (box AP and mIoU) get one line too.
+    Task scores of different metrics (box AP and mIoU) get one line too, and ImageNet-C results
+    of different evaluation protocols another (:func:`protocol_mismatches`).
     """
     out: list[str] = []
     groups = (
@@ -64,6 +66,7 @@ def dataset_mismatches(results: Sequence[Results]) -> list[str]:
             f"the {what} results come from {len(by_data)} different datasets, so their errors are "
             "not directly comparable: " + "; ".join(parts)
         )
+    out += protocol_mismatches(results)
     metrics: dict[str, list[str]] = {}
     for res in results:
         if res.score is not None:
@@ -74,6 +77,24 @@ def dataset_mismatches(results: Sequence[Results]) -> list[str]:
             + "; ".join(f"{', '.join(labels)}: {m}" for m, labels in metrics.items())
         )
     return out
+
+
+def protocol_mismatches(results: Sequence[Results]) -> list[str]:
+    """One warning when ImageNet-C results follow different evaluation protocols
+    (:mod:`corruptbench.protocols`; a result naming none counts as ``full``): their images,
+    corruptions or preprocessing differ, so their numbers are not comparable even on the same
+    data."""
+    by: dict[str, list[str]] = {}
+    for res in results:
+        if res.c is not None:
+            by.setdefault(res.dataset.protocol or DEFAULT_PROTOCOL, []).append(repr(res.label))
+    if len(by) < 2:
+        return []
+    return [
+        f"the ImageNet-C results follow {len(by)} different protocols, so their numbers are not "
+        "comparable: "
+        + "; ".join(f"{', '.join(labels)}: protocol {name}" for name, labels in by.items())
+    ]
 
 
 def apply_baseline(results: Sequence[Results], baseline: str | None) -> list[Results]:

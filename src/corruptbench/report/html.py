@@ -261,7 +261,7 @@ def _provenance(res: Results) -> str:
     for key in ("id", "source", "preprocessing", "input_size", "num_classes"):
         if m.get(key) is not None:
             pairs.append((f"model {key}", m.get(key)))
-    for key in ("path", "layout", "profile", "fingerprint", "num_images"):
+    for key in ("path", "layout", "protocol", "profile", "fingerprint", "num_images"):
         if getattr(ds, key) is not None:
             pairs.append((f"dataset {key}", getattr(ds, key)))
     if res.c is not None:

@@ -12,6 +12,7 @@ from ..results import Results
 from ..results.format import (
     ALL_CORRUPTIONS,
     EXTRA_CORRUPTIONS,
+    leaderboard_rows,
     num,
     pct,
     pretty,
@@ -139,7 +140,24 @@ def _summary_table(ordered: Sequence[Results], *, has_p: bool) -> list[str]:
             f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
             "",
         ]
-    return parts
+    protocols = sorted({str(r.dataset.protocol) for r in ordered if r.c and r.dataset.protocol})
+    if protocols:
+        parts += [f"Protocol: {_md_cell(', '.join(protocols))}.", ""]
+    return parts + _leaderboard_table(ordered)
+
+
+def _leaderboard_table(rows: Sequence[Results]) -> list[str]:
+    """The figures of the protocol's leaderboard (RobustBench's accuracies), one row per model
+    whose protocol has them."""
+    boards = [(r, leaderboard_rows(r)) for r in rows if r.leaderboard is not None]
+    if not boards:
+        return []
+    header = ["Model", "Protocol", *(label for label, _ in boards[0][1])]
+    table = [
+        [_md_cell(r.label), _md_cell(r.dataset.protocol), *(v for _, v in cells)]
+        for r, cells in boards
+    ]
+    return [_table(header, table), ""]
 
 
 def _ce_table(c_rows: Sequence[Results]) -> list[str]:
@@ -200,6 +218,8 @@ def render_csv(results: Sequence[Results]) -> str:
 
     ``metric`` is one of ``clean_error, mce, relative_mce, mean_error, extra_mean_error, error, ce,
     relative_ce, mfr, mt5d, flip_probability, top5_distance, zipf_distance, flip_rate, t5d_ratio``,
+    for a protocol with a leaderboard ``clean_acc`` and ``corruptions_acc`` (``name``: the
+    protocol, e.g. ``robustbench``),
     or for task-score grids ``clean_score`` (P), ``mpc``, ``rpc``, ``score`` (a cell),
     ``score_mean`` and ``relative_score`` (mean / P of a corruption); ``name`` is the corruption /
     perturbation (empty for model-level numbers); ``severity`` is 1..5 for ``error`` and ``score``
@@ -227,6 +247,10 @@ def render_csv(results: Sequence[Results]) -> str:
         if c is not None:
             for metric in ("clean_error", "mce", "relative_mce", "mean_error", "extra_mean_error"):
                 row(r, metric, "", None, getattr(c, metric))
+            lb = r.leaderboard or {}
+            for metric in ("clean_acc", "corruptions_acc"):
+                if metric in lb:
+                    row(r, metric, str(lb["protocol"]), None, lb[metric])
             for name, values in c.errors.items():
                 for s, v in enumerate(values, 1):
                     row(r, "error", name, s, v)

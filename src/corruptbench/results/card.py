@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .format import DASH, pct, sort_by_mce
+from .format import DASH, leaderboard_rows, pct, sort_by_mce
 from .parts import ResultsLike
 from .plots import ce_bars, flip_bars, png_data_uri, rpc_bars, score_curves, severity_curves
 from .text import score_headline
@@ -126,6 +126,7 @@ def summary_card(res: ResultsLike) -> str:
             ("Mean error, 15 corruptions", pct(c.mean_error)),
             ("Mean error, 4 extra", pct(c.extra_mean_error)),
         ]
+        items += leaderboard_rows(res)
         if c.partial:
             badge = f'<span class="badge">partial: {15 - len(c.missing)}/15</span>'
     if p is not None:
@@ -140,6 +141,8 @@ def summary_card(res: ResultsLike) -> str:
             badge = '<span class="badge">incomplete</span>'
     ds = res.dataset
     sub = ", ".join(e(v) for v in (ds.layout, ds.profile) if v)
+    if ds.protocol is not None:
+        sub += f", protocol {e(ds.protocol)}"
     if ds.num_images is not None:
         sub += f", {e(ds.num_images)} images"
     rows = "".join(f"<dt>{e(k)}</dt><dd>{v}</dd>" for k, v in items)

@@ -31,6 +31,7 @@ from ..fileio import write_text
 from ..grid import SEVERITIES
 from ..metrics import CSummary, summarize_c
 from ..perturbations import ALL_PERTURBATIONS
+from ..protocols import DEFAULT_PROTOCOL, PROTOCOLS, leaderboard
 from .parts import CResults, DatasetInfo, PResults, ScoreResults
 from .reader import Reader, short_repr, type_name
 from .scores import parse_score
@@ -140,6 +141,16 @@ class Results:
         return None if self.score is None else self.score.rpc
 
     @property
+    def leaderboard(self) -> dict[str, Any] | None:
+        """The figures the leaderboard of the result's protocol lists
+        (:func:`corruptbench.protocols.leaderboard`: ``robustbench``'s ``clean_acc`` and
+        ``corruptions_acc``, fractions), derived from the errors; ``None`` for the ``full``
+        protocol (mCE is its figure) and for results that name no protocol."""
+        if self.c is None:
+            return None
+        return leaderboard(self.dataset.protocol, self.c.errors, self.c.clean_error)
+
+    @property
     def notes(self) -> list[str]:
         """The dataset's notes, then the ImageNet-P notes."""
         return list(self.dataset.notes) + (list(self.p.notes) if self.p is not None else [])
@@ -188,6 +199,8 @@ class Results:
         }
         if self.c is not None:
             out.update(self.c.to_dict())
+            if self.leaderboard is not None:
+                out["leaderboard"] = self.leaderboard  # derived, not read back
         if self.p is not None and self.kind == "p":
             out.update(self.p.to_dict())
         if self.demo is not None:
@@ -447,6 +460,17 @@ def _parse_p(r: Reader, data: Mapping[str, Any], where: str) -> PResults:
     )
 
 
+def _protocol(r: Reader, dataset: Mapping[str, Any], kind: str) -> str | None:
+    """``dataset.protocol``: a known protocol's name; an eval-c file without one (written before
+    protocols) was evaluated as ``full``."""
+    name = r.string(dataset, "protocol", "dataset.", required=False)
+    if name is not None and name not in PROTOCOLS:
+        raise r.fail(
+            f"dataset.protocol must be one of {', '.join(map(repr, PROTOCOLS))}, got {name!r}"
+        )
+    return DEFAULT_PROTOCOL if name is None and kind == "c" else name
+
+
 def _parse(data: Any, source: str) -> Results:
     r = Reader(source)
     if not isinstance(data, dict):
@@ -464,14 +488,17 @@ def _parse(data: Any, source: str) -> Results:
     for key in ("source", "preprocessing"):
         r.string(model, key, "model.", required=False)
     dataset = r.obj(data, "dataset", "", required=False)
-    info = DatasetInfo()
+    info = DatasetInfo(protocol=_protocol(r, {}, kind))
     if dataset is not None:
         strings = {
             key: r.string(dataset, key, "dataset.", required=False)
             for key in ("path", "layout", "profile", "fingerprint")
         }
         info = DatasetInfo(
-            **strings, num_images=dataset.get("num_images"), notes=r.str_list(dataset, "notes")
+            **strings,
+            num_images=dataset.get("num_images"),
+            notes=r.str_list(dataset, "notes"),
+            protocol=_protocol(r, dataset, kind),
         )
     versions = r.obj(data, "versions", "", required=False)
     if versions is not None and not all(

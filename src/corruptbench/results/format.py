@@ -87,8 +87,26 @@ __all__ = [
     "num",
     "score_num",
     "summary_cells",
+    "leaderboard_rows",
     "sort_by_mce",
 ]
+
+
+def leaderboard_rows(r: ResultsLike) -> list[tuple[str, str]]:
+    """(label, value) pairs of the figures the leaderboard of the result's protocol lists
+    (:attr:`~corruptbench.results.Results.leaderboard`), as it shows them (percent, 2 decimals);
+    none for the ``full`` protocol."""
+    lb = r.leaderboard
+    if lb is None:
+        return []
+    who = lb["leaderboard"]
+    acc = f"Corruption accuracy, {lb['of_cells']} cells ({who} corruptions_acc)"
+    if lb["cells"] < lb["of_cells"]:
+        acc += f" [{lb['cells']}/{lb['of_cells']} cells]"
+    return [
+        (f"Clean accuracy ({who} clean_acc)", pct(lb["clean_acc"], 2)),
+        (acc, pct(lb["corruptions_acc"], 2)),
+    ]
 
 
 def sort_by_mce(results: Sequence[_R]) -> list[_R]:

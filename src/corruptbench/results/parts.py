@@ -175,7 +175,9 @@ class ScoreResults:
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """What was evaluated: location, layout, profile, fingerprint, images per cell, notes."""
+    """What was evaluated: location, layout, profile, fingerprint, images per cell, notes, and the
+    evaluation protocol (:mod:`corruptbench.protocols`; eval-c files always name one, an eval-c
+    file written before protocols existed reads as ``"full"``; ``None`` for other kinds)."""
 
     path: str | None = None
     layout: str | None = None
@@ -183,11 +185,13 @@ class DatasetInfo:
     fingerprint: str | None = None
     num_images: Any = None
     notes: list[str] = field(default_factory=list)
+    protocol: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "path": self.path,
-            "layout": self.layout,
+        out: dict[str, Any] = {"path": self.path, "layout": self.layout}
+        if self.protocol is not None:
+            out["protocol"] = self.protocol
+        return out | {
             "profile": self.profile,
             "fingerprint": self.fingerprint,
             "num_images": self.num_images,
@@ -215,3 +219,6 @@ class ResultsLike(Protocol):
 
     @property
     def score(self) -> ScoreResults | None: ...
+
+    @property
+    def leaderboard(self) -> dict[str, Any] | None: ...

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..grid import SEVERITIES
-from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty, score_num
+from .format import DASH, EXTRA_CORRUPTIONS, leaderboard_rows, num, pct, pretty, score_num
 from .parts import ResultsLike, ScoreResults
 
 __all__ = ["write_summary", "summary_text", "headline_rows", "score_headline"]
@@ -31,6 +31,7 @@ def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
         rows.append(("Relative mCE", pct(c.relative_mce)))
         rows.append(("Mean error, 15 corruptions", pct(c.mean_error)))
         rows.append(("Mean error, 4 extra corruptions", pct(c.extra_mean_error)))
+        rows += leaderboard_rows(res)
     if p is not None:
         if p.mfr is not None:
             rows.append(("mFR", pct(p.mfr)))
@@ -200,6 +201,8 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     console.print()
     console.print(head)
     bits = [str(v) for v in (ds.layout, ds.profile) if v]
+    if ds.protocol is not None:
+        bits.append(f"protocol {ds.protocol}")
     if ds.num_images is not None:
         bits.append(f"{ds.num_images} images")
     if ds.path:

@@ -38,6 +38,11 @@ class CifarCFolder(Layout):
     ) -> CifarCFolder:
         from ...datasets.cifar import load_cifar_c, load_cifar_c_labels, scan_cifar_c
 
+        if sel.images is not None:
+            raise EvalError(
+                f"{root}: {sel.images.name} selects ImageNet images by <wnid>/<file>; "
+                "CIFAR-C arrays have no such names"
+            )
         index = scan_cifar_c(root, sel.names)
         if index.labels_path is None:
             raise EvalError(

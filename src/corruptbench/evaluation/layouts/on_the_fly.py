@@ -12,6 +12,7 @@ encoding step is skipped).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -25,6 +26,7 @@ from .base import (
     Selection,
     open_labelled_source,
     select_items,
+    select_positions,
 )
 
 __all__ = ["OnTheFlyC", "OnTheFlyP", "default_profile"]
@@ -43,6 +45,19 @@ def default_profile(source: Source) -> str:
     return "imagenet"
 
 
+def _listed_items(sel: Selection) -> Callable[[Source], list[SourceItem] | None] | None:
+    """``open_labelled_source``'s ``restrict``: the items whose relative path ``sel.images``
+    lists (``None`` without a list)."""
+    if sel.images is None:
+        return None
+
+    def restrict(source: Source) -> list[SourceItem] | None:
+        rels = [it.rel for it in source.items]
+        return [source.items[i] for i in select_positions(rels, sel, str(source.root))]
+
+    return restrict
+
+
 @dataclass
 class OnTheFlyC(Layout):
     """ImageNet-C cells (and the clean cell) computed from a clean source."""
@@ -59,9 +74,13 @@ class OnTheFlyC(Layout):
         cls, source: Source, sel: Selection, num_classes: int | None, profile: str | None
     ) -> OnTheFlyC:
         notes: list[str] = []
-        items, labels = open_labelled_source(source, num_classes, notes, sel.limit, sel.seed)
+        items, labels = open_labelled_source(
+            source, num_classes, notes, sel.limit, sel.seed, _listed_items(sel)
+        )
         prof = profile or default_profile(source)
         lay = cls(source.root, prof, notes=notes)
+        if sel.images is not None:
+            lay.notes.append(sel.images.note(len(source.items) - len(items)))
         lay.notes.append(
             f"corrupted on the fly: same pixels as `corruptbench make-c --seed {sel.seed} --profile {prof}` "
             "would write before JPEG encoding (make-c then saves JPEG q85; that step is skipped here)"

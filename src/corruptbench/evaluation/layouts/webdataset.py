@@ -30,9 +30,9 @@ from ...datasets.webdataset import (
 from ...grid import Cell
 from ...pipeline import Source, SourceItem, hash_lines
 from ...profiles import detect_profile
-from ..common import EvalError, label_mapper, select_subset
+from ..common import EvalError, label_mapper
 from ..readers import ShardMemberReader
-from .base import Item, Layout, Selection
+from .base import Item, Layout, Selection, select_positions
 
 __all__ = ["WebDatasetC", "WebDatasetP", "ShardSample"]
 
@@ -110,7 +110,7 @@ class _Shards(Layout):
     ) -> None:
         """Select the cell's samples; its fingerprint: the shards' SHA-256 and the keys used."""
         keys = [_select_key(s, i, self.media) for i, s in enumerate(samples)]
-        rows = select_subset(len(samples), keys, sel.limit, sel.seed)
+        rows = select_positions(keys, sel, f"{self.root}: {self.key(cell)}")
         self.cells.append(cell)
         self._samples[cell] = [samples[i] for i in rows]
         self._positions[cell] = rows
@@ -174,6 +174,9 @@ class WebDatasetC(_Shards):
         for cell, samples in scanned.items():
             lay._add(cell, rows[cell], samples, sel)
             lay._sources.update(str(s.meta.get("source")) for s in lay._samples[cell])
+        if sel.images is not None:
+            unlisted = max(len(v) - len(lay._samples[c]) for c, v in scanned.items())
+            lay.notes.append(sel.images.note(unlisted))
         return lay
 
     def items(self, cell: Cell) -> list[Item]:
