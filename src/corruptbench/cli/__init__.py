@@ -49,6 +49,7 @@ FLAGS = {
     "out": "--out",
     "overwrite": "--overwrite",
     "corrupt_on": "--corrupt-on",
+    "ece_bins": "--ece-bins",
     "device": "--device",
     "enhance": "--preprocess",
     "spec": "--model",

@@ -255,3 +255,7 @@ class WebDatasetP(_Shards):
     def items(self, cell: Cell) -> list[Item]:
         reader = ShardMemberReader(self.media)
         return [(reader, 0, (s.path, s.offset, s.size)) for s in self._samples[cell]]
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """Each sequence's ``.cls`` label, else the ``wnid`` of its metadata (``None``: neither)."""
+        return [s.cls if s.cls is not None else s.meta.get("wnid") for s in self._samples[cell]]
