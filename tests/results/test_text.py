@@ -97,3 +97,26 @@ def test_write_summary_on_a_given_console() -> None:
     out = console.file.getvalue()  # type: ignore[attr-defined]
     assert "data: /x" in out and out.rstrip().endswith("note: n1")
     assert "rel.CE" in out and DASH not in out.split("ImageNet-C")[1]  # every value present
+
+
+def test_calibration_headline_and_table() -> None:
+    from results.support import make_calibrated
+
+    res = Results.from_dict(make_calibrated("cal"), "cal.json")
+    cal = res.calibration
+    assert cal is not None and cal.clean is not None
+    rows = dict(headline_rows(res))
+    clean, means = cal.clean, cal.severity_means("benchmark")
+    assert rows["Clean ECE (15 bins) / NLL"] == f"{100 * clean['ece']:.1f}% / {clean['nll']:.3f}"
+    assert rows["ECE / NLL at severity 5 [partial: 2/15]"] == (
+        f"{100 * means['ece'][4]:.1f}% / {means['nll'][4]:.3f}"
+    )
+    text = summary_text(res, width=110)
+    assert "Calibration (ECE: 15 bins); severities: mean over the 15 benchmark corruptions" in text
+    table = text[text.index("Calibration (ECE") :]
+    lines = [ln.split() for ln in table.splitlines()]
+    clean_row = next(ln for ln in lines if ln[:1] == ["clean"])
+    assert clean_row[2] == f"{clean['nll']:.3f}" and clean_row[4] == f"{100 * clean['ece']:.1f}%"
+    sev3 = next(ln for ln in lines if ln[:2] == ["severity", "3"])
+    assert sev3[2:5] == ["2", "of", "15"] and sev3[7] == f"{100 * means['ece'][2]:.1f}%"
+    assert not any(ln[:2] == ["severity", "2"] for ln in lines)  # not measured: no row

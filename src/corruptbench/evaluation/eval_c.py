@@ -354,7 +354,9 @@ class _CRun:
             self.calibration.update(cell_key(self.cells[cid]), logits, y)
         except EvalError as exc:
             kept = len(self.tally) - sum(1 for r in self.remaining if r > 0)
-            where = f"; {self.out} keeps the {kept} finished cells" if self.out is not None else ""
+            where = ""
+            if self.out is not None:
+                where = f"; {self.out} keeps the {kept} finished cell{'s' * (kept != 1)}"
             raise EvalError(f"cell {exc}{where}") from None
 
     def finish_cell(self, cid: int) -> None:

@@ -277,8 +277,9 @@ def _evaluate_p(
                     p, difficulty, batches, bar, skipped, calib if p in labels else None
                 )
             except EvalError as exc:
-                kept = f"; {out_p} keeps the {len(sums)} finished perturbations" if out_p else ""
-                raise EvalError(f"{exc}{kept}") from None
+                n = len(sums)
+                kept = f"; {out_p} keeps the {n} finished perturbation{'s' * (n != 1)}"
+                raise EvalError(f"{exc}{kept if out_p else ''}") from None
             if acc[3] == 0:
                 top_notes.append(f"{p}: no readable sequence")
                 continue

@@ -147,13 +147,13 @@ def parse_calibration(
         part = make_calibration_part(stats, obj.get("ece_bins"))  # type: ignore[arg-type]
     except ValueError as exc:
         raise r.fail(f"calibration: {exc}") from None
-    _check_derived(r, obj, part)
     if c is not None:
         _check_c(r, part, c)
     if p is not None:
         _check_p(r, part, p)
     if c is None and p is None and part.stats:
         raise r.fail("'calibration' is given but the file has no ImageNet-C or -P part")
+    _check_derived(r, obj, part)
     return part
 
 
