@@ -257,5 +257,6 @@ class WebDatasetP(_Shards):
         return [(reader, 0, (s.path, s.offset, s.size)) for s in self._samples[cell]]
 
     def classes(self, cell: Cell) -> list[str | int | None]:
-        """Each sequence's ``.cls`` label, else the ``wnid`` of its metadata (``None``: neither)."""
-        return [s.cls if s.cls is not None else s.meta.get("wnid") for s in self._samples[cell]]
+        """Each sequence's class folder (the ``wnid`` of its metadata), as the MP4 folder layout
+        has it, else its ``.cls`` label (a CIFAR batch's); ``None``: neither."""
+        return [s.meta.get("wnid") or s.cls for s in self._samples[cell]]
