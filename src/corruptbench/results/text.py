@@ -114,23 +114,25 @@ def calibration_rows(cal: CalibrationResults) -> list[tuple[str, str, dict]]:
 
 
 def _calibration_table(cal: CalibrationResults) -> Table:
+    """Clean and per severity, narrow enough for an 80-column terminal."""
     group = _group(cal)
     t = Table(
         title=escape(
-            f"Calibration (ECE: {cal.ece_bins} bins); severities: mean over the "
+            f"Calibration (ECE: {cal.ece_bins} bins; top-1 / top-5: errors; conf.: mean "
+            "confidence); severities: mean over the "
             + ("15 benchmark corruptions" if group == "benchmark" else "19 corruptions")
-            + " measured"
+            + " measured (how many: n)"
         ),
         title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
-    for col in ("", "corruptions", "NLL", "Brier", "ECE", "top-1 err", "top-5 err", "mean conf"):
+    for col in ("", "n", "NLL", "Brier", "ECE", "top-1", "top-5", "conf."):
         t.add_column(col, justify="left" if not col else "right", no_wrap=True)
     for label, covered, m in calibration_rows(cal):
         t.add_row(
-            label,
-            covered,
+            label.replace("severity ", "sev "),
+            covered.replace(" of ", "/"),
             num(m["nll"], 3),
             num(m["brier"], 3),
             pct(m["ece"]),
