@@ -265,8 +265,8 @@ class _CRun:
         if self.calibration.not_restored:
             self.log(
                 f"  {len(self.calibration.not_restored)} finished cells of {self.out} have no "
-                "calibration statistics for this run (an older file, or other --ece-bins): "
-                "evaluated again"
+                "calibration statistics for this run (written before calibration existed, or for "
+                "other ECE bins): evaluated again"
             )
         self.prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
         self.resumed = prev is not None
