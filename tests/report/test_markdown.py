@@ -76,3 +76,36 @@ def test_reports_name_the_protocol_and_warn_when_protocols_differ(tmp_path: Path
     warned.clear()
     build_report(same, tmp_path / "s.md", on_warning=warned.append)
     assert not any("protocols" in w for w in warned)
+
+
+def test_calibration_in_markdown_and_csv(tmp_path: Path) -> None:
+    from corruptbench.results import Results
+    from results.support import make_calibrated, write
+
+    path = write(tmp_path, "cal.json", make_calibrated("cal"))
+    cal = Results.from_json(path).calibration
+    assert cal is not None and cal.clean is not None
+    md_out, csv_out = tmp_path / "r.md", tmp_path / "r.csv"
+    assert main(["report", str(path), "--out", str(md_out)]) == 0
+    md = md_out.read_text(encoding="utf-8")
+    assert "### Calibration: cal" in md
+    assert "|  | corruptions | NLL | Brier | ECE (15 bins) | top-1 error |" in md
+    clean = cal.clean
+    assert (
+        f"| clean | — | {clean['nll']:.3f} | {clean['brier']:.3f} | {100 * clean['ece']:.1f}% |"
+        in md
+    )
+    fog = [cal.cell("fog", s) for s in range(1, 6)]
+    section = md[md.index("### Calibration: cal") :]
+    row = next(ln for ln in section.splitlines() if ln.startswith("| Fog |"))
+    assert row.split(" | ")[1:6] == ["—" if c is None else f"{100 * c['ece']:.1f}%" for c in fog]
+    assert main(["report", str(path), "--format", "csv", "--out", str(csv_out)]) == 0
+    rows = list(csv.DictReader(csv_out.open(encoding="utf-8")))
+    get = {(r["metric"], r["name"], r["severity"]): r["value"] for r in rows}
+    assert float(get[("ece_bins", "", "")]) == 15
+    assert float(get[("ece", "clean", "0")]) == clean["ece"]
+    assert float(get[("nll", "fog", "3")]) == cal.cell("fog", 3)["nll"]  # type: ignore[index]
+    means = cal.severity_means("all")
+    assert float(get[("ece_severity_mean", "all", "5")]) == means["ece"][4]
+    assert float(get[("corruptions_measured", "benchmark", "5")]) == 2
+    assert get[("brier_severity_mean", "all", "2")] == ""  # not measured

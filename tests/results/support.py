@@ -113,3 +113,76 @@ def make_score_results(
         created="2026-01-01T00:00:00Z",
     )
     return res.to_dict()
+
+
+#: the cells of :func:`make_calibrated`: two benchmark corruptions and an extra one
+CAL_NAMES = ("gaussian_noise", "fog", "speckle_noise")
+CAL_SEVERITIES = (1, 3, 5)
+
+
+def calibration_batches(
+    *,
+    names: tuple[str, ...] = CAL_NAMES,
+    severities: tuple[int, ...] = CAL_SEVERITIES,
+    n: int = 60,
+    classes: int = 10,
+    seed: int = 0,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Cell key -> (logits, labels) of a model that is accurate and over-confident on clean
+    images and less accurate, yet as confident, at higher severities."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    cells = [("clean", 0)] + [(c, s) for c in names for s in severities]
+    for name, sev in cells:
+        labels = rng.integers(0, classes, n)
+        logits = rng.normal(0, 1, (n, classes))
+        hit = rng.random(n) < 0.85 - 0.12 * sev
+        logits[np.arange(n), np.where(hit, labels, (labels + 1) % classes)] += 6.0
+        out["clean" if sev == 0 else f"{name}/{sev}"] = (logits.astype(np.float32), labels)
+    return out
+
+
+def make_calibrated(
+    model_id: str = "calibrated",
+    *,
+    ece_bins: int = 15,
+    seed: int = 0,
+    batches: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> dict:
+    """An eval-c results object whose errors, counts and calibration all come from
+    :func:`calibration_batches` (so the file is consistent and every number is known)."""
+    from corruptbench.metrics.calibration import CalibrationStats, stored_bins
+    from corruptbench.results import make_calibration_part
+
+    batches = batches or calibration_batches(seed=seed)
+    stats = {
+        key: CalibrationStats(stored_bins(ece_bins)).update(logits, labels)
+        for key, (logits, labels) in batches.items()
+    }
+    errors: dict[str, list] = {}
+    counts: dict[str, list] = {}
+    for key, s in stats.items():
+        if key == "clean":
+            continue
+        name, sev = key.split("/")
+        errors.setdefault(name, [None] * 5)[int(sev) - 1] = s.top1_error
+        counts.setdefault(name, [None] * 5)[int(sev) - 1] = s.n
+    data = make_results(model_id, 1.0, stats["clean"].top1_error or 0.0)
+    summary = summarize_c(errors, clean_error=data["clean_error"], baseline="uniform")
+    data.update(
+        errors=errors,
+        counts=counts,
+        clean_count=stats["clean"].n,
+        baseline="uniform",
+        ce=summary.ce,
+        relative_ce=summary.relative_ce,
+        mce=summary.mce,
+        relative_mce=summary.relative_mce,
+        mean_error=summary.mean_error,
+        extra_mean_error=summary.extra_mean_error,
+        partial=summary.partial,
+        missing=summary.missing,
+    )
+    data["dataset"]["num_images"] = stats["clean"].n
+    data["calibration"] = make_calibration_part(stats, ece_bins).to_dict()
+    return data

@@ -124,3 +124,27 @@ def test_headline_rows_of_a_robustbench_result_add_its_leaderboard_figures() -> 
     assert len(headline_rows(scaled("full", 0.5))) == 5  # the full protocol: mCE is its figure
     text = summary_text(scaled("half", 0.5, dataset={"protocol": "robustbench", "path": "/x"}))
     assert "data: protocol robustbench, /x" in text
+
+
+def test_calibration_headline_and_table() -> None:
+    from results.support import make_calibrated
+
+    res = Results.from_dict(make_calibrated("cal"), "cal.json")
+    cal = res.calibration
+    assert cal is not None and cal.clean is not None
+    rows = dict(headline_rows(res))
+    clean, means = cal.clean, cal.severity_means("benchmark")
+    assert rows["Clean ECE (15 bins) / NLL"] == f"{100 * clean['ece']:.1f}% / {clean['nll']:.3f}"
+    assert rows["ECE / NLL at severity 5 [partial: 2/15]"] == (
+        f"{100 * means['ece'][4]:.1f}% / {means['nll'][4]:.3f}"
+    )
+    text = summary_text(res, width=80)  # a terminal of 80 columns shows every number whole
+    assert "Calibration (ECE: 15 bins;" in text and "…" not in text
+    table = text[text.index("Calibration (ECE") :]
+    lines = [ln.split() for ln in table.splitlines()]
+    assert ["n", "NLL", "Brier", "ECE", "top-1", "top-5", "conf."] in lines
+    clean_row = next(ln for ln in lines if ln[:1] == ["clean"])
+    assert clean_row[2] == f"{clean['nll']:.3f}" and clean_row[4] == f"{100 * clean['ece']:.1f}%"
+    sev3 = next(ln for ln in lines if ln[:2] == ["sev", "3"])
+    assert sev3[2] == "2/15" and sev3[5] == f"{100 * means['ece'][2]:.1f}%"
+    assert not any(ln[:2] == ["sev", "2"] for ln in lines)  # not measured: no row

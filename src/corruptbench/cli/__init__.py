@@ -50,6 +50,7 @@ FLAGS = {
     "overwrite": "--overwrite",
     "corrupt_on": "--corrupt-on",
     "protocol": "--protocol",
+    "ece_bins": "--ece-bins",
     "device": "--device",
     "enhance": "--preprocess",
     "spec": "--model",

@@ -1,4 +1,5 @@
-"""eval-c: top-1 error per corruption and severity, CE, mCE and relative mCE of one model."""
+"""eval-c: top-1 error per corruption and severity, CE, mCE and relative mCE of one model, and the
+calibration of its softmax per cell (NLL, Brier, ECE, top-5 error: :mod:`.calibration`)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from ..progress import progress as make_progress
 from ..protocols import DEFAULT_PROTOCOL, EvalProtocol, resolve_protocol
 from ..results import (
     Baseline,
+    CalibrationResults,
     CResults,
     DatasetInfo,
     Results,
@@ -28,6 +30,7 @@ from ..results import (
     now,
     resolve_baseline,
 )
+from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
 from .common import CORRUPT_ON, EvalError, Log, RunOptions
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
@@ -67,11 +70,14 @@ def evaluate_c(
     corrupt_on: str = "auto",
     protocol: str = DEFAULT_PROTOCOL,
     name: str | None = None,
+    ece_bins: int = DEFAULT_BINS,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
 ) -> Results:
     """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
-    mCE and relative mCE (``corruptbench evaluate_c`` is this function; so is ``eval-c``).
+    mCE and relative mCE, and the calibration of its softmax in every cell (NLL, Brier score,
+    ECE, top-5 error, mean confidence: ``Results.calibration``) (``corruptbench evaluate_c`` is
+    this function; so is ``eval-c``).
 
     Args:
         model: A ``torch.nn.Module`` or any callable from a normalised float batch
@@ -114,6 +120,9 @@ def evaluate_c(
             :mod:`corruptbench.protocols`. The results' ``dataset.protocol`` names it.
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
+        ece_bins: Equal-width confidence bins of the expected calibration error (default 15, as
+            google/robustness_metrics; Ovadia et al. 2019 use 30, which the results file also
+            gives: ``res.calibration.stats["fog/3"].ece(bins=30)``).
         progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
             ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
             otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
@@ -124,6 +133,10 @@ def evaluate_c(
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
 
+    Raises:
+        EvalError: a bad argument or data (before any work); a batch whose logits are NaN or
+            infinite (naming its cell and batch; the results file keeps the finished cells).
+
     Examples:
         >>> import corruptbench
         >>> res = corruptbench.evaluate_c(net, "ImageNet-C/", clean="val/")  # doctest: +SKIP
@@ -132,6 +145,7 @@ def evaluate_c(
         ...     net, corruptbench.OnTheFly(x_test, labels=y_test), corruptions=["fog"], input_size=32
         ... )
     """
+    check_ece_bins(ece_bins)
     loaded = resolve_model(
         model, mean=mean, std=std, input_size=input_size, device=device, name=name
     )
@@ -140,6 +154,7 @@ def evaluate_c(
         return _evaluate_c(
             loaded,
             data,
+            ece_bins=ece_bins,
             clean=clean,
             corruptions=corruptions,
             severities=severities,
@@ -313,16 +328,31 @@ def _check_protocol_profile(proto: EvalProtocol, layout: Layout) -> None:
 
 
 class _CRun:
-    """The state of one eval-c run: the tally of every cell, what was resumed, the cells still to
-    do and their images, and the results written after each finished cell."""
+    """The state of one eval-c run: the tally and calibration statistics of every cell, what was
+    resumed, the cells still to do and their images, and the results written after each finished
+    cell."""
 
-    def __init__(self, plan: _CPlan, model: LoadedModel, run: RunOptions, batch_size: int):
+    def __init__(
+        self,
+        plan: _CPlan,
+        model: LoadedModel,
+        run: RunOptions,
+        batch_size: int,
+        ece_bins: int = DEFAULT_BINS,
+    ):
         self.plan, self.model, self.run = plan, model, run
         self.t0 = time.perf_counter()
         self.log: Log = run.log or (lambda _m: None)
         self.out = Path(run.out) if run.out is not None else None
+        self.calibration = CellCalibration(ece_bins)
         prev = load_previous(self.out, "c", model, run.overwrite)
-        self.tally: Tally = _resumed(prev, plan) if prev is not None else {}
+        self.tally: Tally = _resumed(prev, plan, self.calibration) if prev is not None else {}
+        if self.calibration.not_restored:
+            self.log(
+                f"  {len(self.calibration.not_restored)} finished cells of {self.out} have no "
+                "calibration statistics for this run (written before calibration existed, or for "
+                "other ECE bins): evaluated again"
+            )
         self.prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
         self.resumed = prev is not None
         self.skipped: dict[Cell, int] = {}
@@ -358,7 +388,8 @@ class _CRun:
         self.run_info["finished"] = finished
         elapsed = self.prev_time + time.perf_counter() - self.t0
         tally = {k: v for k, v in self.tally.items() if v[1] > 0}
-        return _c_results(self.model, self.plan, tally, elapsed, notes, self.run_info)
+        calibration = self.calibration.part([cell_key(c) for c in tally])
+        return _c_results(self.model, self.plan, tally, elapsed, notes, self.run_info, calibration)
 
     def save(self, finished: bool = False) -> Results:
         res = self.results(finished)
@@ -377,12 +408,19 @@ class _CRun:
         return self.remaining[cid] == 0
 
     def count(self, logits: Any, y: Any, c: Any) -> set[int]:
-        """Count one batch of predictions; the ids of the cells it finishes."""
+        """Count one batch of predictions; the ids of the cells it finishes.
+
+        Raises:
+            EvalError: NaN or infinite logits (the cell and batch named; nothing counted).
+        """
         nc_out = logits.shape[1]
         if int(y.max()) >= nc_out:
             raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
-        correct = (logits.argmax(1) == y).numpy()
         cids = c.numpy()
+        for cid in np.unique(cids):  # first: a batch of NaN logits must not reach the tally
+            m = cids == cid
+            self.calibrate(int(cid), logits[m], y[m])
+        correct = (logits.argmax(1) == y).numpy()
         done: set[int] = set()
         for cid in np.unique(cids):
             m = cids == cid
@@ -393,6 +431,18 @@ class _CRun:
             if self.remaining[int(cid)] == 0:
                 done.add(int(cid))
         return done
+
+    def calibrate(self, cid: int, logits: Any, y: Any) -> None:
+        """Add a batch of cell ``cid`` to its calibration statistics; a bad batch ends the run
+        with one line saying where it is and what the results file keeps."""
+        try:
+            self.calibration.update(cell_key(self.cells[cid]), logits, y)
+        except EvalError as exc:
+            kept = len(self.tally) - sum(1 for r in self.remaining if r > 0)
+            where = ""
+            if self.out is not None:
+                where = f"; {self.out} keeps the {kept} finished cell{'s' * (kept != 1)}"
+            raise EvalError(f"cell {exc}{where}") from None
 
     def finish_cell(self, cid: int) -> None:
         """Log a finished cell and rewrite the results file."""
@@ -412,12 +462,13 @@ def _evaluate_c(
     data: DataArg,
     *,
     batch_size: int,
+    ece_bins: int,
     progress: bool | str,
     run: RunOptions,
     **choices: Any,
 ) -> Results:
     plan = _plan_c(model, data, **choices)
-    state = _CRun(plan, model, run, batch_size)
+    state = _CRun(plan, model, run, batch_size, ece_bins)
     if state.tally and state.resumed:
         state.log(
             f"resuming {state.out}: {len(state.tally) - len(state.cells)} finished cells kept "
@@ -466,8 +517,9 @@ def _evaluate_c(
     return state.save(finished=True)
 
 
-def _resumed(prev: Results, plan: _CPlan) -> Tally:
-    """The finished cells of a previous results file whose data fingerprint, limit and seed match."""
+def _resumed(prev: Results, plan: _CPlan, calibration: CellCalibration) -> Tally:
+    """The finished cells of a previous results file whose data fingerprint, limit and seed match
+    and whose calibration statistics it holds (restored into ``calibration``)."""
     tally: Tally = {}
     run = prev.run or {}
     if prev.c is None or run.get("limit") != plan.limit or run.get("seed") != plan.seed:
@@ -483,7 +535,7 @@ def _resumed(prev: Results, plan: _CPlan) -> Tally:
             pos = SEVERITIES.index(cell[1])
             e = (prev.c.errors.get(cell[0]) or [None] * len(SEVERITIES))[pos]
             n = (prev.c.counts.get(cell[0]) or [None] * len(SEVERITIES))[pos]
-        if e is not None and n:
+        if e is not None and n and calibration.restore(prev.calibration, key, int(n)):
             tally[cell] = [int(round((1.0 - e) * n)), int(n), 0]
     return tally
 
@@ -529,6 +581,7 @@ def _c_results(
     elapsed: float,
     extra_notes: list[str],
     run: dict[str, Any],
+    calibration: CalibrationResults | None = None,
 ) -> Results:
     layout = plan.layout
     names = [n for n in ALL_CORRUPTIONS if n in plan.grid.names]
@@ -567,6 +620,7 @@ def _c_results(
             counts=counts,
             clean_count=clean[1] if clean and clean[1] else None,
         ),
+        calibration=calibration,
         versions=library_versions(),
         time_s=round(elapsed, 3),
         created=now(),

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from ..grid import SEVERITIES
+from ..grid import SEVERITIES, parse_cell_key
 from ..perturbations import ALL_PERTURBATIONS
-from ..results import Results
+from ..results import CalibrationResults, Results
 from ..results.format import (
     ALL_CORRUPTIONS,
     EXTRA_CORRUPTIONS,
@@ -19,6 +19,8 @@ from ..results.format import (
     score_num,
     summary_cells,
 )
+from ..results.parts import CALIBRATION_GROUPS, CALIBRATION_METRICS
+from ..results.text import calibration_rows
 
 __all__ = ["render_markdown", "render_csv"]
 
@@ -111,6 +113,9 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
         parts += _p_table(p_rows)
     if s_rows:
         parts += _score_sections(s_rows)
+    for r in ordered:
+        if r.calibration is not None:
+            parts += _calibration_sections(r.label, r.calibration)
     return "\n".join(parts).rstrip() + "\n"
 
 
@@ -210,6 +215,44 @@ def _p_table(p_rows: Sequence[Results]) -> list[str]:
     return ["### ImageNet-P", "", _table(header, rows), ""]
 
 
+def _calibration_sections(label: str, cal: CalibrationResults) -> list[str]:
+    """A model's calibration: by severity (clean, then each severity's mean over the corruptions
+    measured), then the ECE and NLL of every cell."""
+    parts = [f"### Calibration: {_md_cell(label)}", ""]
+    table = [
+        [
+            name,
+            covered,
+            num(m["nll"], 3),
+            num(m["brier"], 3),
+            pct(m["ece"]),
+            pct(m["top1_error"]),
+            pct(m["top5_error"]),
+            pct(m["mean_confidence"]),
+        ]
+        for name, covered, m in calibration_rows(cal)
+    ]
+    header = ["", "corruptions", "NLL", "Brier", f"ECE ({cal.ece_bins} bins)", "top-1 error"]
+    parts += [_table([*header, "top-5 error", "mean confidence"], table), ""]
+    if cal.has_severities:
+        names = [n for n in ALL_CORRUPTIONS if any(cal.cell(n, s) for s in SEVERITIES)]
+        table = []
+        for n in names:
+            cells = [cal.cell(n, s) or {} for s in SEVERITIES]
+            table.append(
+                [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")]
+                + [pct(c.get("ece")) for c in cells]
+                + [num(c.get("nll"), 3) for c in cells]
+            )
+        header = [
+            "Corruption",
+            *(f"ECE {s}" for s in SEVERITIES),
+            *(f"NLL {s}" for s in SEVERITIES),
+        ]
+        parts += [_table(header, table), ""]
+    return parts
+
+
 CSV_COLUMNS = ("model", "file", "metric", "name", "severity", "value")
 
 
@@ -223,8 +266,13 @@ def render_csv(results: Sequence[Results]) -> str:
     or for task-score grids ``clean_score`` (P), ``mpc``, ``rpc``, ``score`` (a cell),
     ``score_mean`` and ``relative_score`` (mean / P of a corruption); ``name`` is the corruption /
     perturbation (empty for model-level numbers); ``severity`` is 1..5 for ``error`` and ``score``
-    rows, empty otherwise. Rates are fractions (not percentages), scores as measured; missing
-    values are empty.
+    rows, empty otherwise. Calibration (results that have it): ``ece_bins``; per cell ``nll``,
+    ``brier``, ``ece``, ``top1_error``, ``top5_error``, ``mean_confidence`` with ``name`` the
+    corruption and ``severity`` 1..5, or ``name`` ``clean`` and ``severity`` 0 (eval-p: ``name``
+    a perturbation and ``severity`` 0 for its clean frames, ``clean`` for them pooled); per
+    severity the means ``<number>_severity_mean`` with ``name`` ``benchmark`` (over the 15) or
+    ``all`` (over the 19) and ``corruptions_measured`` (how many the mean covers). Rates are
+    fractions (not percentages), scores as measured; missing values are empty.
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -280,4 +328,22 @@ def render_csv(results: Sequence[Results]) -> str:
                     row(r, "score", name, sev, v)
                 row(r, "score_mean", name, None, means.get(name))
                 row(r, "relative_score", name, None, relative.get(name))
+        if r.calibration is not None:
+            _calibration_csv(r.calibration, lambda *a, r=r: row(r, *a))
     return buf.getvalue()
+
+
+def _calibration_csv(cal: CalibrationResults, row: Callable[..., None]) -> None:
+    """The calibration rows of one result (see :func:`render_csv`)."""
+    row("ece_bins", "", None, cal.ece_bins)
+    for key, m in cal.cells().items():
+        cell = parse_cell_key(key)
+        for metric in CALIBRATION_METRICS[1:]:
+            row(metric, cell.name, cell.level, m[metric])
+    if cal.has_severities:
+        for group in CALIBRATION_GROUPS:
+            means = cal.severity_means(group)
+            for i, sev in enumerate(SEVERITIES):
+                row("corruptions_measured", group, sev, means["corruptions"][i])
+                for metric in CALIBRATION_METRICS[1:]:
+                    row(f"{metric}_severity_mean", group, sev, means[metric][i])

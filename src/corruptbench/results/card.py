@@ -15,7 +15,7 @@ from typing import Any
 from .format import DASH, leaderboard_rows, pct, sort_by_mce
 from .parts import ResultsLike
 from .plots import ce_bars, flip_bars, png_data_uri, rpc_bars, score_curves, severity_curves
-from .text import score_headline
+from .text import calibration_headline, score_headline
 
 __all__ = ["CSS", "e", "figure", "summary_card", "render_fragment"]
 
@@ -139,6 +139,8 @@ def summary_card(res: ResultsLike) -> str:
             badge = f'<span class="badge">partial: {15 - len(res.score.missing)}/15</span>'
         elif not res.score.complete:
             badge = '<span class="badge">incomplete</span>'
+    if res.calibration is not None:
+        items += [(k, e(v)) for k, v in calibration_headline(res.calibration)]
     ds = res.dataset
     sub = ", ".join(e(v) for v in (ds.layout, ds.profile) if v)
     if ds.protocol is not None:

@@ -5,7 +5,8 @@ A results file (schema ``corruptbench.results/1``) is one JSON object with ``sch
 ``created``, then the ImageNet-C part (``errors``, ``ce``, ``mce`` ...) at the top level and/or the
 ImageNet-P part (top level for ``kind="p"``, under ``"p"`` for a demo file), or, for
 ``kind="score"`` (:func:`corruptbench.evaluate_grid`, ``corruptbench score``), the task-score grid
-under ``"score"`` (:mod:`~corruptbench.results.scores`), then ``run`` (eval-c / eval-p /
+under ``"score"`` (:mod:`~corruptbench.results.scores`), then eval-c / eval-p's ``calibration`` (NLL,
+Brier, ECE per cell: :mod:`~corruptbench.results.calibration`), then ``run`` (eval-c / eval-p /
 evaluate_grid: what resuming needs) or ``demo`` (the demo's photos). All rates are fractions.
 
 :class:`Results` holds one such file, typed. :meth:`Results.to_text` writes the keys in that order
@@ -32,7 +33,8 @@ from ..grid import SEVERITIES
 from ..metrics import CSummary, summarize_c
 from ..perturbations import ALL_PERTURBATIONS
 from ..protocols import DEFAULT_PROTOCOL, PROTOCOLS, leaderboard
-from .parts import CResults, DatasetInfo, PResults, ScoreResults
+from .calibration import parse_calibration
+from .parts import CalibrationResults, CResults, DatasetInfo, PResults, ScoreResults
 from .reader import Reader, short_repr, type_name
 from .scores import parse_score
 
@@ -76,6 +78,7 @@ class Results:
     c: CResults | None = None
     p: PResults | None = None
     score: ScoreResults | None = None
+    calibration: CalibrationResults | None = None
     versions: dict[str, Any] = field(default_factory=dict)
     time_s: float | None = None
     created: str | None = None
@@ -209,6 +212,8 @@ class Results:
             out["p"] = self.p.to_dict()
         if self.score is not None:
             out["score"] = self.score.to_dict()
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.to_dict()
         if self.run is not None:
             out["run"] = self.run
         return out
@@ -528,6 +533,7 @@ def _parse(data: Any, source: str) -> Results:
         c=c,
         p=p,
         score=score,
+        calibration=parse_calibration(r, data, c=c, p=p),
         versions=versions or {},
         time_s=data.get("time_s"),
         created=created,

@@ -190,6 +190,12 @@ class Layout(ABC):
     def items(self, cell: Cell) -> list[Item]:
         """The items of ``cell`` (after the selection's ``limit``)."""
 
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """The class of each of ``cell``'s items, in :meth:`items` order: a class folder's name
+        (wnid), an integer label, or ``None`` where the data has none. eval-p reads it for the
+        calibration of the clean frames (eval-c's items carry their labels already)."""
+        return [None] * len(self.items(cell))
+
     def key(self, cell: Cell) -> str:
         """The cell's key in the results' ``run.cell_fingerprints``."""
         return cell_key(cell)

@@ -26,6 +26,7 @@ class ImageNetPFolder(Layout):
     name: ClassVar[str] = "imagenet-p"
 
     _items: dict[str, list[Item]] = field(default_factory=dict)
+    _classes: dict[str, list[str | int | None]] = field(default_factory=dict)  #: wnid folders
 
     @staticmethod
     def detect(root: Path) -> bool:
@@ -58,6 +59,7 @@ class ImageNetPFolder(Layout):
             chosen = [entries[i][0] for i in rows]
             lay.cells.append(Cell(p, difficulty))
             lay._items[p] = [(reader, 0, str(f)) for f in chosen]
+            lay._classes[p] = [entries[i][1] for i in rows]
             lay.fingerprints[p] = files_fingerprint(root, chosen)
         lay.images_per_cell = max((len(v) for v in lay._items.values()), default=0)
         return lay
@@ -67,3 +69,8 @@ class ImageNetPFolder(Layout):
 
     def items(self, cell: Cell) -> list[Item]:
         return self._items[cell[0]]
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """The class folder (wnid) of each sequence; ``None`` for one directly in the
+        perturbation's folder."""
+        return self._classes[cell[0]]

@@ -127,6 +127,7 @@ class OnTheFlyP(Layout):
 
     _items: list[SourceItem] = field(default_factory=list)
     _step: PerturbStep = field(default_factory=lambda: PerturbStep("imagenet"))
+    _labelled: bool = False  #: the source has labels (class folders, a batch's, given ones)
 
     @classmethod
     def open(
@@ -145,6 +146,7 @@ class OnTheFlyP(Layout):
             f"--profile {prof}` would encode (the MP4 encoding step is skipped)"
         )
         lay._items = items
+        lay._labelled = source.label_kind != "none"
         lay._step = PerturbStep(prof, sel.seed)
         lay.images_per_cell = len(items) if lay.cells else 0
         return lay
@@ -155,3 +157,9 @@ class OnTheFlyP(Layout):
     def items(self, cell: Cell) -> list[Item]:
         reader = StepReader(self._step)
         return [(reader, 0, (it, cell[0], cell[1])) for it in self._items]
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """Each clean image's class folder (wnid) or integer label; ``None`` without labels."""
+        if not self._labelled:
+            return [None] * len(self._items)
+        return [it.label for it in self._items]

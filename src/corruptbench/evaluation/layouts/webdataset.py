@@ -258,3 +258,8 @@ class WebDatasetP(_Shards):
     def items(self, cell: Cell) -> list[Item]:
         reader = ShardMemberReader(self.media)
         return [(reader, 0, (s.path, s.offset, s.size)) for s in self._samples[cell]]
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """Each sequence's class folder (the ``wnid`` of its metadata), as the MP4 folder layout
+        has it, else its ``.cls`` label (a CIFAR batch's); ``None``: neither."""
+        return [s.meta.get("wnid") or s.cls for s in self._samples[cell]]
