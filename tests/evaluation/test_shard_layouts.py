@@ -187,3 +187,115 @@ def test_shard_folders_that_do_not_fit(builds: dict[str, Path], tmp_path: Path) 
     )
     assert res.c is not None and res.c.errors["fog"] == [None] * 5
     assert res.c.errors["brightness"][1] is None and res.c.errors["brightness"][0] is not None
+
+
+def _tamper_jpegs(tar: Path, n_bytes: int = 800) -> None:
+    """Overwrite ``n_bytes`` inside every .jpg member of ``tar`` (the tar stays valid: same size,
+    same headers; only the image data changes)."""
+    from corruptbench.datasets.webdataset import members
+
+    data = bytearray(tar.read_bytes())
+    for name, offset, size in members(tar):
+        if name.endswith(".jpg"):
+            start = offset + size // 3
+            data[start : start + n_bytes] = bytes((b * 7 + 1) % 256 for b in range(n_bytes))
+    tar.write_bytes(bytes(data))
+
+
+def _shorten(tar: Path, keep: int) -> None:
+    """Rewrite ``tar`` as a valid shard holding only its first ``keep`` samples."""
+    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples
+
+    samples = list(iter_samples(tar))[:keep]
+    tmp = tar.with_suffix(".new")
+    w = TarShardWriter(tmp, tar.name)
+    for key, mem in samples:
+        w.add(key, mem)
+    w.close()
+    tmp.replace(tar)
+
+
+@pytest.fixture(scope="module")
+def sw(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The issue's scenario, smaller: 12 photos, one cell in 3 shards of 4."""
+    base = tmp_path_factory.mktemp("sw")
+    run_c(
+        make_source(base, 12), base / "sw", fmt="webdataset", shard_size=4, names=["brightness"],
+        levels=[1],
+    )  # fmt: skip
+    return base / "sw"
+
+
+def test_eval_c_refuses_shards_changed_in_place(sw: Path, tmp_path: Path) -> None:
+    # issue 22 item 1: 800 bytes overwritten inside each JPEG of one shard (a valid tar of the
+    # same size): the old code evaluated the damaged images and returned a plausible error
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    opts: dict[str, Any] = dict(corruptions=["brightness"], severities=[1], run=quiet(workers=0))
+    good = evaluate_c(fast_model(12), data, **opts)
+    assert good.c is not None and good.c.counts["brightness"][0] == 12
+    _tamper_jpegs(data / "brightness-1-000001.tar")
+    with pytest.raises(EvalError) as err:
+        evaluate_c(fast_model(12), data, **opts)
+    msg = str(err.value)
+    assert msg.startswith(f"{data / 'brightness-1-000001.tar'}: sha256 ")
+    assert "shards.json says" in msg and "re-run the make-c / convert command" in msg
+    assert any("SHA-256 of 3 shards" in n for n in good.dataset.notes)
+    # storage the user trusts: sizes and counts only, as asked (the note says so)
+    trusted = evaluate_c(fast_model(12), data, verify_shards="count", **opts)
+    assert any("SHA-256 not checked" in n for n in trusted.dataset.notes)
+    with pytest.raises(EvalError, match="verify_shards must be 'hash' or 'count', got 'none'"):
+        evaluate_c(fast_model(12), data, verify_shards="none", **opts)
+
+
+@pytest.mark.parametrize("verify", ["hash", "count"])
+def test_eval_c_refuses_a_shortened_shard(sw: Path, tmp_path: Path, verify: str) -> None:
+    # issue 22 item 1: the shard rewritten with 2 of its 4 samples; the old code counted 10 images
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    _shorten(data / "brightness-1-000001.tar", 2)
+    kw: dict[str, Any] = {} if verify == "hash" else {"verify_shards": verify}  # hash: the default
+    with pytest.raises(EvalError) as err:
+        evaluate_c(fast_model(12), data, run=quiet(workers=0), **kw)
+    assert str(err.value).startswith(
+        f"{data / 'brightness-1-000001.tar'}: 2 samples, shards.json says 4: the shard is not the one"
+    )
+
+
+def test_cli_trust_shards(sw: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    _tamper_jpegs(data / "brightness-1-000002.tar")
+    args = ["eval-c", "--model", "efficientnet_lite0", "--random-weights", "--data", str(data)]
+    args += ["--corruptions", "brightness", "--severities", "1", "--workers", "0", "--quiet"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "brightness-1-000002.tar: sha256" in err and "Traceback" not in err
+    assert main([*args, "--trust-shards"]) == 0
+
+
+def test_hostile_shard_names_and_members(sw: Path, tmp_path: Path) -> None:
+    # issue 22 item 10: shards.json naming files outside --data, tar members with '..'
+    outside = tmp_path / "x.tar"
+    shutil.copy(sw / "brightness-1-000000.tar", outside)
+    for name in ("../x.tar", str(outside), "sub/../../x.tar"):
+        data = tmp_path / f"d{abs(hash(name))}"
+        shutil.copytree(sw, data)
+        index = json.loads((data / "shards.json").read_text())
+        index["cells"][0]["shards"][0]["name"] = name
+        (data / "shards.json").write_text(json.dumps(index))
+        with pytest.raises(EvalError, match=r"shard name .* is not a plain \.tar file name"):
+            evaluate_c(fast_model(12), data, run=quiet(workers=0))
+    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples
+
+    data = tmp_path / "evil"
+    shutil.copytree(sw, data)
+    tar = data / "brightness-1-000000.tar"
+    samples = list(iter_samples(tar))
+    w = TarShardWriter(tar.with_suffix(".new"), tar.name)
+    for i, (key, mem) in enumerate(samples):
+        w.add("../../evil" if i == 1 else key, mem)
+    w.close()
+    tar.with_suffix(".new").replace(tar)
+    with pytest.raises(EvalError, match=r"tar member '\.\./\.\./evil\.\w+' has an unsafe name"):
+        evaluate_c(fast_model(12), data, verify_shards="count", run=quiet(workers=0))

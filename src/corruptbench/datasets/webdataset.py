@@ -10,7 +10,13 @@ member name up to the first dot of its base name (the WebDataset convention), e.
 Keys come from relative paths with :func:`sample_key`: the extension is dropped and the other dots
 of the base name become ``_`` (a dot would end the key early). Shards are named
 ``<name>-<level>-<number:06d>.tar`` (:func:`shard_name`, e.g. ``gaussian_noise-3-000012.tar``), and
-``shards.json`` (:data:`SHARD_INDEX`) lists every shard with its sample count, size and SHA-256.
+``shards.json`` (:data:`SHARD_INDEX`) lists every shard with its sample count, size and SHA-256;
+:func:`shard_problem` compares a shard on disk with those numbers (what eval-c, eval-p, a resumed
+make-c / convert and ``verify`` check).
+
+Names from the files are data, not paths: :func:`read_index` refuses a shard name that is not a
+plain file name (``../x.tar``, ``/data/x.tar``), and :func:`members` refuses a tar member whose
+name is absolute or has a ``..`` part (:class:`UnsafeMemberError`).
 
 Writing is deterministic (:class:`TarShardWriter`): PAX format, members in the order given with
 their extensions sorted, mtime 0, mode 0644, uid/gid 0 and empty user/group names, so the same
@@ -36,6 +42,7 @@ __all__ = [
     "INDEX_FORMAT",
     "ShardStats",
     "SampleEntry",
+    "UnsafeMemberError",
     "TarShardWriter",
     "sample_key",
     "split_member",
@@ -49,6 +56,10 @@ __all__ = [
     "scan_samples",
     "read_member",
     "read_index",
+    "check_shard_file_name",
+    "file_sha256",
+    "count_samples",
+    "shard_problem",
 ]
 
 SHARD_INDEX = "shards.json"
@@ -188,19 +199,84 @@ class TarShardWriter:
                 pass
 
 
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file (hex), read in 4 MiB chunks (:mod:`hashlib` releases the GIL on
+    them, so threads hash several files at once)."""
+    sha = hashlib.sha256()
+    with open(os.fspath(path), "rb") as fh:
+        while chunk := fh.read(1 << 22):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
+def count_samples(path: str | os.PathLike[str]) -> int:
+    """The samples of a shard: its distinct keys (tar headers only)."""
+    return len({split_member(name)[0] for name, _, _ in members(path)})
+
+
 def shard_stats(path: str | os.PathLike[str]) -> ShardStats:
     """Statistics of an existing shard, read from the file (samples = distinct keys)."""
     p = Path(path)
-    sha = hashlib.sha256()
-    with open(p, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            sha.update(chunk)
-    keys = {split_member(name)[0] for name, _, _ in members(p)}
-    return ShardStats(p.name, len(keys), p.stat().st_size, sha.hexdigest())
+    return ShardStats(p.name, count_samples(p), p.stat().st_size, file_sha256(p))
+
+
+def shard_problem(
+    path: str | os.PathLike[str],
+    expected: Mapping[str, Any],
+    *,
+    hash: bool = True,
+    samples: int | None = None,
+    said: str = f"{SHARD_INDEX} says",
+) -> str | None:
+    """What differs between the shard at ``path`` and its recorded statistics ``expected`` (a
+    :meth:`ShardStats.to_dict`, e.g. an entry of ``shards.json``), or None when nothing does.
+
+    Checked in order of cost: the file exists (``"missing"``), its sample count (the tar headers,
+    or ``samples`` when the caller has counted them already), its size and, with ``hash``,
+    its SHA-256 (a full read: what finds bytes changed in place, which leave the size and the
+    headers as they were). The text reads as ``"<path>: <problem>"``, e.g. ``"5 samples,
+    shards.json says 10"`` (``said`` names where ``expected`` comes from).
+    """
+    p = Path(path)
+    if not p.is_file():
+        return "missing"
+    if samples is None:
+        try:
+            samples = count_samples(p)
+        except UnsafeMemberError as exc:
+            return str(exc)
+        except (OSError, ValueError, tarfile.TarError) as exc:
+            return f"unreadable tar ({type(exc).__name__}: {exc})"
+    if samples != int(expected["samples"]):
+        return f"{samples} samples, {said} {int(expected['samples'])}"
+    size = p.stat().st_size
+    if size != int(expected["bytes"]):
+        return f"{size} bytes, {said} {int(expected['bytes'])}"
+    if hash:
+        digest = file_sha256(p)
+        if digest != expected["sha256"]:
+            return f"sha256 {digest}, {said} {expected['sha256']}"
+    return None
 
 
 class _Unsupported(Exception):
     """A tar feature the fast header reader leaves to :mod:`tarfile`."""
+
+
+class UnsafeMemberError(tarfile.TarError):
+    """A tar member whose name is absolute or has a ``..`` part: a shard never holds one, and a
+    reader that used it as a path would leave the folder."""
+
+
+_UNSAFE_PART = re.compile(r"(^|/)\.\.(/|$)")
+
+
+def _check_member_name(name: str) -> str:
+    if name.startswith("/") or _UNSAFE_PART.search(name.replace("\\", "/")):
+        raise UnsafeMemberError(
+            f"tar member {name!r} has an unsafe name (absolute, or with a '..' part); refused"
+        )
+    return name
 
 
 def _octal(field: bytes) -> int:
@@ -269,7 +345,7 @@ def _fast_members(fh: BinaryIO) -> list[tuple[str, int, int]]:
         if "size" in pax:
             size = int(pax["size"])
         if kind in (b"0", b"\0", b"7"):
-            out.append((full, data, size))
+            out.append((_check_member_name(full), data, size))
         elif kind not in (b"1", b"2", b"3", b"4", b"5", b"6"):  # links, devices, dirs, fifos
             raise _Unsupported(f"member type {kind!r}")
         pax, long_name = {}, None
@@ -280,6 +356,7 @@ def members(path: str | os.PathLike[str]) -> list[tuple[str, int, int]]:
     """``(name, data offset, size)`` of each regular file in the tar at ``path``, in order.
 
     Raises:
+        UnsafeMemberError: a member name is absolute or has a ``..`` part.
         tarfile.TarError: not a (readable) tar archive.
     """
     with open(os.fspath(path), "rb") as fh:
@@ -288,7 +365,9 @@ def members(path: str | os.PathLike[str]) -> list[tuple[str, int, int]]:
         except _Unsupported:
             fh.seek(0)
             with tarfile.open(fileobj=fh, mode="r:") as tf:
-                return [(m.name, m.offset_data, m.size) for m in tf if m.isfile()]
+                return [
+                    (_check_member_name(m.name), m.offset_data, m.size) for m in tf if m.isfile()
+                ]
 
 
 def iter_samples(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, bytes]]]:
@@ -353,7 +432,8 @@ def read_index(root: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``shards.json`` of a shard folder.
 
     Raises:
-        ValueError: the file is not a corruptbench WebDataset index.
+        ValueError: the file is not a corruptbench WebDataset index, or a shard name in it is not
+            a plain file name (:func:`check_shard_file_name`).
     """
     p = Path(root) / SHARD_INDEX
     try:
@@ -367,8 +447,38 @@ def read_index(root: str | os.PathLike[str]) -> dict[str, Any]:
         for row in doc["cells"]:
             str(row[nk]), int(row[lk])
             for s in row["shards"]:
-                str(s["name"]), int(s["samples"]), str(s["sha256"])
+                str(s["name"]), int(s["samples"]), int(s["bytes"]), str(s["sha256"])
         str(doc["media"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{p}: malformed shard index ({type(exc).__name__}: {exc})") from None
+    for row in doc["cells"]:
+        for s in row["shards"]:
+            check_shard_file_name(s["name"], p)
     return doc
+
+
+def check_shard_file_name(name: Any, index: str | os.PathLike[str]) -> str:
+    """``name`` if it is a plain file name ending in ``.tar``, for a shard beside ``index``.
+
+    Raises:
+        ValueError: naming ``index`` and the entry: a name with a folder part (``../x.tar``,
+            ``sub/x.tar``), an absolute path, a hidden name, or not a string / not ``.tar``.
+            Shards live in the index's folder; a name that pointed elsewhere would make a reader
+            open files outside it.
+    """
+    text = str(name) if isinstance(name, str) else ""
+    bad = (
+        not text
+        or "/" in text
+        or "\\" in text
+        or text.startswith(".")
+        or os.path.isabs(text)
+        or not text.endswith(".tar")
+    )
+    if bad:
+        raise ValueError(
+            f"{index}: shard name {name!r} is not a plain .tar file name in the folder of "
+            f"{SHARD_INDEX} (a folder part, '..' or an absolute path would read files outside "
+            "it); refused"
+        )
+    return text

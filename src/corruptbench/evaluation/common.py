@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ArgumentError
+from ..errors import Arg, ArgumentError
 from ..grid import CLEAN, SEVERITIES, Cell, cell_key
 from ..pipeline import hash_lines
 
@@ -20,6 +20,8 @@ __all__ = [
     "EvalError",
     "RunOptions",
     "CORRUPT_ON",
+    "VERIFY_SHARDS",
+    "check_verify_shards",
     "Cell",
     "CLEAN",
     "SEVERITIES",
@@ -36,10 +38,23 @@ __all__ = [
 Log = Callable[[str], None]
 #: where on-the-fly corruption runs (``evaluate_c(corrupt_on=...)``, ``eval-c --corrupt-on``)
 CORRUPT_ON = ("auto", "workers", "device")
+#: how WebDataset shards are checked against ``shards.json`` (``verify_shards=``): ``hash`` = size,
+#: sample count and SHA-256 (the default); ``count`` = size and sample count (trusted storage)
+VERIFY_SHARDS = ("hash", "count")
 
 
 class EvalError(ArgumentError):
     """The evaluation cannot run (bad data folder, label mismatch, incompatible results file)."""
+
+
+def check_verify_shards(value: str) -> str:
+    """``verify_shards`` checked (:data:`VERIFY_SHARDS`), or :class:`EvalError` naming it."""
+    if value not in VERIFY_SHARDS:
+        raise EvalError(
+            Arg("verify_shards"),
+            f" must be {' or '.join(repr(v) for v in VERIFY_SHARDS)}, got {value!r}",
+        )
+    return value
 
 
 def stderr_log(msg: str) -> None:

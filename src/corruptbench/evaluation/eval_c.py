@@ -26,7 +26,7 @@ from ..results import (
     now,
     resolve_baseline,
 )
-from .common import CORRUPT_ON, EvalError, Log, RunOptions
+from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
@@ -65,6 +65,7 @@ def evaluate_c(
     name: str | None = None,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
+    verify_shards: str = "hash",
 ) -> Results:
     """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
     mCE and relative mCE (``corruptbench evaluate_c`` is this function; so is ``eval-c``).
@@ -108,6 +109,11 @@ def evaluate_c(
         run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
             new processes that import the caller's script: in a script, call this under
             ``if __name__ == "__main__":``.
+        verify_shards: WebDataset shards only: ``"hash"`` (default) compares every shard of the
+            requested cells with ``shards.json`` (size, sample count and SHA-256, a full read:
+            see ``benchmarks/shard_verify.py`` for the cost) and refuses one that differs;
+            ``"count"`` checks sizes and sample counts only, for storage you trust
+            (``eval-c --trust-shards``).
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
@@ -137,6 +143,7 @@ def evaluate_c(
             profile=profile,
             baseline=baseline,
             corrupt_on=corrupt_on,
+            verify_shards=verify_shards,
             progress=progress,
             run=run,
         )
@@ -180,6 +187,7 @@ def _plan_c(
     profile: str | None,
     baseline: str,
     corrupt_on: str,
+    verify_shards: str = "hash",
 ) -> _CPlan:
     try:
         grid = select("c", corruptions, severities)
@@ -211,7 +219,7 @@ def _plan_c(
         )
     # the names in the reference order: the order results files and reports use
     names = [n for n in ALL_CORRUPTIONS if n in grid.names]
-    sel = Selection(names, list(grid.levels), limit, seed)
+    sel = Selection(names, list(grid.levels), limit, seed, check_verify_shards(verify_shards))
     layout = open_c_layout(data, sel, model.num_classes, profile)
     try:
         base = resolve_baseline(baseline, auto=layout.default_baseline, need="c")

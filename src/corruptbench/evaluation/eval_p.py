@@ -30,7 +30,7 @@ from ..results import (
     now,
     resolve_baseline,
 )
-from .common import EvalError, RunOptions
+from .common import EvalError, RunOptions, check_verify_shards
 from .layouts import DataArg, Layout, OnTheFly, Selection, open_p_layout
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
@@ -58,6 +58,7 @@ def evaluate_p(
     name: str | None = None,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
+    verify_shards: str = "hash",
 ) -> Results:
     """Evaluate ``model`` on ImageNet-P style sequences: flip probability (FP), top-5 distance
     (T5D) and Zipf distance per perturbation; mFR / mT5D with a baseline (``eval-p`` calls this).
@@ -90,6 +91,9 @@ def evaluate_p(
             otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resumed per perturbation), log lines (the
             workers import the caller's script: guard it with ``if __name__ == "__main__":``).
+        verify_shards: WebDataset shards only: ``"hash"`` (default: size, sample count and
+            SHA-256 of every shard against ``shards.json``) or ``"count"`` (sizes and counts, for
+            storage you trust; ``eval-p --trust-shards``); see ``evaluate_c``.
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
@@ -114,6 +118,7 @@ def evaluate_p(
             seed=seed,
             profile=profile,
             baseline=baseline,
+            verify_shards=verify_shards,
             progress=progress,
             run=run,
         )
@@ -129,6 +134,7 @@ def _plan_p(
     seed: int,
     profile: str | None,
     baseline: str | os.PathLike[str] | None,
+    verify_shards: str = "hash",
 ) -> tuple[Layout, Baseline | None, list[str]]:
     """Check every argument, open the data and resolve the baseline (before any work): the
     layout, the baseline and the notes about the data."""
@@ -150,7 +156,8 @@ def _plan_p(
     # in the reference order (that of results files and reports); every perturbation at the one
     # difficulty: the noise ones read their _<d> dataset, the others use it as the frame stride
     ordered = [p for p in ALL_PERTURBATIONS if p in names]
-    layout = open_p_layout(data, Selection(ordered, [difficulty], limit, seed), profile, notes)
+    sel = Selection(ordered, [difficulty], limit, seed, check_verify_shards(verify_shards))
+    layout = open_p_layout(data, sel, profile, notes)
     return layout, base, notes
 
 

@@ -35,7 +35,7 @@ import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
 from ..datasets.imagenet import is_wnid
-from ..datasets.webdataset import SHARD_INDEX, members, split_member
+from ..datasets.webdataset import SHARD_INDEX, shard_problem
 from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 from ..progress import Progress
 from ..tables.released import CIFAR_C_NPY_MD5, IMAGENET_C_BAR_LEVELS, MNIST_C_CORRUPTIONS
@@ -437,28 +437,6 @@ def _build_arrays(
     return report
 
 
-def _shard_problem(path: Path, shard: dict[str, Any], hash: bool) -> str | None:
-    if not path.is_file():
-        return "missing"
-    size = path.stat().st_size
-    if size != int(shard.get("bytes", -1)):
-        return f"{size} bytes, {SHARD_INDEX} says {shard.get('bytes')}"
-    try:
-        samples = len({split_member(name)[0] for name, _, _ in members(path)})
-    except Exception as exc:  # noqa: BLE001 - any reader error means a damaged shard
-        return f"unreadable tar ({type(exc).__name__}: {exc})"
-    if samples != int(shard["samples"]):
-        return f"{samples} samples, {SHARD_INDEX} says {shard['samples']}"
-    if hash:
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            while chunk := fh.read(1 << 22):
-                h.update(chunk)
-        if h.hexdigest() != shard["sha256"]:
-            return f"sha256 {h.hexdigest()}, {SHARD_INDEX} says {shard['sha256']}"
-    return None
-
-
 def _webdataset(
     root: Path, *, hash: bool, bar_factory: Callable[[int], Progress], **_: Any
 ) -> VerifyReport:
@@ -485,7 +463,7 @@ def _webdataset(
             cell = CellReport(key, expected=int(row.get("samples", 0)))
             for s in row["shards"]:
                 listed.add(s["name"])
-                problem = _shard_problem(root / s["name"], s, hash)
+                problem = shard_problem(root / s["name"], s, hash=hash)
                 if problem == "missing":
                     cell.missing.append(s["name"])
                 elif problem is not None:

@@ -35,12 +35,15 @@ Item = tuple[Reader, int, Any]  #: (reader, label, payload) of one image or sequ
 class Selection:
     """What to evaluate: names (corruptions / perturbations), levels (severities / the one
     difficulty), at most ``limit`` items per cell (a subset seeded by ``seed``), and ``seed``,
-    the base seed of on-the-fly corruption."""
+    the base seed of on-the-fly corruption. ``verify_shards``: how WebDataset shards are checked
+    against ``shards.json`` before use (``"hash"``: size, sample count and SHA-256; ``"count"``:
+    size and sample count, for storage you trust)."""
 
     names: list[str]
     levels: list[int]
     limit: int | None = None
     seed: int = 0
+    verify_shards: str = "hash"
 
 
 @dataclass(frozen=True, eq=False)

@@ -7,6 +7,12 @@ follow :class:`~.imagenet_c.ImageNetCFolder` (class names from the sample's ``wn
 sources with integer labels (CIFAR), the ``.cls`` member like :class:`~.cifar_c.CifarCFolder`; the
 ``limit`` subset is drawn by the same keys (``<wnid>/<file>`` of the folder layout, or the row
 number where the folder build is an array).
+
+Before any image is read, every shard of the requested cells is compared with ``shards.json``
+(:func:`~corruptbench.datasets.webdataset.shard_problem`): its size and sample count always, its
+SHA-256 too unless :attr:`~.base.Selection.verify_shards` is ``"count"`` (storage you trust). A
+shard that differs stops the evaluation with its name and what was expected: a damaged or
+shortened shard would otherwise give a plausible error rate over the wrong images.
 """
 
 from __future__ import annotations
@@ -15,7 +21,8 @@ import io
 import json
 import os
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,9 +30,12 @@ from typing import Any, ClassVar
 from ...datasets.webdataset import (
     SHARD_INDEX,
     SampleEntry,
+    UnsafeMemberError,
+    file_sha256,
     read_index,
     read_member,
     scan_samples,
+    shard_problem,
 )
 from ...grid import Cell
 from ...pipeline import Source, SourceItem, hash_lines
@@ -60,7 +70,8 @@ def _open_index(root: Path, kind: str) -> dict[str, Any]:
 
 
 def _scan_cell(root: Path, row: dict[str, Any], media: str) -> list[ShardSample]:
-    """Every sample of one cell's shards, in order."""
+    """Every sample of one cell's shards, in order; each shard's size and sample count checked
+    against the index."""
     out: list[ShardSample] = []
     for shard in row["shards"]:
         path = root / shard["name"]
@@ -68,17 +79,80 @@ def _scan_cell(root: Path, row: dict[str, Any], media: str) -> list[ShardSample]
             raise EvalError(f"{path}: listed in {SHARD_INDEX} but missing")
         try:
             entries = scan_samples(path, read=("json", "cls"))
+        except UnsafeMemberError as exc:
+            raise EvalError(f"{path}: {exc}") from None
         except (OSError, ValueError, tarfile.TarError) as exc:
             raise EvalError(f"{path}: not a readable tar shard ({exc})") from None
+        problem = shard_problem(path, shard, hash=False, samples=len({e.key for e in entries}))
+        if problem is not None:
+            raise EvalError(_mismatch(path, problem))
         out.extend(_sample(str(path), e, media) for e in entries if media in e.members)
     return out
 
 
+def _mismatch(path: Path, problem: str) -> str:
+    return (
+        f"{path}: {problem}: the shard is not the one {SHARD_INDEX} lists (damaged, shortened or "
+        "changed after it was written); re-run the make-c / convert command that wrote it (it "
+        "remakes such shards) or restore the file"
+    )
+
+
+def _check_hashes(root: Path, shards: Sequence[dict[str, Any]]) -> None:
+    """Compare the SHA-256 of every shard with the index (several files at once: hashlib releases
+    the GIL); the first that differs is an :class:`EvalError` naming it."""
+    paths = [root / s["name"] for s in shards]
+    threads = max(1, min(len(paths), os.cpu_count() or 1, 8))
+    with ThreadPoolExecutor(threads) as pool:
+        digests = list(pool.map(file_sha256, paths))
+    for path, shard, digest in zip(paths, shards, digests):
+        if digest != shard["sha256"]:
+            problem = f"sha256 {digest}, {SHARD_INDEX} says {shard['sha256']}"
+            raise EvalError(_mismatch(path, problem))
+
+
+def _verify_note(shards: Sequence[dict[str, Any]], verify: str) -> str:
+    n, size = len(shards), sum(int(s["bytes"]) for s in shards)
+    what = "sizes, sample counts and SHA-256" if verify == "hash" else "sizes and sample counts"
+    trusted = "" if verify == "hash" else " (SHA-256 not checked: verify_shards='count')"
+    return (
+        f"shards checked against {SHARD_INDEX}: {what} of {n} shards, {size / 1e9:.2f} GB{trusted}"
+    )
+
+
+def _verified_scan(
+    root: Path, rows: dict[Cell, dict[str, Any]], media: str, verify: str, notes: list[str]
+) -> dict[Cell, list[ShardSample]]:
+    """The samples of the cells ``rows`` (their shards checked: sizes and counts from the tar
+    headers, then with ``verify="hash"`` their SHA-256); a note says what was checked."""
+    shards = [s for row in rows.values() for s in row["shards"]]
+    scanned = {cell: _scan_cell(root, row, media) for cell, row in rows.items()}
+    if verify == "hash":
+        _check_hashes(root, shards)
+    notes.append(_verify_note(shards, verify))
+    return scanned
+
+
 def _sample(path: str, e: SampleEntry, media: str) -> ShardSample:
     offset, size = e.members[media]
-    meta = json.loads(e.small["json"]) if "json" in e.small else {}
-    cls = int(e.small["cls"]) if "cls" in e.small else None
+    try:
+        meta = json.loads(e.small["json"]) if "json" in e.small else {}
+    except ValueError as exc:
+        raise EvalError(f"{path}: sample {e.key!r} has an unreadable .json ({exc})") from None
+    cls = _class_index(e.small["cls"], path, e.key) if "cls" in e.small else None
     return ShardSample(path, offset, size, meta, cls)
+
+
+def _class_index(raw: bytes, path: str, key: str) -> int:
+    """A ``.cls`` member: a class index, ASCII decimal digits (``b"8"``); ``8.5`` or ``-2`` are
+    refused rather than truncated or counted as a class no model outputs."""
+    text = raw.decode("ascii", "replace").strip()
+    if not text.isdigit() or not text.isascii():
+        raise EvalError(
+            f"{path}: sample {key!r} has class {text[:20]!r} (.cls must be a class index, an "
+            "integer >= 0)"
+        )
+    return int(text)
 
 
 def _select_key(s: ShardSample, position: int, media: str) -> str:
@@ -152,7 +226,9 @@ class WebDatasetC(_Shards):
         media = str(doc["media"])
         lay = cls(root, profile or doc.get("profile") or "imagenet", media=media)
         lay.missing = [cell for cell in wanted if cell not in rows]
-        scanned = {cell: _scan_cell(root, rows[cell], media) for cell in wanted if cell in rows}
+        scanned = _verified_scan(
+            root, {c: rows[c] for c in wanted if c in rows}, media, sel.verify_shards, lay.notes
+        )
         if profile is None and not doc.get("profile"):
             lay.profile = _detect(scanned)
         labels = doc.get("labels")
@@ -235,18 +311,17 @@ class WebDatasetP(_Shards):
             require("av", "eval-p on MP4 shards")
         lay = cls(root, profile or doc.get("profile") or "imagenet", media=media)
         (difficulty,) = sel.levels
+        stored: dict[Cell, dict[str, Any]] = {}  #: requested cell -> the index row holding it
         for p in sel.names:
             # the other perturbations have one dataset; their difficulty is a stride at eval time
             d = difficulty if p in NOISE_PERTURBATIONS else 1
-            if Cell(p, d) not in rows:
+            if Cell(p, d) in rows:
+                stored[Cell(p, difficulty)] = rows[Cell(p, d)]
+            else:
                 lay.missing.append(Cell(p, difficulty))
-                continue
-            lay._add(
-                Cell(p, difficulty),
-                rows[Cell(p, d)],
-                _scan_cell(root, rows[Cell(p, d)], media),
-                sel,
-            )
+        scanned = _verified_scan(root, stored, media, sel.verify_shards, lay.notes)
+        for cell, row in stored.items():
+            lay._add(cell, row, scanned[cell], sel)
         return lay
 
     def key(self, cell: Cell) -> str:
