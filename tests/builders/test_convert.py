@@ -165,7 +165,8 @@ def test_sigkill_during_convert_then_resume(released: Path, tmp_path: Path) -> N
     assert 5 <= len(finished) < len(list(full.glob("*.tar")))
     for tar in finished:
         assert tar.read_bytes() == (full / tar.name).read_bytes()
-    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    resumed = subprocess.run(cmd, capture_output=True, text=True)
+    assert resumed.returncode == 0 and "remade" not in resumed.stdout
     assert tree(killed) == tree(full)
 
 

@@ -12,7 +12,13 @@ import pytest
 
 pytest.importorskip("torch")
 
-from builders.support import make_source, run_c, write_batch  # noqa: E402
+from builders.support import (  # noqa: E402
+    make_source,
+    run_c,
+    shorten_shard,
+    tamper_jpegs,
+    write_batch,
+)
 from corruptbench.builders import build  # noqa: E402
 from corruptbench.builders.convert import convert  # noqa: E402
 from corruptbench.cli import main  # noqa: E402
@@ -189,32 +195,6 @@ def test_shard_folders_that_do_not_fit(builds: dict[str, Path], tmp_path: Path) 
     assert res.c.errors["brightness"][1] is None and res.c.errors["brightness"][0] is not None
 
 
-def _tamper_jpegs(tar: Path, n_bytes: int = 800) -> None:
-    """Overwrite ``n_bytes`` inside every .jpg member of ``tar`` (the tar stays valid: same size,
-    same headers; only the image data changes)."""
-    from corruptbench.datasets.webdataset import members
-
-    data = bytearray(tar.read_bytes())
-    for name, offset, size in members(tar):
-        if name.endswith(".jpg"):
-            start = offset + size // 3
-            data[start : start + n_bytes] = bytes((b * 7 + 1) % 256 for b in range(n_bytes))
-    tar.write_bytes(bytes(data))
-
-
-def _shorten(tar: Path, keep: int) -> None:
-    """Rewrite ``tar`` as a valid shard holding only its first ``keep`` samples."""
-    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples
-
-    samples = list(iter_samples(tar))[:keep]
-    tmp = tar.with_suffix(".new")
-    w = TarShardWriter(tmp, tar.name)
-    for key, mem in samples:
-        w.add(key, mem)
-    w.close()
-    tmp.replace(tar)
-
-
 @pytest.fixture(scope="module")
 def sw(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The issue's scenario, smaller: 12 photos, one cell in 3 shards of 4."""
@@ -234,7 +214,7 @@ def test_eval_c_refuses_shards_changed_in_place(sw: Path, tmp_path: Path) -> Non
     opts: dict[str, Any] = dict(corruptions=["brightness"], severities=[1], run=quiet(workers=0))
     good = evaluate_c(fast_model(12), data, **opts)
     assert good.c is not None and good.c.counts["brightness"][0] == 12
-    _tamper_jpegs(data / "brightness-1-000001.tar")
+    tamper_jpegs(data / "brightness-1-000001.tar")
     with pytest.raises(EvalError) as err:
         evaluate_c(fast_model(12), data, **opts)
     msg = str(err.value)
@@ -253,7 +233,7 @@ def test_eval_c_refuses_a_shortened_shard(sw: Path, tmp_path: Path, verify: str)
     # issue 22 item 1: the shard rewritten with 2 of its 4 samples; the old code counted 10 images
     data = tmp_path / "sw"
     shutil.copytree(sw, data)
-    _shorten(data / "brightness-1-000001.tar", 2)
+    shorten_shard(data / "brightness-1-000001.tar", 2)
     kw: dict[str, Any] = {} if verify == "hash" else {"verify_shards": verify}  # hash: the default
     with pytest.raises(EvalError) as err:
         evaluate_c(fast_model(12), data, run=quiet(workers=0), **kw)
@@ -265,7 +245,7 @@ def test_eval_c_refuses_a_shortened_shard(sw: Path, tmp_path: Path, verify: str)
 def test_cli_trust_shards(sw: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "sw"
     shutil.copytree(sw, data)
-    _tamper_jpegs(data / "brightness-1-000002.tar")
+    tamper_jpegs(data / "brightness-1-000002.tar")
     args = ["eval-c", "--model", "efficientnet_lite0", "--random-weights", "--data", str(data)]
     args += ["--corruptions", "brightness", "--severities", "1", "--workers", "0", "--quiet"]
     assert main(args) == 2

@@ -34,6 +34,7 @@ from ..datasets.webdataset import (
     TarShardWriter,
     json_bytes,
     png_bytes,
+    read_index,
     sample_key,
     shard_name,
     shard_stats,
@@ -52,7 +53,7 @@ from .outputs import (
     write_json,
     write_skipped,
 )
-from .shards import default_shard_size, shard_index
+from .shards import default_shard_size, drop_damaged_shards, shard_index
 from .spec import BuildError, ItemResult
 
 __all__ = ["ConvertSummary", "convert", "format_convert_summary"]
@@ -95,6 +96,8 @@ class ConvertSummary:
     skipped: list[ItemResult] = field(default_factory=list)
     elapsed: float = 0.0
     nothing_to_do: bool = False
+    #: shards of an earlier run that differed from what it wrote, made again ("<name>: <why>")
+    remade: list[str] = field(default_factory=list)
 
 
 def convert(
@@ -147,6 +150,8 @@ def convert(
         for k, i in enumerate(range(0, len(samples), size))
     ]
     summary.shards = len(units)
+    names = [shard_name(cell[0], cell[1], k) for cell, k, _ in units]
+    summary.remade = drop_damaged_shards(out_p, names, _recorded(out_p, names))
     todo = [u for u in units if not (out_p / shard_name(u[0][0], u[0][1], u[1])).exists()]
     if old and old.get("status") == "complete" and not todo:
         summary.nothing_to_do = True
@@ -269,6 +274,22 @@ def _write_shard(
     orphan_check()
     os.replace(tmp, out / name)
     return stats
+
+
+def _recorded(out: Path, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The statistics written with each shard: ``shards.json`` of an earlier run, then the
+    shards' sidecars (newer)."""
+    known: dict[str, dict[str, Any]] = {}
+    try:
+        for cell in read_index(out)["cells"]:
+            known.update({s["name"]: s for s in cell["shards"]})
+    except ValueError:
+        pass
+    for name in names:
+        side = _read_side(out / WORK_DIR / "shards" / f"{name}.json")
+        if side:
+            known[name] = dict(side["stats"])
+    return known
 
 
 def _read_side(path: Path) -> dict[str, Any] | None:
@@ -409,7 +430,16 @@ def format_convert_summary(s: ConvertSummary) -> str:
         return f"nothing to do: {s.out} is complete ({s.shards} shards)"
     mb = s.bytes_written / 1e6
     rate = mb / s.elapsed if s.elapsed > 0 else 0.0
-    lines = [
+    lines = (
+        [
+            f"remade {len(s.remade)} shard(s) of an earlier run that differed from what it wrote: "
+            + "; ".join(s.remade[:5])
+            + ("; ..." if len(s.remade) > 5 else "")
+        ]
+        if s.remade
+        else []
+    )
+    lines += [
         f"{s.layout}: {s.samples} samples in {s.shards} shard{'s' * (s.shards != 1)}; "
         f"{s.shards_written} written in "
         f"this run ({mb:.1f} MB, {s.elapsed:.1f} s, {rate:.1f} MB/s); {len(s.skipped)} skipped"

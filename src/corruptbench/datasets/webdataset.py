@@ -32,7 +32,8 @@ import os
 import re
 import struct
 import tarfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -60,6 +61,7 @@ __all__ = [
     "file_sha256",
     "count_samples",
     "shard_problem",
+    "shard_problems",
 ]
 
 SHARD_INDEX = "shards.json"
@@ -257,6 +259,31 @@ def shard_problem(
         if digest != expected["sha256"]:
             return f"sha256 {digest}, {said} {expected['sha256']}"
     return None
+
+
+def shard_problems(
+    root: str | os.PathLike[str],
+    shards: Sequence[Mapping[str, Any]],
+    *,
+    hash: bool = True,
+    samples: Mapping[str, int] | None = None,
+    said: str = f"{SHARD_INDEX} says",
+) -> list[tuple[str, str]]:
+    """``(name, problem)`` of each shard of ``shards`` (entries of ``shards.json``, files in
+    ``root``) that :func:`shard_problem` finds wrong, in their order. Several shards are read at
+    once (up to 8 threads: :mod:`hashlib` and file reads release the GIL); ``samples`` maps the
+    names already counted to their counts."""
+    counted = samples or {}
+
+    def check(s: Mapping[str, Any]) -> str | None:
+        path = Path(root, s["name"])
+        return shard_problem(path, s, hash=hash, samples=counted.get(s["name"]), said=said)
+
+    if not shards:
+        return []
+    with ThreadPoolExecutor(max(1, min(len(shards), os.cpu_count() or 1, 8))) as pool:
+        found = list(pool.map(check, shards))
+    return [(str(s["name"]), p) for s, p in zip(shards, found) if p is not None]
 
 
 class _Unsupported(Exception):

@@ -22,7 +22,6 @@ import json
 import os
 import tarfile
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -31,11 +30,11 @@ from ...datasets.webdataset import (
     SHARD_INDEX,
     SampleEntry,
     UnsafeMemberError,
-    file_sha256,
     read_index,
     read_member,
     scan_samples,
     shard_problem,
+    shard_problems,
 )
 from ...grid import Cell
 from ...pipeline import Source, SourceItem, hash_lines
@@ -69,9 +68,11 @@ def _open_index(root: Path, kind: str) -> dict[str, Any]:
     return doc
 
 
-def _scan_cell(root: Path, row: dict[str, Any], media: str) -> list[ShardSample]:
+def _scan_cell(
+    root: Path, row: dict[str, Any], media: str, counts: dict[str, int]
+) -> list[ShardSample]:
     """Every sample of one cell's shards, in order; each shard's size and sample count checked
-    against the index."""
+    against the index (the counts are kept in ``counts``)."""
     out: list[ShardSample] = []
     for shard in row["shards"]:
         path = root / shard["name"]
@@ -83,7 +84,8 @@ def _scan_cell(root: Path, row: dict[str, Any], media: str) -> list[ShardSample]
             raise EvalError(f"{path}: {exc}") from None
         except (OSError, ValueError, tarfile.TarError) as exc:
             raise EvalError(f"{path}: not a readable tar shard ({exc})") from None
-        problem = shard_problem(path, shard, hash=False, samples=len({e.key for e in entries}))
+        counts[shard["name"]] = len({e.key for e in entries})
+        problem = shard_problem(path, shard, hash=False, samples=counts[shard["name"]])
         if problem is not None:
             raise EvalError(_mismatch(path, problem))
         out.extend(_sample(str(path), e, media) for e in entries if media in e.members)
@@ -98,17 +100,11 @@ def _mismatch(path: Path, problem: str) -> str:
     )
 
 
-def _check_hashes(root: Path, shards: Sequence[dict[str, Any]]) -> None:
-    """Compare the SHA-256 of every shard with the index (several files at once: hashlib releases
-    the GIL); the first that differs is an :class:`EvalError` naming it."""
-    paths = [root / s["name"] for s in shards]
-    threads = max(1, min(len(paths), os.cpu_count() or 1, 8))
-    with ThreadPoolExecutor(threads) as pool:
-        digests = list(pool.map(file_sha256, paths))
-    for path, shard, digest in zip(paths, shards, digests):
-        if digest != shard["sha256"]:
-            problem = f"sha256 {digest}, {SHARD_INDEX} says {shard['sha256']}"
-            raise EvalError(_mismatch(path, problem))
+def _check_hashes(root: Path, shards: Sequence[dict[str, Any]], counts: dict[str, int]) -> None:
+    """Compare the SHA-256 of every shard with the index (several files at once); the first
+    that differs is an :class:`EvalError` naming it."""
+    for name, problem in shard_problems(root, shards, hash=True, samples=counts):
+        raise EvalError(_mismatch(root / name, problem))
 
 
 def _verify_note(shards: Sequence[dict[str, Any]], verify: str) -> str:
@@ -126,9 +122,10 @@ def _verified_scan(
     """The samples of the cells ``rows`` (their shards checked: sizes and counts from the tar
     headers, then with ``verify="hash"`` their SHA-256); a note says what was checked."""
     shards = [s for row in rows.values() for s in row["shards"]]
-    scanned = {cell: _scan_cell(root, row, media) for cell, row in rows.items()}
+    counts: dict[str, int] = {}
+    scanned = {cell: _scan_cell(root, row, media, counts) for cell, row in rows.items()}
     if verify == "hash":
-        _check_hashes(root, shards)
+        _check_hashes(root, shards, counts)
     notes.append(_verify_note(shards, verify))
     return scanned
 
