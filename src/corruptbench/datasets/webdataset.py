@@ -32,11 +32,11 @@ import os
 import re
 import struct
 import tarfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 __all__ = [
     "SHARD_INDEX",
@@ -59,9 +59,12 @@ __all__ = [
     "read_index",
     "check_shard_file_name",
     "file_sha256",
-    "count_samples",
+    "ShardInfo",
+    "inspect_shard",
+    "stats_problem",
     "shard_problem",
     "shard_problems",
+    "map_shards",
 ]
 
 SHARD_INDEX = "shards.json"
@@ -211,15 +214,71 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return sha.hexdigest()
 
 
-def count_samples(path: str | os.PathLike[str]) -> int:
-    """The samples of a shard: its distinct keys (tar headers only)."""
-    return len({split_member(name)[0] for name, _, _ in members(path)})
-
-
 def shard_stats(path: str | os.PathLike[str]) -> ShardStats:
     """Statistics of an existing shard, read from the file (samples = distinct keys)."""
-    p = Path(path)
-    return ShardStats(p.name, count_samples(p), p.stat().st_size, file_sha256(p))
+    info = inspect_shard(path, hash=True)
+    assert info.sha256 is not None
+    return ShardStats(Path(path).name, info.samples, info.size, info.sha256)
+
+
+@dataclass
+class ShardInfo:
+    """What one read of a shard found: its samples (:func:`scan_samples`), size and SHA-256."""
+
+    entries: list[SampleEntry]
+    size: int
+    sha256: str | None = None  #: None when not hashed
+
+    @property
+    def samples(self) -> int:
+        """The sample count, as ``shards.json`` counts it: distinct keys."""
+        return len({e.key for e in self.entries})
+
+
+#: shards up to this size are read whole when hashed (one read, headers parsed in memory)
+_WHOLE_READ = 256 << 20
+
+
+def inspect_shard(
+    path: str | os.PathLike[str], *, hash: bool, read: tuple[str, ...] = ()
+) -> ShardInfo:
+    """Scan a shard's samples (and the members of ``read``) and, with ``hash``, its SHA-256, in
+    one read of the file (a shard of up to 256 MiB is read whole and its headers are parsed in
+    memory, so hashing costs no second pass).
+
+    Raises:
+        UnsafeMemberError: a member name is absolute or has a ``..`` part.
+        tarfile.TarError, OSError: not a readable tar archive.
+    """
+    size = os.path.getsize(path)
+    if hash and size <= _WHOLE_READ:
+        with open(os.fspath(path), "rb") as fh:
+            data = fh.read()
+        buf = io.BytesIO(data)
+        return ShardInfo(_scan(buf, _members_of(buf), read), len(data), _sha256(data))
+    entries = scan_samples(path, read)
+    return ShardInfo(entries, size, file_sha256(path) if hash else None)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stats_problem(
+    info: ShardInfo, expected: Mapping[str, Any], said: str = f"{SHARD_INDEX} says"
+) -> str | None:
+    """What differs between a read shard and its recorded statistics ``expected`` (a
+    :meth:`ShardStats.to_dict`, e.g. an entry of ``shards.json``): the sample count, the size,
+    then the SHA-256 when it was computed; None when nothing does. The text reads as
+    ``"<path>: <problem>"``, e.g. ``"5 samples, shards.json says 10"`` (``said`` names where
+    ``expected`` comes from)."""
+    if info.samples != int(expected["samples"]):
+        return f"{info.samples} samples, {said} {int(expected['samples'])}"
+    if info.size != int(expected["bytes"]):
+        return f"{info.size} bytes, {said} {int(expected['bytes'])}"
+    if info.sha256 is not None and info.sha256 != expected["sha256"]:
+        return f"sha256 {info.sha256}, {said} {expected['sha256']}"
+    return None
 
 
 def shard_problem(
@@ -227,38 +286,21 @@ def shard_problem(
     expected: Mapping[str, Any],
     *,
     hash: bool = True,
-    samples: int | None = None,
     said: str = f"{SHARD_INDEX} says",
 ) -> str | None:
-    """What differs between the shard at ``path`` and its recorded statistics ``expected`` (a
-    :meth:`ShardStats.to_dict`, e.g. an entry of ``shards.json``), or None when nothing does.
-
-    Checked in order of cost: the file exists (``"missing"``), its sample count (the tar headers,
-    or ``samples`` when the caller has counted them already), its size and, with ``hash``,
-    its SHA-256 (a full read: what finds bytes changed in place, which leave the size and the
-    headers as they were). The text reads as ``"<path>: <problem>"``, e.g. ``"5 samples,
-    shards.json says 10"`` (``said`` names where ``expected`` comes from).
-    """
-    p = Path(path)
-    if not p.is_file():
+    """What is wrong with the shard at ``path`` against ``expected`` (:func:`stats_problem`):
+    ``"missing"``, an unreadable tar or an unsafe member name, a sample count, a size or, with
+    ``hash``, a SHA-256 (the full read that finds bytes changed in place, which leave the size and
+    the headers as they were); None when nothing is."""
+    if not Path(path).is_file():
         return "missing"
-    if samples is None:
-        try:
-            samples = count_samples(p)
-        except UnsafeMemberError as exc:
-            return str(exc)
-        except (OSError, ValueError, tarfile.TarError) as exc:
-            return f"unreadable tar ({type(exc).__name__}: {exc})"
-    if samples != int(expected["samples"]):
-        return f"{samples} samples, {said} {int(expected['samples'])}"
-    size = p.stat().st_size
-    if size != int(expected["bytes"]):
-        return f"{size} bytes, {said} {int(expected['bytes'])}"
-    if hash:
-        digest = file_sha256(p)
-        if digest != expected["sha256"]:
-            return f"sha256 {digest}, {said} {expected['sha256']}"
-    return None
+    try:
+        info = inspect_shard(path, hash=hash)
+    except UnsafeMemberError as exc:
+        return str(exc)
+    except (OSError, ValueError, tarfile.TarError) as exc:
+        return f"unreadable tar ({type(exc).__name__}: {exc})"
+    return stats_problem(info, expected, said)
 
 
 def shard_problems(
@@ -266,24 +308,27 @@ def shard_problems(
     shards: Sequence[Mapping[str, Any]],
     *,
     hash: bool = True,
-    samples: Mapping[str, int] | None = None,
     said: str = f"{SHARD_INDEX} says",
 ) -> list[tuple[str, str]]:
     """``(name, problem)`` of each shard of ``shards`` (entries of ``shards.json``, files in
-    ``root``) that :func:`shard_problem` finds wrong, in their order. Several shards are read at
-    once (up to 8 threads: :mod:`hashlib` and file reads release the GIL); ``samples`` maps the
-    names already counted to their counts."""
-    counted = samples or {}
-
-    def check(s: Mapping[str, Any]) -> str | None:
-        path = Path(root, s["name"])
-        return shard_problem(path, s, hash=hash, samples=counted.get(s["name"]), said=said)
-
-    if not shards:
-        return []
-    with ThreadPoolExecutor(max(1, min(len(shards), os.cpu_count() or 1, 8))) as pool:
-        found = list(pool.map(check, shards))
+    ``root``) that :func:`shard_problem` finds wrong, in their order; several shards are read at
+    once (:func:`map_shards`)."""
+    found = map_shards(
+        lambda s: shard_problem(Path(root, s["name"]), s, hash=hash, said=said), shards
+    )
     return [(str(s["name"]), p) for s, p in zip(shards, found) if p is not None]
+
+
+_T = TypeVar("_T")
+_S = TypeVar("_S")
+
+
+def map_shards(fn: Callable[[_S], _T], shards: Sequence[_S]) -> list[_T]:
+    """``[fn(s) for s in shards]`` on up to 8 threads (reading and hashing release the GIL)."""
+    if len(shards) < 2:
+        return [fn(s) for s in shards]
+    with ThreadPoolExecutor(min(len(shards), os.cpu_count() or 1, 8)) as pool:
+        return list(pool.map(fn, shards))
 
 
 class _Unsupported(Exception):
@@ -337,7 +382,7 @@ def _fast_members(fh: BinaryIO) -> list[tuple[str, int, int]]:
     Python objects). Raises ``tarfile.ReadError`` for a damaged archive, :class:`_Unsupported`
     for what it does not read (sparse files, base-256 sizes, ...)."""
     out: list[tuple[str, int, int]] = []
-    end = os.fstat(fh.fileno()).st_size
+    end = fh.seek(0, os.SEEK_END)
     pos = 0
     pax: dict[str, str] = {}
     long_name: str | None = None
@@ -387,14 +432,17 @@ def members(path: str | os.PathLike[str]) -> list[tuple[str, int, int]]:
         tarfile.TarError: not a (readable) tar archive.
     """
     with open(os.fspath(path), "rb") as fh:
-        try:
-            return _fast_members(fh)
-        except _Unsupported:
-            fh.seek(0)
-            with tarfile.open(fileobj=fh, mode="r:") as tf:
-                return [
-                    (_check_member_name(m.name), m.offset_data, m.size) for m in tf if m.isfile()
-                ]
+        return _members_of(fh)
+
+
+def _members_of(fh: BinaryIO) -> list[tuple[str, int, int]]:
+    """:func:`members` of an open file (or an in-memory copy)."""
+    try:
+        return _fast_members(fh)
+    except _Unsupported:
+        fh.seek(0)
+        with tarfile.open(fileobj=fh, mode="r:") as tf:
+            return [(_check_member_name(m.name), m.offset_data, m.size) for m in tf if m.isfile()]
 
 
 def iter_samples(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, bytes]]]:
@@ -431,17 +479,22 @@ class SampleEntry:
 def scan_samples(path: str | os.PathLike[str], read: tuple[str, ...] = ()) -> list[SampleEntry]:
     """The samples of a shard, in order, with their members' offsets; the members whose
     extension is in ``read`` are read as well. Only the tar headers are visited otherwise."""
-    out: list[SampleEntry] = []
-    entries = members(path)
     with open(os.fspath(path), "rb") as fh:
-        for name, offset, size in entries:
-            k, ext = split_member(name)
-            if not out or out[-1].key != k:
-                out.append(SampleEntry(k))
-            out[-1].members[ext] = (offset, size)
-            if ext in read:
-                fh.seek(offset)
-                out[-1].small[ext] = fh.read(size)
+        return _scan(fh, _members_of(fh), read)
+
+
+def _scan(
+    fh: BinaryIO, entries: list[tuple[str, int, int]], read: tuple[str, ...]
+) -> list[SampleEntry]:
+    out: list[SampleEntry] = []
+    for name, offset, size in entries:
+        k, ext = split_member(name)
+        if not out or out[-1].key != k:
+            out.append(SampleEntry(k))
+        out[-1].members[ext] = (offset, size)
+        if ext in read:
+            fh.seek(offset)
+            out[-1].small[ext] = fh.read(size)
     return out
 
 

@@ -29,12 +29,13 @@ from typing import Any, ClassVar
 from ...datasets.webdataset import (
     SHARD_INDEX,
     SampleEntry,
+    ShardInfo,
     UnsafeMemberError,
+    inspect_shard,
+    map_shards,
     read_index,
     read_member,
-    scan_samples,
-    shard_problem,
-    shard_problems,
+    stats_problem,
 )
 from ...grid import Cell
 from ...pipeline import Source, SourceItem, hash_lines
@@ -68,66 +69,53 @@ def _open_index(root: Path, kind: str) -> dict[str, Any]:
     return doc
 
 
-def _scan_cell(
-    root: Path, row: dict[str, Any], media: str, counts: dict[str, int]
-) -> list[ShardSample]:
-    """Every sample of one cell's shards, in order; each shard's size and sample count checked
-    against the index (the counts are kept in ``counts``)."""
-    out: list[ShardSample] = []
-    for shard in row["shards"]:
-        path = root / shard["name"]
-        if not path.is_file():
-            raise EvalError(f"{path}: listed in {SHARD_INDEX} but missing")
-        try:
-            entries = scan_samples(path, read=("json", "cls"))
-        except UnsafeMemberError as exc:
-            raise EvalError(f"{path}: {exc}") from None
-        except (OSError, ValueError, tarfile.TarError) as exc:
-            raise EvalError(f"{path}: not a readable tar shard ({exc})") from None
-        counts[shard["name"]] = len({e.key for e in entries})
-        problem = shard_problem(path, shard, hash=False, samples=counts[shard["name"]])
-        if problem is not None:
-            raise EvalError(_mismatch(path, problem))
-        out.extend(_sample(str(path), e, media) for e in entries if media in e.members)
-    return out
-
-
-def _mismatch(path: Path, problem: str) -> str:
-    return (
-        f"{path}: {problem}: the shard is not the one {SHARD_INDEX} lists (damaged, shortened or "
-        "changed after it was written); re-run the make-c / convert command that wrote it (it "
-        "remakes such shards) or restore the file"
-    )
-
-
-def _check_hashes(root: Path, shards: Sequence[dict[str, Any]], counts: dict[str, int]) -> None:
-    """Compare the SHA-256 of every shard with the index (several files at once); the first
-    that differs is an :class:`EvalError` naming it."""
-    for name, problem in shard_problems(root, shards, hash=True, samples=counts):
-        raise EvalError(_mismatch(root / name, problem))
+def _inspect(root: Path, shard: dict[str, Any], hash: bool) -> ShardInfo:
+    """One shard read (and hashed) and compared with its index entry, or :class:`EvalError`."""
+    path = root / shard["name"]
+    if not path.is_file():
+        raise EvalError(f"{path}: listed in {SHARD_INDEX} but missing")
+    try:
+        info = inspect_shard(path, hash=hash, read=("json", "cls"))
+    except UnsafeMemberError as exc:
+        raise EvalError(f"{path}: {exc}") from None
+    except (OSError, ValueError, tarfile.TarError) as exc:
+        raise EvalError(f"{path}: not a readable tar shard ({exc})") from None
+    problem = stats_problem(info, shard)
+    if problem is not None:
+        raise EvalError(
+            f"{path}: {problem}: the shard is not the one {SHARD_INDEX} lists (damaged, shortened "
+            "or changed after it was written); re-run the make-c / convert command that wrote it "
+            "(it remakes such shards) or restore the file"
+        )
+    return info
 
 
 def _verify_note(shards: Sequence[dict[str, Any]], verify: str) -> str:
     n, size = len(shards), sum(int(s["bytes"]) for s in shards)
     what = "sizes, sample counts and SHA-256" if verify == "hash" else "sizes and sample counts"
     trusted = "" if verify == "hash" else " (SHA-256 not checked: verify_shards='count')"
-    return (
-        f"shards checked against {SHARD_INDEX}: {what} of {n} shards, {size / 1e9:.2f} GB{trusted}"
-    )
+    return f"shards checked against {SHARD_INDEX}: {what} of {n} shards, {size / 1e9:.2f} GB{trusted}"
 
 
 def _verified_scan(
     root: Path, rows: dict[Cell, dict[str, Any]], media: str, verify: str, notes: list[str]
 ) -> dict[Cell, list[ShardSample]]:
-    """The samples of the cells ``rows`` (their shards checked: sizes and counts from the tar
-    headers, then with ``verify="hash"`` their SHA-256); a note says what was checked."""
+    """Every sample of the cells ``rows``, in order, after each shard was compared with the
+    index (sizes and sample counts, and with ``verify="hash"`` the SHA-256: one read of each
+    shard, several at once); a note says what was checked."""
     shards = [s for row in rows.values() for s in row["shards"]]
-    counts: dict[str, int] = {}
-    scanned = {cell: _scan_cell(root, row, media, counts) for cell, row in rows.items()}
-    if verify == "hash":
-        _check_hashes(root, shards, counts)
+    infos = map_shards(lambda s: _inspect(root, s, verify == "hash"), shards)
+    by_name = {s["name"]: info for s, info in zip(shards, infos)}
     notes.append(_verify_note(shards, verify))
-    return scanned
+    return {
+        cell: [
+            _sample(str(root / s["name"]), e, media)
+            for s in row["shards"]
+            for e in by_name[s["name"]].entries
+            if media in e.members
+        ]
+        for cell, row in rows.items()
+    }
 
 
 def _sample(path: str, e: SampleEntry, media: str) -> ShardSample:
