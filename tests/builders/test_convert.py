@@ -147,6 +147,23 @@ def test_convert_cifar_c_gives_the_make_c_samples(tmp_path: Path) -> None:
     assert (index["labels"], index["profile"], index["media"]) == ("batch", "cifar", "png")
 
 
+@pytest.mark.parametrize(("bad", "why"), [(8.5, "is not a whole number"), (-2, "is negative")])
+def test_convert_refuses_labels_that_are_not_class_indices(
+    tmp_path: Path, bad: float, why: str
+) -> None:
+    # issue 22 item 3: 8.5 was packed as class 8 and -2 as "-2", without a word
+    src = tmp_path / "CIFAR-10-C"
+    src.mkdir()
+    np.save(src / "fog.npy", np.zeros((10, 32, 32, 3), np.uint8))
+    labels = np.tile(np.arange(2, dtype=np.float64), 5)
+    labels[3] = bad
+    np.save(src / "labels.npy", labels)
+    with pytest.raises(ValueError, match=f"labels.npy: label .* at row 3 {why}"):
+        convert(src, tmp_path / "out")
+    assert main(["convert", str(src), str(tmp_path / "o2"), "--no-progress"]) == 2
+    assert not list(tmp_path.glob("o2/*.tar"))
+
+
 def test_sigkill_during_convert_then_resume(released: Path, tmp_path: Path) -> None:
     # a bigger tree, so the run can be caught in the middle
     big = tmp_path / "big"

@@ -279,3 +279,25 @@ def test_hostile_shard_names_and_members(sw: Path, tmp_path: Path) -> None:
     tar.with_suffix(".new").replace(tar)
     with pytest.raises(EvalError, match=r"tar member '\.\./\.\./evil\.\w+' has an unsafe name"):
         evaluate_c(fast_model(12), data, verify_shards="count", run=quiet(workers=0))
+
+
+@pytest.mark.parametrize("bad", [b"8.5", b"-2", b"x"])
+def test_a_cls_member_that_is_not_a_class_index(sw: Path, tmp_path: Path, bad: bytes) -> None:
+    # issue 22 item 3, in shards: int(b"8.5") raised a bare ValueError; b"-2" counted as a class
+    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples, shard_stats
+
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    tar = data / "brightness-1-000002.tar"
+    samples = list(iter_samples(tar))
+    w = TarShardWriter(tar.with_suffix(".new"), tar.name)
+    for i, (key, mem) in enumerate(samples):
+        w.add(key, {**mem, "cls": bad} if i == 2 else mem)
+    w.close()
+    tar.with_suffix(".new").replace(tar)
+    index = json.loads((data / "shards.json").read_text())  # an index that agrees with it
+    index["cells"][0]["shards"][2] = shard_stats(tar).to_dict()
+    (data / "shards.json").write_text(json.dumps(index))
+    key = samples[2][0]
+    with pytest.raises(EvalError, match=f"sample '{key}' has class .* must be a class index"):
+        evaluate_c(fast_model(12), data, run=quiet(workers=0))

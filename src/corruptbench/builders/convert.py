@@ -397,7 +397,10 @@ def _plan_cifar(src: Path, names: list[str] | None, sevs: list[int]) -> _Plan:
         index = scan_cifar_c(src, names)
     except ValueError as exc:
         raise BuildError(str(exc)) from None
-    labels = load_cifar_c_labels(src)
+    try:
+        labels = load_cifar_c_labels(src)
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
     n = index.n
     fp = hash_lines(
         f"{p.name}\t{p.stat().st_size}" for p in [src / "labels.npy", *index.files.values()]

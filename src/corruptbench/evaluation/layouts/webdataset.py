@@ -94,7 +94,9 @@ def _verify_note(shards: Sequence[dict[str, Any]], verify: str) -> str:
     n, size = len(shards), sum(int(s["bytes"]) for s in shards)
     what = "sizes, sample counts and SHA-256" if verify == "hash" else "sizes and sample counts"
     trusted = "" if verify == "hash" else " (SHA-256 not checked: verify_shards='count')"
-    return f"shards checked against {SHARD_INDEX}: {what} of {n} shards, {size / 1e9:.2f} GB{trusted}"
+    return (
+        f"shards checked against {SHARD_INDEX}: {what} of {n} shards, {size / 1e9:.2f} GB{trusted}"
+    )
 
 
 def _verified_scan(
