@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -108,6 +110,63 @@ def test_convert_selects_cells_and_skips_bad_files(released: Path, tmp_path: Pat
     assert sorted(p.name for p in (tmp_path / "out").glob("*.tar")) == ["brightness-1-000000.tar"]
     assert len(_cell(tmp_path / "out", "brightness", 1)) == 6
     assert "not a JPG file" in (tmp_path / "out" / "skipped.csv").read_text()
+
+
+def test_convert_says_what_half_a_release_lacks(
+    released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 22 item 5: a missing severity and a missing class went without a word (exit 0), a
+    # truncated JPEG was packed as it was, and the summary counted it while the index did not
+    src = tmp_path / "half"
+    shutil.copytree(released, src)
+    shutil.rmtree(src / "brightness" / "4")
+    lost = sorted((src / "gaussian_noise" / "1").iterdir())[0]
+    shutil.rmtree(lost)
+    trunc = sorted((src / "gaussian_noise" / "4").rglob("*.JPEG"))[2]
+    trunc.write_bytes(trunc.read_bytes()[:2000])
+    s = convert(src, tmp_path / "out", shard_size=3)
+    assert [r.rel for r in s.skipped] == [trunc.relative_to(src).as_posix()]
+    assert "truncated JPEG (no end-of-image marker)" in s.skipped[0].reason
+    index = json.loads((tmp_path / "out" / "shards.json").read_text())
+    assert s.samples == index["totals"]["samples"] == 7 + 6 + 6  # brightness/1, gn/1, gn/4
+    lost_file = next(lost_names(released / "gaussian_noise" / "1", lost.name))
+    assert s.missing == [
+        "the source lacks what a complete make-c build (jpeg) has:",
+        "1 cells absent: brightness/4",
+        f"gaussian_noise/1: 6 of 7 files (1 missing: {lost_file})",
+    ]
+    assert main(["convert", str(src), str(tmp_path / "cli"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "19 samples in" in out and "warning: the source lacks what a complete make-c" in out
+    # without its manifest the tree is compared with the release its layout looks like
+    (src / "manifest.json").unlink()
+    s = convert(src, tmp_path / "out2", shard_size=3)
+    assert s.missing[0] == "the source lacks what a complete tiny-imagenet-c has:"
+    assert s.missing[1].startswith("72 cells absent: gaussian_noise/2, gaussian_noise/3")
+    assert "gaussian_noise/1: 6 of 10000 files (9994 missing: " in s.missing[2]
+    # a complete source converts without a warning
+    assert convert(released, tmp_path / "out3").missing == []
+
+
+def lost_names(cell: Path, cls: str) -> Iterator[str]:
+    """The relative names of the files of class folder ``cls`` in ``cell``."""
+    for f in sorted((cell / cls).iterdir()):
+        yield f"{cls}/{f.name}"
+
+
+def test_convert_of_half_a_cifar_c_release(tmp_path: Path) -> None:
+    src = tmp_path / "CIFAR-10-C"
+    src.mkdir()
+    for name in ("fog", "snow"):
+        np.save(src / f"{name}.npy", np.zeros((10, 32, 32, 3), np.uint8))
+    np.save(src / "labels.npy", np.tile(np.arange(2, dtype=np.uint8), 5))
+    s = convert(src, tmp_path / "out", corruptions=["fog", "frost"])
+    assert s.missing == [
+        "the source lacks what a complete cifar10-c has:",
+        "frost.npy: 0 of 1 files (1 missing: frost.npy)",
+        "fog.npy: shape (10, 32, 32, 3), expected (50000, 32, 32, 3)",
+        "labels.npy: shape (10,), expected (50000)",
+    ]
 
 
 def test_convert_refuses_what_it_cannot_do(released: Path, tmp_path: Path) -> None:
