@@ -149,6 +149,8 @@ def test_eval_p_on_mp4_shards_equals_the_folder_build(tmp_path: Path) -> None:
         folder = evaluate_p(fast_model(), tmp_path / "mp4", **opts)
         shards = evaluate_p(fast_model(), tmp_path / "wds", **opts)
         assert _p_numbers(shards) == _p_numbers(folder) and shards.dataset.layout == "webdataset"
+        content = folder.dataset.content_fingerprint
+        assert content and shards.dataset.content_fingerprint == content  # the same MP4 bytes
         assert set(shards.p.flip_probability) == {"translate", "gaussian_noise"}  # type: ignore[union-attr]
     lim: dict[str, Any] = dict(limit=2, seed=1, run=quiet(workers=0))
     assert _p_numbers(evaluate_p(fast_model(), tmp_path / "wds", **lim)) == _p_numbers(
@@ -301,3 +303,28 @@ def test_a_cls_member_that_is_not_a_class_index(sw: Path, tmp_path: Path, bad: b
     key = samples[2][0]
     with pytest.raises(EvalError, match=f"sample '{key}' has class .* must be a class index"):
         evaluate_c(fast_model(12), data, run=quiet(workers=0))
+
+
+def test_a_folder_and_its_shards_are_one_dataset(builds: dict[str, Path]) -> None:
+    # issue 22 item 15: results on a folder build and on its byte-identical shards were reported
+    # as "from 2 different datasets"
+    from corruptbench.report.baseline import dataset_mismatches, unique_labels
+
+    opts: dict[str, Any] = dict(clean=builds["src"], run=quiet(workers=0))
+    folder = evaluate_c(fast_model(12, name="a"), builds["folder"], **opts)
+    made = evaluate_c(fast_model(12, name="b"), builds["made"], **opts)
+    conv = evaluate_c(fast_model(12, name="c"), builds["conv"], **opts)
+    assert folder.dataset.fingerprint != made.dataset.fingerprint  # other containers
+    content = folder.dataset.content_fingerprint
+    assert (
+        content and made.dataset.content_fingerprint == conv.dataset.content_fingerprint == content
+    )
+    assert dataset_mismatches(unique_labels([folder, made, conv])) == []
+    # other images (a subset) are other data, in any container
+    fewer = evaluate_c(fast_model(12, name="d"), builds["made"], limit=5, **opts)
+    assert fewer.dataset.content_fingerprint != content
+    (line,) = dataset_mismatches(unique_labels([folder, fewer]))
+    assert line.startswith("the ImageNet-C results come from 2 different datasets")
+    # a file without a content fingerprint (an older version): compared by fingerprint
+    old = Results.from_dict({**folder.to_dict(), "dataset": {"fingerprint": "old"}}, "old.json")
+    assert len(dataset_mismatches(unique_labels([old, made]))) == 1

@@ -31,6 +31,7 @@ __all__ = [
     "select_subset",
     "label_mapper",
     "files_fingerprint",
+    "content_digest",
     "npy_fingerprint",
     "hash_lines",
 ]
@@ -128,6 +129,16 @@ def label_mapper(
 def files_fingerprint(root: Path, paths: Iterable[Path]) -> str:
     """Hash of the files' paths relative to ``root`` and their sizes."""
     return hash_lines(f"{p.relative_to(root).as_posix()}\t{p.stat().st_size}" for p in paths)
+
+
+def content_digest(images: Iterable[tuple[str, int]]) -> str:
+    """Digest of one cell's images, whatever holds them: ``(key, size in bytes)`` of each, in key
+    order. The key is ``"<wnid>/<file name>"`` as a folder build names the image (a shard
+    sample's ``.json`` records the same name), so a folder and its byte-identical WebDataset
+    shards give the same digest. It costs nothing beyond what opening either layout reads
+    (file sizes from the listing, member sizes from the tar headers); like the folder layout's
+    own fingerprint it tells data apart by names and sizes, not by hashing every byte."""
+    return hash_lines(sorted(f"{key}\t{size}" for key, size in images))
 
 
 def npy_fingerprint(arr: np.ndarray, labels: np.ndarray | None) -> str:

@@ -339,6 +339,7 @@ def _p_results(
             layout=layout.name,
             profile=layout.profile,
             fingerprint=layout.fingerprint(),
+            content_fingerprint=layout.content_fingerprint(),
             num_images=layout.images_per_cell,
             notes=list(notes),
         ),

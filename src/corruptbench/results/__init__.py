@@ -25,7 +25,7 @@ from .baselines import BUILT_IN_BASELINES, Baseline, resolve_baseline
 from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
 from .parts import CResults, DatasetInfo, PResults, ScoreResults
-from .provenance import library_versions, now
+from .provenance import library_versions, model_key, now
 from .scores import make_score_part
 
 __all__ = [
@@ -45,5 +45,6 @@ __all__ = [
     "summarize_errors",
     "to_csv",
     "library_versions",
+    "model_key",
     "now",
 ]

@@ -156,6 +156,9 @@ class Layout(ABC):
     fingerprints: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     images_per_cell: int = 0
+    #: cell key -> :func:`~corruptbench.evaluation.common.content_digest` of its selected images
+    #: (layouts of named image / video files: folders and their shards)
+    contents: dict[str, str] = field(default_factory=dict)
 
     @abstractmethod
     def items(self, cell: Cell) -> list[Item]:
@@ -184,6 +187,20 @@ class Layout(ABC):
     def fingerprint(self) -> str:
         """Digest of every cell's fingerprint (the results' ``dataset.fingerprint``)."""
         return hash_lines(f"{k}\t{v}" for k, v in sorted(self.fingerprints.items()))
+
+    def content_fingerprint(self) -> str | None:
+        """Digest of every cell's :attr:`contents` (and of the clean images' fingerprint), the
+        results' ``dataset.content_fingerprint``: equal for the same images in a folder or in
+        WebDataset shards, so the report compares them as one dataset. None when a cell has no
+        content digest (arrays, images corrupted on the fly)."""
+        cells = {k: v for k, v in self.fingerprints.items() if k != "clean"}
+        if not cells or set(cells) != set(self.contents):
+            return None
+        lines = {
+            **self.contents,
+            **({"clean": self.fingerprints["clean"]} if "clean" in self.fingerprints else {}),
+        }
+        return hash_lines(f"{k}\t{v}" for k, v in sorted(lines.items()))
 
 
 def open_labelled_source(

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from ...grid import Cell
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
-from ..common import EvalError, files_fingerprint, label_mapper, select_subset
+from ..common import EvalError, content_digest, files_fingerprint, label_mapper, select_subset
 from ..readers import ImageFileReader
 from .base import Item, Layout, Selection, keys_of
 
@@ -82,6 +82,9 @@ class ImageNetCFolder(Layout):
             chosen = [entries[i] for i in select_subset(len(entries), keys, sel.limit, sel.seed)]
             lay._keys.update(f"{w}/{p.name}" for p, w in chosen)
             lay.fingerprints[lay.key(cell)] = files_fingerprint(root, (p for p, _ in chosen))
+            lay.contents[lay.key(cell)] = content_digest(
+                (f"{w}/{p.name}", p.stat().st_size) for p, w in chosen
+            )
             lay.images_per_cell = max(lay.images_per_cell, len(chosen))
         return lay
 

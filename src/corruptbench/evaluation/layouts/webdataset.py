@@ -40,7 +40,7 @@ from ...datasets.webdataset import (
 from ...grid import Cell
 from ...pipeline import Source, SourceItem, hash_lines
 from ...profiles import detect_profile
-from ..common import EvalError, label_mapper, select_subset
+from ..common import EvalError, content_digest, label_mapper, select_subset
 from ..readers import ShardMemberReader
 from .base import Item, Layout, Selection
 
@@ -91,7 +91,7 @@ def _inspect(root: Path, shard: dict[str, Any], hash: bool) -> ShardInfo:
 
 
 def _verify_note(shards: Sequence[dict[str, Any]], verify: str) -> str:
-    n, size = len(shards), sum(int(s["bytes"]) for s in shards)
+    n, size = len(shards), sum(int(s.get("bytes", 0)) for s in shards)
     what = "sizes, sample counts and SHA-256" if verify == "hash" else "sizes and sample counts"
     trusted = "" if verify == "hash" else " (SHA-256 not checked: verify_shards='count')"
     return (
@@ -178,6 +178,8 @@ class _Shards(Layout):
         self.fingerprints[self.key(cell)] = hash_lines(
             [*(f"{s['name']}\t{s['sha256']}" for s in row["shards"]), *(keys[i] for i in rows)]
         )
+        if self.media not in ("png", "npy"):  # named files in the folder build: comparable
+            self.contents[self.key(cell)] = content_digest((keys[i], samples[i].size) for i in rows)
         self.images_per_cell = max(self.images_per_cell, len(rows))
 
 
