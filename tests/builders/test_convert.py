@@ -15,7 +15,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from builders.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from builders.support import (
+    cli_cmd,
+    kill_when,
+    make_source,
+    run_c,
+    shorten_shard,
+    tamper_jpegs,
+    tree,
+    write_batch,
+)
 from corruptbench.builders.convert import convert, format_convert_summary
 from corruptbench.cli import main
 from corruptbench.datasets.imagenet import wnid_to_index
@@ -244,6 +253,22 @@ def test_sigkill_during_convert_then_resume(released: Path, tmp_path: Path) -> N
     resumed = subprocess.run(cmd, capture_output=True, text=True)
     assert resumed.returncode == 0 and "remade" not in resumed.stdout
     assert tree(killed) == tree(full)
+
+
+def test_resume_remakes_shards_that_differ(released: Path, tmp_path: Path) -> None:
+    # issue 22 item 1: a resumed convert took any tar under its final name as complete
+    out = tmp_path / "o"
+    convert(released, out, shard_size=3)
+    good = tree(out)
+    shorten_shard(out / "gaussian_noise-4-000001.tar", 2)
+    tamper_jpegs(out / "brightness-1-000000.tar")
+    s = convert(released, out, shard_size=3)
+    assert not s.nothing_to_do and s.shards_written == 2
+    assert s.remade[0].startswith("brightness-1-000000.tar: sha256 ")
+    assert s.remade[1] == "gaussian_noise-4-000001.tar: 2 samples, it was written with 3"
+    assert format_convert_summary(s).startswith("remade 2 shard(s) of an earlier run")
+    assert tree(out) == good
+    assert convert(released, out, shard_size=3).nothing_to_do
 
 
 def test_cli(released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
