@@ -80,7 +80,8 @@ def summary_cells(r: ResultsLike, with_p: bool) -> list[str]:
             pct(c.clean_error),
             mce_cell(c),
             mce_cell(c, relative=True),
-            pct(c.mean_error) + (f" ({partial_tag(c)})" if c.partial and c.mean_error else ""),
+            pct(c.mean_error)
+            + (f" ({partial_tag(c)})" if c.partial and c.mean_error is not None else ""),
             pct(c.extra_mean_error),
         ]
         if c
