@@ -23,6 +23,7 @@ import pytest
 from PIL import Image
 
 from corruptbench.builders import BuildSummary, build
+from corruptbench.datasets.webdataset import TarShardWriter, iter_samples, members
 from support import CIFAR_TEST, IMAGENET_SAMPLE, REPO, need_shared
 
 FAST = ["brightness", "gaussian_noise"]
@@ -255,3 +256,25 @@ def _run_sampling_sockets(
             time.sleep(0.1)
         log.seek(0)
         return proc.returncode, log.read(), seen
+
+
+def tamper_jpegs(tar: Path, n_bytes: int = 800) -> None:
+    """Overwrite ``n_bytes`` inside every .jpg member of ``tar`` (the tar stays valid: same size,
+    same headers; only the image data changes)."""
+    data = bytearray(tar.read_bytes())
+    for name, offset, size in members(tar):
+        if name.endswith(".jpg"):
+            start = offset + size // 3
+            data[start : start + n_bytes] = bytes((b * 7 + 1) % 256 for b in range(n_bytes))
+    tar.write_bytes(bytes(data))
+
+
+def shorten_shard(tar: Path, keep: int) -> None:
+    """Rewrite ``tar`` as a valid shard holding only its first ``keep`` samples."""
+    samples = list(iter_samples(tar))[:keep]
+    tmp = tar.with_suffix(".new")
+    w = TarShardWriter(tmp, tar.name)
+    for key, mem in samples:
+        w.add(key, mem)
+    w.close()
+    tmp.replace(tar)

@@ -242,7 +242,8 @@ def test_cli_and_python_give_the_same_numbers(photo_c: tuple[Path, Path], tmp_pa
             run=RunOptions(workers=0, out=py_out, overwrite=True),
         )
         assert _numbers(py_out) == _numbers(cli_out), model
-        assert res.mce is not None and res.ce and res.ce["fog"] is not None
+        assert res.partial_mce is not None and res.ce and res.ce["fog"] is not None
+        assert res.mce is None  # fog alone: a partial mean, not the mCE
         assert res.c is not None and res.c.clean_count == 6
 
 

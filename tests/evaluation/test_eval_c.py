@@ -83,7 +83,11 @@ def test_missing_cells_and_partial_mce(small_c: Path, tmp_path: Path) -> None:
     ]
     assert res.c.errors["shot_noise"] == [None] * 5
     assert res.c.ce["gaussian_noise"] is not None and res.c.ce["fog"] is None
-    assert res.c.partial is True and res.mce == pytest.approx(res.c.ce["gaussian_noise"])
+    # issue 22 item 13: a mean over 1 of the 15 is not the mCE (it was returned as res.mce)
+    assert res.c.partial is True and res.mce is None and res.relative_mce is None
+    assert res.partial_mce == pytest.approx(res.c.ce["gaussian_noise"])
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["mce"] is None and written["partial_mce"] == res.partial_mce
     assert "fog" in res.c.missing and "gaussian_noise" not in res.c.missing
     notes = " | ".join(res.dataset.notes)
     assert (
@@ -223,7 +227,7 @@ def test_baseline_from_a_results_file(small_c: Path, tmp_path: Path) -> None:
     res = evaluate_c(fast_model(name="base"), small_c, baseline=str(base), run=quiet(workers=0))
     assert res.c is not None
     assert res.c.ce["gaussian_noise"] == pytest.approx(1.0) and res.c.baseline == str(base)
-    assert res.mce == pytest.approx(1.0) and res.c.partial is True
+    assert res.partial_mce == pytest.approx(1.0) and res.c.partial is True and res.mce is None
     # an unknown baseline is refused before the model sees one image
     model = fast_model()
     with pytest.raises(EvalError, match="baseline 'alexnett': not alexnet, uniform, auto, or an"):

@@ -247,3 +247,14 @@ def test_listed_images_are_selected_or_refused(small_c: Path) -> None:
         OnTheFlyC.open(
             open_source(small_c / "fog" / "2"), Selection(["fog"], [1], images=absent), 1000, None
         )
+
+
+@pytest.mark.parametrize(("bad", "why"), [(8.5, "is not a whole number"), (-2, "is negative")])
+def test_cifar_c_labels_that_are_not_class_indices(tmp_path: Path, bad: float, why: str) -> None:
+    # issue 22 item 3: eval-c on a CIFAR-C folder counted 8.5 as class 8 and -2 as a miss
+    np.save(tmp_path / "fog.npy", np.zeros((10, 32, 32, 3), np.uint8))
+    labels = np.tile(np.arange(2, dtype=np.float64), 5)
+    labels[3] = bad
+    np.save(tmp_path / "labels.npy", labels)
+    with pytest.raises(EvalError, match=f"labels.npy: label .* at row 3 {why}"):
+        open_c_layout(tmp_path, Selection(["fog"], [1]), 10, None)

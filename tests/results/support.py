@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corruptbench.corruptions import EXTRA_CORRUPTIONS
 from corruptbench.metrics import summarize_c
 from corruptbench.tables.alexnet import ALEXNET_C_ERRORS
 
@@ -18,8 +19,9 @@ def make_results(
 ) -> dict:
     """A plausible results object: AlexNet's errors scaled by ``scale`` with a little noise."""
     rng = np.random.default_rng(seed)
+    # whole numbers of the 50,000 images wrong, as an evaluation gives them
     errors = {
-        k: [float(min(1.0, v * scale * rng.uniform(0.95, 1.05))) for v in vals]
+        k: [round(min(1.0, v * scale * rng.uniform(0.95, 1.05)) * 50000) / 50000 for v in vals]
         for k, vals in ALEXNET_C_ERRORS.items()
     }
     s = summarize_c(errors, clean_error=clean)
@@ -56,7 +58,7 @@ def make_results(
         "relative_mce": s.relative_mce,
         "mean_error": s.mean_error,
         "extra_mean_error": s.extra_mean_error,
-        "extra_ce": {},
+        "extra_ce": {k: s.ce[k] for k in EXTRA_CORRUPTIONS if k in errors},
         "partial": s.partial,
         "missing": s.missing,
     }
@@ -168,21 +170,24 @@ def make_calibrated(
         errors.setdefault(name, [None] * 5)[int(sev) - 1] = s.top1_error
         counts.setdefault(name, [None] * 5)[int(sev) - 1] = s.n
     data = make_results(model_id, 1.0, stats["clean"].top1_error or 0.0)
-    summary = summarize_c(errors, clean_error=data["clean_error"], baseline="uniform")
-    data.update(
-        errors=errors,
-        counts=counts,
-        clean_count=stats["clean"].n,
-        baseline="uniform",
-        ce=summary.ce,
-        relative_ce=summary.relative_ce,
-        mce=summary.mce,
-        relative_mce=summary.relative_mce,
-        mean_error=summary.mean_error,
-        extra_mean_error=summary.extra_mean_error,
-        partial=summary.partial,
-        missing=summary.missing,
-    )
+    derived = ("ce", "relative_ce", "mce", "relative_mce", "mean_error", "extra_mean_error")
+    for key in (*derived, "extra_ce", "partial", "missing", "partial_mce", "partial_relative_mce"):
+        data.pop(key, None)  # computed from the errors when the file is read
+    data.update(errors=errors, counts=counts, clean_count=stats["clean"].n, baseline="uniform")
     data["dataset"]["num_images"] = stats["clean"].n
     data["calibration"] = make_calibration_part(stats, ece_bins).to_dict()
-    return data
+    from corruptbench.results import Results
+
+    return Results.from_dict(data, "calibrated.json").to_dict()
+
+
+def make_partial(model_id: str, n: int, clean: float = 0.25) -> dict:
+    """A results object of ``n`` of the 15 benchmark corruptions (errors 20..60 %), written as
+    corruptbench writes it (``mce`` null, the mean over the ``n`` in ``partial_mce``)."""
+    from corruptbench.corruptions import BENCHMARK_CORRUPTIONS
+    from corruptbench.results import Results
+
+    data = make_results(model_id, 1.0, clean)
+    errors = {k: [0.2, 0.3, 0.4, 0.5, 0.6] for k in BENCHMARK_CORRUPTIONS[:n]}
+    keep = {k: v for k, v in data.items() if k in ("schema", "kind", "model", "dataset")}
+    return Results.from_dict({**keep, "errors": errors, "clean_error": clean}).to_dict()

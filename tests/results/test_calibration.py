@@ -163,8 +163,8 @@ def _tamper(change: Any) -> dict:
             r"calibration: 'ece_bins' must be a positive integer, got 0",
         ),
         (
-            lambda d: d["counts"]["fog"].__setitem__(2, 59),
-            r"'calibration\.stats\['fog/3'\]\.n' = 60 but the file counts 59 images in fog/3",
+            lambda d: d["counts"]["fog"].__setitem__(2, 120),
+            r"'calibration\.stats\['fog/3'\]\.n' = 60 but the file counts 120 images in fog/3",
         ),
         (
             lambda d: d["errors"]["fog"].__setitem__(2, 0.0),

@@ -88,7 +88,7 @@ def test_brackets_are_text_not_markup() -> None:
     res = scaled("[bold]net[/bold]", 0.5, baseline="uniform", errors={"fog": [0.1] * 5})
     text = summary_text(res)
     assert text.splitlines()[0].strip() == "[bold]net[/bold]"
-    assert "mCE (baseline: uniform) [partial: 1/15]" in text
+    assert "Partial mCE (baseline: uniform) [1 of 15 corruptions; not the mCE]" in text
 
 
 def test_write_summary_on_a_given_console() -> None:

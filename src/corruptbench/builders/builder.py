@@ -50,6 +50,8 @@ class BuildSummary:
     elapsed: float = 0.0
     cpu_seconds: float = 0.0  #: CPU time spent in workers on this run's shards
     nothing_to_do: bool = False
+    #: outputs of an earlier run that differed from what it wrote, made again ("<name>: <why>")
+    remade: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -150,6 +152,7 @@ def build(
     known = _known_rows(out) if old and old.get("status") == "complete" else None
     plan = writer.plan(spec, items, set((known or {}).get("skipped", {})), known is not None)
     summary.already_done = plan.already_done
+    summary.remade = list(plan.remade)
     if plan.finished:
         summary.skipped = list((known or {}).get("skipped", {}).values())
         summary.warnings = list((known or {}).get("warning", {}).values())
@@ -425,6 +428,13 @@ def format_summary(s: BuildSummary) -> str:
             f"{s.written} outputs written; {len(s.skipped)} skipped; {len(s.failed)} failed; "
             f"{s.elapsed:.1f} s ({rate:.2f} img/s)"
         )
+    if s.remade:
+        lines.append(
+            f"remade {len(s.remade)} output(s) of an earlier run that differed from what it wrote:"
+        )
+        lines.extend(f"  {r}" for r in s.remade[:5])
+        if len(s.remade) > 5:
+            lines.append(f"  ... ({len(s.remade) - 5} more)")
     if s.ignored:
         lines.append(
             f"{s.ignored} non-image files in the source were ignored (extension not an image type)"

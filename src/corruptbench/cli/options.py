@@ -121,6 +121,13 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         help="clean image folder / CIFAR batch, corrupted in the workers instead of --data",
     )
     p.add_argument(
+        "--trust-shards",
+        action="store_true",
+        help="WebDataset --data: check each shard's size and sample count against shards.json "
+        "but not its SHA-256 (storage you trust; by default every shard is hashed first, about "
+        "one extra read of the data)",
+    )
+    p.add_argument(
         "--no-progress",
         action="store_true",
         help="no progress display (a bar on a terminal, else a line every ~10 s or 5 %%)",
@@ -138,6 +145,7 @@ def eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "limit": args.limit,
         "seed": args.seed,
         "profile": args.profile,
+        "verify_shards": "count" if args.trust_shards else "hash",
         "progress": "off" if args.quiet or args.no_progress else "auto",
         "run": run_options(args),
     }

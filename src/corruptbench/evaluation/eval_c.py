@@ -31,7 +31,7 @@ from ..results import (
     resolve_baseline,
 )
 from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
-from .common import CORRUPT_ON, EvalError, Log, RunOptions
+from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
@@ -73,6 +73,7 @@ def evaluate_c(
     ece_bins: int = DEFAULT_BINS,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
+    verify_shards: str = "hash",
 ) -> Results:
     """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
     mCE and relative mCE, and the calibration of its softmax in every cell (NLL, Brier score,
@@ -129,6 +130,11 @@ def evaluate_c(
         run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
             new processes that import the caller's script: in a script, call this under
             ``if __name__ == "__main__":``.
+        verify_shards: WebDataset shards only: ``"hash"`` (default) compares every shard of the
+            requested cells with ``shards.json`` (size, sample count and SHA-256, a full read:
+            see ``benchmarks/shard_verify.py`` for the cost) and refuses one that differs;
+            ``"count"`` checks sizes and sample counts only, for storage you trust
+            (``eval-c --trust-shards``).
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
@@ -165,6 +171,7 @@ def evaluate_c(
             baseline=baseline,
             corrupt_on=corrupt_on,
             protocol=protocol,
+            verify_shards=verify_shards,
             progress=progress,
             run=run,
         )
@@ -210,6 +217,7 @@ def _plan_c(
     baseline: str,
     corrupt_on: str,
     protocol: str,
+    verify_shards: str = "hash",
 ) -> _CPlan:
     proto, grid = _protocol_grid(protocol, corruptions, severities)
     _check_protocol_model(proto, model)
@@ -248,7 +256,14 @@ def _plan_c(
     # the names in the reference order: the order results files and reports use
     names = [n for n in ALL_CORRUPTIONS if n in grid.names]
     images = _protocol_images(proto)
-    sel = Selection(names, list(grid.levels), limit, seed, images)
+    sel = Selection(
+        names,
+        list(grid.levels),
+        limit,
+        seed,
+        images,
+        verify_shards=check_verify_shards(verify_shards),
+    )
     layout = open_c_layout(data, sel, model.num_classes, profile)
     _check_protocol_profile(proto, layout)
     try:
@@ -601,6 +616,7 @@ def _c_results(
             layout=layout.name,
             profile=layout.profile,
             fingerprint=layout.fingerprint(),
+            content_fingerprint=layout.content_fingerprint(),
             num_images=layout.images_per_cell,
             notes=notes,
             protocol=plan.protocol.name,

@@ -40,7 +40,7 @@ from .calibration import (
     frame_key,
     require_finite,
 )
-from .common import EvalError, RunOptions
+from .common import EvalError, RunOptions, check_verify_shards
 from .layouts import DataArg, Layout, OnTheFly, Selection, open_p_layout
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
@@ -69,6 +69,7 @@ def evaluate_p(
     ece_bins: int = DEFAULT_BINS,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
+    verify_shards: str = "hash",
 ) -> Results:
     """Evaluate ``model`` on ImageNet-P style sequences: flip probability (FP), top-5 distance
     (T5D) and Zipf distance per perturbation; mFR / mT5D with a baseline (``eval-p`` calls this).
@@ -105,6 +106,9 @@ def evaluate_p(
             otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resumed per perturbation), log lines (the
             workers import the caller's script: guard it with ``if __name__ == "__main__":``).
+        verify_shards: WebDataset shards only: ``"hash"`` (default: size, sample count and
+            SHA-256 of every shard against ``shards.json``) or ``"count"`` (sizes and counts, for
+            storage you trust; ``eval-p --trust-shards``); see ``evaluate_c``.
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
@@ -135,6 +139,7 @@ def evaluate_p(
             seed=seed,
             profile=profile,
             baseline=baseline,
+            verify_shards=verify_shards,
             progress=progress,
             run=run,
         )
@@ -150,6 +155,7 @@ def _plan_p(
     seed: int,
     profile: str | None,
     baseline: str | os.PathLike[str] | None,
+    verify_shards: str = "hash",
 ) -> tuple[Layout, Baseline | None, list[str]]:
     """Check every argument, open the data and resolve the baseline (before any work): the
     layout, the baseline and the notes about the data."""
@@ -171,7 +177,10 @@ def _plan_p(
     # in the reference order (that of results files and reports); every perturbation at the one
     # difficulty: the noise ones read their _<d> dataset, the others use it as the frame stride
     ordered = [p for p in ALL_PERTURBATIONS if p in names]
-    layout = open_p_layout(data, Selection(ordered, [difficulty], limit, seed), profile, notes)
+    sel = Selection(
+        ordered, [difficulty], limit, seed, verify_shards=check_verify_shards(verify_shards)
+    )
+    layout = open_p_layout(data, sel, profile, notes)
     return layout, base, notes
 
 
@@ -402,6 +411,7 @@ def _p_results(
             layout=layout.name,
             profile=layout.profile,
             fingerprint=layout.fingerprint(),
+            content_fingerprint=layout.content_fingerprint(),
             num_images=layout.images_per_cell,
             notes=list(notes),
         ),

@@ -21,6 +21,7 @@ from ..results.format import (
     BENCHMARK_CORRUPTIONS,
     DASH,
     EXTRA_CORRUPTIONS,
+    mce_cell,
     num,
     pct,
     pretty,
@@ -108,7 +109,7 @@ def _ce_table(results: Sequence[Results]) -> str:
         )
         body.append(f"<tr{cls}><td>{label}</td>{cells}</tr>")
     mean_cells = "".join(
-        f"<td>{pct(r.c.mce)}</td><td>{pct(r.c.relative_mce)}</td>" for r in rows if r.c
+        f"<td>{mce_cell(r.c)}</td><td>{mce_cell(r.c, relative=True)}</td>" for r in rows if r.c
     )
     body.insert(
         sum(1 for n in names if n in BENCHMARK_CORRUPTIONS),

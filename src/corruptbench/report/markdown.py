@@ -260,9 +260,11 @@ def render_csv(results: Sequence[Results]) -> str:
     """Long-format CSV, one number per row: ``model,file,metric,name,severity,value``.
 
     ``metric`` is one of ``clean_error, mce, relative_mce, mean_error, extra_mean_error, error, ce,
-    relative_ce, mfr, mt5d, flip_probability, top5_distance, zipf_distance, flip_rate, t5d_ratio``,
-    for a protocol with a leaderboard ``clean_acc`` and ``corruptions_acc`` (``name``: the
-    protocol, e.g. ``robustbench``),
+    relative_ce, mfr, mt5d, flip_probability, top5_distance, zipf_distance, flip_rate, t5d_ratio``
+    (and for a result over fewer than the 15 benchmark corruptions, whose ``mce`` is empty,
+    ``partial_mce`` and ``partial_relative_mce``: the means over those evaluated), for a protocol
+    with a leaderboard ``clean_acc`` and ``corruptions_acc`` (``name``: the protocol, e.g.
+    ``robustbench``),
     or for task-score grids ``clean_score`` (P), ``mpc``, ``rpc``, ``score`` (a cell),
     ``score_mean`` and ``relative_score`` (mean / P of a corruption); ``name`` is the corruption /
     perturbation (empty for model-level numbers); ``severity`` is 1..5 for ``error`` and ``score``
@@ -295,6 +297,9 @@ def render_csv(results: Sequence[Results]) -> str:
         if c is not None:
             for metric in ("clean_error", "mce", "relative_mce", "mean_error", "extra_mean_error"):
                 row(r, metric, "", None, getattr(c, metric))
+            if c.partial:  # the means over fewer than the 15: never in the mce rows
+                row(r, "partial_mce", "", None, c.partial_mce)
+                row(r, "partial_relative_mce", "", None, c.partial_relative_mce)
             lb = r.leaderboard or {}
             for metric in ("clean_acc", "corruptions_acc"):
                 if metric in lb:

@@ -28,7 +28,7 @@ from .calibration import make_calibration_part
 from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
 from .parts import CalibrationResults, CResults, DatasetInfo, PResults, ScoreResults
-from .provenance import library_versions, now
+from .provenance import library_versions, model_key, now
 from .scores import make_score_part
 
 __all__ = [
@@ -50,5 +50,6 @@ __all__ = [
     "summarize_errors",
     "to_csv",
     "library_versions",
+    "model_key",
     "now",
 ]

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .format import DASH, leaderboard_rows, pct, sort_by_mce
+from .format import DASH, leaderboard_rows, partial_tag, pct, sort_by_mce
 from .parts import ResultsLike
 from .plots import ce_bars, flip_bars, png_data_uri, rpc_bars, score_curves, severity_curves
 from .text import calibration_headline, score_headline
@@ -119,16 +119,21 @@ def summary_card(res: ResultsLike) -> str:
     c, p = res.c, res.p
     badge = ""
     if c is not None:
+        vs = "" if c.baseline == "alexnet" else f" (vs {c.baseline})"
+        part = f"Partial mCE, {c.covered} of 15" if c.partial else "mCE"
         items += [
             ("Clean error", pct(c.clean_error)),
-            ("mCE" + ("" if c.baseline == "alexnet" else f" (vs {c.baseline})"), pct(c.mce)),
-            ("Relative mCE", pct(c.relative_mce)),
-            ("Mean error, 15 corruptions", pct(c.mean_error)),
+            (part + vs, pct(c.partial_mce if c.partial else c.mce)),
+            (
+                "Partial relative mCE" if c.partial else "Relative mCE",
+                pct(c.partial_relative_mce if c.partial else c.relative_mce),
+            ),
+            (f"Mean error, {c.covered if c.partial else 15} corruptions", pct(c.mean_error)),
             ("Mean error, 4 extra", pct(c.extra_mean_error)),
         ]
         items += leaderboard_rows(res)
         if c.partial:
-            badge = f'<span class="badge">partial: {15 - len(c.missing)}/15</span>'
+            badge = f'<span class="badge">{partial_tag(c)}</span>'
     if p is not None:
         items += [("mFR", pct(p.mfr)), ("mT5D", pct(p.mt5d))]
         fps = list(p.flip_probability.values())

@@ -32,7 +32,15 @@ __all__ = [
 
 @dataclass(frozen=True)
 class CResults:
-    """The ImageNet-C part of a results file (fractions; ``None`` = not available)."""
+    """The ImageNet-C part of a results file (fractions; ``None`` = not available).
+
+    ``mce`` / ``relative_mce`` are the mCE and relative mCE over the 15 benchmark corruptions, or
+    ``None`` when fewer have a CE (``partial``): a mean over fewer is not the benchmark's mCE and
+    is kept apart as ``partial_mce`` / ``partial_relative_mce`` (with ``missing`` naming what it
+    leaves out). Constructed with ``partial=True`` and an ``mce`` (the mean over the corruptions
+    present, as :func:`~corruptbench.metrics.summarize_c` reports it), the value moves to
+    ``partial_mce``; with ``partial=False`` the partial means are None.
+    """
 
     errors: dict[str, list[float | None]]
     clean_error: float | None
@@ -47,6 +55,23 @@ class CResults:
     missing: list[str]
     counts: dict[str, list[int | None]] = field(default_factory=dict)
     clean_count: int | None = None
+    partial_mce: float | None = None  #: mean CE over the benchmark corruptions present (partial)
+    partial_relative_mce: float | None = None  #: ... and of their relative CE
+
+    def __post_init__(self) -> None:
+        if not self.partial:
+            object.__setattr__(self, "partial_mce", None)
+            object.__setattr__(self, "partial_relative_mce", None)
+            return
+        for full, part in (("mce", "partial_mce"), ("relative_mce", "partial_relative_mce")):
+            if getattr(self, full) is not None:
+                object.__setattr__(self, part, getattr(self, full))
+                object.__setattr__(self, full, None)
+
+    @property
+    def covered(self) -> int:
+        """How many of the 15 benchmark corruptions mCE (or the partial mean) covers."""
+        return len(BENCHMARK_CORRUPTIONS) - len(self.missing)
 
     @property
     def extra_ce(self) -> dict[str, float | None]:
@@ -62,7 +87,13 @@ class CResults:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The file's ImageNet-C keys, in file order."""
+        """The file's ImageNet-C keys, in file order (``partial_mce`` and
+        ``partial_relative_mce`` only in a partial file, after ``relative_mce``)."""
+        partial = (
+            {"partial_mce": self.partial_mce, "partial_relative_mce": self.partial_relative_mce}
+            if self.partial
+            else {}
+        )
         return {
             "errors": self.errors,
             "counts": self.counts,
@@ -73,6 +104,7 @@ class CResults:
             "relative_ce": self.relative_ce,
             "mce": self.mce,
             "relative_mce": self.relative_mce,
+            **partial,
             "mean_error": self.mean_error,
             "extra_mean_error": self.extra_mean_error,
             "extra_ce": self.extra_ce,
@@ -330,8 +362,16 @@ class CalibrationResults:
 @dataclass(frozen=True)
 class DatasetInfo:
     """What was evaluated: location, layout, profile, fingerprint, images per cell, notes, and the
-    evaluation protocol (:mod:`corruptbench.protocols`; eval-c files always name one, an eval-c
-    file written before protocols existed reads as ``"full"``; ``None`` for other kinds)."""
+    evaluation protocol.
+
+    ``fingerprint`` identifies the data in its container (files, shards, arrays: what a resume
+    must match); ``content_fingerprint`` identifies the images whatever holds them (equal for a
+    folder build and its WebDataset shards; see
+    :meth:`~corruptbench.evaluation.layouts.Layout.content_fingerprint`), None where a layout has
+    none. Written only when known. ``protocol``: :mod:`corruptbench.protocols`; eval-c files
+    always name one, an eval-c file written before protocols existed reads as ``"full"``;
+    ``None`` for other kinds.
+    """
 
     path: str | None = None
     layout: str | None = None
@@ -340,14 +380,22 @@ class DatasetInfo:
     num_images: Any = None
     notes: list[str] = field(default_factory=list)
     protocol: str | None = None
+    content_fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"path": self.path, "layout": self.layout}
-        if self.protocol is not None:
-            out["protocol"] = self.protocol
-        return out | {
+        protocol = {} if self.protocol is None else {"protocol": self.protocol}
+        content = (
+            {}
+            if self.content_fingerprint is None
+            else {"content_fingerprint": self.content_fingerprint}
+        )
+        return {
+            "path": self.path,
+            "layout": self.layout,
+            **protocol,
             "profile": self.profile,
             "fingerprint": self.fingerprint,
+            **content,
             "num_images": self.num_images,
             "notes": self.notes,
         }

@@ -11,8 +11,17 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..grid import SEVERITIES
-from .format import DASH, EXTRA_CORRUPTIONS, leaderboard_rows, num, pct, pretty, score_num
-from .parts import CALIBRATION_GROUPS, CalibrationResults, ResultsLike, ScoreResults
+from .format import (
+    BENCHMARK_CORRUPTIONS,
+    DASH,
+    EXTRA_CORRUPTIONS,
+    leaderboard_rows,
+    num,
+    pct,
+    pretty,
+    score_num,
+)
+from .parts import CALIBRATION_GROUPS, CalibrationResults, CResults, ResultsLike, ScoreResults
 
 __all__ = [
     "write_summary",
@@ -29,15 +38,7 @@ def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     c, p = res.c, res.p
     if c is not None:
-        base = c.baseline
-        rows.append(("Clean error", pct(c.clean_error)))
-        mce_label = "mCE" if base == "alexnet" else f"mCE (baseline: {base})"
-        if c.partial:
-            mce_label += f" [partial: {15 - len(c.missing)}/15]"
-        rows.append((mce_label, pct(c.mce)))
-        rows.append(("Relative mCE", pct(c.relative_mce)))
-        rows.append(("Mean error, 15 corruptions", pct(c.mean_error)))
-        rows.append(("Mean error, 4 extra corruptions", pct(c.extra_mean_error)))
+        rows += _c_headline(c)
         rows += leaderboard_rows(res)
     if p is not None:
         if p.mfr is not None:
@@ -142,6 +143,27 @@ def _calibration_table(cal: CalibrationResults) -> Table:
             pct(m["mean_confidence"]),
         )
     return t
+
+
+def _c_headline(c: CResults) -> list[tuple[str, str]]:
+    """Clean error, mCE, relative mCE and the mean errors; a partial mean is named so (over
+    fewer than the 15 benchmark corruptions it is not the mCE)."""
+    base = "" if c.baseline == "alexnet" else f" (baseline: {c.baseline})"
+    rows = [("Clean error", pct(c.clean_error))]
+    if not c.partial:
+        return rows + [
+            (f"mCE{base}", pct(c.mce)),
+            ("Relative mCE", pct(c.relative_mce)),
+            ("Mean error, 15 corruptions", pct(c.mean_error)),
+            ("Mean error, 4 extra corruptions", pct(c.extra_mean_error)),
+        ]
+    of = f"{c.covered} of {len(BENCHMARK_CORRUPTIONS)} corruptions"
+    return rows + [
+        (f"Partial mCE{base} [{of}; not the mCE]", pct(c.partial_mce)),
+        (f"Partial relative mCE [{of}]", pct(c.partial_relative_mce)),
+        (f"Mean error, {of}", pct(c.mean_error)),
+        ("Mean error, 4 extra corruptions", pct(c.extra_mean_error)),
+    ]
 
 
 def score_headline(s: ScoreResults) -> list[tuple[str, str]]:

@@ -65,14 +65,17 @@ class ImageIds:
 class Selection:
     """What to evaluate: names (corruptions / perturbations), levels (severities / the one
     difficulty), at most ``limit`` items per cell (a subset seeded by ``seed``), ``seed``, the
-    base seed of on-the-fly corruption, and ``images``: only the items whose relative key
-    ``<wnid>/<file>`` is listed there (``None``: every item)."""
+    base seed of on-the-fly corruption, ``images``: only the items whose relative key
+    ``<wnid>/<file>`` is listed there (``None``: every item), and ``verify_shards``: how
+    WebDataset shards are checked against ``shards.json`` before use (``"hash"``: size, sample
+    count and SHA-256; ``"count"``: size and sample count, for storage you trust)."""
 
     names: list[str]
     levels: list[int]
     limit: int | None = None
     seed: int = 0
     images: ImageIds | None = None
+    verify_shards: str = "hash"
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,6 +188,9 @@ class Layout(ABC):
     fingerprints: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     images_per_cell: int = 0
+    #: cell key -> :func:`~corruptbench.evaluation.common.content_digest` of its selected images
+    #: (layouts of named image / video files: folders and their shards)
+    contents: dict[str, str] = field(default_factory=dict)
 
     @abstractmethod
     def items(self, cell: Cell) -> list[Item]:
@@ -219,6 +225,20 @@ class Layout(ABC):
     def fingerprint(self) -> str:
         """Digest of every cell's fingerprint (the results' ``dataset.fingerprint``)."""
         return hash_lines(f"{k}\t{v}" for k, v in sorted(self.fingerprints.items()))
+
+    def content_fingerprint(self) -> str | None:
+        """Digest of every cell's :attr:`contents` (and of the clean images' fingerprint), the
+        results' ``dataset.content_fingerprint``: equal for the same images in a folder or in
+        WebDataset shards, so the report compares them as one dataset. None when a cell has no
+        content digest (arrays, images corrupted on the fly)."""
+        cells = {k: v for k, v in self.fingerprints.items() if k != "clean"}
+        if not cells or set(cells) != set(self.contents):
+            return None
+        lines = {
+            **self.contents,
+            **({"clean": self.fingerprints["clean"]} if "clean" in self.fingerprints else {}),
+        }
+        return hash_lines(f"{k}\t{v}" for k, v in sorted(lines.items()))
 
 
 def open_labelled_source(

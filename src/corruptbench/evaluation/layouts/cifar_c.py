@@ -55,7 +55,10 @@ class CifarCFolder(Layout):
         rows = select_subset(n, [str(i) for i in range(n)], sel.limit, sel.seed)
         lay.images_per_cell = len(rows)
         lay._sel = rows
-        labels = load_cifar_c_labels(root)
+        try:
+            labels = load_cifar_c_labels(root)
+        except ValueError as exc:
+            raise EvalError(str(exc)) from None
         if num_classes is not None and labels.size and int(labels.max()) >= num_classes:
             raise EvalError(
                 f"labels.npy has class {int(labels.max())} but the model outputs {num_classes} logits"

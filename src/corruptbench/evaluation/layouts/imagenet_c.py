@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from ...grid import Cell
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
-from ..common import EvalError, files_fingerprint, label_mapper
+from ..common import EvalError, content_digest, files_fingerprint, label_mapper
 from ..readers import ImageFileReader
 from .base import Item, Layout, Selection, keys_of, select_positions
 
@@ -82,6 +82,9 @@ class ImageNetCFolder(Layout):
             lay._rows[cell] = rows
             lay._keys.update(keys[i] for i in rows)
             lay.fingerprints[lay.key(cell)] = files_fingerprint(root, (entries[i][0] for i in rows))
+            lay.contents[lay.key(cell)] = content_digest(
+                (keys[i], entries[i][0].stat().st_size) for i in rows
+            )
             lay.images_per_cell = max(lay.images_per_cell, len(rows))
             if sel.images is not None:
                 unlisted = max(unlisted, len(entries) - len(rows))

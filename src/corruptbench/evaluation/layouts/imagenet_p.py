@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ...grid import Cell
-from ..common import files_fingerprint, select_subset
+from ..common import content_digest, files_fingerprint, select_subset
 from ..readers import VideoReader
 from .base import Item, Layout, Selection, keys_of
 
@@ -61,6 +61,10 @@ class ImageNetPFolder(Layout):
             lay._items[p] = [(reader, 0, str(f)) for f in chosen]
             lay._classes[p] = [entries[i][1] for i in rows]
             lay.fingerprints[p] = files_fingerprint(root, chosen)
+            lay.contents[p] = content_digest(
+                (key, f.stat().st_size)
+                for key, f in zip(keys_of([entries[i] for i in rows]), chosen)
+            )
         lay.images_per_cell = max((len(v) for v in lay._items.values()), default=0)
         return lay
 
