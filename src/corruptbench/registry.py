@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +57,8 @@ class CorruptionSpec:
     suite: str = "imagenet_c"
     #: free-form labels a suite uses to select its subsets (e.g. ``imagenet_c_bar``)
     tags: tuple[str, ...] = ()
+    #: other spellings :func:`get_corruption` accepts (e.g. a paper's), canonical form
+    aliases: tuple[str, ...] = ()
 
     @property
     def benchmark(self) -> bool:
@@ -97,6 +99,8 @@ class _Registered(dict[str, Any]):
         self.what = what
         self.specs: tuple[Any, ...] = ()
         self.names: tuple[str, ...] = ()
+        #: alias -> name, from the specs' ``aliases``
+        self.aliases: dict[str, str] = {}
 
     def add(self, spec: Any, *, replace: bool = False) -> None:
         if not replace:
@@ -112,7 +116,11 @@ class _Registered(dict[str, Any]):
                 raise RuntimeError(
                     f"{self.what} {spec.name!r}: order {spec.order} is already {clash[0]!r}'s"
                 )
+            for alias in getattr(spec, "aliases", ()):
+                if alias in self or alias in self.aliases or alias == spec.name:
+                    raise RuntimeError(f"{self.what} {spec.name!r}: alias {alias!r} is taken")
         self[spec.name] = spec
+        self.aliases.update((a, spec.name) for a in getattr(spec, "aliases", ()))
         # suite by suite (imagenet_c first, then in registration order), each in its own order
         seen = list(dict.fromkeys(getattr(s, "suite", "") for s in self.values()))
         rank = {x: (x != "imagenet_c", i) for i, x in enumerate(seen)}
@@ -151,11 +159,13 @@ def register_corruption(
     random: bool = True,
     suite: str = "imagenet_c",
     tags: Sequence[str] = (),
+    aliases: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register a corruption function under ``name`` with its metadata.
 
     In the ``imagenet_c`` suite a benchmark corruption names its family and an extra one
-    (``extra=True``) has ``family=None``.
+    (``extra=True``) has ``family=None``. ``aliases``: other spellings that resolve to ``name``
+    (written in any form :func:`canonical_name` accepts).
     """
     if suite == "imagenet_c" and (family is None) != extra:
         raise ValueError(
@@ -174,6 +184,7 @@ def register_corruption(
                 func,
                 suite=suite,
                 tags=tuple(tags),
+                aliases=tuple(canonical_name(a) for a in aliases),
             )
         )
         return func
@@ -257,8 +268,14 @@ def suggest(name: str, choices: Sequence[str]) -> str:
     return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
-def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
-    """``name`` as one of ``choices`` (case-insensitive; '-' or ' ' may stand for '_').
+def resolve_name(
+    name: object,
+    choices: Sequence[str],
+    what: str,
+    aliases: Mapping[str, str] | None = None,
+) -> str:
+    """``name`` as one of ``choices`` (case-insensitive; '-' or ' ' may stand for '_'; an entry of
+    ``aliases``, ``alias -> choice`` in canonical form, stands for its choice).
 
     Raises TypeError for a non-str, ValueError (with a suggestion and the choices) for an unknown
     name; ``what`` names the kind in the messages ("corruption", "perturbation").
@@ -266,6 +283,8 @@ def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{what} must be a str, got {type(name).__name__}")
     key = canonical_name(name)
+    if aliases:
+        key = aliases.get(key, key)
     if key not in choices:
         raise ValueError(
             f"unknown {what} {name!r}{suggest(key, choices)} (choices: {', '.join(choices)})"
@@ -274,8 +293,9 @@ def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
 
 
 def get_corruption(name: object) -> CorruptionSpec:
-    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts)."""
-    return _CORRUPTIONS[resolve_name(name, _CORRUPTIONS.names, "corruption")]
+    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts, or one of its
+    registered aliases)."""
+    return _CORRUPTIONS[resolve_name(name, _CORRUPTIONS.names, "corruption", _CORRUPTIONS.aliases)]
 
 
 def get_perturbation(name: object) -> PerturbationSpec:

@@ -13,7 +13,9 @@ reference-spec.md §0), each function's ``order``; mCE averages the 15 benchmark
 from __future__ import annotations
 
 from ..registry import corruption_specs
-from . import blur, digital, noise, weather  # noqa: F401  (importing registers the functions)
+
+# importing registers the functions: the 19 of ImageNet-C, then the 30 of ImageNet-C-bar ("cbar")
+from . import blur, cbar_noise, digital, noise, weather  # noqa: F401
 
 __all__ = ["ALL_CORRUPTIONS", "BENCHMARK_CORRUPTIONS", "EXTRA_CORRUPTIONS", "FAMILIES"]
 

@@ -1,0 +1,118 @@
+"""Perlin turbulence of ImageNet-C-bar's ``utils/perlin_noise.py`` (``PerlinNoiseGenerator``).
+
+The original (facebookresearch/augmentation-corruption, commit ba4d5a5) is Ken Perlin's reference
+2-D noise with ``B = 256`` lattice gradients and ``N = 4096``. :func:`perlin_tables` builds the
+permutation ``p`` and gradients ``g`` from a legacy ``RandomState`` with exactly the original's
+calls (one ``randint(0, 2**31, size=2)`` per gradient, one ``randint(0, 2**31)`` per swap: the
+split matters, each call buffers its own 64-bit draws); :func:`perlin_turbulence` evaluates
+``turbulence`` at every pixel in a compiled loop with the original's scalar arithmetic
+(``s ** 2`` is libm ``pow``, ``%`` NumPy's remainder; see :mod:`corruptbench.ops.cbar_kernels`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .jit import kernel
+
+__all__ = ["LATTICE", "perlin_tables", "perlin_turbulence"]
+
+#: the original's ``B`` (gradients and permutation entries; the tables hold ``2 B + 2``)
+LATTICE = 256
+_N = 16 * 256  # the original's ``N``, added to coordinates to keep them positive
+
+
+def perlin_tables(rs: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
+    """``(p, g)`` of ``PerlinNoiseGenerator(rs)``: int64 ``(2 B + 2,)`` and float64
+    ``(2 B + 2, 2)``, drawn from ``rs`` in the original's order.
+
+    Each gradient is ``v / |v|`` with ``v = (randint(0, 2**31, 2) mod 2B - B) / B``; a zero ``v``
+    (chance 2**-18 per gradient) gives NaN as in the original. Then ``p`` is ``0 .. 2B + 1`` with
+    ``p[i]`` swapped with ``p[randint(0, 2**31) mod B]`` for ``i = B - 1 .. 0``, and entries
+    ``B .. 2B + 1`` copy ``0 .. B + 1``.
+    """
+    b = LATTICE
+    g = np.empty((2 * b + 2, 2))
+    for i in range(2 * b + 2):
+        v = (rs.randint(low=0, high=2**31, size=2) % (2 * b) - b) / b
+        # |v| = sqrt(v0 v0 + v1 v1) exactly (multiples of 1/256: no rounding before the sqrt)
+        norm = math.sqrt(float(v[0] * v[0] + v[1] * v[1]))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            g[i] = v / norm
+    p = np.arange(2 * b + 2)
+    for i in range(b - 1, -1, -1):
+        k = p[i]
+        j = rs.randint(low=0, high=2**31) % b
+        p[i] = p[j]
+        p[j] = k
+    for i in range(b + 2):  # one by one: entries 2B, 2B + 1 copy the just-written B, B + 1
+        p[b + i] = p[i]
+        g[b + i, :] = g[i, :]
+    return p, g
+
+
+@kernel(inline="always", error_model="numpy")
+def _noise(p: np.ndarray, g: np.ndarray, x: float, y: float, two: float) -> float:
+    """``PerlinNoiseGenerator.noise(x, y)``."""
+    b = 256
+    t = x + _N
+    bx0 = int(t) % b
+    bx1 = (bx0 + 1) % b
+    rx0 = np.fmod(t, 1.0)  # t > 0: NumPy's t % 1 is fmod
+    rx1 = rx0 - 1.0
+    t = y + _N
+    by0 = int(t) % b
+    by1 = (by0 + 1) % b
+    ry0 = np.fmod(t, 1.0)
+    ry1 = ry0 - 1.0
+    i = p[bx0]
+    j = p[bx1]
+    b00 = p[i + by0]
+    b10 = p[j + by0]
+    b01 = p[i + by1]
+    b11 = p[j + by1]
+    sx = rx0**two * (3.0 - 2.0 * rx0)
+    sy = ry0**two * (3.0 - 2.0 * ry0)
+    u = rx0 * g[b00, 0] + ry0 * g[b00, 1]
+    v = rx1 * g[b10, 0] + ry0 * g[b10, 1]
+    a = u + sx * (v - u)
+    u = rx0 * g[b01, 0] + ry1 * g[b01, 1]
+    v = rx1 * g[b11, 0] + ry1 * g[b11, 1]
+    bb = u + sx * (v - u)
+    return 1.5 * (a + sy * (bb - a))
+
+
+@kernel(error_model="numpy")
+def perlin_turbulence(
+    p: np.ndarray,
+    g: np.ndarray,
+    m00: float,
+    m11: float,
+    octaves: float,
+    gain: float,
+    bias: float,
+    two: float,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """PerlinNoise's per-pixel ``kernel``: at ``(y m00, x m11)`` (``np.matmul((y, x), m)`` with a
+    diagonal ``m``), ``turbulence = sum over f = 1, 2, 4, ... <= octaves of |noise(f p)| / f``,
+    then ``clip(gain turbulence + bias, 0, 1)`` into ``out`` (H x W float64; NaN where a
+    gradient is NaN, as in the original)."""
+    h, w = out.shape
+    for y in range(h):
+        ny = y * m00
+        for x in range(w):
+            nx = x * m11
+            t = 0.0
+            f = 1.0
+            while f <= octaves:
+                t += abs(_noise(p, g, f * ny, f * nx, two)) / f
+                f = f * 2
+            v = gain * t + bias
+            if v < 0.0:  # np.clip, which keeps NaN
+                v = 0.0
+            elif v > 1.0:
+                v = 1.0
+            out[y, x] = v
