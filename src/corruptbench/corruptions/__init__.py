@@ -15,7 +15,7 @@ from __future__ import annotations
 from ..registry import corruption_specs
 
 # importing registers the functions: the 19 of ImageNet-C, then the 30 of ImageNet-C-bar ("cbar")
-from . import blur, cbar_noise, digital, noise, weather  # noqa: F401
+from . import blur, cbar_distortion, cbar_noise, cbar_obscure, digital, noise, weather  # noqa: F401
 
 __all__ = ["ALL_CORRUPTIONS", "BENCHMARK_CORRUPTIONS", "EXTRA_CORRUPTIONS", "FAMILIES"]
 

@@ -25,7 +25,7 @@ from ..ops.cbar_kernels import (
     sparkle_pass,
     voronoi_u8,
 )
-from ..ops.fourier_noise import spectral_noise
+from ..ops.fourier_noise import spectral_field
 from ..ops.perlin import perlin_tables, perlin_turbulence
 from ..profiles import Profile
 from ..rng import scratch_rng
@@ -42,7 +42,6 @@ __all__ = [
     "brownish_noise",
     "sparkles",
     "inverse_sparkles",
-    "fourier_noise_field",
 ]
 
 
@@ -187,18 +186,10 @@ def perlin_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
-def fourier_noise_field(rs: np.random.RandomState, shape: tuple[int, int], kind: str) -> np.ndarray:
-    """One ``gen_noise`` for an H x W image: the original's ``n x n`` field with
-    ``n = max(H, W)`` (``n`` the side of a square image), cut to its first H rows and W columns
-    (:func:`corruptbench.ops.fourier_noise.spectral_noise`)."""
-    h, w = shape
-    return spectral_noise(rs, max(h, w), kind)[:h, :w]
-
-
 def _spectral_corruption(image: np.ndarray, rng: Any, kind: str, intensity: float) -> np.ndarray:
     seed = rng.randint(low=0, high=2**32)
     rs = scratch_rng(int(seed))
-    noise = np.stack([fourier_noise_field(rs, image.shape[:2], kind) for _ in range(3)], axis=2)
+    noise = np.stack([spectral_field(rs, image.shape[:2], kind) for _ in range(3)], axis=2)
     return np.clip(image + intensity * noise, 0, 255).astype(np.uint8)
 
 

@@ -20,7 +20,7 @@ from scipy.fftpack import ifft2
 
 from .jit import kernel
 
-__all__ = ["power_map", "spectral_noise", "pow_inplace"]
+__all__ = ["power_map", "spectral_noise", "spectral_field", "pow_inplace"]
 
 
 @kernel(error_model="numpy")
@@ -68,3 +68,11 @@ def spectral_noise(rs: np.random.RandomState, n: int, kind: str) -> np.ndarray:
     spectrum = np.roll(spectrum, n // 2, axis=1)
     noise = np.real(ifft2(spectrum))
     return noise / np.std(noise)
+
+
+def spectral_field(rs: np.random.RandomState, shape: tuple[int, int], kind: str) -> np.ndarray:
+    """One ``gen_noise`` for an H x W image: the original's ``n x n`` field with
+    ``n = max(H, W)`` (the side of a square image), cut to its first H rows and W columns (ours:
+    the original only has square images)."""
+    h, w = shape
+    return spectral_noise(rs, max(h, w), kind)[:h, :w]
