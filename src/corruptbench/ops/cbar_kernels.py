@@ -709,3 +709,116 @@ def caustic_refraction_f64(
                 out[y, x, c] = _clip(v, 0.0, 1.0)
                 any64 = any64 or is64
     return any64
+
+
+# ------------------------------------------------------------------------------------------------
+# colour
+# ------------------------------------------------------------------------------------------------
+
+
+@kernel(inline="always", **_NUMPY_ERRORS)
+def _pseudo_color(
+    c0: float,
+    c1: float,
+    step: float,
+    e0: float,
+    e1: float,
+    luma: float,
+    smoothness: float,
+    two: float,
+    three: float,
+) -> float:
+    """Pseudocolor's ``get_color`` for one channel: ``(1 - smoothness) linear + smoothness
+    smooth`` with ``smooth = c0 + step smoothstep(e0, e1, luma)`` (``step`` is the uint8
+    ``c1 - c0``, which wraps) and ``linear = (1 - a) c0 + a c1``, ``a = 4 (luma - e0)``. The
+    array's ``x ** 2`` is ``x * x``, its ``x ** 3`` libm ``pow``."""
+    x = _clip(luma, e0, e1)
+    x = (x - e0) / (e1 - e0)
+    s = _clip(3 * (x * x) - 2 * (x**three), 0.0, 1.0)
+    smooth = c0 + step * s
+    a = 4.0 * (luma - e0)
+    linear = (1 - a) * c0 + a * c1
+    return (1 - smoothness) * linear + smoothness * smooth
+
+
+@kernel(**_NUMPY_ERRORS)
+def pseudocolor_u8(
+    image: np.ndarray,
+    colors: np.ndarray,
+    smoothness: float,
+    amount: float,
+    two: float,
+    three: float,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Pseudocolor: the luma ``(0.2126 R + 0.7152 G + 0.0722 B) / 255`` (summed in that order)
+    picks one of four ramps between consecutive ``colors`` (uint8 ``(5, 3)``) on ``[0, 0.25)``,
+    ``[0.25, 0.5)``, ``[0.5, 0.75)``, ``[0.75, ...)``; the pixel is ``(1 - amount) image + amount
+    colour``, clipped and truncated."""
+    h, w, _ = image.shape
+    for y in range(h):
+        for x in range(w):
+            luma = (
+                (float(image[y, x, 0]) * 0.2126 + float(image[y, x, 1]) * 0.7152)
+                + float(image[y, x, 2]) * 0.0722
+            ) / 255
+            if luma < 0.25:
+                k = 0
+            elif luma < 0.5:
+                k = 1
+            elif luma < 0.75:
+                k = 2
+            else:
+                k = 3
+            e0 = 0.25 * k
+            e1 = 0.25 * (k + 1)
+            for c in range(3):
+                lo = colors[k, c]
+                hi = colors[k + 1, c]
+                step = float(np.uint8(hi - lo))
+                col = _pseudo_color(
+                    float(lo), float(hi), step, e0, e1, luma, smoothness, two, three
+                )
+                out[y, x, c] = _to_u8((1 - amount) * image[y, x, c] + amount * col)
+
+
+@kernel(inline="always", **_NUMPY_ERRORS)
+def _diffuse(work: np.ndarray, y: int, x: int, e0: int, e1: int, e2: int, weight: int) -> None:
+    """``work[y, x] = uint8(clip(float32(work[y, x]) + e * weight / 16))`` per channel."""
+    for c in range(3):
+        e = e0 if c == 0 else (e1 if c == 1 else e2)
+        work[y, x, c] = _to_u8(np.float64(np.float32(work[y, x, c])) + e * weight / 16)
+
+
+@kernel(**_NUMPY_ERRORS)
+def color_dither_u8(
+    image: np.ndarray, table: np.ndarray, work: np.ndarray, out: np.ndarray
+) -> None:  # pragma: no cover - compiled
+    """ColorDither: each value quantised through ``table`` (``color_map[div[v]]``) in scan
+    order, its error ``e`` diffused as the original does: ``e * 7 / 16`` then ``e * 1 / 16`` to
+    the next pixel of the row (the original's ``index + j`` stays in the row; ``3 / 16`` and
+    ``5 / 16`` land on pixels already quantised), each step clipped and truncated to uint8, and
+    only where ``0 < row`` (for the 7/16 step) or ``row + 1 < H`` (for the 1/16 step) and
+    ``0 < column + 1 < W`` (the original's ``> 0`` bounds). ``work`` is a copy of ``image``."""
+    h, w, _ = image.shape
+    for y in range(h):
+        for x in range(w):
+            e0 = 0
+            e1 = 0
+            e2 = 0
+            for c in range(3):
+                v = work[y, x, c]
+                q = table[v]
+                out[y, x, c] = q
+                e = np.int64(v) - np.int64(q)
+                if c == 0:
+                    e0 = e
+                elif c == 1:
+                    e1 = e
+                else:
+                    e2 = e
+            if 0 < x + 1 < w:
+                if 0 < y < h:
+                    _diffuse(work, y, x + 1, e0, e1, e2, 7)
+                if 0 < y + 1 < h:
+                    _diffuse(work, y, x + 1, e0, e1, e2, 1)

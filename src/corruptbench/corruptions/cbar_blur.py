@@ -1,0 +1,116 @@
+"""ImageNet-C-bar's blurs (suite ``cbar``, family ``blur``): scatter, chromatic_abberation,
+transverse_chromatic_abberation, circular_motion_blur.
+
+Parameters are drawn like the original classes' ``sample_parameters()`` (``corrupt.py``,
+facebookresearch/augmentation-corruption commit ba4d5a5); levels: :mod:`corruptbench.tables.cbar`;
+sizes: :mod:`.cbar_common`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from scipy.ndimage import rotate, shift, zoom
+
+from ..ops.cbar_kernels import scatter_u8
+from ..profiles import Profile
+from .cbar_common import float_parameter, level_of, register_cbar, short_side
+
+__all__ = [
+    "scatter",
+    "chromatic_abberation",
+    "transverse_chromatic_abberation",
+    "circular_motion_blur",
+]
+
+
+@register_cbar("scatter", family="blur", order=11)
+def scatter(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Each pixel taken from a hashed random offset of up to ``level * S / 100`` per axis
+    (corrupt.py ``Scatter``; frosted glass).
+
+    Draws the hash seed ``uniform(0, 10)``.
+    """
+    level = level_of("scatter", severity, profile)
+    seed = rng.uniform(low=0.0, high=10.0)
+    radius = float_parameter(level, short_side(image) / 10)
+    out = np.empty_like(image)
+    scatter_u8(image, float(seed), radius, out)
+    return out
+
+
+@register_cbar(
+    "chromatic_abberation",
+    family="blur",
+    order=12,
+    aliases=("chromatic_aberration",),
+)
+def chromatic_abberation(
+    image: np.ndarray, severity: int, *, profile: Profile, rng: Any
+) -> np.ndarray:
+    """Each colour channel shifted by ``level * S / 100`` px in its own direction (corrupt.py
+    ``ChromaticAbberation``; ``scipy.ndimage.shift`` of order 3 without prefilter).
+
+    Draws the three directions ``uniform(0, 2 pi, 3)``.
+    """
+    level = level_of("chromatic_abberation", severity, profile)
+    angles = rng.uniform(low=0, high=2 * np.pi, size=3)
+    dist = float_parameter(level, short_side(image) / 10)
+    out = image.copy()
+    for c, a in enumerate(angles):
+        offset = [math.cos(a) * dist, math.sin(a) * dist]
+        out[:, :, c] = shift(image[:, :, c], offset, prefilter=False)
+    return out
+
+
+@register_cbar(
+    "transverse_chromatic_abberation",
+    family="blur",
+    order=13,
+    aliases=("transverse_chromatic_aberration",),
+)
+def transverse_chromatic_abberation(
+    image: np.ndarray, severity: int, *, profile: Profile, rng: Any
+) -> np.ndarray:
+    """The colour channels magnified by 1, ``1 + level / 40`` and ``1 + level / 20`` about the
+    centre, in a random assignment (corrupt.py ``TransverseChromaticAbberation``;
+    ``scipy.ndimage.zoom`` of order 3 without prefilter, centre crop).
+
+    Draws ``permutation(3)``.
+    """
+    level = level_of("transverse_chromatic_abberation", severity, profile)
+    scale = float_parameter(level, 0.5)
+    scales = np.array([1.0, 1.0 + scale / 2, 1.0 + scale])[rng.permutation(3)]
+    h, w = image.shape[:2]
+    out = image.copy()
+    for c in range(3):
+        zoomed = zoom(image[:, :, c], scales[c], prefilter=False)
+        top = (zoomed.shape[0] - h) // 2
+        left = (zoomed.shape[1] - w) // 2
+        out[:, :, c] = zoomed[top : top + h, left : left + w]
+    return out
+
+
+@register_cbar("circular_motion_blur", family="blur", order=14, random=False)
+def circular_motion_blur(
+    image: np.ndarray, severity: int, *, profile: Profile, rng: Any
+) -> np.ndarray:
+    """Rotational blur: 21 copies rotated over ``+-level * 1.5`` degrees about the centre,
+    weighted ``exp(-2 t^2)`` (``t`` from -1 to 1) (corrupt.py ``CircularMotionBlur``;
+    ``scipy.ndimage.rotate`` of order 3). Draws nothing.
+    """
+    level = level_of("circular_motion_blur", severity, profile)
+    amount = float_parameter(level, 15)
+    num = 21
+    unit = image.astype(np.float32) / 255
+    out = np.zeros_like(unit)
+    factors = []
+    for i in range(num):
+        t = 2 * i / (num - 1) - 1
+        factor = math.exp(-2 * t**2)
+        out += np.float32(factor) * rotate(unit, t * amount, reshape=False)
+        factors.append(factor)
+    out /= np.float32(sum(factors))
+    return np.clip(out * 255, 0, 255).astype(np.uint8)
