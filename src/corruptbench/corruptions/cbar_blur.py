@@ -12,7 +12,6 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy.ndimage import rotate, shift, zoom
 
 from ..ops.cbar_kernels import scatter_u8
 from ..profiles import Profile
@@ -28,7 +27,9 @@ __all__ = [
 
 @register_cbar("scatter", family="blur", order=11)
 def scatter(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Each pixel taken from a hashed random offset of up to ``level * S / 100`` per axis
+    """Each pixel taken from a hashed random offset nearby (frosted glass).
+
+    Each pixel taken from a hashed random offset of up to ``level * S / 100`` per axis
     (corrupt.py ``Scatter``; frosted glass).
 
     Draws the hash seed ``uniform(0, 10)``.
@@ -50,11 +51,15 @@ def scatter(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> 
 def chromatic_abberation(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """Each colour channel shifted by ``level * S / 100`` px in its own direction (corrupt.py
+    """Each colour channel shifted in its own random direction.
+
+    Each colour channel shifted by ``level * S / 100`` px in its own direction (corrupt.py
     ``ChromaticAbberation``; ``scipy.ndimage.shift`` of order 3 without prefilter).
 
     Draws the three directions ``uniform(0, 2 pi, 3)``.
     """
+    from scipy.ndimage import shift  # here: scipy is slow to import
+
     level = level_of("chromatic_abberation", severity, profile)
     angles = rng.uniform(low=0, high=2 * np.pi, size=3)
     dist = float_parameter(level, short_side(image) / 10)
@@ -74,12 +79,16 @@ def chromatic_abberation(
 def transverse_chromatic_abberation(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """The colour channels magnified by 1, ``1 + level / 40`` and ``1 + level / 20`` about the
+    """The colour channels magnified by different factors about the centre.
+
+    The colour channels magnified by 1, ``1 + level / 40`` and ``1 + level / 20`` about the
     centre, in a random assignment (corrupt.py ``TransverseChromaticAbberation``;
     ``scipy.ndimage.zoom`` of order 3 without prefilter, centre crop).
 
     Draws ``permutation(3)``.
     """
+    from scipy.ndimage import zoom
+
     level = level_of("transverse_chromatic_abberation", severity, profile)
     scale = float_parameter(level, 0.5)
     scales = np.array([1.0, 1.0 + scale / 2, 1.0 + scale])[rng.permutation(3)]
@@ -97,10 +106,14 @@ def transverse_chromatic_abberation(
 def circular_motion_blur(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """Rotational blur: 21 copies rotated over ``+-level * 1.5`` degrees about the centre,
+    """Rotational blur: 21 weighted copies rotated about the centre.
+
+    Rotational blur: 21 copies rotated over ``+-level * 1.5`` degrees about the centre,
     weighted ``exp(-2 t^2)`` (``t`` from -1 to 1) (corrupt.py ``CircularMotionBlur``;
     ``scipy.ndimage.rotate`` of order 3). Draws nothing.
     """
+    from scipy.ndimage import rotate
+
     level = level_of("circular_motion_blur", severity, profile)
     amount = float_parameter(level, 15)
     num = 21

@@ -14,7 +14,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from skimage.color import hsv2rgb, rgb2hsv
 
 from ..ops.cbar_kernels import color_dither_u8, pseudocolor_u8
 from ..profiles import Profile
@@ -28,7 +27,9 @@ _LUMA = np.array([0.2126, 0.7152, 0.0722]).reshape(1, 1, 3)
 
 @register_cbar("bleach_bypass", family="color", order=15, random=False)
 def bleach_bypass(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """The film look of skipping the bleach: a luma-keyed mix of ``2 x luma`` (uint8 ``2 x``,
+    """The film look of skipping the bleach (luma-keyed multiply / screen).
+
+    The film look of skipping the bleach: a luma-keyed mix of ``2 x luma`` (uint8 ``2 x``,
     which wraps as in the original) and the screen ``1 - 2 (1 - luma)(1 - x)``, blended in with
     ``level / 10`` (corrupt.py ``BleachBypass``). Draws nothing."""
     amount = float_parameter(level_of("bleach_bypass", severity, profile), 1.0)
@@ -42,7 +43,9 @@ def bleach_bypass(image: np.ndarray, severity: int, *, profile: Profile, rng: An
 
 @register_cbar("technicolor", family="color", order=16, random=False)
 def technicolor(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Two-strip Technicolor: each channel scaled by the other two's mattes ``1 - (c - (a + b)
+    """Two-strip Technicolor: each channel scaled by the other two's mattes.
+
+    Two-strip Technicolor: each channel scaled by the other two's mattes ``1 - (c - (a + b)
     / 2) / 255``, blended in with ``level / 10`` (corrupt.py ``Technicolor``). Draws nothing."""
     amount = float_parameter(level_of("technicolor", severity, profile), 1.0)
     r, g, b = image[:, :, 0], image[:, :, 1], image[:, :, 2]
@@ -58,7 +61,9 @@ def technicolor(image: np.ndarray, severity: int, *, profile: Profile, rng: Any)
 
 @register_cbar("pseudocolor", family="color", order=17)
 def pseudocolor(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """False colour: the luma mapped through a ramp of five random colours, blended in with
+    """False colour: the luma mapped through a ramp of five random colours.
+
+    False colour: the luma mapped through a ramp of five random colours, blended in with
     ``level / 20`` (corrupt.py ``Pseudocolor``).
 
     Draws the smoothness ``uniform(0.25, 0.75)`` and five colours ``randint(0, 255, 3)``.
@@ -74,11 +79,15 @@ def pseudocolor(image: np.ndarray, severity: int, *, profile: Profile, rng: Any)
 
 @register_cbar("hue_shift", family="color", order=18)
 def hue_shift(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """The hue turned by ``+-level / 20`` of a turn (corrupt.py ``HueShift``; scikit-image HSV in
+    """The hue turned by +-level / 20 of a turn.
+
+    The hue turned by ``+-level / 20`` of a turn (corrupt.py ``HueShift``; scikit-image HSV in
     float32).
 
     Draws the direction (``uniform() < 0.5``: negative).
     """
+    from skimage.color import hsv2rgb, rgb2hsv  # here: scikit-image is slow to import
+
     amount = float_parameter(level_of("hue_shift", severity, profile), 0.5)
     if rng.uniform() < 0.5:
         amount *= -1
@@ -96,7 +105,9 @@ def dither_table(levels: int) -> np.ndarray:
 
 @register_cbar("color_dither", family="color", order=19, random=False)
 def color_dither(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Error-diffusion dithering to ``14 - int(level)`` levels per channel (corrupt.py
+    """Error-diffusion dithering to 14 - int(level) levels per channel.
+
+    Error-diffusion dithering to ``14 - int(level)`` levels per channel (corrupt.py
     ``ColorDither``, with its diffusion as written: see
     :func:`corruptbench.ops.cbar_kernels.color_dither_u8`). Draws nothing."""
     levels = 14 - int_parameter(level_of("color_dither", severity, profile), 10)

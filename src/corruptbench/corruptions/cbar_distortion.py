@@ -13,7 +13,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.ndimage import gaussian_filter
 
 from ..ops.cbar_kernels import (
     caustic_field,
@@ -32,7 +31,9 @@ __all__ = ["pinch_and_twirl", "caustic_refraction", "fish_eye", "water_drop", "r
 
 @register_cbar("pinch_and_twirl", family="distortion", order=25)
 def pinch_and_twirl(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """A grid of pinch-and-twirl lenses, turned by ``+-level * pi / 20`` each (corrupt.py
+    """A grid of pinch-and-twirl lenses.
+
+    A grid of pinch-and-twirl lenses, turned by ``+-level * pi / 20`` each (corrupt.py
     ``PinchAndTwirl``, the repository's ``PinchAndTwirlV2``).
 
     Cells of ``S // n`` px, ``n = 5`` when ``S == 224`` else 3 (the original's rule), from the
@@ -59,7 +60,9 @@ def pinch_and_twirl(image: np.ndarray, severity: int, *, profile: Profile, rng: 
 def caustic_refraction(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """The image seen through a rippled water surface: refracted by the slope of blurred
+    """The image seen through a rippled water surface (refraction and caustic light).
+
+    The image seen through a rippled water surface: refracted by the slope of blurred
     caustics (index 4, displacement up to ``level * 0.05 * S``) and lit by it (corrupt.py
     ``CausticRefraction``).
 
@@ -67,6 +70,8 @@ def caustic_refraction(
     field is blurred with ``scipy.ndimage.gaussian_filter(sigma=1)`` over its three (equal)
     channels, as the original.
     """
+    from scipy.ndimage import gaussian_filter  # here: scipy is slow to import
+
     level = level_of("caustic_refraction", severity, profile)
     s = short_side(image)
     time = rng.uniform(low=0.5, high=2.0)
@@ -85,7 +90,9 @@ def caustic_refraction(
 
 @register_cbar("fish_eye", family="distortion", order=27)
 def fish_eye(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """About 500 small spherical lenses (radius ``max(0.05 S, 3)``, index ``1 + level / 5``)
+    """About 500 small spherical lenses placed one after the other.
+
+    About 500 small spherical lenses (radius ``max(0.05 S, 3)``, index ``1 + level / 5``)
     placed one after the other (corrupt.py ``FishEye``, the repository's ``FishEyeV2``).
 
     Draws a seed ``randint(0, 2**32)``; the lens centres ``uniform(0, (H, W))`` (row, column) come
@@ -108,7 +115,9 @@ def fish_eye(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
 
 @register_cbar("water_drop", family="distortion", order=28)
 def water_drop(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Circular ripples of a drop within ``S // 2`` of a random centre, amplitude
+    """Circular ripples of a drop around a random centre.
+
+    Circular ripples of a drop within ``S // 2`` of a random centre, amplitude
     ``level / 40`` (corrupt.py ``WaterDrop``).
 
     Draws the centre ``uniform(0.25, 0.75, 2) * (H, W)`` (row, column), the wavelength
@@ -137,7 +146,9 @@ def water_drop(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 
 @register_cbar("ripple", family="distortion", order=29)
 def ripple(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Sinusoidal displacement along each axis, amplitude ``level * 0.0025 * S`` (corrupt.py
+    """Sinusoidal displacement along each axis.
+
+    Sinusoidal displacement along each axis, amplitude ``level * 0.0025 * S`` (corrupt.py
     ``Ripple``).
 
     Draws the wavelengths ``uniform(0.1, 0.3, 2) * S`` and the phases ``uniform(0, 2 pi, 2)``

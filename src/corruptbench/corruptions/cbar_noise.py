@@ -54,7 +54,9 @@ __all__ = [
 def single_frequency_greyscale(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """A grey plane wave ``sin(x f0 + y f1 + phase)`` of amplitude ``level * 19.6`` added to the
+    """A grey plane wave sin(x f0 + y f1 + phase) added to the image.
+
+    A grey plane wave ``sin(x f0 + y f1 + phase)`` of amplitude ``level * 19.6`` added to the
     image (corrupt.py ``SingleFrequencyGreyscale``).
 
     Draws ``m = uniform(-pi, pi)``, ``uniform(-|m|, |m|)``, ``permutation(2)`` (which axis gets
@@ -75,7 +77,9 @@ def single_frequency_greyscale(
 def cocentric_sine_waves(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """Concentric rings around a random centre, wobbled by ``sin(freq angle)`` (corrupt.py
+    """Wobbly concentric rings (a sawtooth of the distance) added to the image.
+
+    Concentric rings around a random centre, wobbled by ``sin(freq angle)`` (corrupt.py
     ``CocentricSineWaves``): a sawtooth of the distance modulo the ring width, ``+-level * 6.4``.
 
     Draws the centre ``uniform(0, (W, H))`` (x, y), ``freq = uniform(0, 10)``, the wobble
@@ -106,7 +110,9 @@ def cocentric_sine_waves(
 
 @register_cbar("plasma_noise", family="noise", order=5)
 def plasma_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """A coloured plasma of rotating sine fields blended in with weight ``level * 6.4 / 255``
+    """A coloured plasma of rotating sine fields blended into the image.
+
+    A coloured plasma of rotating sine fields blended in with weight ``level * 6.4 / 255``
     (corrupt.py ``PlasmaNoise``).
 
     Draws the time ``uniform(0, 6 pi)``, the iterations ``randint(4, 7)``, the sharpness
@@ -132,7 +138,9 @@ def plasma_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 
 @register_cbar("voronoi_noise", family="noise", order=6)
 def voronoi_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Grey Voronoi cells (the smoothstep of the distance to hashed cell points, minus 0.5)
+    """Grey Voronoi cells added to (or subtracted from) the image.
+
+    Grey Voronoi cells (the smoothstep of the distance to hashed cell points, minus 0.5)
     times ``+-level * 25.5`` (corrupt.py ``VoronoiNoise``).
 
     Draws the hash seed ``uniform(0, 10)``, the density ``uniform(0.5, 0.9)``, the cell size
@@ -152,7 +160,9 @@ def voronoi_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
 
 @register_cbar("caustic_noise", family="noise", order=7)
 def caustic_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Bright water caustics (a tiling pattern of period ``size``) added with ``level * 25.5``
+    """Bright water caustics added to the image.
+
+    Bright water caustics (a tiling pattern of period ``size``) added with ``level * 25.5``
     (corrupt.py ``CausticNoise``).
 
     Draws the time ``uniform(0.5, 2)`` and the tile size ``uniform(0.75, 1.25) * S``.
@@ -169,7 +179,9 @@ def caustic_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
 
 @register_cbar("perlin_noise", family="noise", order=8)
 def perlin_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Grey Perlin turbulence (5 octaves, cell ``32 S / 224`` px) blended in with weight
+    """Grey Perlin turbulence blended into the image.
+
+    Grey Perlin turbulence (5 octaves, cell ``32 S / 224`` px) blended in with weight
     ``level * 0.05`` (corrupt.py ``PerlinNoise``).
 
     Draws a seed ``randint(0, 2**32)``; the gradients and permutation come from
@@ -195,7 +207,9 @@ def _spectral_corruption(image: np.ndarray, rng: Any, kind: str, intensity: floa
 
 @register_cbar("blue_noise", family="noise", order=9)
 def blue_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Blue noise (power rising with frequency), one field per channel, times
+    """Blue noise (power rising with frequency) added per channel.
+
+    Blue noise (power rising with frequency), one field per channel, times
     ``level * 19.6`` (corrupt.py ``BlueNoise``).
 
     Draws a seed ``randint(0, 2**32)``; the phases come from ``RandomState(seed)``.
@@ -206,7 +220,9 @@ def blue_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 
 @register_cbar("brownish_noise", family="noise", order=10)
 def brownish_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Brownish noise (power ``1 / (f^2 + 1)``), one field per channel, times ``level * 6.4``
+    """Brownish noise (power 1 / (f^2 + 1)) added per channel.
+
+    Brownish noise (power ``1 / (f^2 + 1)``), one field per channel, times ``level * 6.4``
     (corrupt.py ``BrownishNoise``).
 
     Draws a seed ``randint(0, 2**32)``; the phases come from ``RandomState(seed)``.
@@ -217,7 +233,9 @@ def brownish_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: A
 
 @register_cbar("sparkles", family="noise", order=21)
 def sparkles(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Five white star bursts of radius ``level * 0.01 * S`` (corrupt.py ``Sparkles``).
+    """Five white star bursts.
+
+    Five white star bursts of radius ``level * 0.01 * S`` (corrupt.py ``Sparkles``).
 
     Draws the centres ``uniform(0, (H, W), (5, 2))`` (row, column), a seed ``randint(0,
     2**32)`` and the ray counts ``randint(50, 200, 5)``; the ray lengths ``max(1, r + 0.25 r
@@ -241,7 +259,9 @@ def sparkles(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
 
 @register_cbar("inverse_sparkles", family="noise", order=22)
 def inverse_sparkles(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """The image seen through one star burst of radius ``S / 4`` in a white field that covers
+    """The image seen through one star burst in a white field.
+
+    The image seen through one star burst of radius ``S / 4`` in a white field that covers
     more with the level (corrupt.py ``InverseSparkles``).
 
     Draws the centre ``uniform(0.25, 0.75, 2) * (H, W)`` (row, column), a seed ``randint(0,

@@ -12,7 +12,6 @@ import math
 from typing import Any
 
 import numpy as np
-from skimage.draw import line_aa
 
 from ..ops.cbar_kernels import checkerboard_u8
 from ..ops.fourier_noise import spectral_field
@@ -27,7 +26,9 @@ __all__ = ["checkerboard_cutout", "lines", "blue_noise_sample"]
 def checkerboard_cutout(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """Grey (128) squares of a rotated checkerboard, each kept with probability ``level / 10``
+    """Grey squares of a rotated checkerboard, each kept with probability level / 10.
+
+    Grey (128) squares of a rotated checkerboard, each kept with probability ``level / 10``
     (corrupt.py ``CheckerBoardCutOut``).
 
     Draws the angle ``uniform(0, 2 pi)``, the square side ``max(uniform(0.1, 0.25) S, 1)`` and a
@@ -49,7 +50,9 @@ def checkerboard_cutout(
 
 @register_cbar("lines", family="obscure", order=23)
 def lines(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """``level / 10 * S`` grey anti-aliased lines of length ``2 S`` across the image (corrupt.py
+    """Grey anti-aliased lines across the image.
+
+    ``level / 10 * S`` grey anti-aliased lines of length ``2 S`` across the image (corrupt.py
     ``Lines``).
 
     Draws the mean angle ``uniform(0, 2 pi)``, its spread ``uniform(0.1, 1)`` and a seed
@@ -57,6 +60,8 @@ def lines(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np
     ``RandomState(seed)``. Lines are drawn with ``skimage.draw.line_aa``, blended towards 128 by
     its coverage and truncated to uint8 line after line, as the original.
     """
+    from skimage.draw import line_aa  # here: scikit-image is slow to import
+
     level = level_of("lines", severity, profile)
     length = 1.0
     density = float_parameter(level, 1.0)
@@ -86,7 +91,9 @@ def lines(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np
 def blue_noise_sample(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """Pixels set to black where a blue-noise field is at most ``level * 0.3 - 2.5`` (corrupt.py
+    """Pixels set to black where a blue-noise field is below a threshold.
+
+    Pixels set to black where a blue-noise field is at most ``level * 0.3 - 2.5`` (corrupt.py
     ``BlueNoiseSample``).
 
     Draws a seed ``randint(0, 2**32)``; the field's phases come from ``RandomState(seed)``

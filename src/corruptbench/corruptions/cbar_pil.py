@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PIL import Image, ImageEnhance
+from PIL import Image
 
 from ..ops.pillow_transform import quad_coefficients, transform_no_bars_u8
 from ..profiles import Profile
@@ -23,11 +23,15 @@ __all__ = ["color_balance", "quadrilateral_no_bars", "perspective_no_bars"]
 
 @register_cbar("color_balance", family="pil", order=0)
 def color_balance(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Saturation scaled by ``1 +- level / 10`` (``PIL.ImageEnhance.Color``; corrupt.py
+    """Saturation scaled by 1 +- level / 10 (PIL.ImageEnhance.Color).
+
+    Saturation scaled by ``1 +- level / 10`` (``PIL.ImageEnhance.Color``; corrupt.py
     ``ColorBalance``, which lacks the ``ImageEnhance`` import and so fails as published).
 
     Draws the direction ``choice([-1, 1])``.
     """
+    from PIL import ImageEnhance
+
     shift = float_parameter(level_of("color_balance", severity, profile), 1.0)
     factor = 1.0 + rng.choice([-1, 1]) * shift
     return np.array(ImageEnhance.Color(Image.fromarray(image)).enhance(factor))
@@ -47,7 +51,9 @@ def _warp_no_bars(image: np.ndarray, coeffs: np.ndarray, quad: bool) -> np.ndarr
 def quadrilateral_no_bars(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """The image mapped from a random quadrilateral (``Image.QUAD``): each corner moved by up
+    """The image mapped from a random quadrilateral (Pillow QUAD), no black bars.
+
+    The image mapped from a random quadrilateral (``Image.QUAD``): each corner moved by up
     to ``level / 30`` of the image per axis (corrupt.py ``QuadrilateralNoBars``).
 
     Draws ``uniform(-1, 1, (4, 2))`` (corner, x / y).
@@ -68,7 +74,9 @@ def _signed(rng: Any, value: float) -> float:
 def perspective_no_bars(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
-    """A random projective map (``Image.PERSPECTIVE``): shear ``+-level / 100``, shift
+    """A random projective warp (Pillow PERSPECTIVE), no black bars.
+
+    A random projective map (``Image.PERSPECTIVE``): shear ``+-level / 100``, shift
     ``+-level / 100`` of the image, scale ``2 ** (+-level * 0.015)`` per axis and the
     perspective terms ``level * 0.02 / S``-ish (corrupt.py ``PerspectiveNoBars``).
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy.fftpack import ifft2
 
 from .jit import kernel
 
@@ -56,6 +55,8 @@ def spectral_noise(rs: np.random.RandomState, n: int, kind: str) -> np.ndarray:
     """One ``gen_noise(random_state)`` of size ``n x n`` (float64, unit standard deviation),
     drawing ``uniform(0, 2 pi, (n, n // 2))`` (and ``(n // 2, 1)`` more for odd ``n``) from
     ``rs``."""
+    from scipy.fftpack import ifft2  # the original's; imported here: scipy is slow to import
+
     phases = rs.uniform(low=0, high=2 * np.pi, size=(n, n // 2))
     if n % 2 == 0:
         phases = np.concatenate((phases, phases[::-1, ::-1]), axis=1)
