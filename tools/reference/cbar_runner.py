@@ -19,9 +19,9 @@ str array holding JSON ``{"source": DIR, "ops": [op, ...]}``.
 - ``{"op": "transform", "image": KEY, "name": str, "level": float, "im_size": int,
   "seed": int | null, "record": bool}`` -> ``np.random.seed(seed)`` (skipped when null), then
   ``transform_dict[name](severity=level, im_size=im_size)`` called on the image, and
-  ``np.uint8(...)`` of its result (as the dataset scripts save it) as ``r{i}``. That is
-  ``build_transform(name, level, dataset_type)`` for ``im_size`` 224 (``imagenet``) or 32
-  (``cifar``): ``build_transform`` only picks the size. With ``record`` the drawn parameters come
+  ``np.uint8(...)`` of its result (as the dataset scripts save it) as ``r{i}``; for ``im_size``
+  224 and 32 the transform is ``build_transform(name, level, "imagenet" | "cifar")`` itself
+  (which only picks the size). With ``record`` the drawn parameters come
   back in the response JSON (``params``: lists of floats / ints).
 - ``{"op": "time", "image": KEY, "cases": [[name, level], ...], "im_size": int, "repeats": int,
   "seed": int, "clock": "process_time" | "perf_counter"}`` -> one untimed call per case, then
@@ -104,11 +104,20 @@ def _jsonable(value):
     return value
 
 
+def build(finder, name, level, im_size):
+    """``build_transform(name, level, dataset_type)`` for 224 (``imagenet``) and 32 (``cifar``),
+    else the class with that ``im_size`` (what ``build_transform`` does for its two sizes)."""
+    if int(im_size) in (32, 224):
+        dataset_type = "cifar" if int(im_size) == 32 else "imagenet"
+        return finder.build_transform(name, float(level), dataset_type)
+    return finder.transform_dict[name](severity=float(level), im_size=int(im_size))
+
+
 def op_transform(finder, image, name, level, im_size, seed, record):
     x = np.ascontiguousarray(image, dtype=np.uint8)
     if seed is not None:
         np.random.seed(int(seed))
-    t = finder.transform_dict[name](severity=float(level), im_size=int(im_size))
+    t = build(finder, name, level, im_size)
     params = t.sample_parameters()  # Transform.__call__: sample_parameters, then transform
     out = np.uint8(t.transform(x, **params))
     info = {"params": {k: _jsonable(v) for k, v in params.items()}} if record else {}
@@ -123,7 +132,7 @@ def op_time(finder, image, cases, im_size, repeats, seed, clock):
     now = _CLOCKS[clock]
     results = []
     for name, level in cases:
-        t = finder.transform_dict[name](severity=float(level), im_size=int(im_size))
+        t = build(finder, name, level, im_size)
         np.random.seed(int(seed))
         np.uint8(t(x))  # warm-up
         times = []
