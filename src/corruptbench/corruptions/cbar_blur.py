@@ -102,28 +102,51 @@ def transverse_chromatic_abberation(
     return out
 
 
+def _rotation(angle: float, h: int, w: int) -> tuple[np.ndarray, tuple[float, float]]:
+    """``scipy.ndimage.rotate(..., reshape=False)``'s matrix and offset for an H x W plane:
+    ``[[c, s], [-s, c]]`` (``cosdg``, ``sindg``) about the centre ``((H - 1) / 2, (W - 1) / 2)``
+    (the product written out: NumPy 1.26's ``rot @ centre`` is ``c x + s y`` without FMA)."""
+    from scipy.special import cosdg, sindg
+
+    c, s = float(cosdg(angle)), float(sindg(angle))
+    cy, cx = (h - 1) / 2, (w - 1) / 2
+    offset = (cy - (c * cy + s * cx), cx - (-s * cy + c * cx))
+    return np.array([[c, s], [-s, c]]), offset
+
+
 @register_cbar("circular_motion_blur", family="blur", order=14, random=False)
 def circular_motion_blur(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any
 ) -> np.ndarray:
     """Rotational blur: 21 weighted copies rotated about the centre.
 
-    Rotational blur: 21 copies rotated over ``+-level * 1.5`` degrees about the centre,
-    weighted ``exp(-2 t^2)`` (``t`` from -1 to 1) (corrupt.py ``CircularMotionBlur``;
-    ``scipy.ndimage.rotate`` of order 3). Draws nothing.
+    21 copies rotated over ``+-level * 1.5`` degrees, weighted ``exp(-2 t^2)`` (``t`` from -1 to
+    1), as corrupt.py ``CircularMotionBlur`` with ``scipy.ndimage.rotate`` (order 3,
+    ``reshape=False``). ``rotate`` spline-filters each channel before each rotation; the
+    coefficients do not depend on the angle, so they are computed once per channel here and the
+    21 rotations sample them (``affine_transform(..., prefilter=False)``, the same SciPy call).
+    Draws nothing.
     """
-    from scipy.ndimage import rotate
+    from scipy.ndimage import affine_transform, spline_filter
 
     level = level_of("circular_motion_blur", severity, profile)
     amount = float_parameter(level, 15)
     num = 21
     unit = image.astype(np.float32) / 255
+    h, w = unit.shape[:2]
+    coeffs = [spline_filter(unit[:, :, c], 3, output=np.float64, mode="constant") for c in range(3)]
     out = np.zeros_like(unit)
+    plane = np.empty((h, w), np.float32)
     factors = []
     for i in range(num):
         t = 2 * i / (num - 1) - 1
         factor = math.exp(-2 * t**2)
-        out += np.float32(factor) * rotate(unit, t * amount, reshape=False)
+        matrix, offset = _rotation(t * amount, h, w)
+        for c in range(3):
+            affine_transform(
+                coeffs[c], matrix, offset, (h, w), plane, order=3, mode="constant", prefilter=False
+            )
+            out[:, :, c] += np.float32(factor) * plane
         factors.append(factor)
     out /= np.float32(sum(factors))
     return np.clip(out * 255, 0, 255).astype(np.uint8)

@@ -18,11 +18,10 @@ import numpy as np
 from ..ops.cbar_kernels import (
     add_gray_field_u8,
     caustic_field,
-    clip_f64_u8,
     cocentric_sine_u8,
     plasma_u8,
     single_frequency_u8,
-    sparkle_pass,
+    sparkles_u8,
     voronoi_u8,
 )
 from ..ops.fourier_noise import spectral_field
@@ -248,12 +247,15 @@ def sparkles(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
     seed = rng.randint(low=0, high=2**32)
     nrays = rng.randint(low=50, high=200, size=5)
     rs = scratch_rng(int(seed))
-    values = image.astype(np.float64)
-    for center, rays, radius in zip(centers, nrays, radii):
-        lengths = np.maximum(1, radius + 25 / 100.0 * radius * rs.standard_normal(int(rays)))
-        sparkle_pass(values, float(center[0]), float(center[1]), lengths, 1.0, False, TWO)
+    lengths = np.concatenate(
+        [
+            np.maximum(1, radius + 25 / 100.0 * radius * rs.standard_normal(int(rays)))
+            for rays, radius in zip(nrays, radii)
+        ]
+    )
+    starts = np.concatenate([[0], np.cumsum(nrays)]).astype(np.int64)
     out = np.empty_like(image)
-    clip_f64_u8(values, out)
+    sparkles_u8(image, np.ascontiguousarray(centers), lengths, starts, 1.0, False, TWO, out)
     return out
 
 
@@ -277,9 +279,8 @@ def inverse_sparkles(image: np.ndarray, severity: int, *, profile: Profile, rng:
     rays = rng.randint(low=50, high=200)
     rs = scratch_rng(int(seed))
     lengths = radius + 25 / 100.0 * radius * rs.standard_normal(int(rays))
-    values = image.astype(np.float64)
     exponent = (100 - amount) / 50.0
-    sparkle_pass(values, float(center[0]), float(center[1]), lengths, exponent, True, TWO)
+    starts = np.array([0, int(rays)], dtype=np.int64)
     out = np.empty_like(image)
-    clip_f64_u8(values, out)
+    sparkles_u8(image, center.reshape(1, 2), lengths, starts, exponent, True, TWO, out)
     return out

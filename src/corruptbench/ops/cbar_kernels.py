@@ -40,8 +40,7 @@ __all__ = [
     "voronoi_u8",
     "caustic_field",
     "add_gray_field_u8",
-    "sparkle_pass",
-    "clip_f64_u8",
+    "sparkles_u8",
     "checkerboard_u8",
 ]
 
@@ -95,16 +94,6 @@ def add_gray_field_u8(
 
 
 @kernel(**_NUMPY_ERRORS)
-def clip_f64_u8(values: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - compiled
-    """``np.clip(values, 0, 255).astype(np.uint8)`` of an H x W x 3 float64 array."""
-    h, w, _ = values.shape
-    for y in range(h):
-        for x in range(w):
-            for c in range(3):
-                out[y, x, c] = _to_u8(values[y, x, c])
-
-
-@kernel(**_NUMPY_ERRORS)
 def single_frequency_u8(
     image: np.ndarray, f0: float, f1: float, phase: float, intensity: float, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
@@ -135,12 +124,16 @@ def cocentric_sine_u8(
     noise is ``(r mod ring_width) / ring_width - 1/2``; channel ``c`` adds ``intensity[c]``
     times it."""
     h, w, _ = image.shape
+    dx2 = np.empty(w)  # (x - x0) ** 2 per column, (y - y0) ** 2 per row (libm pow)
+    for x in range(w):
+        dx2[x] = (x - x0) ** two
     for y in range(h):
         dy = y - y0
+        dy2 = dy**two
         for x in range(w):
             dx = x - x0
             angle = math.atan2(dx, dy) * freq
-            r = math.sqrt(dx**two + dy**two) + math.sin(angle) * amplitude
+            r = math.sqrt(dx2[x] + dy2) + math.sin(angle) * amplitude
             n = _np_mod(r, ring_width) / ring_width
             n -= 0.5
             for c in range(3):
@@ -165,12 +158,34 @@ def plasma_u8(
     keep = 1 - intensity / 255
     sharp = 2.25 - sharpness
     srand = math.sin(time)
+    # the first round (i = (1, 1, 1, 0)) reads only the row or only the column
+    first_cos = np.empty(h)
+    first_sin = np.empty(w)
+    for y in range(h):
+        first_cos[y] = math.cos((y / scale) * 1.0 - 0.0 + time / 1.0) / 1.0
+    for x in range(w):
+        first_sin[x] = math.sin((x / scale) * 1.0 - 0.0 + time / 1.0) / 1.0
     for y in range(h):
         for x in range(w):
             px = x / scale
             py = y / scale
             i0, i1, i2, i3 = 1.0, 1.0, 1.0, 0.0
-            for _ in range(iterations):
+            for k in range(iterations):
+                if k == 0:
+                    r0 = first_cos[y]
+                    r1 = first_sin[x]
+                    t0 = -r1 * 0.3
+                    t1 = r0 * 0.3
+                    r0 += t0
+                    r1 += t1
+                    px += r0
+                    py += r1
+                    m3 = time * i1
+                    i0 *= 1.93
+                    i1 *= 1.15
+                    i2 *= sharp
+                    i3 *= m3
+                    continue
                 q = time / i1
                 r0 = math.cos(py * i0 - i3 + q) / i2
                 r1 = math.sin(px * i0 - i3 + q) / i2
@@ -256,17 +271,37 @@ def caustic_field(
     inten = 0.005
     p14 = 1.4
     p8 = 8.0
+    # p per row and per column, and the first round's terms (which read p alone)
+    t1 = time * (1.0 - (3.5 / (0 + 1)))
+    row_p = np.empty(h)
+    row_cos = np.empty((h, 2))
+    col_p = np.empty(w)
+    col_sin = np.empty((w, 2))
     for y in range(h):
         p0 = _np_mod(y / size, 1.0) * 6.28318530718 - 250
+        row_p[y] = p0
+        row_cos[y, 0] = math.cos(t1 - p0)
+        row_cos[y, 1] = math.cos(t1 + p0)
+    for x in range(w):
+        p1 = _np_mod(x / size, 1.0) * 6.28318530718 - 250
+        col_p[x] = p1
+        col_sin[x, 0] = math.sin(t1 + p1)
+        col_sin[x, 1] = math.sin(t1 - p1)
+    for y in range(h):
+        p0 = row_p[y]
         for x in range(w):
-            p1 = _np_mod(x / size, 1.0) * 6.28318530718 - 250
+            p1 = col_p[x]
             i0 = p0
             i1 = p1
             c = 1.0
             for n in range(5):
                 t = time * (1.0 - (3.5 / (n + 1)))
-                a0 = math.cos(t - i0) + math.sin(t + i1)
-                a1 = math.sin(t - i1) + math.cos(t + i0)
+                if n == 0:
+                    a0 = row_cos[y, 0] + col_sin[x, 0]
+                    a1 = col_sin[x, 1] + row_cos[y, 1]
+                else:
+                    a0 = math.cos(t - i0) + math.sin(t + i1)
+                    a1 = math.sin(t - i1) + math.cos(t + i0)
                 i0 = p0 + a0
                 i1 = p1 + a1
                 la = (p0 / (math.sin(i0 + t) / inten)) ** two
@@ -277,49 +312,74 @@ def caustic_field(
             out[y, x] = _clip(abs(c) ** p8, 0.0, 1.0)
 
 
+@kernel(inline="always", **_NUMPY_ERRORS)
+def _sparkle_weight(
+    dy: float, dx: float, lengths: np.ndarray, start: int, rays: int, exponent: float, two: float
+) -> float:
+    """Sparkles' ``kernel`` weight ``f`` at offset ``(dy, dx)`` from a sparkle's centre, its rays
+    ``lengths[start:start + rays]``: ``d = (atan2(dx, dy) + pi) / 2pi * rays``, ``i = int(d)``,
+    ``f = d - i``, the ray length interpolated between rays ``i`` and ``i + 1``,
+    ``g = (length^2 / (dist^2 + 1e-4))^exponent``, ``f = clip((1 - (f - 0.5)^2) g, 0, 1)``
+    (``g ** 1.0`` is ``g`` and is skipped)."""
+    dist = math.sqrt(dy * dy + dx * dx)
+    angle = math.atan2(dx, dy)
+    d = (angle + math.pi) / _TWO_PI * rays
+    i = int(d)
+    f = d - i
+    lo = lengths[start + i % rays]
+    length = lo + f * (lengths[start + (i + 1) % rays] - lo)
+    g = length**two / (dist**two + 1e-4)
+    if exponent != 1.0:
+        g = g**exponent
+    f -= 0.5
+    f = 1 - f**two
+    f *= g
+    return _clip(f, 0.0, 1.0)
+
+
 @kernel(**_NUMPY_ERRORS)
-def sparkle_pass(
-    values: np.ndarray,
-    cy: float,
-    cx: float,
-    ray_lengths: np.ndarray,
+def sparkles_u8(
+    image: np.ndarray,
+    centers: np.ndarray,
+    lengths: np.ndarray,
+    starts: np.ndarray,
     exponent: float,
     inverse: bool,
     two: float,
+    out: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """One sparkle of Sparkles / InverseSparkles over ``values`` (H x W x 3 float64, in place).
-
-    Per pixel, from the centre ``(cy, cx)``: ``d = (atan2(dx, dy) + pi) / 2pi * rays``, ``i =
-    int(d)``, ``f = d - i``; the ray length interpolated between rays ``i`` and ``i + 1``;
-    ``g = (length^2 / (dist^2 + 1e-4))^exponent``; ``f = clip((1 - (f - 0.5)^2) g, 0, 1)``.
-    The pixel, read as float32 as the original's ``image[y, x, :].astype(np.float32)``, becomes
-    ``v + f (255 - v)`` (sparkles) or ``255 + f (v - 255)`` (``inverse``).
-    """
-    h, w, _ = values.shape
-    rays = ray_lengths.shape[0]
+    """Sparkles / InverseSparkles: the sparkles ``k`` (centre ``centers[k]`` (row, column), rays
+    ``lengths[starts[k]:starts[k + 1]]``) one after the other at each pixel. Each reads the
+    pixel as float32 (the original's ``image[y, x, :].astype(np.float32)``) and makes it
+    ``v + f (255 - v)`` (sparkles) or ``255 + f (v - 255)`` (``inverse``); the last result is
+    clipped and truncated. (The original runs one whole-image pass per sparkle; a pixel's chain
+    is the same either way.)"""
+    h, w, _ = image.shape
+    count = centers.shape[0]
     for y in range(h):
-        dy = y - cy
         for x in range(w):
-            dx = x - cx
-            dist = math.sqrt(dy * dy + dx * dx)
-            angle = math.atan2(dx, dy)
-            d = (angle + math.pi) / _TWO_PI * rays
-            i = int(d)
-            f = d - i
-            lo = ray_lengths[i % rays]
-            length = lo + f * (ray_lengths[(i + 1) % rays] - lo)
-            g = length**two / (dist**two + 1e-4)
-            g = g**exponent
-            f -= 0.5
-            f = 1 - f**two
-            f *= g
-            f = _clip(f, 0.0, 1.0)
-            for c in range(3):
-                v = np.float64(np.float32(values[y, x, c]))
+            v0 = float(image[y, x, 0])
+            v1 = float(image[y, x, 1])
+            v2 = float(image[y, x, 2])
+            for k in range(count):
+                rays = starts[k + 1] - starts[k]
+                f = _sparkle_weight(
+                    y - centers[k, 0], x - centers[k, 1], lengths, starts[k], rays, exponent, two
+                )
+                a0 = np.float64(np.float32(v0))
+                a1 = np.float64(np.float32(v1))
+                a2 = np.float64(np.float32(v2))
                 if inverse:
-                    values[y, x, c] = 255.0 + f * (v - 255.0)
+                    v0 = 255.0 + f * (a0 - 255.0)
+                    v1 = 255.0 + f * (a1 - 255.0)
+                    v2 = 255.0 + f * (a2 - 255.0)
                 else:
-                    values[y, x, c] = v + f * (255.0 - v)
+                    v0 = a0 + f * (255.0 - a0)
+                    v1 = a1 + f * (255.0 - a1)
+                    v2 = a2 + f * (255.0 - a2)
+            out[y, x, 0] = _to_u8(v0)
+            out[y, x, 1] = _to_u8(v1)
+            out[y, x, 2] = _to_u8(v2)
 
 
 @kernel(**_NUMPY_ERRORS)

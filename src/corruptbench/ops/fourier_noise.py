@@ -51,22 +51,43 @@ def power_map(n: int, kind: str) -> np.ndarray:
     return dist
 
 
+def _mirrored(left: np.ndarray, mid: np.ndarray | None) -> np.ndarray:
+    """The original's phase layout from its left half (and odd sides' middle column)."""
+    if mid is None:
+        return np.concatenate((left, left[::-1, ::-1]), axis=1)
+    return np.concatenate((left, mid, left[::-1, ::-1]), axis=1)
+
+
+@functools.lru_cache(maxsize=32)
+def _rolled_power(n: int, kind: str) -> np.ndarray:
+    out = np.roll(power_map(n, kind), (n // 2, n // 2), axis=(0, 1))
+    out.flags.writeable = False
+    return out
+
+
 def spectral_noise(rs: np.random.RandomState, n: int, kind: str) -> np.ndarray:
     """One ``gen_noise(random_state)`` of size ``n x n`` (float64, unit standard deviation),
     drawing ``uniform(0, 2 pi, (n, n // 2))`` (and ``(n // 2, 1)`` more for odd ``n``) from
-    ``rs``."""
+    ``rs``.
+
+    The original's ``power * (cos(phases) + sin(phases) * 1j)`` is ``(power cos, power sin)``
+    exactly; ``cos`` and ``sin`` run on the drawn half only (the other half mirrors it), and the
+    roll is applied to the power map once per size and to the cosines and sines.
+    """
     from scipy.fftpack import ifft2  # the original's; imported here: scipy is slow to import
 
-    phases = rs.uniform(low=0, high=2 * np.pi, size=(n, n // 2))
-    if n % 2 == 0:
-        phases = np.concatenate((phases, phases[::-1, ::-1]), axis=1)
-    else:
-        mid = rs.uniform(low=0, high=2 * np.pi, size=(n // 2, 1))
-        mid = np.concatenate((mid, np.array([[0.0]]), mid[::-1, :]), axis=0)
-        phases = np.concatenate((phases, mid, phases[::-1, ::-1]), axis=1)
-    spectrum = power_map(n, kind) * (np.cos(phases) + np.sin(phases) * 1j)
-    spectrum = np.roll(spectrum, n // 2, axis=0)
-    spectrum = np.roll(spectrum, n // 2, axis=1)
+    left = rs.uniform(low=0, high=2 * np.pi, size=(n, n // 2))
+    mid = None
+    if n % 2:
+        half = rs.uniform(low=0, high=2 * np.pi, size=(n // 2, 1))
+        mid = np.concatenate((half, np.array([[0.0]]), half[::-1, :]), axis=0)
+    shift = (n // 2, n // 2)
+    cos = np.roll(_mirrored(np.cos(left), None if mid is None else np.cos(mid)), shift, (0, 1))
+    sin = np.roll(_mirrored(np.sin(left), None if mid is None else np.sin(mid)), shift, (0, 1))
+    power = _rolled_power(n, kind)
+    spectrum = np.empty((n, n), np.complex128)
+    np.multiply(power, cos, out=spectrum.real)
+    np.multiply(power, sin, out=spectrum.imag)
     noise = np.real(ifft2(spectrum))
     return noise / np.std(noise)
 

@@ -54,34 +54,15 @@ def perlin_tables(rs: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
 
 
 @kernel(inline="always", error_model="numpy")
-def _noise(p: np.ndarray, g: np.ndarray, x: float, y: float, two: float) -> float:
-    """``PerlinNoiseGenerator.noise(x, y)``."""
-    b = 256
-    t = x + _N
-    bx0 = int(t) % b
-    bx1 = (bx0 + 1) % b
-    rx0 = np.fmod(t, 1.0)  # t > 0: NumPy's t % 1 is fmod
-    rx1 = rx0 - 1.0
-    t = y + _N
-    by0 = int(t) % b
-    by1 = (by0 + 1) % b
-    ry0 = np.fmod(t, 1.0)
-    ry1 = ry0 - 1.0
-    i = p[bx0]
-    j = p[bx1]
-    b00 = p[i + by0]
-    b10 = p[j + by0]
-    b01 = p[i + by1]
-    b11 = p[j + by1]
-    sx = rx0**two * (3.0 - 2.0 * rx0)
-    sy = ry0**two * (3.0 - 2.0 * ry0)
-    u = rx0 * g[b00, 0] + ry0 * g[b00, 1]
-    v = rx1 * g[b10, 0] + ry0 * g[b10, 1]
-    a = u + sx * (v - u)
-    u = rx0 * g[b01, 0] + ry1 * g[b01, 1]
-    v = rx1 * g[b11, 0] + ry1 * g[b11, 1]
-    bb = u + sx * (v - u)
-    return 1.5 * (a + sy * (bb - a))
+def _lattice(v: float, two: float) -> tuple[int, int, float, float, float]:
+    """One coordinate of ``PerlinNoiseGenerator.noise``: ``t = v + N``, the cells
+    ``b0 = int(t) mod B`` and ``b0 + 1``, the offsets ``r0 = t mod 1`` and ``r0 - 1``, and
+    ``s_curve(r0) = r0 ** 2 (3 - 2 r0)`` (libm ``pow``)."""
+    t = v + _N
+    b0 = int(t) % 256
+    b1 = (b0 + 1) % 256
+    r0 = np.fmod(t, 1.0)  # t > 0: NumPy's t % 1 is fmod
+    return b0, b1, r0, r0 - 1.0, r0**two * (3.0 - 2.0 * r0)
 
 
 @kernel(error_model="numpy")
@@ -99,16 +80,56 @@ def perlin_turbulence(
     """PerlinNoise's per-pixel ``kernel``: at ``(y m00, x m11)`` (``np.matmul((y, x), m)`` with a
     diagonal ``m``), ``turbulence = sum over f = 1, 2, 4, ... <= octaves of |noise(f p)| / f``,
     then ``clip(gain turbulence + bias, 0, 1)`` into ``out`` (H x W float64; NaN where a
-    gradient is NaN, as in the original)."""
+    gradient is NaN, as in the original).
+
+    ``noise`` splits into a part per row and a part per column (the lattice cell, offsets and
+    s-curve of each coordinate), computed once per octave; each pixel then combines them with
+    the original's arithmetic.
+    """
     h, w = out.shape
-    for y in range(h):
-        ny = y * m00
+    count = 0
+    f = 1.0
+    while f <= octaves:
+        count += 1
+        f = f * 2
+    row_cell = np.empty((count, h, 2), np.int64)
+    row_frac = np.empty((count, h, 3))
+    col_cell = np.empty((count, w, 2), np.int64)
+    col_frac = np.empty((count, w, 3))
+    f = 1.0
+    for o in range(count):
+        for y in range(h):
+            b0, b1, r0, r1, s = _lattice(f * (y * m00), two)
+            row_cell[o, y, 0], row_cell[o, y, 1] = b0, b1
+            row_frac[o, y, 0], row_frac[o, y, 1], row_frac[o, y, 2] = r0, r1, s
         for x in range(w):
-            nx = x * m11
+            b0, b1, r0, r1, s = _lattice(f * (x * m11), two)
+            col_cell[o, x, 0], col_cell[o, x, 1] = b0, b1
+            col_frac[o, x, 0], col_frac[o, x, 1], col_frac[o, x, 2] = r0, r1, s
+        f = f * 2
+    for y in range(h):
+        for x in range(w):
             t = 0.0
             f = 1.0
-            while f <= octaves:
-                t += abs(_noise(p, g, f * ny, f * nx, two)) / f
+            for o in range(count):
+                # noise(f * row coordinate, f * column coordinate): its "x" is the row
+                i = p[row_cell[o, y, 0]]
+                j = p[row_cell[o, y, 1]]
+                by0 = col_cell[o, x, 0]
+                by1 = col_cell[o, x, 1]
+                rx0, rx1, sx = row_frac[o, y, 0], row_frac[o, y, 1], row_frac[o, y, 2]
+                ry0, ry1, sy = col_frac[o, x, 0], col_frac[o, x, 1], col_frac[o, x, 2]
+                b00 = p[i + by0]
+                b10 = p[j + by0]
+                b01 = p[i + by1]
+                b11 = p[j + by1]
+                u = rx0 * g[b00, 0] + ry0 * g[b00, 1]
+                v = rx1 * g[b10, 0] + ry0 * g[b10, 1]
+                a = u + sx * (v - u)
+                u = rx0 * g[b01, 0] + ry1 * g[b01, 1]
+                v = rx1 * g[b11, 0] + ry1 * g[b11, 1]
+                bb = u + sx * (v - u)
+                t += abs(1.5 * (a + sy * (bb - a))) / f
                 f = f * 2
             v = gain * t + bias
             if v < 0.0:  # np.clip, which keeps NaN
