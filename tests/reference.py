@@ -386,12 +386,14 @@ def reference_cbar_timings(
     repeats: int = 3,
     seed: int = 0,
     clock: str = "process_time",
+    warmup: str = "all",
     env: dict[str, str] | None = None,
     timeout: float = 3600.0,
 ) -> dict[tuple[str, float], float]:
-    """Seconds per call of the original transform (median of ``repeats`` after one warm-up call,
-    each after ``np.random.seed(seed)``), single-threaded, per ``(name, level)``, at the image's
-    size; ``clock`` ``process_time`` (CPU time of the runner) or ``perf_counter``."""
+    """Seconds per call of the original transform (median of ``repeats``, each after
+    ``np.random.seed(seed)``), single-threaded, per ``(name, level)``, at the image's size.
+    ``warmup``: one untimed call per case (``all``), per corruption (``first``) or none;
+    ``clock``: ``process_time`` (CPU time of the runner) or ``perf_counter``."""
     if not cbar_available():
         raise ReferenceRunnerError(CBAR_MISSING)
     images = _Images()
@@ -404,6 +406,7 @@ def reference_cbar_timings(
             "repeats": int(repeats),
             "seed": int(seed),
             "clock": str(clock),
+            "warmup": str(warmup),
         }
     ]
     meta, _ = _run(

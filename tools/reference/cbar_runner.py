@@ -24,9 +24,10 @@ str array holding JSON ``{"source": DIR, "ops": [op, ...]}``.
   (which only picks the size). With ``record`` the drawn parameters come
   back in the response JSON (``params``: lists of floats / ints).
 - ``{"op": "time", "image": KEY, "cases": [[name, level], ...], "im_size": int, "repeats": int,
-  "seed": int, "clock": "process_time" | "perf_counter"}`` -> one untimed call per case, then
-  ``repeats`` timed calls (each after ``np.random.seed(seed)``); seconds per call in the response
-  JSON (``timings``).
+  "seed": int, "clock": "process_time" | "perf_counter", "warmup": "all" | "first" | "none"}``
+  -> one untimed call per case (``first``: per corruption, before its first case), then
+  ``repeats`` timed calls (each after ``np.random.seed(seed)``), single-threaded; seconds per
+  call in the response JSON (``timings``).
 
 Response: arrays ``r{i}`` plus ``__response__`` (JSON ``{"results": [...], "versions": {...}}``).
 
@@ -127,14 +128,17 @@ def op_transform(finder, image, name, level, im_size, seed, record):
 _CLOCKS = {"perf_counter": time.perf_counter, "process_time": time.process_time}
 
 
-def op_time(finder, image, cases, im_size, repeats, seed, clock):
+def op_time(finder, image, cases, im_size, repeats, seed, clock, warmup="all"):
     x = np.ascontiguousarray(image, dtype=np.uint8)
     now = _CLOCKS[clock]
     results = []
+    warmed = set()
     for name, level in cases:
         t = build(finder, name, level, im_size)
-        np.random.seed(int(seed))
-        np.uint8(t(x))  # warm-up
+        if warmup == "all" or (warmup == "first" and name not in warmed):
+            np.random.seed(int(seed))
+            np.uint8(t(x))  # warm-up: lazy imports, first-call costs
+            warmed.add(name)
         times = []
         for _ in range(int(repeats)):
             np.random.seed(int(seed))
@@ -189,6 +193,7 @@ def handle(request: dict, arrays: dict) -> tuple[dict, dict]:
                     op.get("repeats", 3),
                     op.get("seed", 0),
                     op.get("clock", "process_time"),
+                    op.get("warmup", "all"),
                 )
                 results.append({"op": kind, "timings": timings})
             else:

@@ -41,6 +41,53 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "datasets.jpeg_transcoder:_reoptimize": (
             "readonly uint8[::1], uint8[::1], int32[::1], int32[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint8[:, ::1], int16[:, ::1]",
         ),
+        "ops.cbar_kernels:add_gray_field_u8": (
+            "readonly uint8[:, :, ::1], float64[:, ::1], float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:caustic_field": ("float64, float64, float64, float64[:, ::1]",),
+        "ops.cbar_kernels:caustic_refraction_f64": (
+            "readonly uint8[:, :, ::1], float64[:, :, ::1], float64, float64, float64, float64[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:checkerboard_u8": (
+            "readonly uint8[:, :, ::1], float64, float64, float64, bool[:, ::1], uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:cocentric_sine_u8": (
+            "readonly uint8[:, :, ::1], float64, float64, float64, float64, float64, float64[::1], float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:color_dither_u8": (
+            "readonly uint8[:, :, ::1], uint8[::1], uint8[:, :, ::1], uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:fish_eye_f32": (
+            "float32[:, :, ::1], float64[:, ::1], float64, float64, float64, float64[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:pinch_and_twirl_f32": (
+            "float32[:, :, ::1], int64, float64[:, ::1], float64, float64, float64[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:plasma_u8": (
+            "readonly uint8[:, :, ::1], float64, int64, float64, float64, float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:pseudocolor_u8": (
+            "readonly uint8[:, :, ::1], uint8[:, ::1], float64, float64, float64, float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:ripple_u8": (
+            "readonly uint8[:, :, ::1], float64[::1], float64[::1], float64[::1], uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:scatter_u8": (
+            "readonly uint8[:, :, ::1], float64, float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:single_frequency_u8": (
+            "readonly uint8[:, :, ::1], float64, float64, float64, float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:sparkles_u8": (
+            "readonly uint8[:, :, ::1], float64[:, ::1], float64[::1], int64[::1], float64, bool, float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:voronoi_u8": (
+            "readonly uint8[:, :, ::1], float64, float64, float64, float64, float64, float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:water_drop_u8": (
+            "readonly uint8[:, :, ::1], float64, float64, float64, float64, float64, float64, uint8[:, :, ::1]",
+        ),
+        "ops.fourier_noise:pow_inplace": ("float64[::1], float64",),
         "ops.gaussian:_gauss_filter": (
             "float64[:, ::1], int64, readonly float64[::1], float64[:, ::1]",
         ),
@@ -78,6 +125,9 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.opencv_warp:_warp_affine_kernel": (
             "float32[:, :, ::1], float64[:, ::1], float64[:, :, ::1]",
         ),
+        "ops.perlin:perlin_turbulence": (
+            "int64[::1], float64[:, ::1], float64, float64, float64, float64, float64, float64, float64[:, ::1]",
+        ),
         "ops.pillow_resize:_gather_pixels": (
             "uint8[:, :, ::1], readonly int64[::1], readonly int64[::1], uint8[:, :, ::1]",
         ),
@@ -86,6 +136,9 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         ),
         "ops.pillow_resize:_pil_resample_rows": (
             "readonly uint8[:, :, ::1], int64, readonly int64[:, ::1], readonly int32[:, ::1], uint8[:, :, ::1]",
+        ),
+        "ops.pillow_transform:transform_no_bars_u8": (
+            "readonly uint8[:, :, ::1], float64[::1], bool, uint8[:, :, ::1]",
         ),
         "ops.scipy_ndimage:_correlate_reflect_cols_scaled": (
             "float64[:, ::1], float64[::1], float64, float32[:, ::1]",
