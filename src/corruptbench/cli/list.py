@@ -23,10 +23,10 @@ def run(args: argparse.Namespace) -> int:
         "\nImageNet-C-bar / CIFAR-10-C-bar corruptions (suite cbar, Mintun et al. 2021; "
         "sets: imagenet_c_bar, cifar10_c_bar, cbar_extra):"
     )
-    for spec in corruption_specs("cbar"):
-        sets = ",".join(spec.tags)
+    for cbar in corruption_specs("cbar"):
+        sets = ",".join(cbar.tags)
         print(
-            f"  {spec.order:2d}  {spec.name:<31} {spec.family or '-':<10} {sets:<28}  {spec.summary}"
+            f"  {cbar.order:2d}  {cbar.name:<31} {cbar.family or '-':<10} {sets:<28}  {cbar.summary}"
         )
     from .. import perturbations  # noqa: F401  (importing registers the perturbations)
 

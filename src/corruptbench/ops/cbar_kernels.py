@@ -44,11 +44,10 @@ __all__ = [
     "checkerboard_u8",
 ]
 
-_NUMPY_ERRORS = {"error_model": "numpy"}
 _TWO_PI = 2 * math.pi  # the original's ``2 * np.pi``
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _np_mod(a: float, b: float) -> float:
     """NumPy's float remainder ``a % b``: ``fmod(a, b)``, plus ``b`` when the signs differ."""
     m = np.fmod(a, b)
@@ -57,7 +56,7 @@ def _np_mod(a: float, b: float) -> float:
     return m
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _clip(v: float, lo: float, hi: float) -> float:
     """``np.clip`` of a scalar (NaN stays NaN)."""
     if v < lo:
@@ -67,7 +66,7 @@ def _clip(v: float, lo: float, hi: float) -> float:
     return v
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _to_u8(v: float) -> np.uint8:
     """``np.clip(v, 0, 255).astype(np.uint8)``: clipped, then truncated (NaN, which ``np.clip``
     keeps, casts to 0 as NumPy's cast does on x86)."""
@@ -78,7 +77,7 @@ def _to_u8(v: float) -> np.uint8:
     return np.uint8(v)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def add_gray_field_u8(
     image: np.ndarray, field: np.ndarray, scale: float, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
@@ -93,7 +92,7 @@ def add_gray_field_u8(
                 out[y, x, c] = _to_u8(image[y, x, c] + a)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def single_frequency_u8(
     image: np.ndarray, f0: float, f1: float, phase: float, intensity: float, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
@@ -107,7 +106,7 @@ def single_frequency_u8(
                 out[y, x, c] = _to_u8(image[y, x, c] + a)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def cocentric_sine_u8(
     image: np.ndarray,
     x0: float,
@@ -140,7 +139,7 @@ def cocentric_sine_u8(
                 out[y, x, c] = _to_u8(image[y, x, c] + intensity[c] * n)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def plasma_u8(
     image: np.ndarray,
     time: float,
@@ -205,7 +204,7 @@ def plasma_u8(
                 out[y, x, c] = _to_u8(keep * image[y, x, c] + intensity * rgb[c])
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _smoothstep01(v: float, two: float, three: float) -> float:
     """utils/image.py ``smoothstep(0, 1, v)`` on a scalar: clip to [0, 1], then
     ``clip(3 v^2 - 2 v^3, 0, 1)`` with libm powers."""
@@ -215,7 +214,7 @@ def _smoothstep01(v: float, two: float, three: float) -> float:
     return _clip(s, 0.0, 1.0)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def voronoi_u8(
     image: np.ndarray,
     size: float,
@@ -258,7 +257,7 @@ def voronoi_u8(
                 out[y, x, c] = _to_u8(image[y, x, c] + intensity * n)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def caustic_field(
     time: float, size: float, two: float, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
@@ -312,7 +311,7 @@ def caustic_field(
             out[y, x] = _clip(abs(c) ** p8, 0.0, 1.0)
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _sparkle_weight(
     dy: float, dx: float, lengths: np.ndarray, start: int, rays: int, exponent: float, two: float
 ) -> float:
@@ -337,7 +336,7 @@ def _sparkle_weight(
     return _clip(f, 0.0, 1.0)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def sparkles_u8(
     image: np.ndarray,
     centers: np.ndarray,
@@ -382,7 +381,7 @@ def sparkles_u8(
             out[y, x, 2] = _to_u8(v2)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def checkerboard_u8(
     image: np.ndarray,
     cos_a: float,
@@ -418,7 +417,7 @@ def checkerboard_u8(
 # ------------------------------------------------------------------------------------------------
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _weights(p0: float, p1: float) -> tuple[int, int, float, float, float, float]:
     """The original's corner and weights: row ``i = floor(p0)``, column ``j = floor(p1)``, the
     column weights ``(1.0 - p1) + j`` and ``(1.0 - (j + 1)) + p1``, the row weights
@@ -433,7 +432,7 @@ def _weights(p0: float, p1: float) -> tuple[int, int, float, float, float, float
     return i, j, wj0, wj1, wi0, wi1
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _bilinear_u8(
     image: np.ndarray, p0: float, p1: float, c: int
 ) -> float:  # pragma: no cover - compiled
@@ -454,7 +453,7 @@ def _bilinear_u8(
     return a0 * wi0 + a1 * wi1
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _mix(a: float, a64: bool, wa: float, b: float, b64: bool, wb: float) -> tuple[float, bool]:
     """``a * wa + b * wb`` with NumPy 1's types: ``a`` / ``b`` a float32 array (flag False) or a
     float64 one (flag True), ``wa`` / ``wb`` float64 scalars, which a float32 array meets in
@@ -472,7 +471,7 @@ def _mix(a: float, a64: bool, wa: float, b: float, b64: bool, wb: float) -> tupl
     return np.float64(np.float32(x) + np.float32(y)), False
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _bilinear_f32(
     image: np.ndarray, p0: float, p1: float, c: int
 ) -> tuple[float, bool]:  # pragma: no cover - compiled
@@ -495,7 +494,7 @@ def _bilinear_f32(
     return _mix(a0, a0_64, wi0, a1, a1_64, wi1)
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _pinch_point(
     y: int,
     x: int,
@@ -523,7 +522,7 @@ def _pinch_point(
     return cy + (dy * math.cos(a) - dx * math.sin(a)), cx + (dy * math.sin(a) + dx * math.cos(a))
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def pinch_and_twirl_f32(
     values: np.ndarray,
     cell: int,
@@ -553,7 +552,7 @@ def pinch_and_twirl_f32(
                         values[y, x, c] = np.float32(scratch[y - up, x - lo, c])
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _lens_axis(d: float, sq: float, z: float, z2: float, r: float) -> float:
     """FishEye's refraction along one axis: the tangent offset ``tan(angle_2) z``."""
     ax = math.acos(d / math.sqrt(sq + z2))
@@ -563,7 +562,7 @@ def _lens_axis(d: float, sq: float, z: float, z2: float, r: float) -> float:
     return math.tan(a2) * z
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def fish_eye_f32(
     values: np.ndarray,
     centers: np.ndarray,
@@ -607,7 +606,7 @@ def fish_eye_f32(
                     values[y, x, c] = np.float32(scratch[y - up, x - lo, c])
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def water_drop_u8(
     image: np.ndarray,
     c0: float,
@@ -639,7 +638,7 @@ def water_drop_u8(
                 out[y, x, c] = _to_u8(_bilinear_u8(image, py, px, c))
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def ripple_u8(
     image: np.ndarray,
     amplitudes: np.ndarray,
@@ -658,7 +657,7 @@ def ripple_u8(
                 out[y, x, c] = _to_u8(_bilinear_u8(image, py, px, c))
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _scatter_hash(a: int, b: int, seed: float) -> float:
     """Scatter's ``noise(a, b, seed)``: ``(sin(12.9898 sin(a seed) + 78.233 cos(b seed))
     43758.5453) mod 1``."""
@@ -667,7 +666,7 @@ def _scatter_hash(a: int, b: int, seed: float) -> float:
     return _np_mod(math.sin(12.9898 * i + 78.233 * j) * 43758.5453, 1.0)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def scatter_u8(
     image: np.ndarray, seed: float, radius: float, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
@@ -690,7 +689,7 @@ def scatter_u8(
                 out[y, x, c] = _to_u8(_bilinear_u8(image, py, px, c))
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _luma(field: np.ndarray, y: int, x: int) -> float:
     """``np.dot(field[y, x], (0.2126, 0.7152, 0.0722))`` in OpenBLAS's order, 0 outside."""
     h, w, _ = field.shape
@@ -699,7 +698,7 @@ def _luma(field: np.ndarray, y: int, x: int) -> float:
     return (field[y, x, 0] * 0.2126 + field[y, x, 2] * 0.0722) + field[y, x, 1] * 0.7152
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _refraction(a: float, b: float, eta: float, scale: float) -> tuple[float, float]:
     """``np.round(refract((0, 0, 1), normal, eta) * scale, 3)[:2]`` for the lens normal
     ``(a, b, 1) / |(a, b, 1)|``.
@@ -728,7 +727,7 @@ def _refraction(a: float, b: float, eta: float, scale: float) -> tuple[float, fl
     return np.rint(r0 * 1000.0) / 1000.0, np.rint(r1 * 1000.0) / 1000.0
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def caustic_refraction_f64(
     image: np.ndarray,
     caustics: np.ndarray,
@@ -776,7 +775,7 @@ def caustic_refraction_f64(
 # ------------------------------------------------------------------------------------------------
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _pseudo_color(
     c0: float,
     c1: float,
@@ -801,7 +800,7 @@ def _pseudo_color(
     return (1 - smoothness) * linear + smoothness * smooth
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def pseudocolor_u8(
     image: np.ndarray,
     colors: np.ndarray,
@@ -842,7 +841,7 @@ def pseudocolor_u8(
                 out[y, x, c] = _to_u8((1 - amount) * image[y, x, c] + amount * col)
 
 
-@kernel(inline="always", **_NUMPY_ERRORS)
+@kernel(inline="always", error_model="numpy")
 def _diffuse(work: np.ndarray, y: int, x: int, e0: int, e1: int, e2: int, weight: int) -> None:
     """``work[y, x] = uint8(clip(float32(work[y, x]) + e * weight / 16))`` per channel."""
     for c in range(3):
@@ -850,7 +849,7 @@ def _diffuse(work: np.ndarray, y: int, x: int, e0: int, e1: int, e2: int, weight
         work[y, x, c] = _to_u8(np.float64(np.float32(work[y, x, c])) + e * weight / 16)
 
 
-@kernel(**_NUMPY_ERRORS)
+@kernel(error_model="numpy")
 def color_dither_u8(
     image: np.ndarray, table: np.ndarray, work: np.ndarray, out: np.ndarray
 ) -> None:  # pragma: no cover - compiled
@@ -863,9 +862,7 @@ def color_dither_u8(
     h, w, _ = image.shape
     for y in range(h):
         for x in range(w):
-            e0 = 0
-            e1 = 0
-            e2 = 0
+            e0 = e1 = e2 = np.int64(0)
             for c in range(3):
                 v = work[y, x, c]
                 q = table[v]
