@@ -119,6 +119,17 @@ def test_imagenet_c_bar_levels_at_64px(original):
     compare(original, cases, "tiny")
 
 
+def test_perlin_noise_with_a_zero_gradient(original):
+    # seeds 1397 and 2351 draw a zero lattice gradient, which the original normalises to NaN:
+    # the pixels that use it come out black
+    images = photos("tiny")
+    compare(
+        original,
+        [(images[0], "perlin_noise", 3, 1397), (images[1], "perlin_noise", 5, 2351)],
+        "tiny",
+    )
+
+
 def test_imagenet_c_bar_at_224px(original):
     images = photos("imagenet")
     cases = [

@@ -184,7 +184,8 @@ def perlin_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any
     ``level * 0.05`` (corrupt.py ``PerlinNoise``).
 
     Draws a seed ``randint(0, 2**32)``; the gradients and permutation come from
-    ``RandomState(seed)`` (:func:`corruptbench.ops.perlin.perlin_tables`).
+    ``RandomState(seed)`` (:func:`corruptbench.ops.perlin.perlin_tables`). A zero gradient (the
+    original normalises it to NaN) turns the pixels that use it black, as in the original.
     """
     level = level_of("perlin_noise", severity, profile)
     m = 1 / (32 * short_side(image) / 224)
@@ -194,6 +195,9 @@ def perlin_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any
     field = np.empty(image.shape[:2])
     perlin_turbulence(p, g, m, m, 16.0, 0.5, 0.5, TWO, field)
     out = (1 - alpha) * image.astype(np.float32) + 255 * alpha * field[:, :, None]
+    # a zero gradient (about 1 seed in 500) makes NaN pixels, which the original's uint8 cast
+    # turns into 0 (x86): written out, so that it is 0 everywhere and without a warning
+    out[np.isnan(out)] = 0
     return np.clip(out, 0, 255).astype(np.uint8)
 
 
