@@ -3,10 +3,11 @@ technicolor, pseudocolor, hue_shift, color_dither.
 
 Parameters are drawn like the original classes' ``sample_parameters()`` (``corrupt.py``,
 facebookresearch/augmentation-corruption commit ba4d5a5); levels: :mod:`corruptbench.tables.cbar`.
-All work per pixel, at any size. bleach_bypass and technicolor keep the original's NumPy
-expressions (float64 throughout, and no clip before the ``uint8`` cast: values above 255 wrap,
-as NumPy's cast does there); hue_shift calls scikit-image's HSV conversion in float32 as the
-original.
+All work per pixel, at any size, in the compiled kernels of
+:mod:`corruptbench.ops.cbar_kernels`: bleach_bypass and technicolor do the original's NumPy
+expressions per pixel (float64, and no clip before the ``uint8`` cast: values outside 0..255 wrap,
+as NumPy's cast does on x86); hue_shift does scikit-image's HSV conversion in float32 as the
+original calls it.
 """
 
 from __future__ import annotations
@@ -15,14 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.cbar_kernels import color_dither_u8, pseudocolor_u8
+from ..ops.cbar_kernels import (
+    bleach_bypass_u8,
+    color_dither_u8,
+    hue_shift_u8,
+    pseudocolor_u8,
+    technicolor_u8,
+)
 from ..profiles import Profile
 from .cbar_common import TWO, float_parameter, int_parameter, level_of, register_cbar
 
 __all__ = ["bleach_bypass", "technicolor", "pseudocolor", "hue_shift", "color_dither"]
-
-#: Rec. 709 luma weights, as the original writes them
-_LUMA = np.array([0.2126, 0.7152, 0.0722]).reshape(1, 1, 3)
 
 
 @register_cbar("bleach_bypass", family="color", order=15, random=False)
@@ -33,12 +37,9 @@ def bleach_bypass(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     which wraps as in the original) and the screen ``1 - 2 (1 - luma)(1 - x)``, blended in with
     ``level / 10`` (corrupt.py ``BleachBypass``). Draws nothing."""
     amount = float_parameter(level_of("bleach_bypass", severity, profile), 1.0)
-    luma = np.sum(image * _LUMA, axis=2, keepdims=True) / 255
-    mix = np.clip(10.0 * (luma - 0.45), 0, 1.0)
-    dark = 2 * image * luma / 255
-    light = 1.0 - 2.0 * (1.0 - luma) * (1.0 - image / 255)
-    out = ((1 - mix) * dark + mix * light) * 255
-    return ((1 - amount) * image + amount * out).astype(np.uint8)
+    out = np.empty_like(image)
+    bleach_bypass_u8(image, amount, out)
+    return out
 
 
 @register_cbar("technicolor", family="color", order=16, random=False)
@@ -48,15 +49,9 @@ def technicolor(image: np.ndarray, severity: int, *, profile: Profile, rng: Any)
     Two-strip Technicolor: each channel scaled by the other two's mattes ``1 - (c - (a + b)
     / 2) / 255``, blended in with ``level / 10`` (corrupt.py ``Technicolor``). Draws nothing."""
     amount = float_parameter(level_of("technicolor", severity, profile), 1.0)
-    r, g, b = image[:, :, 0], image[:, :, 1], image[:, :, 2]
-    red_matte = 1.0 - (r / 255 - (g / 2 + b / 2) / 255)
-    green_matte = 1.0 - (g / 255 - (r / 2 + b / 2) / 255)
-    blue_matte = 1.0 - (b / 255 - (r / 2 + g / 2) / 255)
-    red = green_matte * blue_matte * r.astype(np.float32)
-    green = red_matte * blue_matte * g.astype(np.float32)
-    blue = red_matte * green_matte * b.astype(np.float32)
-    new_color = np.stack((red, green, blue), axis=2)
-    return ((1 - amount) * image + amount * new_color).astype(np.uint8)
+    out = np.empty_like(image)
+    technicolor_u8(image, amount, out)
+    return out
 
 
 @register_cbar("pseudocolor", family="color", order=17)
@@ -86,14 +81,12 @@ def hue_shift(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -
 
     Draws the direction (``uniform() < 0.5``: negative).
     """
-    from skimage.color import hsv2rgb, rgb2hsv  # here: scikit-image is slow to import
-
     amount = float_parameter(level_of("hue_shift", severity, profile), 0.5)
     if rng.uniform() < 0.5:
         amount *= -1
-    hsv = rgb2hsv(image.astype(np.float32) / 255)
-    hsv[:, :, 0] += amount % 1.0
-    return np.clip(hsv2rgb(hsv) * 255, 0, 255).astype(np.uint8)
+    out = np.empty_like(image)
+    hue_shift_u8(image, np.float32(amount % 1.0), out)
+    return out
 
 
 def dither_table(levels: int) -> np.ndarray:

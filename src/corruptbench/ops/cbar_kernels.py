@@ -879,3 +879,107 @@ def color_dither_u8(
                     _diffuse(work, y, x + 1, e0, e1, e2, 7)
                 if 0 < y + 1 < h:
                     _diffuse(work, y, x + 1, e0, e1, e2, 1)
+
+
+@kernel(inline="always", error_model="numpy")
+def _wrap_u8(v: float) -> np.uint8:
+    """NumPy's float64 -> uint8 cast without a clip (x86): truncated towards zero, low byte."""
+    return np.uint8(np.int64(v) & 255)
+
+
+@kernel(error_model="numpy")
+def bleach_bypass_u8(image: np.ndarray, amount: float, out: np.ndarray) -> None:  # pragma: no cover
+    """BleachBypass, the original's array expressions per pixel in float64: ``luma = (0.2126 R +
+    0.7152 G + 0.0722 B) / 255``, ``l = clip(10 (luma - 0.45), 0, 1)``, per channel
+    ``(1 - l) uint8(2 x) luma / 255 + l (1 - 2 (1 - luma)(1 - x / 255))`` times 255, blended with
+    ``amount`` and cast without a clip (``uint8(2 x)`` wraps, as the original's)."""
+    h, w, _ = image.shape
+    for y in range(h):
+        for x in range(w):
+            luma = (
+                (float(image[y, x, 0]) * 0.2126 + float(image[y, x, 1]) * 0.7152)
+                + float(image[y, x, 2]) * 0.0722
+            ) / 255
+            mix = _clip(10.0 * (luma - 0.45), 0.0, 1.0)
+            for c in range(3):
+                v = float(image[y, x, c])
+                dark = float(np.uint8((2 * np.int64(image[y, x, c])) & 255)) * luma / 255
+                light = 1.0 - 2.0 * (1.0 - luma) * (1.0 - v / 255)
+                res = ((1 - mix) * dark + mix * light) * 255
+                out[y, x, c] = _wrap_u8((1 - amount) * v + amount * res)
+
+
+@kernel(error_model="numpy")
+def technicolor_u8(image: np.ndarray, amount: float, out: np.ndarray) -> None:  # pragma: no cover
+    """Technicolor, the original's array expressions per pixel in float64: each channel times
+    the other two's mattes ``1 - (c / 255 - (a / 2 + b / 2) / 255)``, blended with ``amount``
+    and cast without a clip (values above 255 wrap, as the original's)."""
+    h, w, _ = image.shape
+    for y in range(h):
+        for x in range(w):
+            r = float(image[y, x, 0])
+            g = float(image[y, x, 1])
+            b = float(image[y, x, 2])
+            red_matte = 1.0 - (r / 255 - (g / 2 + b / 2) / 255)
+            green_matte = 1.0 - (g / 255 - (r / 2 + b / 2) / 255)
+            blue_matte = 1.0 - (b / 255 - (r / 2 + g / 2) / 255)
+            out[y, x, 0] = _wrap_u8((1 - amount) * r + amount * (green_matte * blue_matte * r))
+            out[y, x, 1] = _wrap_u8((1 - amount) * g + amount * (red_matte * blue_matte * g))
+            out[y, x, 2] = _wrap_u8((1 - amount) * b + amount * (red_matte * green_matte * b))
+
+
+@kernel(error_model="numpy")
+def hue_shift_u8(image: np.ndarray, shift: np.float32, out: np.ndarray) -> None:  # pragma: no cover
+    """HueShift: scikit-image's ``rgb2hsv`` of ``image / 255`` in float32, ``H += shift``,
+    ``hsv2rgb``, ``clip(255 x, 0, 255)``, truncated; every step in float32 as scikit-image
+    computes it for a float32 image (the hue of the channel that is the maximum, blue before
+    green before red; ``(h / 6) mod 1``; ``hi = uint8(floor(6 H)) mod 6`` picks the sextant)."""
+    h, w, _ = image.shape
+    one = np.float32(1.0)
+    six = np.float32(6.0)
+    k255 = np.float32(255.0)
+    zero = np.float32(0.0)
+    for y in range(h):
+        for x in range(w):
+            r = np.float32(image[y, x, 0]) / k255
+            g = np.float32(image[y, x, 1]) / k255
+            b = np.float32(image[y, x, 2]) / k255
+            v = max(r, g, b)
+            delta = v - min(r, g, b)
+            s = zero
+            hue = zero
+            if delta != zero:
+                s = delta / v
+                if b == v:
+                    h6 = np.float32(4.0) + (r - g) / delta
+                elif g == v:
+                    h6 = np.float32(2.0) + (b - r) / delta
+                else:
+                    h6 = (g - b) / delta
+                hue = h6 / six
+                m = np.fmod(hue, one)
+                if m != zero and m < zero:
+                    m += one
+                hue = m
+            hue = hue + shift
+            hi = np.float32(math.floor(hue * six))
+            f = hue * six - hi
+            p = v * (one - s)
+            q = v * (one - f * s)
+            t = v * (one - (one - f) * s)
+            k = np.uint8(hi) % 6
+            if k == 0:
+                c0, c1, c2 = v, t, p
+            elif k == 1:
+                c0, c1, c2 = q, v, p
+            elif k == 2:
+                c0, c1, c2 = p, v, t
+            elif k == 3:
+                c0, c1, c2 = p, q, v
+            elif k == 4:
+                c0, c1, c2 = t, p, v
+            else:
+                c0, c1, c2 = v, p, q
+            out[y, x, 0] = _to_u8(np.float64(c0 * k255))
+            out[y, x, 1] = _to_u8(np.float64(c1 * k255))
+            out[y, x, 2] = _to_u8(np.float64(c2 * k255))

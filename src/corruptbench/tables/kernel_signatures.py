@@ -44,6 +44,9 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.cbar_kernels:add_gray_field_u8": (
             "readonly uint8[:, :, ::1], float64[:, ::1], float64, uint8[:, :, ::1]",
         ),
+        "ops.cbar_kernels:bleach_bypass_u8": (
+            "readonly uint8[:, :, ::1], float64, uint8[:, :, ::1]",
+        ),
         "ops.cbar_kernels:caustic_field": ("float64, float64, float64, float64[:, ::1]",),
         "ops.cbar_kernels:caustic_refraction_f64": (
             "readonly uint8[:, :, ::1], float64[:, :, ::1], float64, float64, float64, float64[:, :, ::1]",
@@ -60,6 +63,7 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.cbar_kernels:fish_eye_f32": (
             "float32[:, :, ::1], float64[:, ::1], float64, float64, float64, float64[:, :, ::1]",
         ),
+        "ops.cbar_kernels:hue_shift_u8": ("readonly uint8[:, :, ::1], float32, uint8[:, :, ::1]",),
         "ops.cbar_kernels:pinch_and_twirl_f32": (
             "float32[:, :, ::1], int64, float64[:, ::1], float64, float64, float64[:, :, ::1]",
         ),
@@ -80,6 +84,9 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         ),
         "ops.cbar_kernels:sparkles_u8": (
             "readonly uint8[:, :, ::1], float64[:, ::1], float64[::1], int64[::1], float64, bool, float64, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels:technicolor_u8": (
+            "readonly uint8[:, :, ::1], float64, uint8[:, :, ::1]",
         ),
         "ops.cbar_kernels:voronoi_u8": (
             "readonly uint8[:, :, ::1], float64, float64, float64, float64, float64, float64, uint8[:, :, ::1]",
