@@ -53,3 +53,17 @@ def test_quad_coefficients_use_float32_differences():
     assert c[1] == float(np.float32(corners[6] - x0)) * (1.0 / 60)
     d3 = np.float32(np.float32(np.float32(corners[4] - corners[2]) - corners[6]) + x0)
     assert c[3] == float(d3) * (1.0 / 60) * (1.0 / 50)
+
+
+def test_enhance_color_equals_pillow():
+    from PIL import ImageEnhance
+
+    from corruptbench.ops.pillow_transform import enhance_color_u8
+
+    rs = np.random.RandomState(2)
+    img = rs.randint(0, 256, (64, 96, 3)).astype(np.uint8)
+    for factor in (0.0, 0.1, 0.35, 0.5, 0.9, 1.0, 1.1, 1.45, 1.8, 2.0):
+        ours = np.empty_like(img)
+        enhance_color_u8(img, np.float32(factor), ours)
+        expected = np.array(ImageEnhance.Color(Image.fromarray(img)).enhance(factor))
+        assert np.array_equal(ours, expected), factor

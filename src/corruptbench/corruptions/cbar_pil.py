@@ -2,9 +2,10 @@
 quadrilateral_no_bars, perspective_no_bars.
 
 Parameters are drawn like the original classes' ``sample_parameters()`` (``corrupt.py``,
-facebookresearch/augmentation-corruption commit ba4d5a5). color_balance calls Pillow as the
-original; the two warps run Pillow's transform in :mod:`corruptbench.ops.pillow_transform` (the
-original's float32 corners meet NumPy 1 arithmetic in Pillow's Python layer). Levels: :mod:`corruptbench.tables.cbar`; sizes: :mod:`.cbar_common`.
+facebookresearch/augmentation-corruption commit ba4d5a5). The image work is Pillow's, compiled in
+:mod:`corruptbench.ops.pillow_transform` (for the QUAD warp it has to be: the original's float32
+corners meet NumPy 1 arithmetic in Pillow's Python layer). Levels: :mod:`corruptbench.tables.cbar`;
+sizes: :mod:`.cbar_common`.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from PIL import Image
 
-from ..ops.pillow_transform import quad_coefficients, transform_no_bars_u8
+from ..ops.pillow_transform import enhance_color_u8, quad_coefficients, transform_no_bars_u8
 from ..profiles import Profile
 from .cbar_common import float_parameter, level_of, register_cbar
 
@@ -30,11 +30,11 @@ def color_balance(image: np.ndarray, severity: int, *, profile: Profile, rng: An
 
     Draws the direction ``choice([-1, 1])``.
     """
-    from PIL import ImageEnhance
-
     shift = float_parameter(level_of("color_balance", severity, profile), 1.0)
     factor = 1.0 + rng.choice([-1, 1]) * shift
-    return np.array(ImageEnhance.Color(Image.fromarray(image)).enhance(factor))
+    out = np.empty_like(image)
+    enhance_color_u8(image, np.float32(factor), out)  # Pillow's arithmetic, alpha a C float
+    return out
 
 
 def _warp_no_bars(image: np.ndarray, coeffs: np.ndarray, quad: bool) -> np.ndarray:

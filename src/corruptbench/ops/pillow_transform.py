@@ -1,5 +1,5 @@
 """Pillow's ``Image.transform(size, QUAD | PERSPECTIVE, data, resample=BILINEAR)`` of an RGB image,
-compiled (libImaging/Geometry.c: ``quad_transform``, ``perspective_transform``,
+and ``ImageEnhance.Color``, compiled (libImaging/Geometry.c: ``quad_transform``, ``perspective_transform``,
 ``bilinear_filter32RGB`` in ``ImagingGenericTransform``), and the QUAD coefficients as Pillow's
 ``Image.__transformer`` computes them from NumPy 1 float32 corners.
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from .jit import kernel
 
-__all__ = ["quad_coefficients", "transform_no_bars_u8"]
+__all__ = ["quad_coefficients", "transform_no_bars_u8", "enhance_color_u8"]
 
 
 def quad_coefficients(corners: np.ndarray, width: int, height: int) -> np.ndarray:
@@ -104,3 +104,32 @@ def transform_no_bars_u8(
                     v2 = p + (q - p) * dx
                 v1 = v1 + (v2 - v1) * dy
                 out[y, x, b] = np.uint8(v1)
+
+
+@kernel(error_model="numpy")
+def enhance_color_u8(
+    image: np.ndarray, factor: np.float32, out: np.ndarray
+) -> None:  # pragma: no cover
+    """``ImageEnhance.Color(image).enhance(factor)``: Pillow's ``Image.blend(degenerate, image,
+    factor)`` with the degenerate image ``image.convert("L").convert("RGB")``
+    (libImaging/Convert.c ``rgb2l``: ``L = (19595 R + 38470 G + 7471 B + 0x8000) >> 16``;
+    Blend.c: ``l + alpha (x - l)`` in C ``float`` with ``alpha`` a float, truncated, and clipped
+    to 0..255 when ``alpha`` is outside [0, 1])."""
+    h, w, _ = image.shape
+    inside = factor >= np.float32(0.0) and factor <= np.float32(1.0)
+    for y in range(h):
+        for x in range(w):
+            r = np.int64(image[y, x, 0])
+            g = np.int64(image[y, x, 1])
+            b = np.int64(image[y, x, 2])
+            lum = (r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16
+            for c in range(3):
+                v = np.float32(lum) + factor * np.float32(np.int64(image[y, x, c]) - lum)
+                if inside:
+                    out[y, x, c] = np.uint8(v)
+                elif v <= np.float32(0.0):
+                    out[y, x, c] = 0
+                elif v >= np.float32(255.0):
+                    out[y, x, c] = 255
+                else:
+                    out[y, x, c] = np.uint8(v)

@@ -144,6 +144,9 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.pillow_resize:_pil_resample_rows": (
             "readonly uint8[:, :, ::1], int64, readonly int64[:, ::1], readonly int32[:, ::1], uint8[:, :, ::1]",
         ),
+        "ops.pillow_transform:enhance_color_u8": (
+            "readonly uint8[:, :, ::1], float32, uint8[:, :, ::1]",
+        ),
         "ops.pillow_transform:transform_no_bars_u8": (
             "readonly uint8[:, :, ::1], float64[::1], bool, uint8[:, :, ::1]",
         ),
