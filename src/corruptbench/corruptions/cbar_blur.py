@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..ops.cbar_kernels import scatter_u8
+from ..ops.scipy_spline import affine_accumulate_f32, spline_taps, zoom_shift_u8
 from ..profiles import Profile
 from .cbar_common import float_parameter, level_of, register_cbar, short_side
 
@@ -23,6 +24,16 @@ __all__ = [
     "transverse_chromatic_abberation",
     "circular_motion_blur",
 ]
+
+
+def _axis(coords: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cubic-spline taps, weights and validity of one axis' input coordinates."""
+    k = coords.shape[0]
+    taps = np.empty((k, 4), np.int64)
+    weights = np.empty((k, 4))
+    valid = np.empty(k, np.bool_)
+    spline_taps(coords, n, taps, weights, valid)
+    return taps, weights, valid
 
 
 @register_cbar("scatter", family="blur", order=11)
@@ -58,15 +69,16 @@ def chromatic_abberation(
 
     Draws the three directions ``uniform(0, 2 pi, 3)``.
     """
-    from scipy.ndimage import shift  # here: scipy is slow to import
-
     level = level_of("chromatic_abberation", severity, profile)
     angles = rng.uniform(low=0, high=2 * np.pi, size=3)
     dist = float_parameter(level, short_side(image) / 10)
-    out = image.copy()
+    h, w = image.shape[:2]
+    out = np.empty_like(image)
     for c, a in enumerate(angles):
-        offset = [math.cos(a) * dist, math.sin(a) * dist]
-        out[:, :, c] = shift(image[:, :, c], offset, prefilter=False)
+        # shift(plane, (dy, dx)) samples plane at (i - dy, j - dx): NI_ZoomShift's kk + shift
+        rows = _axis(np.arange(h, dtype=np.float64) + -(math.cos(a) * dist), h)
+        cols = _axis(np.arange(w, dtype=np.float64) + -(math.sin(a) * dist), w)
+        zoom_shift_u8(image, c, *rows, *cols, out)
     return out
 
 
@@ -87,22 +99,25 @@ def transverse_chromatic_abberation(
 
     Draws ``permutation(3)``.
     """
-    from scipy.ndimage import zoom
-
     level = level_of("transverse_chromatic_abberation", severity, profile)
     scale = float_parameter(level, 0.5)
     scales = np.array([1.0, 1.0 + scale / 2, 1.0 + scale])[rng.permutation(3)]
     h, w = image.shape[:2]
-    out = image.copy()
+    out = np.empty_like(image)
     for c in range(3):
-        zoomed = zoom(image[:, :, c], scales[c], prefilter=False)
-        top = (zoomed.shape[0] - h) // 2
-        left = (zoomed.shape[1] - w) // 2
-        out[:, :, c] = zoomed[top : top + h, left : left + w]
+        # zoom(plane, s) is round(n s) samples at k (n - 1) / (round(n s) - 1); the original
+        # keeps the centre crop, so only those are computed
+        tables = []
+        for n in (h, w):
+            size = int(round(n * float(scales[c])))
+            factor = (n - 1) / (size - 1) if size > 1 else 1.0
+            first = (size - n) // 2
+            tables.extend(_axis(np.arange(first, first + n, dtype=np.float64) * factor, n))
+        zoom_shift_u8(image, c, *tables, out)
     return out
 
 
-def _rotation(angle: float, h: int, w: int) -> tuple[np.ndarray, tuple[float, float]]:
+def _rotation(angle: float, h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
     """``scipy.ndimage.rotate(..., reshape=False)``'s matrix and offset for an H x W plane:
     ``[[c, s], [-s, c]]`` (``cosdg``, ``sindg``) about the centre ``((H - 1) / 2, (W - 1) / 2)``
     (the product written out: NumPy 1.26's ``rot @ centre`` is ``c x + s y`` without FMA)."""
@@ -110,7 +125,7 @@ def _rotation(angle: float, h: int, w: int) -> tuple[np.ndarray, tuple[float, fl
 
     c, s = float(cosdg(angle)), float(sindg(angle))
     cy, cx = (h - 1) / 2, (w - 1) / 2
-    offset = (cy - (c * cy + s * cx), cx - (-s * cy + c * cx))
+    offset = np.array([cy - (c * cy + s * cx), cx - (-s * cy + c * cx)])
     return np.array([[c, s], [-s, c]]), offset
 
 
@@ -127,7 +142,7 @@ def circular_motion_blur(
     21 rotations sample them (``affine_transform(..., prefilter=False)``, the same SciPy call).
     Draws nothing.
     """
-    from scipy.ndimage import affine_transform, spline_filter
+    from scipy.ndimage import spline_filter  # here: scipy is slow to import
 
     level = level_of("circular_motion_blur", severity, profile)
     amount = float_parameter(level, 15)
@@ -136,17 +151,13 @@ def circular_motion_blur(
     h, w = unit.shape[:2]
     coeffs = [spline_filter(unit[:, :, c], 3, output=np.float64, mode="constant") for c in range(3)]
     out = np.zeros_like(unit)
-    plane = np.empty((h, w), np.float32)
     factors = []
     for i in range(num):
         t = 2 * i / (num - 1) - 1
         factor = math.exp(-2 * t**2)
         matrix, offset = _rotation(t * amount, h, w)
         for c in range(3):
-            affine_transform(
-                coeffs[c], matrix, offset, (h, w), plane, order=3, mode="constant", prefilter=False
-            )
-            out[:, :, c] += np.float32(factor) * plane
+            affine_accumulate_f32(coeffs[c], matrix, offset, np.float32(factor), c, out)
         factors.append(factor)
     out /= np.float32(sum(factors))
     return np.clip(out * 255, 0, 255).astype(np.uint8)

@@ -166,6 +166,15 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.scipy_ndimage:_map_coordinates_u8_kernel": (
             "float64[:, :, ::1], float32[:, ::1], float32[:, ::1], uint8[:, :, ::1]",
         ),
+        "ops.scipy_spline:affine_accumulate_f32": (
+            "float64[:, ::1], float64[:, ::1], float64[::1], float32, int64, float32[:, :, ::1]",
+        ),
+        "ops.scipy_spline:spline_taps": (
+            "float64[::1], int64, int64[:, ::1], float64[:, ::1], bool[::1]",
+        ),
+        "ops.scipy_spline:zoom_shift_u8": (
+            "readonly uint8[:, :, ::1], int64, int64[:, ::1], float64[:, ::1], bool[::1], int64[:, ::1], float64[:, ::1], bool[::1], uint8[:, :, ::1]",
+        ),
         "ops.weather_stages:fog_u8": (
             "readonly uint8[:, :, ::1], float64[:, ::1], float64, float64, float64, uint8[:, :, ::1]",
         ),
