@@ -149,6 +149,10 @@ def main(argv: list[str] | None = None) -> int:
             steps.append(lambda: ref_r.append(reference_round(reference, img, names)))
         for step in steps if r % 2 == 0 else steps[::-1]:
             step()
+        done = f"round {r + 1}/{rounds}: ours {sum(ours_r[-1].values()):.2f} s"
+        if ref_r:
+            done += f", original {sum(ref_r[-1].values()):.1f} s (CPU, one call per case)"
+        print(done, file=sys.stderr, flush=True)
     ours = {c: float(np.median([o[c] for o in ours_r])) for c in ours_r[0]}
     ref = {c: float(np.median([o[c] for o in ref_r])) for c in ref_r[0]} if ref_r else {}
     print(

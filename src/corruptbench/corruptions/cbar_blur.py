@@ -65,7 +65,8 @@ def chromatic_abberation(
     """Each colour channel shifted in its own random direction.
 
     Each colour channel shifted by ``level * S / 100`` px in its own direction (corrupt.py
-    ``ChromaticAbberation``; ``scipy.ndimage.shift`` of order 3 without prefilter).
+    ``ChromaticAbberation``; ``scipy.ndimage.shift`` of order 3 without prefilter, here
+    :mod:`corruptbench.ops.scipy_spline`).
 
     Draws the three directions ``uniform(0, 2 pi, 3)``.
     """
@@ -95,7 +96,8 @@ def transverse_chromatic_abberation(
 
     The colour channels magnified by 1, ``1 + level / 40`` and ``1 + level / 20`` about the
     centre, in a random assignment (corrupt.py ``TransverseChromaticAbberation``;
-    ``scipy.ndimage.zoom`` of order 3 without prefilter, centre crop).
+    ``scipy.ndimage.zoom`` of order 3 without prefilter, centre crop; here
+    :mod:`corruptbench.ops.scipy_spline`, the crop only).
 
     Draws ``permutation(3)``.
     """
@@ -139,7 +141,8 @@ def circular_motion_blur(
     1), as corrupt.py ``CircularMotionBlur`` with ``scipy.ndimage.rotate`` (order 3,
     ``reshape=False``). ``rotate`` spline-filters each channel before each rotation; the
     coefficients do not depend on the angle, so they are computed once per channel here and the
-    21 rotations sample them (``affine_transform(..., prefilter=False)``, the same SciPy call).
+    21 rotations sample them (``affine_transform(..., prefilter=False)``, compiled in
+    :mod:`corruptbench.ops.scipy_spline`).
     Draws nothing.
     """
     from scipy.ndimage import spline_filter  # here: scipy is slow to import
