@@ -153,6 +153,13 @@ def main(argv: list[str] | None = None) -> int:
         if ref_r:
             done += f", original {sum(ref_r[-1].values()):.1f} s (CPU, one call per case)"
         print(done, file=sys.stderr, flush=True)
+        if args.json:  # the raw seconds so far, in case a long run is cut short
+            raw = {
+                "ours_rounds": [{f"{n}/{s}": v for (n, s), v in o.items()} for o in ours_r],
+                "original_rounds": [{f"{n}/{s}": v for (n, s), v in o.items()} for o in ref_r],
+            }
+            with open(args.json, "w") as f:
+                json.dump({"image": what, "raw": raw}, f, indent=1)
     ours = {c: float(np.median([o[c] for o in ours_r])) for c in ours_r[0]}
     ref = {c: float(np.median([o[c] for o in ref_r])) for c in ref_r[0]} if ref_r else {}
     print(
