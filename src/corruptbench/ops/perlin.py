@@ -11,8 +11,6 @@ split matters, each call buffers its own 64-bit draws); :func:`perlin_turbulence
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .jit import kernel
@@ -26,27 +24,26 @@ _N = 16 * 256  # the original's ``N``, added to coordinates to keep them positiv
 
 def perlin_tables(rs: np.random.RandomState) -> tuple[np.ndarray, np.ndarray]:
     """``(p, g)`` of ``PerlinNoiseGenerator(rs)``: int64 ``(2 B + 2,)`` and float64
-    ``(2 B + 2, 2)``, drawn from ``rs`` in the original's order.
+    ``(2 B + 2, 2)``, drawn from ``rs`` as the original draws them.
 
     Each gradient is ``v / |v|`` with ``v = (randint(0, 2**31, 2) mod 2B - B) / B``; a zero ``v``
     (chance 2**-18 per gradient) gives NaN as in the original. Then ``p`` is ``0 .. 2B + 1`` with
     ``p[i]`` swapped with ``p[randint(0, 2**31) mod B]`` for ``i = B - 1 .. 0``, and entries
-    ``B .. 2B + 1`` copy ``0 .. B + 1``.
+    ``B .. 2B + 1`` copy ``0 .. B + 1`` one by one. The original's one call per gradient and per
+    swap draw the same numbers as one call for all of them (legacy ``randint`` below 2**32 keeps
+    no state between calls; the tests compare the two).
     """
     b = LATTICE
-    g = np.empty((2 * b + 2, 2))
-    for i in range(2 * b + 2):
-        v = (rs.randint(low=0, high=2**31, size=2) % (2 * b) - b) / b
-        # |v| = sqrt(v0 v0 + v1 v1) exactly (multiples of 1/256: no rounding before the sqrt)
-        norm = math.sqrt(float(v[0] * v[0] + v[1] * v[1]))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            g[i] = v / norm
+    v = (rs.randint(low=0, high=2**31, size=(2 * b + 2, 2)) % (2 * b) - b) / b
+    # |v| = sqrt(v0 v0 + v1 v1) exactly (multiples of 1/256: no rounding before the sqrt)
+    norm = np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        g = v / norm[:, None]
+    swaps = rs.randint(low=0, high=2**31, size=b) % b
     p = np.arange(2 * b + 2)
-    for i in range(b - 1, -1, -1):
-        k = p[i]
-        j = rs.randint(low=0, high=2**31) % b
-        p[i] = p[j]
-        p[j] = k
+    for k, i in enumerate(range(b - 1, -1, -1)):
+        j = swaps[k]
+        p[i], p[j] = p[j], p[i]
     for i in range(b + 2):  # one by one: entries 2B, 2B + 1 copy the just-written B, B + 1
         p[b + i] = p[i]
         g[b + i, :] = g[i, :]
