@@ -109,7 +109,7 @@ def transverse_chromatic_abberation(
     for c in range(3):
         # zoom(plane, s) is round(n s) samples at k (n - 1) / (round(n s) - 1); the original
         # keeps the centre crop, so only those are computed
-        tables = []
+        tables: list[np.ndarray] = []
         for n in (h, w):
             size = int(round(n * float(scales[c])))
             factor = (n - 1) / (size - 1) if size > 1 else 1.0
