@@ -70,6 +70,9 @@ def _run(
     arrays: dict[str, np.ndarray],
     timeout: float,
     env: dict[str, str] | None = None,
+    *,
+    runner: Path = RUNNER,
+    request: dict[str, Any] | None = None,
 ) -> tuple[dict, dict]:
     python = refenv_python()
     if python is None:
@@ -77,7 +80,8 @@ def _run(
     with tempfile.TemporaryDirectory(prefix="corruptbench-ref-") as tmp:
         req = Path(tmp) / "request.npz"
         resp = Path(tmp) / "response.npz"
-        payload: dict[str, Any] = {"__request__": np.array(json.dumps({"ops": ops})), **arrays}
+        body = json.dumps({**(request or {}), "ops": ops})
+        payload: dict[str, Any] = {"__request__": np.array(body), **arrays}
         np.savez(req, **payload)
         env = dict(
             os.environ,
@@ -88,7 +92,7 @@ def _run(
         )
         try:
             proc = subprocess.run(
-                [str(python), str(RUNNER), str(req), str(resp)],
+                [str(python), str(runner), str(req), str(resp)],
                 capture_output=True,
                 text=True,
                 timeout=timeout,
@@ -99,7 +103,7 @@ def _run(
             raise ReferenceRunnerError(f"reference runner timed out after {timeout:.0f} s") from exc
         if proc.returncode != 0 or not resp.exists():
             raise ReferenceRunnerError(
-                f"reference runner failed (exit {proc.returncode}; {python} {RUNNER}):\n"
+                f"reference runner failed (exit {proc.returncode}; {python} {runner}):\n"
                 f"{proc.stderr.strip()[-4000:]}"
             )
         with np.load(resp, allow_pickle=False) as data:
@@ -401,3 +405,104 @@ def reference_versions() -> dict[str, str]:
     """Library versions inside the reference env (numpy, opencv, scikit-image, ImageMagick...)."""
     meta, _ = _run([], {}, 300.0)
     return meta["versions"]
+
+
+# ---------------------------------------------------------------------------------------------
+# ImageNet-C-bar / CIFAR-10-C-bar: the original corruptions (tools/reference/cbar_runner.py)
+# ---------------------------------------------------------------------------------------------
+
+CBAR_RUNNER = REPO / "tools" / "reference" / "cbar_runner.py"
+#: the original ``imagenet_c_bar/`` folder (facebookresearch/augmentation-corruption, commit
+#: ba4d5a5), read from the shared checkout beside the repository, never copied into it
+CBAR_SOURCE = REPO.parent / "shared" / "reference" / "augmentation-corruption" / "imagenet_c_bar"
+CBAR_MISSING = f"the original ImageNet-C-bar code is absent ({CBAR_SOURCE})"
+
+
+def cbar_available() -> bool:
+    """True when the original ImageNet-C-bar folder is present (the env is checked apart)."""
+    return (CBAR_SOURCE / "transform_finder.py").is_file()
+
+
+def reference_cbar(
+    cases: Sequence[tuple[np.ndarray, str, float, int | None]],
+    *,
+    im_size: int | None = None,
+    record: bool = False,
+    env: dict[str, str] | None = None,
+    timeout: float = 1800.0,
+) -> list[Any]:
+    """The original transforms: one ``np.uint8`` result per ``(image, name, level, seed)``.
+
+    Each case runs ``np.random.seed(seed)`` (skipped for None), then
+    ``transform_dict[name](severity=level, im_size=S)(image)`` and ``np.uint8`` of the result, as
+    ``build_transform(name, level, dataset_type)`` does with ``S`` 224 (``imagenet``) or 32
+    (``cifar``). ``S`` is ``im_size`` or else the image's side (the originals take square images).
+    ``level`` is the original's severity (the CSVs' values, e.g. 2.35). With ``record`` each
+    result is ``(array, params)``, the drawn parameters as JSON values. All cases run in one
+    subprocess; ``env``: extra environment (e.g. :data:`NO_AVX512`).
+    """
+    if not cbar_available():
+        raise ReferenceRunnerError(CBAR_MISSING)
+    images = _Images()
+    ops = [
+        {
+            "op": "transform",
+            "image": images.key(image),
+            "name": str(name),
+            "level": float(level),
+            "im_size": int(im_size if im_size is not None else image.shape[0]),
+            "seed": None if seed is None else int(seed),
+            "record": bool(record),
+        }
+        for image, name, level, seed in cases
+    ]
+    meta, out = _run(
+        ops,
+        images.arrays,
+        timeout,
+        env,
+        runner=CBAR_RUNNER,
+        request={"source": str(CBAR_SOURCE)},
+    )
+    if record:
+        return [(out[f"r{i}"], res["params"]) for i, res in enumerate(meta["results"])]
+    return [out[f"r{i}"] for i in range(len(ops))]
+
+
+def reference_cbar_timings(
+    image: np.ndarray,
+    cases: Sequence[tuple[str, float]],
+    *,
+    repeats: int = 3,
+    seed: int = 0,
+    clock: str = "process_time",
+    warmup: str = "all",
+    env: dict[str, str] | None = None,
+    timeout: float = 3600.0,
+) -> dict[tuple[str, float], float]:
+    """Seconds per call of the original transform (median of ``repeats``, each after
+    ``np.random.seed(seed)``), single-threaded, per ``(name, level)``, at the image's size.
+    ``warmup``: one untimed call per case (``all``), per corruption (``first``) or none;
+    ``clock``: ``process_time`` (CPU time of the runner) or ``perf_counter``."""
+    if not cbar_available():
+        raise ReferenceRunnerError(CBAR_MISSING)
+    images = _Images()
+    ops = [
+        {
+            "op": "time",
+            "image": images.key(image),
+            "cases": [[str(n), float(v)] for n, v in cases],
+            "im_size": int(image.shape[0]),
+            "repeats": int(repeats),
+            "seed": int(seed),
+            "clock": str(clock),
+            "warmup": str(warmup),
+        }
+    ]
+    meta, _ = _run(
+        ops, images.arrays, timeout, env, runner=CBAR_RUNNER, request={"source": str(CBAR_SOURCE)}
+    )
+    return {
+        (t["name"], t["level"]): float(np.median(t["seconds"]))
+        for t in meta["results"][0]["timings"]
+    }

@@ -96,3 +96,36 @@ def ref_disk(radius, alias_blur=0.1, dtype=np.float32):
     aliased_disk = np.array((X**2 + Y**2) <= radius**2, dtype=dtype)
     aliased_disk /= np.sum(aliased_disk)
     return cv2.GaussianBlur(aliased_disk, ksize=ksize, sigmaX=alias_blur)
+
+
+def check_cbar_corruption(name: str, image: np.ndarray) -> None:
+    """What every ImageNet-C-bar corruption promises, on one image: uint8 of the input's shape;
+    an int seed, ``RandomState(seed)`` and a second call agree; a Generator and ``None`` work;
+    grayscale and RGBA inputs keep their layout (alpha untouched)."""
+    import corruptbench
+
+    for sev in (1, 5):
+        a = corruptbench.corrupt(image, name, sev, rng=11)
+        assert a.shape == image.shape and a.dtype == np.uint8, (name, sev)
+        assert np.array_equal(a, corruptbench.corrupt(image, name, sev, rng=11))
+        b = corruptbench.corrupt(image, name, sev, rng=np.random.RandomState(11))
+        assert np.array_equal(a, b), name
+        g = corruptbench.corrupt(image, name, sev, rng=np.random.default_rng(3))
+        assert g.shape == image.shape and g.dtype == np.uint8
+        assert corruptbench.corrupt(image, name, sev).shape == image.shape
+    gray = corruptbench.corrupt(image[:, :, 1], name, 3, rng=2)
+    assert gray.shape == image.shape[:2] and gray.dtype == np.uint8
+    rgba = np.dstack([image, np.full(image.shape[:2], 77, np.uint8)])
+    out = corruptbench.corrupt(rgba, name, 3, rng=2)
+    assert out.shape == rgba.shape and np.all(out[:, :, 3] == 77)
+    assert np.array_equal(out[:, :, :3], corruptbench.corrupt(image, name, 3, rng=2))
+
+
+def cbar_test_images() -> list[np.ndarray]:
+    """A real photo at 32 x 32, 47 x 47 (odd), 40 x 72 and 72 x 40 (non-square) and 16 x 16 (the
+    smallest side the ``imagenet`` profile accepts)."""
+    photo = load_photo(PHOTO_NAMES[0])
+    return [
+        np.asarray(photo.resize((w, h), Image.BILINEAR))
+        for h, w in ((32, 32), (47, 47), (40, 72), (72, 40), (16, 16))
+    ]

@@ -210,3 +210,31 @@ def test_cli_list_and_corrupt(tmp_path, capsys) -> None:
     assert main(["corrupt", str(src), str(tmp_path / "o.png"), "-c", "fogg", "-s", "1"]) == 2
     assert "did you mean 'fog'" in capsys.readouterr().err
     assert not (tmp_path / "o.png").exists() and not list(tmp_path.glob(".*"))
+
+
+def test_corrupt_runs_the_cbar_suite() -> None:
+    rs = np.random.RandomState(3)
+    img32 = rs.randint(0, 256, (32, 32, 3)).astype(np.uint8)
+    # auto picks the CIFAR-10-C-bar levels for 32 x 32, as for ImageNet-C's tables
+    a = corruptbench.corrupt(img32, "sparkles", 2, rng=4)
+    assert np.array_equal(a, corruptbench.corrupt(img32, "sparkles", 2, profile="cifar", rng=4))
+    assert not np.array_equal(
+        a, corruptbench.corrupt(img32, "sparkles", 2, profile="imagenet", rng=4)
+    )
+    # every other profile reads the ImageNet-C-bar levels, at the image's own size
+    for profile in ("tiny", "inception"):
+        assert np.array_equal(
+            corruptbench.corrupt(img32, "lines", 3, profile=profile, rng=1),
+            corruptbench.corrupt(img32, "lines", 3, profile="imagenet", rng=1),
+        )
+    # the paper's spellings
+    b = corruptbench.corrupt(img32, "Transverse Chromatic Aberration", 3, rng=2)
+    assert np.array_equal(
+        b, corruptbench.corrupt(img32, "transverse_chromatic_abberation", 3, rng=2)
+    )
+    with pytest.raises(ValueError, match="severity must be in 1..5"):
+        corruptbench.corrupt(img32, "sparkles", 6)
+    # the ImageNet-C names and lists are unchanged
+    assert (
+        len(corruptbench.ALL_CORRUPTIONS) == 19 and "sparkles" not in corruptbench.ALL_CORRUPTIONS
+    )

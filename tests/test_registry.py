@@ -120,7 +120,7 @@ def test_the_14_perturbations_in_the_reference_order() -> None:
 def scratch_registry(monkeypatch: pytest.MonkeyPatch) -> registry._Registered:
     """A copy of the corruption registry that the test may extend."""
     copy = registry._Registered("corruption")
-    for spec in registry.corruption_specs():
+    for spec in registry.corruption_specs(None):
         copy.add(spec)
     monkeypatch.setattr(registry, "_CORRUPTIONS", copy)
     return copy
@@ -210,3 +210,110 @@ def test_suggest_by_prefix_word_and_edit_distance() -> None:
         ValueError, match="unknown corruption 'jpeg'; did you mean 'jpeg_compression'"
     ):
         registry.get_corruption("jpeg")
+
+
+#: transform_finder.transform_list of ImageNet-C-bar (facebookresearch/augmentation-corruption
+#: ba4d5a5), the suite's reference order
+REFERENCE_CBAR = (
+    "color_balance",
+    "quadrilateral_no_bars",
+    "perspective_no_bars",
+    "single_frequency_greyscale",
+    "cocentric_sine_waves",
+    "plasma_noise",
+    "voronoi_noise",
+    "caustic_noise",
+    "perlin_noise",
+    "blue_noise",
+    "brownish_noise",
+    "scatter",
+    "chromatic_abberation",
+    "transverse_chromatic_abberation",
+    "circular_motion_blur",
+    "bleach_bypass",
+    "technicolor",
+    "pseudocolor",
+    "hue_shift",
+    "color_dither",
+    "checkerboard_cutout",
+    "sparkles",
+    "inverse_sparkles",
+    "lines",
+    "blue_noise_sample",
+    "pinch_and_twirl",
+    "caustic_refraction",
+    "fish_eye",
+    "water_drop",
+    "ripple",
+)
+
+
+def test_the_cbar_suite() -> None:
+    specs = registry.corruption_specs("cbar")
+    assert tuple(s.name for s in specs) == REFERENCE_CBAR
+    assert [s.order for s in specs] == list(range(30))
+    assert registry.corruption_suites() == ("imagenet_c", "cbar")
+    assert len(registry.corruption_specs(None)) == 49
+    # the 19 of ImageNet-C are unchanged
+    assert tuple(s.name for s in registry.corruption_specs()) == REFERENCE_CORRUPTIONS
+    by_tag = {
+        tag: [s.name for s in specs if tag in s.tags]
+        for tag in ("imagenet_c_bar", "cifar10_c_bar", "cbar_extra")
+    }
+    assert sorted(by_tag["imagenet_c_bar"]) == [
+        "blue_noise_sample",
+        "brownish_noise",
+        "caustic_refraction",
+        "checkerboard_cutout",
+        "cocentric_sine_waves",
+        "inverse_sparkles",
+        "perlin_noise",
+        "plasma_noise",
+        "single_frequency_greyscale",
+        "sparkles",
+    ]
+    assert sorted(by_tag["cifar10_c_bar"]) == [
+        "blue_noise_sample",
+        "brownish_noise",
+        "checkerboard_cutout",
+        "circular_motion_blur",
+        "inverse_sparkles",
+        "lines",
+        "pinch_and_twirl",
+        "ripple",
+        "sparkles",
+        "transverse_chromatic_abberation",
+    ]
+    assert len(by_tag["cbar_extra"]) == 15
+    for s in specs:
+        assert s.suite == "cbar" and s.extra == ("cbar_extra" in s.tags)
+        assert s.family in ("noise", "blur", "color", "obscure", "distortion", "pil")
+        assert s.doc == s.func.__doc__.strip().splitlines()[0] and "``" not in s.summary
+    deterministic = {s.name for s in specs if not s.random}
+    assert deterministic == {"bleach_bypass", "technicolor", "color_dither", "circular_motion_blur"}
+
+
+def test_aliases_resolve_to_their_corruption() -> None:
+    get = registry.get_corruption
+    assert get("transverse_chromatic_aberration").name == "transverse_chromatic_abberation"
+    assert get("Chromatic Aberration").name == "chromatic_abberation"
+    assert get("concentric-sine-waves").name == "cocentric_sine_waves"
+    assert get("single_frequency_grayscale").name == "single_frequency_greyscale"
+    assert get("Pinch and Twirl").name == "pinch_and_twirl"
+    assert registry.resolve_name("Fogg", ("fog",), "corruption", {"fogg": "fog"}) == "fog"
+    with pytest.raises(ValueError, match="unknown corruption 'aberration'"):
+        get("aberration")
+
+
+def test_alias_clashes_are_refused(scratch_registry: registry._Registered) -> None:
+    def f(image, severity, *, profile, rng):  # type: ignore[no-untyped-def]
+        return image
+
+    with pytest.raises(RuntimeError, match="alias 'fog' is taken"):
+        registry.register_corruption("mist", family=None, order=40, extra=True, aliases=("fog",))(f)
+    registry.register_corruption("mist", family=None, order=41, extra=True, aliases=("Haze",))(f)
+    assert registry.get_corruption("haze").name == "mist"
+    with pytest.raises(RuntimeError, match="alias 'haze' is taken"):
+        registry.register_corruption("smog", family=None, order=42, extra=True, aliases=("haze",))(
+            f
+        )

@@ -52,13 +52,17 @@ def corrupt(
     profile: str | Profile = "auto",
     rng: RNGLike = None,
 ) -> np.ndarray:
-    """Apply one ImageNet-C corruption to one image.
+    """Apply one ImageNet-C (or ImageNet-C-bar) corruption to one image.
 
     Args:
         image: uint8 array, H x W x 3 (RGB), H x W (grayscale) or H x W x 4 (RGBA, alpha kept).
-        corruption: one of the 19 names (``corruptbench.ALL_CORRUPTIONS``).
+        corruption: one of the 19 names (``corruptbench.ALL_CORRUPTIONS``), or one of the 30 of
+            ImageNet-C-bar / CIFAR-10-C-bar (``corruption_specs("cbar")`` of
+            :mod:`corruptbench.registry`; the paper's spellings are accepted too).
         severity: int 1..5.
-        profile: ``auto`` | ``imagenet`` | ``inception`` | ``tiny`` | ``cifar`` (parameter tables).
+        profile: ``auto`` | ``imagenet`` | ``inception`` | ``tiny`` | ``cifar`` (parameter tables;
+            for the ``cbar`` suite ``cifar`` means CIFAR-10-C-bar's levels, every other profile
+            ImageNet-C-bar's).
         rng: None (fresh randomness) | int seed | ``np.random.RandomState`` (reference-compatible
             stream: equals the reference after ``np.random.seed(k)``) | ``np.random.Generator``.
 

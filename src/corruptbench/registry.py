@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,6 @@ __all__ = [
     "corruption_specs",
     "corruption_registry",
     "corruption_suites",
-    "register_alias",
     "resolve_alias",
     "get_corruption",
     "perturbation_specs",
@@ -58,6 +57,8 @@ class CorruptionSpec:
     suite: str = "imagenet_c"
     #: free-form labels a suite uses to select its subsets (e.g. ``imagenet_c_bar``)
     tags: tuple[str, ...] = ()
+    #: other spellings :func:`get_corruption` accepts (e.g. a paper's), canonical form
+    aliases: tuple[str, ...] = ()
 
     @property
     def benchmark(self) -> bool:
@@ -98,6 +99,8 @@ class _Registered(dict[str, Any]):
         self.what = what
         self.specs: tuple[Any, ...] = ()
         self.names: tuple[str, ...] = ()
+        #: alias -> name, from the specs' ``aliases``
+        self.aliases: dict[str, str] = {}
 
     def add(self, spec: Any, *, replace: bool = False) -> None:
         if not replace:
@@ -113,7 +116,11 @@ class _Registered(dict[str, Any]):
                 raise RuntimeError(
                     f"{self.what} {spec.name!r}: order {spec.order} is already {clash[0]!r}'s"
                 )
+            for alias in getattr(spec, "aliases", ()):
+                if alias in self or alias in self.aliases or alias == spec.name:
+                    raise RuntimeError(f"{self.what} {spec.name!r}: alias {alias!r} is taken")
         self[spec.name] = spec
+        self.aliases.update((a, spec.name) for a in getattr(spec, "aliases", ()))
         # suite by suite (imagenet_c first, then in registration order), each in its own order
         seen = list(dict.fromkeys(getattr(s, "suite", "") for s in self.values()))
         rank = {x: (x != "imagenet_c", i) for i, x in enumerate(seen)}
@@ -124,7 +131,6 @@ class _Registered(dict[str, Any]):
 
 
 _CORRUPTIONS = _Registered("corruption")
-_ALIASES: dict[str, str] = {}  #: another spelling of a corruption's name -> the name
 _PERTURBATIONS = _Registered("perturbation")
 
 
@@ -147,11 +153,13 @@ def register_corruption(
     random: bool = True,
     suite: str = "imagenet_c",
     tags: Sequence[str] = (),
+    aliases: Sequence[str] = (),
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register a corruption function under ``name`` with its metadata.
 
     In the ``imagenet_c`` suite a benchmark corruption names its family and an extra one
-    (``extra=True``) has ``family=None``.
+    (``extra=True``) has ``family=None``. ``aliases``: other spellings that resolve to ``name``
+    (written in any form :func:`canonical_name` accepts).
     """
     if suite == "imagenet_c" and (family is None) != extra:
         raise ValueError(
@@ -170,6 +178,7 @@ def register_corruption(
                 func,
                 suite=suite,
                 tags=tuple(tags),
+                aliases=tuple(canonical_name(a) for a in aliases),
             )
         )
         return func
@@ -253,8 +262,14 @@ def suggest(name: str, choices: Sequence[str]) -> str:
     return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
-def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
-    """``name`` as one of ``choices`` (case-insensitive; '-' or ' ' may stand for '_').
+def resolve_name(
+    name: object,
+    choices: Sequence[str],
+    what: str,
+    aliases: Mapping[str, str] | None = None,
+) -> str:
+    """``name`` as one of ``choices`` (case-insensitive; '-' or ' ' may stand for '_'; an entry of
+    ``aliases``, ``alias -> choice`` in canonical form, stands for its choice).
 
     Raises TypeError for a non-str, ValueError (with a suggestion and the choices) for an unknown
     name; ``what`` names the kind in the messages ("corruption", "perturbation").
@@ -262,6 +277,8 @@ def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
     if not isinstance(name, str):
         raise TypeError(f"{what} must be a str, got {type(name).__name__}")
     key = canonical_name(name)
+    if aliases:
+        key = aliases.get(key, key)
     if key not in choices:
         raise ValueError(
             f"unknown {what} {name!r}{suggest(key, choices)} (choices: {', '.join(choices)})"
@@ -269,24 +286,15 @@ def resolve_name(name: object, choices: Sequence[str], what: str) -> str:
     return key
 
 
-def register_alias(alias: str, name: str) -> None:
-    """Accept ``alias`` (e.g. a paper's spelling) wherever corruption ``name`` is accepted."""
-    key = canonical_name(alias)
-    if key in _CORRUPTIONS or _ALIASES.get(key, name) != name:
-        raise RuntimeError(f"alias {alias!r} clashes with a corruption or another alias")
-    _ALIASES[key] = name
-
-
 def resolve_alias(key: str) -> str:
     """The corruption name an alias stands for (any other ``key`` is returned unchanged)."""
-    return _ALIASES.get(key, key)
+    return _CORRUPTIONS.aliases.get(key, key)
 
 
 def get_corruption(name: object) -> CorruptionSpec:
-    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts, or an alias)."""
-    if isinstance(name, str):
-        name = resolve_alias(canonical_name(name))
-    return _CORRUPTIONS[resolve_name(name, _CORRUPTIONS.names, "corruption")]
+    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts, or one of its
+    registered aliases)."""
+    return _CORRUPTIONS[resolve_name(name, _CORRUPTIONS.names, "corruption", _CORRUPTIONS.aliases)]
 
 
 def get_perturbation(name: object) -> PerturbationSpec:

@@ -23,6 +23,7 @@ __all__ = [
     "as_rng",
     "check_rng",
     "reseeded",
+    "scratch_rng",
     "lent_rng",
 ]
 
@@ -52,6 +53,9 @@ class _GeneratorAdapter:
 
     def random_sample(self, size: Any = None) -> Any:
         return self._gen.random(size)
+
+    def permutation(self, x: Any) -> Any:
+        return self._gen.permutation(x)
 
     def standard_normal(self, size: Any = None) -> Any:
         return self._gen.standard_normal(size)
@@ -92,6 +96,9 @@ class NumpyDraws:
 
     def random_sample(self, size: Any = None) -> Any:
         return self.rs.random_sample(size)
+
+    def permutation(self, x: Any) -> Any:
+        return self.rs.permutation(x)
 
     def standard_normal(self, size: Any = None) -> Any:
         return self.rs.standard_normal(size)
@@ -135,6 +142,16 @@ def reseeded(seed: int) -> np.random.RandomState:
     own instance, so a ``corrupt(..., rng=int)`` inside such a draw leaves it alone.
     """
     rs = _kept("rs")
+    rs.seed(seed)
+    return rs
+
+
+def scratch_rng(seed: int) -> np.random.RandomState:
+    """Like :func:`reseeded` (the state of ``RandomState(seed)``, reused by the next call on this
+    thread), but a separate instance: for a corruption's own inner generator (ImageNet-C-bar's
+    transforms draw a seed, then build ``np.random.RandomState(seed)`` from it), which must never
+    re-seed the random source the caller passed in (make-c passes :func:`reseeded`'s)."""
+    rs = _kept("scratch_rs")
     rs.seed(seed)
     return rs
 

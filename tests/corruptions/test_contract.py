@@ -47,7 +47,8 @@ def test_the_specs_are_every_suite() -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_registry_entry(name: str) -> None:
     spec = SPECS[name]
-    assert get_corruption(name) is spec and callable(spec.func)
+    # the registry's entry (torch, once imported, adds batch implementations by replacing specs)
+    assert get_corruption(name).func is spec.func and callable(spec.func)
     assert spec.doc and spec.doc == spec.func.__doc__.strip().splitlines()[0]
     # what `corruptbench list` shows: plain text, no reStructuredText, no private references
     assert spec.summary and "``" not in spec.summary and "§" not in spec.doc
@@ -121,7 +122,7 @@ def test_deterministic_under_a_seed(name: str) -> None:
 def test_what_the_rng_draws(name: str) -> None:
     """A random corruption depends on its seed and advances a RandomState it is given; a
     deterministic one ignores the seed and draws nothing."""
-    outs = {k: corrupt(IMG, name, 3, rng=k) for k in (0, 1, 2)}
+    outs = {k: corrupt(IMG, name, 3, rng=k) for k in range(6)}
     rs = np.random.RandomState(5)
     corrupt(IMG, name, 3, rng=rs)
     advanced = rs.random_sample() != np.random.RandomState(5).random_sample()
@@ -129,7 +130,8 @@ def test_what_the_rng_draws(name: str) -> None:
     corrupt(IMG, name, 3, rng=gen)
     gen_advanced = gen.random() != np.random.default_rng(5).random()
     if SPECS[name].random:
-        assert len({o.tobytes() for o in outs.values()}) == 3
+        # several seeds, several outputs (not one each: color_balance draws only a sign)
+        assert len({o.tobytes() for o in outs.values()}) >= 2
         assert advanced and gen_advanced
     else:
         assert len({o.tobytes() for o in outs.values()}) == 1

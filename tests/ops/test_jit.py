@@ -34,13 +34,15 @@ def _run(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 
 def exercise(photo: np.ndarray) -> None:
-    """Every way the package calls kernels: the 19 corruptions x 5 severities at every profile,
-    other sizes and input layouts, a Generator, every perturbation, a JPEG write."""
+    """Every way the package calls kernels: the 19 corruptions and the 30 of ImageNet-C-bar x 5
+    severities at every profile, other sizes and input layouts, a Generator, every perturbation,
+    a JPEG write."""
     from corruptbench.datasets.jpeg import encode_jpeg
+    from corruptbench.registry import corruption_specs
 
     pil = Image.fromarray(photo)
     sizes = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}
-    names = corruptbench.ALL_CORRUPTIONS
+    names = corruptbench.ALL_CORRUPTIONS + tuple(s.name for s in corruption_specs("cbar"))
     for profile, side in sizes.items():
         img = np.asarray(pil.resize((side, side), Image.BILINEAR))
         for name in names:

@@ -15,6 +15,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import corruptbench  # noqa: E402
+from corruptbench.registry import corruption_specs  # noqa: E402
 from corruptbench.torch import (  # noqa: E402
     BACKENDS,
     CPU_LIBRARY_DISPATCH,
@@ -390,3 +391,41 @@ def test_docstring_examples():
 def test_benchmark_scripts_exist():
     for name in ("torch_backend.py", "torch_model_agreement.py"):
         assert (Path(REPO) / "benchmarks" / name).is_file()
+
+
+CBAR = tuple(s.name for s in corruption_specs("cbar"))
+
+
+@pytest.mark.parametrize("name", CBAR)
+def test_cbar_corruptions_run_the_cpu_library_per_image(name):
+    """The ImageNet-C-bar suite has no tensor ops: image i is corruptbench.corrupt(x[i],
+    rng=seed_i), seed_i from torch.randint(0, 2**32, (N,), generator=g)."""
+    imgs = _rand_images(2, 32, 32, seed=5)
+    x = _to_tensor(imgs)
+    y = corrupt_batch(x, name, 3, generator=torch.Generator().manual_seed(7))
+    seeds = torch.randint(0, 2**32, (2,), generator=torch.Generator().manual_seed(7))
+    for i in range(2):
+        rng = int(seeds[i]) if get_random(name) else None
+        want = corruptbench.corrupt(imgs[i], name, 3, rng=rng)
+        assert np.array_equal(_to_numpy(y[i : i + 1])[0], want), (name, i)
+
+
+def test_cbar_float_batches_and_backends():
+    imgs = _rand_images(2, 32, 32, seed=6)
+    x8 = _to_tensor(imgs)
+    xf = x8.to(torch.float32) / 255
+    g = torch.Generator
+    y8 = corrupt_batch(x8, "sparkles", 2, generator=g().manual_seed(1))
+    yf = corrupt_batch(xf, "Sparkles", 2, generator=g().manual_seed(1))
+    assert yf.dtype == torch.float32 and torch.equal((yf * 255).round().to(torch.uint8), y8)
+    lib = corrupt_batch(x8, "sparkles", 2, generator=g().manual_seed(1), backend="library")
+    assert torch.equal(lib, y8)
+    with pytest.raises(ValueError, match="no tensor implementation"):
+        corrupt_batch(x8, "sparkles", 2, backend="tensor")
+    with pytest.raises(ValueError, match="no tensor implementation"):
+        Corrupt("lines", 2, backend="tensor")
+    with pytest.raises(ValueError, match="no batch implementation"):
+        cpu_draws(imgs, "lines", 2, [np.random.RandomState(0)] * 2)
+    t = Corrupt("transverse_chromatic_aberration", 4, profile="cifar")
+    assert t.corruption == "transverse_chromatic_abberation"
+    assert t(x8[0]).shape == (3, 32, 32)

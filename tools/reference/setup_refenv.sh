@@ -93,6 +93,13 @@ if [[ -f "$HERE/ref_runner.py" ]]; then
     OMP_NUM_THREADS=1 "$DIR/bin/python" "$HERE/ref_runner.py" --selftest ||
         fail "ref_runner.py --selftest failed in $DIR"
 fi
+# The original ImageNet-C-bar code (not in the repository: ../shared beside it, where present)
+# runs on the same packages; its runner checks every transform once.
+CBAR_SOURCE="$HERE/../../../shared/reference/augmentation-corruption/imagenet_c_bar"
+if [[ -f "$HERE/cbar_runner.py" && -f "$CBAR_SOURCE/transform_finder.py" ]]; then
+    OMP_NUM_THREADS=1 "$DIR/bin/python" "$HERE/cbar_runner.py" --selftest "$CBAR_SOURCE" ||
+        fail "cbar_runner.py --selftest failed in $DIR"
+fi
 "$DIR/bin/python" -m pip freeze --all >"$DIR/freeze.txt" 2>/dev/null || true
 echo "$VERSIONS" >"$DIR/.ok"
 say "versions (numpy cv2 skimage scipy PIL ImageMagick): $VERSIONS"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..profiles import PROFILES
-from ..registry import corruption_registry, perturbation_specs
+from ..registry import corruption_registry, corruption_specs, perturbation_specs
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,6 +19,15 @@ def run(args: argparse.Namespace) -> int:
     for i, (name, info) in enumerate(reg.items()):
         tag = "extra" if info.extra else "benchmark"
         print(f"  {i:2d}  {name:<18} {info.family or '-':<8} {tag:<9}  {info.summary}")
+    print(
+        "\nImageNet-C-bar / CIFAR-10-C-bar corruptions (suite cbar, Mintun et al. 2021; "
+        "sets: imagenet_c_bar, cifar10_c_bar, cbar_extra):"
+    )
+    for cbar in corruption_specs("cbar"):
+        sets = ",".join(cbar.tags)
+        print(
+            f"  {cbar.order:2d}  {cbar.name:<31} {cbar.family or '-':<10} {sets:<28}  {cbar.summary}"
+        )
     from .. import perturbations  # noqa: F401  (importing registers the perturbations)
 
     print("\nPerturbations (ImageNet-P; 10 test, then 4 validation):")

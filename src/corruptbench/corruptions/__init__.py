@@ -15,7 +15,20 @@ corruptions only.
 from __future__ import annotations
 
 from ..registry import corruption_specs
-from . import blur, digital, noise, weather  # noqa: F401  (importing registers the functions)
+
+# importing registers the functions: the 19 of ImageNet-C, then the 30 of ImageNet-C-bar ("cbar")
+from . import (  # noqa: F401
+    blur,
+    cbar_blur,
+    cbar_color,
+    cbar_distortion,
+    cbar_noise,
+    cbar_obscure,
+    cbar_pil,
+    digital,
+    noise,
+    weather,
+)
 
 __all__ = ["ALL_CORRUPTIONS", "BENCHMARK_CORRUPTIONS", "EXTRA_CORRUPTIONS", "FAMILIES"]
 

@@ -158,6 +158,8 @@ def _run(
         return x.clone()
     rnd = DeviceRandom(generator, x.device)
     spec = get_corruption(name)
+    if spec.batch is None:
+        return _library_fallback(x, spec, sev, prof, rnd, draws, backend)
     if _use_library(x, name, sev, prof, backend, draws):
         seeds = rnd.randint(0, 2**32, (int(x.shape[0]),)).tolist() if spec.random else None
         out = library_per_image(x.detach(), name, sev, prof, seeds)
@@ -179,6 +181,36 @@ def _run(
         else:
             outs.append(y.div_(255.0).to(x.dtype))
     return outs[0] if len(outs) == 1 else torch.cat(outs)
+
+
+def _library_fallback(
+    x: torch.Tensor,
+    spec: Any,
+    severity: int,
+    profile: Profile,
+    rnd: DeviceRandom,
+    draws: Mapping[str, Any] | None,
+    backend: str,
+) -> torch.Tensor:
+    """A corruption without tensor ops (the ImageNet-C-bar suite): the CPU library image by
+    image (:func:`corruptbench.torch.library.library_per_image`), with per-image seeds drawn from
+    the generator. A float batch is quantised first (``round(255 x)``), the result scaled back
+    to [0, 1]; a batch on another device goes to the CPU and back."""
+    if backend == "tensor":
+        raise ValueError(
+            f"{spec.name!r} (suite {spec.suite!r}) has no tensor implementation: use "
+            "backend='auto' or 'library' (the CPU library, image by image)"
+        )
+    if draws is not None:
+        raise ValueError(f"{spec.name!r} takes no draws: it runs the CPU library")
+    seeds = rnd.randint(0, 2**32, (int(x.shape[0]),)).tolist() if spec.random else None
+    src = x.detach()
+    if src.is_floating_point():
+        src = src.mul(255).round_().clamp_(0, 255).to(torch.uint8)
+    out = library_per_image(src.to("cpu"), spec.name, severity, profile, seeds)
+    if x.is_floating_point():
+        return out.to(device=x.device, dtype=torch.float32).div_(255.0).to(x.dtype)
+    return out.to(x.device)
 
 
 #: CPU working-set budget per chunk (bytes of one float32 batch tensor). Large tensors are
@@ -212,7 +244,11 @@ def corrupt_batch(
     Args:
         x: ``(N, 3, H, W)`` RGB batch, ``uint8`` (0..255) or floating point (0..1), on any device.
             Never modified.
-        corruption: one of the 19 names (``corruptbench.ALL_CORRUPTIONS``).
+        corruption: one of the 19 names (``corruptbench.ALL_CORRUPTIONS``), or one of the 30 of
+            ImageNet-C-bar (suite ``cbar``), which have no tensor implementation: they run the
+            CPU library image by image on the CPU (a float batch quantised to ``round(255 x)``
+            first), with per-image seeds from ``generator``, on any ``backend`` but
+            ``"tensor"``.
         severity: int 1..5.
         profile: ``auto`` | ``imagenet`` | ``inception`` | ``tiny`` | ``cifar`` (parameter tables;
             ``auto`` picks by size as :func:`corruptbench.corrupt` does).
@@ -282,8 +318,11 @@ def cpu_draws(
     sev = check_severity(severity)
     h, w = images[0].shape[:2]
     prof = resolve_profile(profile, (h, w))
+    spec = get_corruption(name)
+    if spec.batch is None:
+        raise ValueError(f"{name!r} (suite {spec.suite!r}) has no batch implementation to draw for")
     c = get_params(name, sev, prof.name)
-    draw = get_corruption(name).batch.cpu_draws
+    draw = spec.batch.cpu_draws
     per: list[dict[str, Any]] = []
     for img, rng in zip(images, rngs):
         d: dict[str, Any] = {} if draw is None else draw(img, rng, c, prof, (h, w))

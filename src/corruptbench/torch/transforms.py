@@ -33,7 +33,8 @@ class Corrupt(nn.Module):
     """Apply one corruption at one severity (thin wrapper of :func:`corrupt_batch`).
 
     Args:
-        corruption: one of the 19 names.
+        corruption: one of the 19 names, or one of the 30 of ImageNet-C-bar (``cbar``; these
+            run the CPU library image by image, see :func:`corrupt_batch`).
         severity: 1..5.
         profile: parameter table (``auto`` picks by image size).
         generator: ``torch.Generator`` for the random draws (``None``: torch's default generator,
@@ -65,11 +66,17 @@ class Corrupt(nn.Module):
         backend: str = "auto",
     ) -> None:
         super().__init__()
-        self.corruption = get_corruption(corruption).name
+        spec = get_corruption(corruption)
+        self.corruption = spec.name
         self.severity = check_severity(severity)
         self.profile = profile
         self.generator = generator
         self.backend = check_backend(backend)
+        if spec.batch is None and self.backend == "tensor":
+            raise ValueError(
+                f"{spec.name!r} (suite {spec.suite!r}) has no tensor implementation: use "
+                "backend='auto' (the CPU library, image by image)"
+            )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         xb, single = _batched(x)
