@@ -19,7 +19,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from builders.support import FAST, cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from builders.support import (
+    FAST,
+    cli_cmd,
+    kill_when,
+    left_temp,
+    make_source,
+    run_c,
+    tree,
+    write_batch,
+)
 from corruptbench.builders import build, output_name
 from corruptbench.builders.shards import WebDatasetCWriter, default_shard_size
 from corruptbench.builders.spec import BuildSpec
@@ -221,7 +230,7 @@ def test_a_cell_that_fails_keeps_its_shard_unfinished(tmp_path: Path) -> None:
     assert (out / "brightness-1-000000.tar").stat().st_mtime_ns == before
     assert len(list(iter_samples(out / "fog-1-000000.tar"))) == 3
     # finish: the index; a partial shard left by a task that died (Ray retried it) is removed
-    (out / ".fog-1-000000.tar.99999.cbtmp").write_bytes(b"partial")
+    left_temp(out / "fog-1-000000.tar")  # of a task that is gone
     plan = writer.plan(spec2, list(items), set(), False)
     assert not plan.todo and writer.finish(spec2, plan, open_source(src), []) == 0
     assert not list(out.glob(".*.cbtmp"))

@@ -7,6 +7,7 @@ worker processes (one OpenCV/torch thread each); the model runs in the main proc
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -16,6 +17,7 @@ import numpy as np
 
 from ..errors import Arg
 from ..models import LoadedModel, Preprocessing
+from ..processes import end_with
 from .common import EvalError
 from .readers import Reader
 
@@ -99,7 +101,12 @@ def _mp_context() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
-def _worker_init(_: int) -> None:
+def _worker_init(_: int, driver: int | None = None) -> None:
+    # A loader worker ends with the evaluating process, even when that one is SIGKILLed: its
+    # parent is the forkserver, which outlives it, so a thread waits on the driver instead
+    # (processes.end_with).
+    if driver is not None:
+        end_with(driver)
     try:
         import cv2
 
@@ -229,7 +236,7 @@ def predict_batches(
         batch_sampler=batches([it.cell for it in items], batch_size),
         num_workers=workers,
         collate_fn=_collate,
-        worker_init_fn=_worker_init if workers else None,
+        worker_init_fn=functools.partial(_worker_init, driver=os.getpid()) if workers else None,
         pin_memory=model.device.startswith("cuda"),
         prefetch_factor=4 if workers else None,
         persistent_workers=False,

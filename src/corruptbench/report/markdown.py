@@ -17,6 +17,7 @@ from ..results.format import (
     score_num,
     summary_cells,
 )
+from ..safe_text import csv_cell
 
 __all__ = ["render_markdown", "render_csv"]
 
@@ -202,10 +203,10 @@ def render_csv(results: Sequence[Results]) -> str:
     def row(r: Results, metric: str, name: str, sev: object, value: float | None) -> None:
         w.writerow(
             [
-                r.label,
-                r.source,
+                csv_cell(r.label),  # a model id like =HYPERLINK(...) stays text in a spreadsheet
+                csv_cell(r.source),
                 metric,
-                name,
+                csv_cell(name),
                 "" if sev is None else sev,
                 "" if value is None else repr(float(value)),
             ]
