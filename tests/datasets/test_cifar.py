@@ -81,3 +81,21 @@ def test_cifar_p_layout(tmp_path: Path) -> None:
     np.save(tmp_path / "gaussian_noise_2.npy", np.zeros((3, 31, 32, 32, 3), np.uint8))
     assert sorted(cifar.scan_cifar_p(tmp_path)) == ["gaussian_noise_2", "translate"]
     assert cifar.load_cifar_p(tmp_path, "translate").shape == (3, 16, 32, 32, 3)
+
+
+def test_an_unreadable_array_is_named(tmp_path: Path) -> None:
+    """A truncated .npy said only "mmap length is greater than file size"."""
+    arr = np.zeros((10, 32, 32, 3), np.uint8)
+    np.save(tmp_path / "labels.npy", np.zeros(10, np.uint8))
+    np.save(tmp_path / "fog.npy", arr)
+    data = (tmp_path / "fog.npy").read_bytes()
+    (tmp_path / "fog.npy").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError) as info:
+        cifar.scan_cifar_c(tmp_path, ["fog"])
+    assert str(info.value).startswith(f"cannot read {tmp_path / 'fog.npy'} as a .npy array: ")
+    assert "mmap length is greater than file size" in str(info.value)
+    (tmp_path / "fog.npy").write_bytes(b"not an array")
+    with pytest.raises(ValueError, match=r"cannot read .*fog\.npy as a \.npy array"):
+        cifar.load_npy(tmp_path / "fog.npy", mmap=False)
+    with pytest.raises(FileNotFoundError):
+        cifar.load_npy(tmp_path / "absent.npy")

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
-import sys
 from types import ModuleType
 
 from ..errors import ArgumentError
@@ -80,8 +80,10 @@ def import_optional(module: str, *, needed_by: str, install: str) -> ModuleType:
         error: BaseException = exc
     except Exception as exc:  # noqa: BLE001 - whatever a broken install raises
         error = exc
-    version = getattr(sys.modules.get("torch"), "__version__", None)
-    match = f" that matches torch {version}" if version else ""
+    try:
+        match = f" that matches torch {importlib.metadata.version('torch')}"
+    except importlib.metadata.PackageNotFoundError:
+        match = ""
     raise ModelSourceError(
         f"{needed_by} needs {top}, which is installed but fails to import "
         f"({_first_line(error)}); reinstall a {top}{match} ({install})"

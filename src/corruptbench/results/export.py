@@ -25,9 +25,9 @@ def _fmt(v: Any) -> str:
 
 
 class _SafeWriter:
-    """A :func:`csv.writer` whose text cells cannot run as spreadsheet formulas (a corruption name
-    of a user's score table, ``=HYPERLINK(...)``; numbers stay numbers):
-    :func:`~corruptbench.safe_text.csv_cell`."""
+    """A :func:`csv.writer` whose text cells cannot run as spreadsheet formulas
+    (:func:`~corruptbench.safe_text.csv_cell`; numbers stay numbers). The names written here are
+    registered names today; the guard keeps it so for whatever text a row may carry later."""
 
     def __init__(self, writer: Any) -> None:
         self.writer = writer

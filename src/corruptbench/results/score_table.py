@@ -25,7 +25,6 @@ from pathlib import Path
 
 from ..errors import ArgumentError
 from ..metrics import grid_from_cells, summarize_scores
-from ..safe_text import csv_uncell
 from ..version import __version__
 from .core import Results
 from .parts import DatasetInfo
@@ -87,8 +86,7 @@ def read_score_table(
         where = f"{p}, line {number}"
         if len(row) <= max(index):
             raise ValueError(f"{where}: {len(row)} fields, the header has {len(header)}")
-        # a name our own CSV export wrote as text (``'=...``) reads back as it was
-        cells.append((csv_uncell(row[index[0]]), row[index[1]], row[index[2]], where))
+        cells.append((row[index[0]], row[index[1]], row[index[2]], where))
     if not cells:
         raise ValueError(f"{p}: the table has a header but no rows")
     return grid_from_cells(cells)
