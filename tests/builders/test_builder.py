@@ -231,3 +231,42 @@ def test_skipped_csv_keeps_the_rows_of_every_run(tmp_path: Path) -> None:
     assert s.already_done >= 2 and s.made + s.already_done == 5
     assert {(r.rel, r.status) for r in read_skipped(out)} == expected
     assert [r.rel for r in s.warnings] == ["n01440764/a_small.png"]
+
+
+def test_a_full_disk_leaves_no_temporary_files(tmp_path: Path) -> None:
+    """A full disk left 94 .cbtmp files that kept it full until the next run. A file-size limit
+    (RLIMIT_FSIZE, in the command's process only) fails the writes the same way, with EFBIG:
+    the run removes its temporary files, says so in one line, and resumes once there is room."""
+    import resource
+    import subprocess
+
+    from builders.support import cli_cmd
+    from support import REPO
+
+    src = make_source(tmp_path, 6)
+    out = tmp_path / "out"
+    args = ["--format", "webdataset", "--corruptions", "fog", "contrast", "--severities", "1-3"]
+    cmd = cli_cmd("make-c", str(src), str(out), *args, "--shard-size", "6", "--workers", "2")
+    limit = 60_000  # bytes: the manifest fits, a shard of 6 photos does not
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    full = subprocess.run(
+        [*cmd, "--no-progress"],
+        preexec_fn=small_files,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+    )
+    assert full.returncode == 2, full.stderr
+    assert "Traceback" not in full.stderr
+    last = full.stderr.strip().splitlines()[-1]
+    assert last.startswith("corruptbench make-c: error: File too large")
+    assert "temporary file(s) were removed and the finished outputs kept" in last
+    assert not [p for p in out.rglob("*") if p.name.endswith(".cbtmp")]
+    assert json.loads((out / "manifest.json").read_text())["status"] == "failed"
+    again = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True, cwd=REPO)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((out / "shards.json").read_text())["complete"]

@@ -142,20 +142,21 @@ def test_a_list_option_that_took_src_and_out_is_named(
     )
 
 
-def test_sigterm_is_an_interrupt(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_sigterm_is_an_interrupt() -> None:
     """SIGTERM (kill, a scheduler) stops a command the way Ctrl-C does: its clean-up runs and one
-    line says so; exit status 128 + 15."""
-    import os
-    import signal
-
-    def terminated(args: object) -> int:
-        os.kill(os.getpid(), signal.SIGTERM)  # a real signal, handled in this thread
-        raise AssertionError("not reached")
-
-    monkeypatch.setattr("corruptbench.cli.list.run", terminated)
-    before = signal.getsignal(signal.SIGTERM)
-    assert main(["list"]) == 143
-    assert capsys.readouterr().err == "interrupted (SIGTERM)\n"
-    assert signal.getsignal(signal.SIGTERM) == before  # restored after the command
+    line says so; exit status 128 + 15 (a real signal, in a process of its own)."""
+    code = (
+        "import os, signal, sys\n"
+        "import corruptbench.cli.list as command\n"
+        "from corruptbench.cli import main\n"
+        "def run(args):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    raise AssertionError('not reached')\n"
+        "command.run = run\n"
+        "before = signal.getsignal(signal.SIGTERM)\n"
+        "rc = main(['list'])\n"
+        "assert signal.getsignal(signal.SIGTERM) == before  # restored after the command\n"
+        "sys.exit(rc)\n"
+    )
+    res = _cli(code)
+    assert res.returncode == 143 and res.stderr == "interrupted (SIGTERM)\n", res.stderr
