@@ -166,6 +166,7 @@ def _all_gone(procs: list[object], timeout: float = 60.0) -> list[object]:
     return alive
 
 
+@pytest.mark.slow  # an eval-c process with two loader workers
 def test_loader_workers_die_with_a_killed_evaluation(tmp_path: Path, small_c: Path) -> None:
     """kill -9 of eval-c --workers 2 left the loader workers (~265 MB each), the forkserver and
     the resource tracker running for minutes."""
@@ -181,6 +182,7 @@ def test_loader_workers_die_with_a_killed_evaluation(tmp_path: Path, small_c: Pa
     assert not left, [p.cmdline()[:3] for p in left]  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow  # an eval-c process with two loader workers
 def test_sigterm_stops_an_evaluation_like_ctrl_c(tmp_path: Path, small_c: Path) -> None:
     """SIGTERM printed "leaked semaphore objects" and no "interrupted" line, and left workers."""
     import signal
@@ -194,6 +196,8 @@ def test_sigterm_stops_an_evaluation_like_ctrl_c(tmp_path: Path, small_c: Path) 
             with contextlib.suppress(Exception):
                 p.kill()  # type: ignore[attr-defined]
     assert proc.returncode == 128 + signal.SIGTERM, err  # type: ignore[attr-defined]
-    assert err.splitlines()[-1].startswith("interrupted (SIGTERM): the finished cells are saved")
+    assert err.splitlines()[-1].startswith(
+        "interrupted (SIGTERM): the finished cells are saved"
+    ), err
     assert "Traceback" not in err and "leaked" not in err
     assert not _all_gone(kids)

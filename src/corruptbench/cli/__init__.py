@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import gc
 import importlib
 import os
 import signal
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         how = f" ({exc.args[0]})" if isinstance(exc, Terminated) else ""
         text = f"interrupted{how}{': ' + detail if detail else ''}"
         print(printable(text, keep_newlines=True), file=sys.stderr)
-        return 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
+        rc = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
     except (ValueError, TypeError, OSError, MissingDependency) as exc:
         if isinstance(exc, ArgumentError):
             msg = exc.render(FLAGS)
@@ -169,4 +170,10 @@ def main(argv: list[str] | None = None) -> int:
         msg = printable(msg, keep_newlines=True)
         print(f"corruptbench {args.command}: error: {msg}", file=sys.stderr)
         return 2
-    return int(rc or 0)
+    else:
+        return int(rc or 0)
+    # interrupted: what the command left suspended (a generator over data-loader workers, kept
+    # in a reference cycle by the traceback) is finalised now, while the process is intact, not
+    # at interpreter exit (where torch no longer stops its workers)
+    gc.collect()
+    return int(rc)
