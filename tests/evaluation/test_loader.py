@@ -196,8 +196,8 @@ def test_sigterm_stops_an_evaluation_like_ctrl_c(tmp_path: Path, small_c: Path) 
             with contextlib.suppress(Exception):
                 p.kill()  # type: ignore[attr-defined]
     assert proc.returncode == 128 + signal.SIGTERM, err  # type: ignore[attr-defined]
-    assert err.splitlines()[-1].startswith(
-        "interrupted (SIGTERM): the finished cells are saved"
-    ), err
+    assert err.splitlines()[-1].startswith("interrupted (SIGTERM): the finished cells are saved"), (
+        err
+    )
     assert "Traceback" not in err and "leaked" not in err
     assert not _all_gone(kids)
