@@ -25,23 +25,27 @@ Usage::
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tools"))
+from loopback_ray import CLUSTER_ENV, LoopbackCluster  # noqa: E402 (imports no ray)
 
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ[_var] = "1"
-# before ray is imported: a driver addressing 127.0.0.1 stays on it (see tools/loopback_ray.py)
-os.environ["RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"] = "0"
+# before ray is imported: this process is a driver of the loopback cluster (127.0.0.1 stays
+# 127.0.0.1, no auth token; see tools/loopback_ray.py)
+os.environ.update(CLUSTER_ENV)
 
 import argparse  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
-REPO = Path(__file__).resolve().parents[1]
 SAMPLE = REPO.parent / "shared" / "data" / "imagenet-sample"
 
 
@@ -90,9 +94,6 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         print("benchmark needs ray: pip install 'corruptbench[ray]'", file=sys.stderr)
         return 2
-    sys.path.insert(0, str(REPO / "tools"))
-    from loopback_ray import LoopbackCluster
-
     work = Path(tempfile.mkdtemp(prefix="corruptbench-raybench-"))
     rows: list[dict[str, Any]] = []
     try:

@@ -1,4 +1,5 @@
-"""Session fixtures: real photos, CIFAR test images, a synthetic image and the reference client.
+"""Session fixtures: real photos, CIFAR test images, a synthetic image and the reference client;
+the collection record (``collection_guard.py``) and the run's last line (``run_summary.py``).
 
 Helpers shared by test modules live in ``support.py`` (``from support import ...``)."""
 
@@ -20,7 +21,26 @@ from PIL import Image
 # tests/ on sys.path: ``support`` and ``reference`` import from every sub-directory
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from support import CIFAR_TEST, PHOTO_NAMES, load_photo  # noqa: E402
+import collection_guard  # noqa: E402
+import run_summary  # noqa: E402
+from support import CIFAR_TEST, PHOTO_NAMES, SHARED, load_photo  # noqa: E402
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # record the collected modules: tests/test_collection.py compares them with the files on disk
+    collection_guard.install(config)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config
+) -> object:
+    """After pytest's own summary (the outermost wrapper): one line naming what was not checked,
+    by cause (no reference environment, no ../shared, optional packages, deselected)."""
+    result = yield
+    if not config.option.collectonly:
+        terminalreporter.write_line(run_summary.line_of(terminalreporter.stats, shared=str(SHARED)))
+    return result
 
 
 @pytest.fixture(scope="session")

@@ -172,10 +172,28 @@ def reference_functions(
 
     Each ``(image, name, severity, seed)`` runs ``np.random.seed(seed)`` and then
     ``module.corruption_dict[name](PIL image, severity)``, ``module`` being ``"imagenet_c"``
-    (0.0.3) or ``"imagecorruptions"`` (1.1.2). The result keeps its dtype (float64, float32; a PIL
-    image comes back as its uint8 array, with type ``"Image"`` / ``"JpegImageFile"``). ``env``:
-    extra environment of the reference process (e.g. :data:`NO_AVX512`).
+    (0.0.3), ``"imagecorruptions"`` (1.1.2 with the 0.13 shims) or ``"imagecorruptions_plain"``
+    (1.1.2, only the ``multichannel`` shim: its real impulse noise). The result keeps its dtype
+    (float64, float32; a PIL image comes back as its uint8 array, with type ``"Image"`` /
+    ``"JpegImageFile"``). ``env``: extra environment of the reference process (e.g.
+    :data:`NO_AVX512`). :func:`reference_function_calls` returns more about each call.
     """
+    calls = reference_function_calls(cases, module=module, env=env, timeout=timeout)
+    return [(out, info["type"], info["dtype"]) for out, info in calls]  # type: ignore[misc]
+
+
+def reference_function_calls(
+    cases: Sequence[tuple[np.ndarray, str, int, int | None]],
+    *,
+    module: str = "imagenet_c",
+    catch: bool = False,
+    env: dict[str, str] | None = None,
+    timeout: float = 1800.0,
+) -> list[tuple[np.ndarray | None, dict[str, Any]]]:
+    """Like :func:`reference_functions`, ``(result, info)`` per case: ``info`` holds ``type``,
+    ``dtype``, PIL ``mode`` and ``format``, and ``state`` (the global random state after the call:
+    md5 of the key, position, has_gauss, cached Gaussian). A 2-D image goes in as a mode-L PIL
+    image. With ``catch``, a call that raises gives ``(None, {"error": "Type: message"})``."""
     images = _Images()
     ops = [
         {
@@ -185,25 +203,88 @@ def reference_functions(
             "name": str(name),
             "severity": int(severity),
             "seed": None if seed is None else int(seed),
+            "catch": bool(catch),
         }
         for image, name, severity, seed in cases
     ]
     meta, out = _run(ops, images.arrays, timeout, env)
-    return [(out[f"r{i}"], res["type"], res["dtype"]) for i, res in enumerate(meta["results"])]
+    return [(out.get(f"r{i}"), res) for i, res in enumerate(meta["results"])]
+
+
+def reference_ic_sequence(
+    image: np.ndarray,
+    calls: Sequence[tuple[str, int]],
+    *,
+    seed: int = 0,
+    module: str = "imagecorruptions_plain",
+    env: dict[str, str] | None = None,
+    timeout: float = 1800.0,
+) -> tuple[np.ndarray, list[list[Any]]]:
+    """A script that seeds once: ``np.random.seed(seed)``, then ``module.corrupt(image, severity,
+    name)`` for each ``(name, severity)`` in order. Returns the stacked uint8 results and the
+    global random state after each call (as in :func:`reference_function_calls`)."""
+    images = _Images()
+    op = {
+        "op": "ic_sequence",
+        "module": module,
+        "image": images.key(image),
+        "calls": [[str(n), int(s)] for n, s in calls],
+        "seed": int(seed),
+    }
+    meta, out = _run([op], images.arrays, timeout, env)
+    return out["r0"], meta["results"][0]["states"]
+
+
+def reference_ic_helpers(
+    cases: Sequence[tuple[str, Sequence[Any], np.ndarray | None, int | None]],
+    *,
+    env: dict[str, str] | None = None,
+    timeout: float = 300.0,
+) -> list[tuple[np.ndarray, list[Any]]]:
+    """imagecorruptions 1.1.2's helpers: ``imagecorruptions.corruptions.<name>(image, *args)``
+    per ``(name, args, image or None, seed)``, after ``np.random.seed(seed)``; the result and the
+    global random state after the call."""
+    imgs = _Images()
+    ops = [
+        {
+            "op": "ic_helper",
+            "name": str(name),
+            "args": list(args),
+            "image": None if image is None else imgs.key(image),
+            "seed": None if seed is None else int(seed),
+        }
+        for name, args, image, seed in cases
+    ]
+    meta, out = _run(ops, imgs.arrays, timeout, env)
+    return [(out[f"r{i}"], res["state"]) for i, res in enumerate(meta["results"])]
+
+
+def reference_gaussian_shim(
+    images: Sequence[np.ndarray], sigma: float, *, timeout: float = 300.0
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """For each image: the ``multichannel=True`` shim of ``imagecorruptions_plain`` on ``image /
+    255.`` and the SciPy call scikit-image 0.19.3 makes for it (``gaussian_filter`` with sigma 0
+    on the last axis): ``(shimmed, direct)``."""
+    imgs = _Images()
+    ops = [{"op": "gaussian_shim", "image": imgs.key(x), "sigma": float(sigma)} for x in images]
+    _, out = _run(ops, imgs.arrays, timeout)
+    return [(out[f"r{i}_shimmed"], out[f"r{i}_direct"]) for i in range(len(ops))]
 
 
 def reference_ic_corrupt(
     cases: Sequence[tuple[np.ndarray, str | int, int, int | None]],
     *,
+    module: str = "imagecorruptions",
     env: dict[str, str] | None = None,
     timeout: float = 1800.0,
 ) -> list[np.ndarray]:
     """``imagecorruptions.corrupt`` (1.1.2) per ``(image, name or number, severity, seed)``,
-    after ``np.random.seed(seed)``."""
+    after ``np.random.seed(seed)``; ``module`` as in :func:`reference_functions`."""
     images = _Images()
     ops = [
         {
             "op": "ic_corrupt",
+            "module": module,
             "image": images.key(image),
             "name": which if isinstance(which, str) else None,
             "number": None if isinstance(which, str) else int(which),
@@ -279,8 +360,14 @@ def reference_timings(
     timeout: float = 3600.0,
     clock: str = "perf_counter",
     warmup: str = "all",
+    module: str = "imagenet_c",
+    via: str = "corrupt",
+    statistic: str = "median",
 ) -> dict[tuple[str, int], float]:
-    """Seconds per ``imagenet_c.corrupt`` call, single-threaded, for each (name, severity).
+    """Seconds per ``imagenet_c.corrupt`` call (or ``module``'s ``corrupt``, e.g.
+    ``"imagecorruptions_plain"``; ``via="function"``: its corruption function on a PIL image),
+    single-threaded, for each (name, severity). ``statistic="min"``: the fastest of the timed
+    calls instead of their median (the least disturbed one, on a busy machine).
 
     Every case gets one untimed warm-up call (``warmup="first"``: only the first severity of each
     corruption, ``"none"``: none), then ``repeats`` timed calls; the value is the median.
@@ -298,11 +385,14 @@ def reference_timings(
             "seed": int(seed),
             "clock": str(clock),
             "warmup": str(warmup),
+            "module": str(module),
+            "via": str(via),
         }
     ]
     meta, _ = _run(ops, imgs.arrays, timeout)
+    reduce = {"median": np.median, "min": np.min}[statistic]
     return {
-        (t["name"], t["severity"]): float(np.median(t["seconds"]))
+        (t["name"], t["severity"]): float(reduce(t["seconds"]))
         for t in meta["results"][0]["timings"]
     }
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -129,15 +128,9 @@ _ALIASES: dict[str, str] = {}  #: another spelling of a corruption's name -> the
 _PERTURBATIONS = _Registered("perturbation")
 
 
-_SPEC_REF = re.compile(r"\s*\((?:spec )?§[^)]*\)")  # "(spec §1.2 #1)", "(§1.2 #4; extra)"
-_INNER_SPEC_REF = re.compile(r";\s*(?:spec )?§[^;)]*")  # "(...; §1.2 #16)"
-
-
 def plain_summary(doc: str) -> str:
-    """A docstring line for users: without references to the project's spec (``(spec §1.2
-    #1)``) and without reStructuredText literals' double backticks."""
-    text = _INNER_SPEC_REF.sub("", _SPEC_REF.sub("", doc))
-    return text.replace("``", "").strip()
+    """A docstring line for users: without reStructuredText literals' double backticks."""
+    return doc.replace("``", "").strip()
 
 
 def _first_line(func: Callable[..., Any]) -> str:

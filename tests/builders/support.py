@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import pickle
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
 
 from corruptbench.builders import BuildSummary, build
+from corruptbench.datasets.webdataset import TarShardWriter, iter_samples, members
 from support import CIFAR_TEST, IMAGENET_SAMPLE, REPO, need_shared
 
 FAST = ["brightness", "gaussian_noise"]
@@ -130,6 +136,148 @@ def kill_when(cmd: list[str], ready: Callable[[], bool], timeout: float = 120.0)
 def cli_cmd(*args: str) -> list[str]:
     """``python -m corruptbench ARGS`` in a subprocess."""
     return [sys.executable, "-m", "corruptbench", *args]
+
+
+# --- Ray: every Ray process runs outside the pytest process -------------------------------------
+
+#: seconds per driver run: far above the ~5-30 s one takes on a loaded 2-core machine
+RAY_DRIVER_TIMEOUT = 300
+#: Ray's message when a node misses its fixed start-up deadline (see tools/loopback_ray.py)
+RAY_START_TIMED_OUT = "The current node timed out during startup"
+
+
+def need_ray() -> None:
+    """Skip unless ray and psutil are installed; ray itself is never imported here."""
+    for dist in ("ray", "psutil"):
+        try:
+            importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            pytest.skip(f"{dist} not installed (pip install 'corruptbench[ray]')")
+
+
+def loopback_ray() -> ModuleType:
+    """``tools/loopback_ray.py``: the cluster in its own process (importing it imports no ray)."""
+    sys.path.insert(0, str(REPO / "tools"))
+    try:
+        import loopback_ray
+    finally:
+        sys.path.remove(str(REPO / "tools"))
+    return loopback_ray
+
+
+def start_cluster(workers: int = 2) -> Any:
+    """A ready loopback cluster of ``workers`` one-CPU nodes; says when a node start was retried."""
+    need_ray()
+    cl = loopback_ray().LoopbackCluster(workers=workers, cpus_per_worker=1)
+    cl.start()
+    retried = [a for a in cl.attempts if a["error"]]
+    print(f"loopback cluster ready in {cl.startup_s:.1f} s; failed node starts: {retried}")
+    return cl
+
+
+def stop_cluster(cl: Any) -> None:
+    """Close ``cl``; no process of it may survive, and ray must not be in the pytest process."""
+    cl.close()
+    left = cl.leftovers()
+    assert not left, f"processes of the Ray cluster outlived close(): {left}"
+    assert "ray" not in sys.modules, (
+        "ray was imported into the pytest process: run Ray drivers in a subprocess "
+        "(its threads outlive ray.shutdown())"
+    )
+
+
+def make_c_with_ray(args: list[str], env: dict[str, str], cwd: Path = REPO) -> str:
+    """``make-c ARGS`` as a driver process (``ARGS`` holds ``--ray``); its output, or a failure."""
+    try:
+        r = subprocess.run(
+            cli_cmd("make-c", *args), cwd=cwd, env=env, capture_output=True, text=True,
+            timeout=RAY_DRIVER_TIMEOUT,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"make-c {' '.join(args)} did not finish in {RAY_DRIVER_TIMEOUT} s: {e}")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout + r.stderr
+
+
+def make_c_on_local_ray(args: list[str], attempts: int = 4) -> str:
+    """``make-c ARGS --ray auto`` starting its own Ray, as on a user's machine: no RAY_ADDRESS and
+    a private ``RAY_TMPDIR`` (no other Ray of this machine is joined). Every socket of the driver
+    and of its Ray, sampled while it runs, must be on 127.0.0.1. A run that hits Ray's fixed
+    start-up deadline (it did nothing yet) is run again, up to ``attempts`` times."""
+    need_ray()
+    lr = loopback_ray()
+    tmp = tempfile.mkdtemp(prefix="cbray-", dir="/tmp")  # short: AF_UNIX paths < 108 bytes
+    env = {**lr.ray_env(), "RAY_TMPDIR": tmp}
+    out = ""
+    try:
+        for _ in range(attempts):
+            rc, out, sockets = _run_sampling_sockets(cli_cmd("make-c", *args, "--ray", "auto"), env)
+            if rc == 0:
+                off = [
+                    s for s in sockets if s[1] not in lr.LOOPBACK or s[2] not in (*lr.LOOPBACK, "")
+                ]
+                assert sockets and not off, f"sockets outside 127.0.0.1: {off}"
+                return out
+            assert RAY_START_TIMED_OUT in out, out
+            lr.kill_processes(lr.processes_naming(tmp))
+        pytest.fail(f"Ray did not start in {attempts} attempts:\n{out[-3000:]}")
+    finally:
+        deadline = time.monotonic() + 10  # ray.shutdown() stops them; give them time to exit
+        while (left := lr.processes_naming(tmp)) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        lr.kill_processes(left)
+        shutil.rmtree(tmp, ignore_errors=True)
+        assert not left, f"processes of the local Ray outlived make-c: {left}"
+
+
+def _run_sampling_sockets(
+    cmd: list[str], env: dict[str, str]
+) -> tuple[int, str, set[tuple[int, str, str]]]:
+    """Run ``cmd``; its exit code, its output and every inet socket ``(pid, local ip, remote
+    ip)`` of it and its children (a Ray it starts: raylet, agents, workers) seen while it runs."""
+    import psutil
+
+    lr = loopback_ray()
+    seen: set[tuple[int, str, str]] = set()
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
+        t0 = time.monotonic()
+        while proc.poll() is None:
+            if time.monotonic() - t0 > RAY_DRIVER_TIMEOUT:
+                proc.kill()
+                proc.wait()
+                pytest.fail(f"{' '.join(cmd)} did not finish in {RAY_DRIVER_TIMEOUT} s")
+            try:
+                me = psutil.Process(proc.pid)
+                procs = [me, *me.children(recursive=True)]
+            except psutil.Error:
+                procs = []
+            seen.update((pid, laddr, raddr) for pid, _, laddr, raddr in lr.inet_sockets(procs))
+            time.sleep(0.1)
+        log.seek(0)
+        return proc.returncode, log.read(), seen
+
+
+def tamper_jpegs(tar: Path, n_bytes: int = 800) -> None:
+    """Overwrite ``n_bytes`` inside every .jpg member of ``tar`` (the tar stays valid: same size,
+    same headers; only the image data changes)."""
+    data = bytearray(tar.read_bytes())
+    for name, offset, size in members(tar):
+        if name.endswith(".jpg"):
+            start = offset + size // 3
+            data[start : start + n_bytes] = bytes((b * 7 + 1) % 256 for b in range(n_bytes))
+    tar.write_bytes(bytes(data))
+
+
+def shorten_shard(tar: Path, keep: int) -> None:
+    """Rewrite ``tar`` as a valid shard holding only its first ``keep`` samples."""
+    samples = list(iter_samples(tar))[:keep]
+    tmp = tar.with_suffix(".new")
+    w = TarShardWriter(tmp, tar.name)
+    for key, mem in samples:
+        w.add(key, mem)
+    w.close()
+    tmp.replace(tar)
 
 
 def dead_pid() -> int:

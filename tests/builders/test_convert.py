@@ -5,15 +5,26 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 import subprocess
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from builders.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from builders.support import (
+    cli_cmd,
+    kill_when,
+    make_source,
+    run_c,
+    shorten_shard,
+    tamper_jpegs,
+    tree,
+    write_batch,
+)
 from corruptbench.builders.convert import convert, format_convert_summary
 from corruptbench.cli import main
 from corruptbench.datasets.imagenet import wnid_to_index
@@ -110,6 +121,63 @@ def test_convert_selects_cells_and_skips_bad_files(released: Path, tmp_path: Pat
     assert "not a JPG file" in (tmp_path / "out" / "skipped.csv").read_text()
 
 
+def test_convert_says_what_half_a_release_lacks(
+    released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 22 item 5: a missing severity and a missing class went without a word (exit 0), a
+    # truncated JPEG was packed as it was, and the summary counted it while the index did not
+    src = tmp_path / "half"
+    shutil.copytree(released, src)
+    shutil.rmtree(src / "brightness" / "4")
+    lost = sorted((src / "gaussian_noise" / "1").iterdir())[0]
+    shutil.rmtree(lost)
+    trunc = sorted((src / "gaussian_noise" / "4").rglob("*.JPEG"))[2]
+    trunc.write_bytes(trunc.read_bytes()[:2000])
+    s = convert(src, tmp_path / "out", shard_size=3)
+    assert [r.rel for r in s.skipped] == [trunc.relative_to(src).as_posix()]
+    assert "truncated JPEG (no end-of-image marker)" in s.skipped[0].reason
+    index = json.loads((tmp_path / "out" / "shards.json").read_text())
+    assert s.samples == index["totals"]["samples"] == 7 + 6 + 6  # brightness/1, gn/1, gn/4
+    lost_file = next(lost_names(released / "gaussian_noise" / "1", lost.name))
+    assert s.missing == [
+        "the source lacks what a complete make-c build (jpeg) has:",
+        "1 cells absent: brightness/4",
+        f"gaussian_noise/1: 6 of 7 files (1 missing: {lost_file})",
+    ]
+    assert main(["convert", str(src), str(tmp_path / "cli"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "19 samples in" in out and "warning: the source lacks what a complete make-c" in out
+    # without its manifest the tree is compared with the release its layout looks like
+    (src / "manifest.json").unlink()
+    s = convert(src, tmp_path / "out2", shard_size=3)
+    assert s.missing[0] == "the source lacks what a complete tiny-imagenet-c has:"
+    assert s.missing[1].startswith("72 cells absent: gaussian_noise/2, gaussian_noise/3")
+    assert "gaussian_noise/1: 6 of 10000 files (9994 missing: " in s.missing[2]
+    # a complete source converts without a warning
+    assert convert(released, tmp_path / "out3").missing == []
+
+
+def lost_names(cell: Path, cls: str) -> Iterator[str]:
+    """The relative names of the files of class folder ``cls`` in ``cell``."""
+    for f in sorted((cell / cls).iterdir()):
+        yield f"{cls}/{f.name}"
+
+
+def test_convert_of_half_a_cifar_c_release(tmp_path: Path) -> None:
+    src = tmp_path / "CIFAR-10-C"
+    src.mkdir()
+    for name in ("fog", "snow"):
+        np.save(src / f"{name}.npy", np.zeros((10, 32, 32, 3), np.uint8))
+    np.save(src / "labels.npy", np.tile(np.arange(2, dtype=np.uint8), 5))
+    s = convert(src, tmp_path / "out", corruptions=["fog", "frost"])
+    assert s.missing == [
+        "the source lacks what a complete cifar10-c has:",
+        "frost.npy: 0 of 1 files (1 missing: frost.npy)",
+        "fog.npy: shape (10, 32, 32, 3), expected (50000, 32, 32, 3)",
+        "labels.npy: shape (10,), expected (50000)",
+    ]
+
+
 def test_convert_refuses_what_it_cannot_do(released: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="to must be webdataset"):
         convert(released, tmp_path / "o", to="tfrecord")
@@ -147,6 +215,23 @@ def test_convert_cifar_c_gives_the_make_c_samples(tmp_path: Path) -> None:
     assert (index["labels"], index["profile"], index["media"]) == ("batch", "cifar", "png")
 
 
+@pytest.mark.parametrize(("bad", "why"), [(8.5, "is not a whole number"), (-2, "is negative")])
+def test_convert_refuses_labels_that_are_not_class_indices(
+    tmp_path: Path, bad: float, why: str
+) -> None:
+    # issue 22 item 3: 8.5 was packed as class 8 and -2 as "-2", without a word
+    src = tmp_path / "CIFAR-10-C"
+    src.mkdir()
+    np.save(src / "fog.npy", np.zeros((10, 32, 32, 3), np.uint8))
+    labels = np.tile(np.arange(2, dtype=np.float64), 5)
+    labels[3] = bad
+    np.save(src / "labels.npy", labels)
+    with pytest.raises(ValueError, match=f"labels.npy: label .* at row 3 {why}"):
+        convert(src, tmp_path / "out")
+    assert main(["convert", str(src), str(tmp_path / "o2"), "--no-progress"]) == 2
+    assert not list(tmp_path.glob("o2/*.tar"))
+
+
 def test_sigkill_during_convert_then_resume(released: Path, tmp_path: Path) -> None:
     # a bigger tree, so the run can be caught in the middle
     big = tmp_path / "big"
@@ -165,8 +250,25 @@ def test_sigkill_during_convert_then_resume(released: Path, tmp_path: Path) -> N
     assert 5 <= len(finished) < len(list(full.glob("*.tar")))
     for tar in finished:
         assert tar.read_bytes() == (full / tar.name).read_bytes()
-    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    resumed = subprocess.run(cmd, capture_output=True, text=True)
+    assert resumed.returncode == 0 and "remade" not in resumed.stdout
     assert tree(killed) == tree(full)
+
+
+def test_resume_remakes_shards_that_differ(released: Path, tmp_path: Path) -> None:
+    # issue 22 item 1: a resumed convert took any tar under its final name as complete
+    out = tmp_path / "o"
+    convert(released, out, shard_size=3)
+    good = tree(out)
+    shorten_shard(out / "gaussian_noise-4-000001.tar", 2)
+    tamper_jpegs(out / "brightness-1-000000.tar")
+    s = convert(released, out, shard_size=3)
+    assert not s.nothing_to_do and s.shards_written == 2
+    assert s.remade[0].startswith("brightness-1-000000.tar: sha256 ")
+    assert s.remade[1] == "gaussian_noise-4-000001.tar: 2 samples, it was written with 3"
+    assert format_convert_summary(s).startswith("remade 2 shard(s) of an earlier run")
+    assert tree(out) == good
+    assert convert(released, out, shard_size=3).nothing_to_do
 
 
 def test_cli(released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,9 +10,23 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders.support import cli_cmd, kill_when, make_source, run_c, tree, write_batch
+from builders.support import (
+    cli_cmd,
+    kill_when,
+    make_c_on_local_ray,
+    make_source,
+    run_c,
+    tree,
+    write_batch,
+)
 from corruptbench.builders import BuildSpec, JpegTreeWriter
-from corruptbench.builders.engine import BULK_ITEMS, iter_local, kernel_choice, warm_up
+from corruptbench.builders.engine import (
+    BULK_ITEMS,
+    iter_local,
+    kernel_choice,
+    ray_init_kwargs,
+    warm_up,
+)
 from corruptbench.cli import main
 from corruptbench.pipeline import CorruptStep, open_source
 
@@ -69,24 +83,37 @@ def test_sigkill_and_resume_gives_identical_bytes_npy(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_one_worker_two_workers_and_ray_give_identical_bytes(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
+    """Ray as on a user's machine: ``make-c --ray auto --workers 2`` starts its own Ray."""
     src = make_source(tmp_path, 4)
     kw = dict(names=["gaussian_noise", "snow", "frost"], levels=[2, 5])
     one, two, ray_out = tmp_path / "one", tmp_path / "two", tmp_path / "ray"
     run_c(src, one, **kw)
     s2 = run_c(src, two, workers=2, **kw)
     assert s2.processed == 4
-    s3 = run_c(
-        src,
-        ray_out,
-        workers=2,
-        ray="auto",
-        ray_init={"num_cpus": 2, "include_dashboard": False},
-        **kw,
-    )
-    assert s3.processed == 4 and not s3.failed
+    text = make_c_on_local_ray(
+        [str(src), str(ray_out), "--corruptions", "gaussian_noise,snow,frost",
+         "--severities", "2,5", "--workers", "2", "--no-progress"]
+    )  # fmt: skip
+    assert "4 processed in this run" in text and "0 failed" in text, text
     assert tree(one) == tree(two) == tree(ray_out)
     assert len(tree(one)) == 4 * 6 + 2
+
+
+def test_ray_auto_joins_the_cluster_in_ray_address_else_starts_ray_here() -> None:
+    """Ray refuses a CPU count when it joins a cluster: ``--workers`` goes to a Ray started here."""
+    assert ray_init_kwargs("auto", 2, None, {}) == {
+        "include_dashboard": False,
+        "log_to_driver": False,
+        "num_cpus": 2,
+    }
+    joined = ray_init_kwargs("auto", 2, None, {"RAY_ADDRESS": "127.0.0.1:6379"})
+    assert "num_cpus" not in joined and "address" not in joined  # ray.init reads RAY_ADDRESS
+    assert ray_init_kwargs("local", 2, None, {"RAY_ADDRESS": "x:1"})["address"] == "local"
+    assert ray_init_kwargs("local", 2, None, {})["num_cpus"] == 2
+    there = ray_init_kwargs("10.0.0.1:6379", 4, {"namespace": "n"}, {})
+    assert there["address"] == "10.0.0.1:6379" and there["namespace"] == "n"
+    assert "num_cpus" not in there
+    assert "num_cpus" not in ray_init_kwargs("auto", 1, None, {})
 
 
 def test_in_process_executor_and_warm_up(tmp_path: Path) -> None:

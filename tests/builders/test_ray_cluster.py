@@ -8,14 +8,16 @@ raylets, object stores and worker processes) on this machine, bound to 127.0.0.1
   on the other node and the build finishes, or a re-run resumes; either way the bytes are the
   local build's and no temporary file is left.
 
-Every driver runs under a timeout (a cluster whose workers all died would wait forever); the
-cluster is killed by the fixture's finalizer (and by Ray's own reaper if pytest dies).
+The cluster runs in a process of its own and is ready when the GCS lists every node alive (a node
+start that misses Ray's fixed start-up deadline is retried, within a 300 s budget); the first two
+tests share the session's cluster (``ray_cluster``), the kill test starts its own. Every driver
+runs under a timeout (a cluster whose workers all died would wait forever); no process of a
+cluster may outlive it (the cluster's process kills its nodes; they die with it too).
 """
 
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +25,17 @@ from typing import Any
 
 import pytest
 
-from builders.support import cli_cmd, make_coco_tree, make_source, run_c, tree
+from builders.support import (
+    RAY_DRIVER_TIMEOUT,
+    cli_cmd,
+    loopback_ray,
+    make_coco_tree,
+    make_source,
+    run_c,
+    start_cluster,
+    stop_cluster,
+    tree,
+)
 from corruptbench.builders import build_tree
 from support import REPO
 
@@ -31,24 +43,6 @@ pytestmark = pytest.mark.slow
 
 NAMES = ["fog", "snow", "frost"]
 OPTS = ["--corruptions", ",".join(NAMES), "--severities", "1,2", "--no-progress"]
-TIMEOUT = 300  # seconds per driver run: far above the ~5-10 s it takes
-
-
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[Any]:
-    pytest.importorskip("ray")
-    pytest.importorskip("psutil")
-    sys.path.insert(0, str(REPO / "tools"))
-    try:
-        from loopback_ray import LoopbackCluster
-    finally:
-        sys.path.remove(str(REPO / "tools"))
-    cl = LoopbackCluster(workers=2, cpus_per_worker=1)
-    try:
-        cl.start()
-        yield cl
-    finally:
-        cl.close()
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +69,11 @@ def driver(cl: Any, *args: str, cwd: Path = REPO) -> subprocess.Popen[str]:
 
 def finish(proc: subprocess.Popen[str]) -> tuple[int, str]:
     try:
-        out, _ = proc.communicate(timeout=TIMEOUT)
+        out, _ = proc.communicate(timeout=RAY_DRIVER_TIMEOUT)
     except subprocess.TimeoutExpired:
         proc.kill()
         out, _ = proc.communicate()
-        pytest.fail(f"make-c --ray did not finish in {TIMEOUT} s:\n{out[-3000:]}")
+        pytest.fail(f"make-c --ray did not finish in {RAY_DRIVER_TIMEOUT} s:\n{out[-3000:]}")
     return proc.returncode, out
 
 
@@ -88,10 +82,12 @@ def outputs(out: Path) -> int:
 
 
 def test_cluster_build_equals_local_build_and_stays_on_loopback(
-    cluster: Any, photos: tuple[Path, Path], tmp_path: Path
+    ray_cluster: Any, photos: tuple[Path, Path], tmp_path: Path
 ) -> None:
     import psutil
-    from loopback_ray import LOOPBACK, inet_sockets
+
+    cluster = ray_cluster
+    lr = loopback_ray()
 
     nodes = [n for n in cluster.node_table() if n["Alive"]]
     assert len(nodes) == 3 and {n["NodeManagerAddress"] for n in nodes} == {"127.0.0.1"}
@@ -109,9 +105,9 @@ def test_cluster_build_equals_local_build_and_stays_on_loopback(
                 own = [mine, *mine.children(recursive=True)]
             except psutil.Error:
                 own = []
-            theirs = list(inet_sockets(own))
+            theirs = list(lr.inet_sockets(own))
             driver_sockets = len(theirs)
-            sockets = theirs + list(inet_sockets(cluster.processes()))
+            sockets = theirs + list(lr.inet_sockets(cluster.processes()))
         time.sleep(0.02)
     rc, text = finish(proc)
     assert rc == 0, text
@@ -119,18 +115,18 @@ def test_cluster_build_equals_local_build_and_stays_on_loopback(
     assert len(sockets) >= 10, sockets  # GCS, raylets, object managers, workers, driver
     assert driver_sockets > 0  # the driver's connections to the GCS and its raylet
     print(f"{len(sockets)} sockets sampled mid-build, {driver_sockets} of them the driver's")
-    off = [s for s in sockets if s[2] not in LOOPBACK or s[3] not in (*LOOPBACK, "")]
+    off = [s for s in sockets if s[2] not in lr.LOOPBACK or s[3] not in (*lr.LOOPBACK, "")]
     assert not off, f"sockets outside 127.0.0.1: {off}"
 
 
-def test_tree_layout_on_the_cluster_with_relative_paths(cluster: Any, tmp_path: Path) -> None:
+def test_tree_layout_on_the_cluster_with_relative_paths(ray_cluster: Any, tmp_path: Path) -> None:
     """The tree layout on the cluster; SRC and OUT given relative to the driver's working
     directory, which is not the Ray workers' (they run in the nodes' directory, here the repo)."""
     src = make_coco_tree(tmp_path)
     kw: dict[str, Any] = {"corruptions": NAMES, "severities": [2], "copy_files": ["annotations"]}
     local = build_tree(src, tmp_path / "local", **kw)
     assert local.written == 5 * 3
-    proc = driver(cluster, "coco", "ray", "--layout", "tree", "--copy-files", "annotations",
+    proc = driver(ray_cluster, "coco", "ray", "--layout", "tree", "--copy-files", "annotations",
                   "--corruptions", ",".join(NAMES), "--severities", "2", "--no-progress",
                   cwd=tmp_path)  # fmt: skip
     rc, text = finish(proc)
@@ -138,16 +134,27 @@ def test_tree_layout_on_the_cluster_with_relative_paths(cluster: Any, tmp_path: 
     assert tree(tmp_path / "ray") == tree(tmp_path / "local")
 
 
+@pytest.fixture
+def own_cluster() -> Iterator[Any]:
+    """A cluster of its own: the test kills one of its nodes."""
+    cl = start_cluster(workers=2)
+    try:
+        yield cl
+    finally:
+        stop_cluster(cl)
+
+
 def test_worker_node_killed_mid_build_finishes_or_resumes_to_the_same_bytes(
-    cluster: Any, photos: tuple[Path, Path], tmp_path: Path
+    own_cluster: Any, photos: tuple[Path, Path], tmp_path: Path
 ) -> None:
+    cluster = own_cluster
     src, local = photos
     out = tmp_path / "killed"
     proc = driver(cluster, str(src), str(out), *OPTS)
     t0 = time.time()
     # "the middle": some outputs exist and worker node 1 is executing a shard right now
     while proc.poll() is None and not (outputs(out) >= 8 and cluster.running(1)):
-        if time.time() - t0 > TIMEOUT:
+        if time.time() - t0 > RAY_DRIVER_TIMEOUT:
             proc.kill()
             pytest.fail("node 1 never ran a shard")
         time.sleep(0.02)

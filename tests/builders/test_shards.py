@@ -24,12 +24,15 @@ from builders.support import (
     cli_cmd,
     kill_when,
     left_temp,
+    make_c_with_ray,
     make_source,
     run_c,
+    shorten_shard,
+    tamper_jpegs,
     tree,
     write_batch,
 )
-from corruptbench.builders import build, output_name
+from corruptbench.builders import build, format_summary, output_name
 from corruptbench.builders.shards import WebDatasetCWriter, default_shard_size
 from corruptbench.builders.spec import BuildSpec
 from corruptbench.cli import main
@@ -261,36 +264,57 @@ def test_sigkill_never_leaves_a_truncated_shard_and_resumes_to_identical_bytes(
         assert tar.read_bytes() == (full / tar.name).read_bytes()
     assert json.loads((killed / "manifest.json").read_text())["status"] == "running"
     assert not (killed / "shards.json").exists()
-    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    resumed = subprocess.run(cmd, capture_output=True, text=True)
+    assert resumed.returncode == 0
+    assert "remade" not in resumed.stdout  # the finished shards match their sidecars
     assert tree(killed) == tree(full)
+
+
+def test_resume_remakes_shards_that_differ_from_what_was_written(tmp_path: Path) -> None:
+    # issue 22 item 1: a resumed make-c took any tar under its final name as complete ("nothing
+    # to do" after a shard was shortened or changed in place); now it checks each against the
+    # statistics written with it and makes the damaged ones again
+    src = make_source(tmp_path, 6)
+    kw: dict[str, Any] = dict(names=["brightness"], levels=[1, 2], fmt="webdataset", shard_size=2)
+    out = tmp_path / "sw"
+    run_c(src, out, **kw)
+    good = tree(out)
+    shorten_shard(out / "brightness-1-000001.tar", 1)
+    tamper_jpegs(out / "brightness-2-000002.tar")
+    s = run_c(src, out, **kw)
+    assert not s.nothing_to_do and len(s.remade) == 2
+    assert s.remade[0] == "brightness-1-000001.tar: 1 samples, it was written with 2"
+    assert s.remade[1].startswith("brightness-2-000002.tar: sha256 ")
+    assert "it was written with" in s.remade[1]
+    assert s.processed == 4  # the two blocks holding them
+    assert tree(out) == good
+    assert "remade 2 output(s) of an earlier run" in format_summary(s)
+    # an unfinished run is checked too
+    (out / "manifest.json").write_text(
+        (out / "manifest.json").read_text().replace('"complete"', '"running"')
+    )
+    shorten_shard(out / "brightness-2-000000.tar", 1)
+    s = run_c(src, out, **kw)
+    assert s.remade == ["brightness-2-000000.tar: 1 samples, it was written with 2"]
+    assert tree(out) == good
+    assert run_c(src, out, **kw).nothing_to_do
 
 
 @pytest.mark.slow
 def test_one_worker_two_workers_and_ray_give_identical_shards(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ray_cluster: Any, tmp_path: Path
 ) -> None:
-    # Ray on 127.0.0.1 only: the variable must be set before ray is imported (or, once it is,
-    # the constant it sets); the auth mode is restored afterwards (ray.init sets it in os.environ)
-    monkeypatch.setenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    monkeypatch.setenv("RAY_AUTH_MODE", os.environ.get("RAY_AUTH_MODE", "disabled"))
-    pytest.importorskip("ray")
-    from ray._private import ray_constants
-
-    monkeypatch.setattr(ray_constants, "ENABLE_RAY_CLUSTER", False)
     src = make_source(tmp_path, 5)
     kw = dict(names=["gaussian_noise", "snow"], levels=[2, 5], fmt="webdataset", shard_size=2)
     one, two, ray_out = tmp_path / "one", tmp_path / "two", tmp_path / "ray"
     run_c(src, one, **kw)
     assert run_c(src, two, workers=2, **kw).processed == 5
-    s3 = run_c(
-        src,
-        ray_out,
-        workers=2,
-        ray="auto",
-        ray_init={"num_cpus": 2, "include_dashboard": False},
-        **kw,
-    )
-    assert s3.processed == 5 and not s3.failed
+    text = make_c_with_ray(
+        [str(src), str(ray_out), "--corruptions", "gaussian_noise,snow", "--severities", "2,5",
+         "--format", "webdataset", "--shard-size", "2", "--no-progress",
+         "--ray", ray_cluster.address], ray_cluster.driver_env(),
+    )  # fmt: skip
+    assert "5 processed in this run" in text and "0 failed" in text, text
     assert tree(one) == tree(two) == tree(ray_out)
     assert len(list(one.glob("*.tar"))) == 4 * 3
 

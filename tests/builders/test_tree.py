@@ -10,12 +10,13 @@ import json
 import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 from PIL import Image
 
-from builders.support import cli_cmd, kill_when, make_coco_tree, tree
+from builders.support import cli_cmd, kill_when, make_c_with_ray, make_coco_tree, tree
 from corruptbench import ALL_CORRUPTIONS, corrupt
 from corruptbench.builders import BuildError, TreeWriter, build_tree, tree_output_name
 from corruptbench.builders.tree import encode_native, link_roots
@@ -280,15 +281,22 @@ def test_sigkill_and_resume_gives_identical_bytes(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_one_worker_two_workers_and_ray_give_identical_bytes(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
+def test_one_worker_two_workers_and_ray_give_identical_bytes(
+    ray_cluster: Any, tmp_path: Path
+) -> None:
+    """Ray: ``make-c --ray auto --workers 2`` joins the cluster named by RAY_ADDRESS."""
     src = make_coco_tree(tmp_path)
     kw = dict(corruptions=["snow", "glass_blur", "jpeg_compression"], severities=[2, 5])
     kw["copy_files"] = ["annotations"]
     one = build_tree(src, tmp_path / "one", **kw)  # type: ignore[arg-type]
     two = build_tree(src, tmp_path / "two", workers=2, **kw)  # type: ignore[arg-type]
-    ray_run = build_tree(src, tmp_path / "ray", workers=2, ray="auto", **kw)  # type: ignore[arg-type]
-    assert one.written == two.written == ray_run.written == 5 * 6 and not ray_run.failed
+    env = {**ray_cluster.driver_env(), "RAY_ADDRESS": ray_cluster.address}
+    text = make_c_with_ray(
+        [str(src), str(tmp_path / "ray"), "--layout", "tree", "--copy-files", "annotations",
+         "--corruptions", "snow,glass_blur,jpeg_compression", "--severities", "2,5",
+         "--workers", "2", "--ray", "auto", "--no-progress"], env,
+    )  # fmt: skip
+    assert one.written == two.written == 5 * 6 and "30 outputs written" in text, text
     assert tree(tmp_path / "one") == tree(tmp_path / "two") == tree(tmp_path / "ray")
 
 

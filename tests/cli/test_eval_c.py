@@ -10,6 +10,8 @@ import pytest
 pytest.importorskip("torch")
 
 from corruptbench.cli import main  # noqa: E402
+from corruptbench.corruptions import BENCHMARK_CORRUPTIONS  # noqa: E402
+from corruptbench.datasets.robustbench import robustbench_image_ids  # noqa: E402
 
 FACTORY = (
     "import torch\n"
@@ -52,6 +54,7 @@ def test_cli_eval_c(
     assert rc == 0
     res = json.loads(out.read_text())
     assert res["schema"] == "corruptbench.results/1" and res["kind"] == "c"
+    assert res["dataset"]["protocol"] == "full" and "leaderboard" not in res
     assert res["counts"]["gaussian_noise"][:3] == [8, 8, None]
     assert {"corruptbench", "numpy", "torch"} <= set(res["versions"]) and res["time_s"] > 0
     assert "gaussian_noise" in csv_path.read_text()
@@ -92,6 +95,23 @@ def test_progress_log_and_quiet(
         (
             ["--on-the-fly", "{data}/fog/2", "--corrupt-on", "device", "--preprocess", "clahe"],
             "--preprocess clahe runs on the CPU: use --corrupt-on workers with it",
+        ),
+        (
+            ["--data", "{data}", "--protocol", "robustbench", "--limit", "5"],
+            "--limit draws a subset, but protocol robustbench evaluates a fixed set of images: "
+            "drop --limit or use --protocol full",
+        ),
+        (
+            ["--data", "{data}", "--protocol", "robustbench", "--corruptions", "fog,saturate"],
+            "--corruptions: saturate not in protocol robustbench (its corruptions: "
+            + ", ".join(BENCHMARK_CORRUPTIONS)
+            + ")",
+        ),
+        (
+            ["--data", "{data}", "--protocol", "robustbench"],
+            "{data}/gaussian_noise/1: 5,000 of the 5,000 images of protocol robustbench are "
+            f"missing (e.g. {', '.join(sorted(robustbench_image_ids())[:3])}, ...); the protocol "
+            "evaluates every one of them",
         ),
     ],
 )
@@ -222,7 +242,8 @@ def test_cli_and_python_give_the_same_numbers(photo_c: tuple[Path, Path], tmp_pa
             run=RunOptions(workers=0, out=py_out, overwrite=True),
         )
         assert _numbers(py_out) == _numbers(cli_out), model
-        assert res.mce is not None and res.ce and res.ce["fog"] is not None
+        assert res.partial_mce is not None and res.ce and res.ce["fog"] is not None
+        assert res.mce is None  # fog alone: a partial mean, not the mCE
         assert res.c is not None and res.c.clean_count == 6
 
 
@@ -320,3 +341,10 @@ def test_help_says_what_uniform_averages(capsys: pytest.CaptureFixture[str]) -> 
     text = " ".join(capsys.readouterr().out.split())
     assert "mean error over the 15 benchmark corruptions" in text
     assert "test.py prints the mean over all 19" in text
+
+
+def test_protocol_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["eval-c", "--model", "m", "--data", "d", "--protocol", "rb"])
+    err = capsys.readouterr().err
+    assert "--protocol: invalid choice: 'rb'" in err and "full" in err and "robustbench" in err

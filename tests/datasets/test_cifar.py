@@ -83,6 +83,41 @@ def test_cifar_p_layout(tmp_path: Path) -> None:
     assert cifar.load_cifar_p(tmp_path, "translate").shape == (3, 16, 32, 32, 3)
 
 
+def test_class_labels_must_be_whole_non_negative_numbers() -> None:
+    ok = cifar.check_class_labels(np.array([0.0, 8.0, 3.0]), "labels.npy")
+    assert ok.dtype == np.int64 and ok.tolist() == [0, 8, 3]
+    assert cifar.check_class_labels(np.arange(4, dtype=np.uint8), "x").tolist() == [0, 1, 2, 3]
+    with pytest.raises(ValueError, match=r"^labels\.npy: label 8\.5 at row 1 is not a whole"):
+        cifar.check_class_labels(np.array([0.0, 8.5, 3.0]), "labels.npy")
+    with pytest.raises(ValueError, match="label nan at row 0"):
+        cifar.check_class_labels(np.array([np.nan]), "labels.npy")
+    with pytest.raises(ValueError, match=r"label -2 at row 2 is negative"):
+        cifar.check_class_labels(np.array([0, 1, -2], dtype=np.int8), "labels.npy")
+    with pytest.raises(ValueError, match="must be integer class indices, got dtype <U1"):
+        cifar.check_class_labels(np.array(["a"]), "labels.npy")
+
+
+@pytest.mark.parametrize(("bad", "why"), [(8.5, "is not a whole number"), (-2, "is negative")])
+def test_bad_labels_are_refused_naming_the_file(tmp_path: Path, bad: float, why: str) -> None:
+    # issue 22 item 3: 8.5 was truncated to 8 and -2 kept, silently
+    n = 4
+    np.save(tmp_path / "fog.npy", np.zeros((5 * n, 32, 32, 3), np.uint8))
+    labels = np.tile(np.arange(n, dtype=np.float64), 5)
+    labels[6] = bad
+    np.save(tmp_path / "labels.npy", labels)
+    with pytest.raises(ValueError, match=f"^{tmp_path / 'labels.npy'}: label .* at row 6 {why}"):
+        cifar.load_cifar_c_labels(tmp_path)
+    images, good = _cifar_images(3)
+    write_cifar_batch(tmp_path / "test_batch", images, good)
+    with open(tmp_path / "test_batch", "rb") as fh:
+        d = pickle.load(fh)  # noqa: S301 - written above
+    d[b"labels"][1] = bad
+    with open(tmp_path / "test_batch", "wb") as fh:
+        pickle.dump(d, fh, protocol=2)
+    with pytest.raises(ValueError, match=f"test_batch: 'labels': label .* at row 1 {why}"):
+        cifar.read_cifar_batch(tmp_path / "test_batch")
+
+
 def test_an_unreadable_array_is_named(tmp_path: Path) -> None:
     """A truncated .npy said only "mmap length is greater than file size"."""
     arr = np.zeros((10, 32, 32, 3), np.uint8)

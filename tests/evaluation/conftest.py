@@ -14,6 +14,7 @@ from evaluation.support import (
     E2E_CELLS,
     WNIDS,
     build_imagenet_c,
+    robustbench_tree,
     synthetic_imagenet_c,
 )
 from support import CIFAR_TEST, IMAGENET_SAMPLE
@@ -70,3 +71,18 @@ def cifar_c(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     )
     np.save(root / "gaussian_noise.npy", arr)
     return root, clean_dir
+
+
+#: the cells of the robustbench_data tree
+RB_CELLS = [("fog", 3), ("gaussian_noise", 1)]
+
+
+@pytest.fixture(scope="session")
+def robustbench_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, list[str]]:
+    """RobustBench's 5,000 listed ids as an ImageNet-C-style tree of :data:`RB_CELLS` and a clean
+    folder, plus unlisted grey images (:func:`evaluation.support.robustbench_tree`, 20 shared
+    photos): (tree, val, unlisted keys)."""
+    if not IMAGENET_SAMPLE.is_dir():
+        pytest.skip(f"{IMAGENET_SAMPLE} absent")
+    photos = sorted(IMAGENET_SAMPLE.iterdir())[::25]
+    return robustbench_tree(tmp_path_factory.mktemp("robustbench"), RB_CELLS, photos)

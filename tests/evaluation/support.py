@@ -34,7 +34,8 @@ E2E_CELLS = [("gaussian_noise", 1), ("gaussian_noise", 5), ("defocus_blur", 1), 
 
 
 class Counting:
-    """A fast deterministic 'model': logits from 4x4 average-pooled pixels; counts images seen."""
+    """A fast deterministic 'model': logits from 4x4 average-pooled pixels; counts images seen
+    and, among them, flat ones (every channel one value, e.g. robustbench_tree's grey)."""
 
     def __init__(self, classes: int = 1000, fail_after: int | None = None) -> None:
         import torch
@@ -42,6 +43,7 @@ class Counting:
         g = torch.Generator().manual_seed(0)
         self.w = torch.randn(48, classes, generator=g)
         self.seen = 0
+        self.flat = 0
         self.fail_after = fail_after
 
     def __call__(self, x: Any) -> Any:
@@ -50,6 +52,7 @@ class Counting:
         if self.fail_after is not None and self.seen >= self.fail_after:
             raise KeyboardInterrupt
         self.seen += x.shape[0]
+        self.flat += int((x.flatten(2).std(-1).amax(-1) < 1e-4).sum())
         return torch.nn.functional.adaptive_avg_pool2d(x, 4).flatten(1) @ self.w
 
 
@@ -97,3 +100,59 @@ def build_imagenet_c(root: Path, sources: list[Path], cells: list[tuple[str, int
         for c, s in cells:
             out = corrupt(img, c, s, profile="imagenet", rng=item_seed(0, "c", c, s, rel))
             save_jpeg(out, root / c / str(s) / rel)
+
+
+#: ILSVRC2012 validation file names that RobustBench does not list (checked in robustbench_tree)
+UNLISTED_VAL = ("ILSVRC2012_val_00000001.JPEG", "ILSVRC2012_val_00000002.JPEG")
+#: the grey of the images robustbench_tree adds that RobustBench does not list
+UNLISTED_GREY = 128
+
+
+def robustbench_tree(
+    base: Path, cells: list[tuple[str, int]], photos: list[Path]
+) -> tuple[Path, Path, list[str]]:
+    """An ImageNet-C-style tree ``base/inc`` and a clean folder ``base/val`` whose file names ARE
+    RobustBench's 5,000 listed ids, plus images it does not list.
+
+    None of the shared photos is named like a listed id (they are ``n01440764_tench.JPEG``, the
+    ids ``ILSVRC2012_val_*``), so every id is a hard link to one of ``photos``: the photo of the
+    id's class when there is one, else one chosen by the id's position. Each photo is prepared
+    and corrupted once per cell as make-c does (Resize(256) + CenterCrop(224), item_seed, JPEG
+    q85); the clean folder links the photos as they are. Not listed, in every cell and in val,
+    and flat grey (:data:`UNLISTED_GREY`, so a model can tell it sees one): the photos' own names
+    and :data:`UNLISTED_VAL` in the first photo's class.
+
+    Returns:
+        (tree, val, the unlisted ``<wnid>/<file>`` keys).
+    """
+    import os
+    import shutil
+
+    from corruptbench.datasets.robustbench import robustbench_image_ids
+
+    ids = robustbench_image_ids()
+    pool = base / "pool"
+    (pool / "clean").mkdir(parents=True)
+    save_jpeg(np.full((224, 224, 3), UNLISTED_GREY, np.uint8), pool / "grey.JPEG")
+    by_wnid = {p.name.split("_")[0]: p.name for p in photos}
+    for src in photos:
+        shutil.copyfile(src, pool / "clean" / src.name)
+        img = profile_preprocess(Image.open(src), "imagenet")
+        for c, s in cells:
+            rng = item_seed(0, "c", c, s, src.name)
+            save_jpeg(corrupt(img, c, s, profile="imagenet", rng=rng), pool / c / str(s) / src.name)
+    first = photos[0].name.split("_")[0]
+    unlisted = [f"{p.name.split('_')[0]}/{p.name}" for p in photos]
+    unlisted += [f"{first}/{name}" for name in UNLISTED_VAL]
+    assert not set(unlisted) & set(ids)
+    for folder, cell_pool in [(base / "val", pool / "clean")] + [
+        (base / "inc" / c / str(s), pool / c / str(s)) for c, s in cells
+    ]:
+        for i, key in enumerate(ids):
+            name = by_wnid.get(key.split("/")[0], photos[i % len(photos)].name)
+            (folder / key).parent.mkdir(parents=True, exist_ok=True)
+            os.link(cell_pool / name, folder / key)
+        for key in unlisted:
+            (folder / key).parent.mkdir(parents=True, exist_ok=True)
+            os.link(pool / "grey.JPEG", folder / key)
+    return base / "inc", base / "val", unlisted

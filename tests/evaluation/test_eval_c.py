@@ -4,6 +4,8 @@ on the fly (CPU workers and the model's device), the limit subset, a measured ba
 from __future__ import annotations
 
 import json
+import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -81,7 +83,11 @@ def test_missing_cells_and_partial_mce(small_c: Path, tmp_path: Path) -> None:
     ]
     assert res.c.errors["shot_noise"] == [None] * 5
     assert res.c.ce["gaussian_noise"] is not None and res.c.ce["fog"] is None
-    assert res.c.partial is True and res.mce == pytest.approx(res.c.ce["gaussian_noise"])
+    # issue 22 item 13: a mean over 1 of the 15 is not the mCE (it was returned as res.mce)
+    assert res.c.partial is True and res.mce is None and res.relative_mce is None
+    assert res.partial_mce == pytest.approx(res.c.ce["gaussian_noise"])
+    written = json.loads((tmp_path / "r.json").read_text())
+    assert written["mce"] is None and written["partial_mce"] == res.partial_mce
     assert "fog" in res.c.missing and "gaussian_noise" not in res.c.missing
     notes = " | ".join(res.dataset.notes)
     assert (
@@ -221,7 +227,7 @@ def test_baseline_from_a_results_file(small_c: Path, tmp_path: Path) -> None:
     res = evaluate_c(fast_model(name="base"), small_c, baseline=str(base), run=quiet(workers=0))
     assert res.c is not None
     assert res.c.ce["gaussian_noise"] == pytest.approx(1.0) and res.c.baseline == str(base)
-    assert res.mce == pytest.approx(1.0) and res.c.partial is True
+    assert res.partial_mce == pytest.approx(1.0) and res.c.partial is True and res.mce is None
     # an unknown baseline is refused before the model sees one image
     model = fast_model()
     with pytest.raises(EvalError, match="baseline 'alexnett': not alexnet, uniform, auto, or an"):
@@ -410,3 +416,137 @@ def test_data_errors(data, message: str) -> None:  # noqa: ANN001
 
     with pytest.raises(EvalError, match=message):
         corruptbench.evaluate_c(Pooled(), data(), corruptions=["fog"], progress=False)
+
+
+# ---- protocols ---------------------------------------------------------------------------------
+def _link_tree(src: Path, dst: Path, keys: list[str]) -> Path:
+    """Hard links ``dst/<key>`` to ``src/<key>``: a copy of part of a tree, at no cost."""
+    for key in keys:
+        (dst / key).parent.mkdir(parents=True, exist_ok=True)
+        os.link(src / key, dst / key)
+    return dst
+
+
+@pytest.mark.slow
+def test_robustbench_protocol_evaluates_exactly_the_listed_images(
+    robustbench_data: tuple[Path, Path, list[str]], tmp_path: Path
+) -> None:
+    tree, val, unlisted = robustbench_data
+    model, out = fast_model(), tmp_path / "rb.json"
+    res = evaluate_c(
+        model,
+        tree,
+        clean=val,
+        corruptions=["fog"],
+        protocol="robustbench",
+        batch_size=250,
+        run=quiet(out=out, workers=0),
+    )
+    assert res.c is not None and res.dataset.protocol == "robustbench"
+    assert res.c.counts["fog"] == [None, None, 5000, None, None] and res.c.clean_count == 5000
+    # 5,000 corrupted + 5,000 clean images, none of them an unlisted (grey) one
+    assert model.forward.seen == 10_000 and model.forward.flat == 0
+    assert res.dataset.num_images == 5000
+    notes = res.dataset.notes
+    assert notes[0].startswith("protocol robustbench: RobustBench's ImageNet-C leaderboard")
+    assert (
+        f"protocol robustbench: its 5,000 listed images of each cell ({len(unlisted)} other "
+        "images of a cell not evaluated)" in notes
+    )
+    assert f"clean error over the 5,000 images of protocol robustbench in {val} (of 5,022)" in notes
+    assert res.leaderboard == {
+        "protocol": "robustbench",
+        "leaderboard": "RobustBench",
+        "clean_acc": 1.0 - res.c.clean_error,
+        "corruptions_acc": None,  # 1 of its 75 cells
+        "cells": 1,
+        "of_cells": 75,
+    }
+    data = json.loads(out.read_text())
+    assert data["dataset"]["protocol"] == "robustbench" and data["leaderboard"] == res.leaderboard
+    assert Results.from_json(out).leaderboard == res.leaderboard
+
+
+def test_robustbench_protocol_refuses_data_without_every_listed_image(
+    robustbench_data: tuple[Path, Path, list[str]], small_c: Path, tmp_path: Path
+) -> None:
+    from corruptbench.datasets.robustbench import robustbench_image_ids
+
+    tree, val, _ = robustbench_data
+    ids = sorted(robustbench_image_ids())
+    part = _link_tree(tree, tmp_path / "part", [f"fog/3/{k}" for k in ids[3:]])
+    model = fast_model()
+    shown = ", ".join(ids[:3])
+    with pytest.raises(
+        EvalError,
+        match=re.escape(
+            f"{part / 'fog' / '3'}: 3 of the 5,000 images of protocol robustbench are missing "
+            f"(e.g. {shown}); the protocol evaluates every one of them"
+        ),
+    ):
+        evaluate_c(model, part, protocol="robustbench", run=quiet())
+    # the clean folder must hold every one too
+    clean = _link_tree(val, tmp_path / "val", ids[:-1])
+    with pytest.raises(EvalError, match=re.escape(f"{clean}: 1 of the 5,000 images")):
+        evaluate_c(model, tree, clean=clean, corruptions=["fog"], protocol="robustbench")
+    with pytest.raises(EvalError, match="5,000 of the 5,000 images of protocol robustbench"):
+        evaluate_c(model, small_c, protocol="robustbench", run=quiet())
+    with pytest.raises(EvalError, match="5,000 of the 5,000 images of protocol robustbench"):
+        evaluate_c(model, OnTheFly(small_c / "fog" / "2"), protocol="robustbench", run=quiet())
+    assert model.forward.seen == 0  # refused before any work
+
+
+def test_robustbench_protocol_refusals(small_c: Path, tmp_path: Path) -> None:
+    from corruptbench.datasets.robustbench import robustbench_image_ids
+
+    model = fast_model()
+    with pytest.raises(
+        EvalError,
+        match=re.escape(
+            "limit draws a subset, but protocol robustbench evaluates a fixed set of images: "
+            'drop limit or use protocol="full"'
+        ),
+    ):
+        evaluate_c(model, small_c, protocol="robustbench", limit=10)
+    with pytest.raises(
+        EvalError,
+        match=r"^corruptions: speckle_noise not in protocol robustbench \(its corruptions: "
+        r"gaussian_noise, shot_noise, ",
+    ):
+        evaluate_c(model, small_c, corruptions=["fog", "speckle_noise"], protocol="robustbench")
+    with pytest.raises(EvalError, match="^protocol must be one of full, robustbench, got 'rb'$"):
+        evaluate_c(model, small_c, protocol="rb")
+    with pytest.raises(EvalError, match="this model takes 299 x 299: give it a 224 input size"):
+        evaluate_c(fast_model(size=299), small_c, protocol="robustbench")
+    cifar = tmp_path / "cifar"
+    cifar.mkdir()
+    np.save(cifar / "labels.npy", np.zeros(10, np.uint8))
+    np.save(cifar / "fog.npy", np.zeros((10, 32, 32, 3), np.uint8))
+    with pytest.raises(EvalError, match="CIFAR-C arrays have no such names"):
+        evaluate_c(model, cifar, protocol="robustbench")
+    # every listed image, but at 64 x 64 (Tiny-ImageNet-C's size)
+    save_jpeg(np.full((64, 64, 3), 90, np.uint8), tmp_path / "tiny.JPEG")
+    tiny = tmp_path / "tiny"
+    for key in robustbench_image_ids():
+        (tiny / "fog" / "1" / key).parent.mkdir(parents=True, exist_ok=True)
+        os.link(tmp_path / "tiny.JPEG", tiny / "fog" / "1" / key)
+    with pytest.raises(
+        EvalError,
+        match=re.escape(
+            f"{tiny}: protocol robustbench evaluates 224 x 224 images; this data has the 'tiny' "
+            "profile (64 x 64)"
+        ),
+    ):
+        evaluate_c(model, tiny, protocol="robustbench")
+    assert model.forward.seen == 0
+
+
+def test_full_protocol_is_the_default_and_named_in_the_results(
+    small_c: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "r.json"
+    res = evaluate_c(fast_model(), small_c, corruptions=["fog"], run=quiet(out=out))
+    assert res.dataset.protocol == "full" and res.leaderboard is None
+    assert not any(n.startswith("protocol") for n in res.dataset.notes)
+    data = json.loads(out.read_text())
+    assert data["dataset"]["protocol"] == "full" and "leaderboard" not in data

@@ -3,6 +3,7 @@ the limit subset, detection, clean-image matching."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ from corruptbench.evaluation.layouts import (
     CifarCFolder,
     CifarPFolder,
     CleanImages,
+    ImageIds,
     ImageNetCFolder,
     ImageNetPFolder,
     OnTheFlyC,
@@ -177,6 +179,85 @@ def test_clean_images_are_matched(small_c: Path, tmp_path: Path) -> None:
     lay2 = ImageNetCFolder.open(small_c, Selection(["fog"], [2]), 1000, None)
     CleanImages.open(unmatched, lay2, 1000, None, 0)
     assert any("cannot be matched one-to-one" in n for n in lay2.notes)
+
+
+def _keys(items: list) -> set[str]:
+    """``<wnid>/<file>`` of the image files of a cell's items."""
+    return {f"{Path(p).parent.name}/{Path(p).name}" for _r, _l, p in items}
+
+
+def test_robustbench_ids_select_exactly_the_listed_images_of_every_cell(
+    robustbench_data: tuple[Path, Path, list[str]],
+) -> None:
+    from corruptbench.datasets.robustbench import robustbench_image_ids
+
+    tree, val, unlisted = robustbench_data
+    ids = set(robustbench_image_ids())
+    images = ImageIds(frozenset(ids), "protocol robustbench")
+    sel = Selection(["gaussian_noise", "fog"], [1, 3], images=images)
+    lay = ImageNetCFolder.open(tree, sel, 1000, None)
+    assert lay.cells == [("gaussian_noise", 1), ("fog", 3)] and lay.images_per_cell == 5000
+    assert lay.missing == [("gaussian_noise", 3), ("fog", 1)]
+    for cell in lay.cells:
+        items = lay.items(cell)
+        assert len(items) == 5000 and _keys(items) == ids
+        assert [lab for _r, lab, _p in items] == [
+            wnid_to_index(Path(p).parent.name) for _r, _l, p in items
+        ]
+    assert lay.notes[-1] == (
+        f"protocol robustbench: its 5,000 listed images of each cell ({len(unlisted)} other images "
+        "of a cell not evaluated)"
+    )
+    # without the list: every image, the unlisted ones too; other fingerprints
+    every = ImageNetCFolder.open(tree, Selection(["fog"], [3]), 1000, None)
+    assert _keys(every.items(("fog", 3))) == ids | set(unlisted)
+    assert every.fingerprints["fog/3"] != lay.fingerprints["fog/3"]
+    # the clean folder: the listed images, whatever else it holds
+    cs = CleanImages.open(val, lay, 1000, None, 0, images)
+    assert {it.rel for it in cs.items} == ids and len(cs.items) == 5000
+    assert f"clean error over the 5,000 images of protocol robustbench in {val} (of 5,022)" in (
+        lay.notes
+    )
+
+
+def test_listed_images_are_selected_or_refused(small_c: Path) -> None:
+    listed = [f"{WNIDS[0]}/{WNIDS[0]}_1.JPEG", f"{WNIDS[3]}/{WNIDS[3]}_0.JPEG"]
+    sel = Selection(["gaussian_noise"], [1, 2], images=ImageIds(frozenset(listed), "protocol x"))
+    lay = ImageNetCFolder.open(small_c, sel, 1000, None)
+    assert [_keys(lay.items(c)) for c in lay.cells] == [set(listed)] * 2
+    assert (
+        lay.images_per_cell == 2
+        and "protocol x: its 2 listed images of each cell (6 other images of a cell not evaluated)"
+        in lay.notes
+    )
+    # a clean source corrupted on the fly: the same relative keys
+    src = OnTheFlyC.open(open_source(small_c / "fog" / "2"), sel, 1000, None)
+    assert [payload[0].rel for _r, _l, payload in src.items(src.cells[0])] == sorted(listed)
+    absent = ImageIds(frozenset([*listed, "n00000000/gone.JPEG"]), "protocol x")
+    where = small_c / "gaussian_noise" / "1"
+    with pytest.raises(
+        EvalError,
+        match=re.escape(
+            f"{where}: 1 of the 3 images of protocol x are missing (e.g. n00000000/gone.JPEG); "
+            "the protocol evaluates every one of them"
+        ),
+    ):
+        ImageNetCFolder.open(small_c, Selection(["gaussian_noise"], [1], images=absent), 1000, None)
+    with pytest.raises(EvalError, match="1 of the 3 images of protocol x are missing"):
+        OnTheFlyC.open(
+            open_source(small_c / "fog" / "2"), Selection(["fog"], [1], images=absent), 1000, None
+        )
+
+
+@pytest.mark.parametrize(("bad", "why"), [(8.5, "is not a whole number"), (-2, "is negative")])
+def test_cifar_c_labels_that_are_not_class_indices(tmp_path: Path, bad: float, why: str) -> None:
+    # issue 22 item 3: eval-c on a CIFAR-C folder counted 8.5 as class 8 and -2 as a miss
+    np.save(tmp_path / "fog.npy", np.zeros((10, 32, 32, 3), np.uint8))
+    labels = np.tile(np.arange(2, dtype=np.float64), 5)
+    labels[3] = bad
+    np.save(tmp_path / "labels.npy", labels)
+    with pytest.raises(EvalError, match=f"labels.npy: label .* at row 3 {why}"):
+        open_c_layout(tmp_path, Selection(["fog"], [1]), 10, None)
 
 
 def test_links_that_lead_nowhere_are_noted_on_the_fly(tmp_path: Path) -> None:

@@ -8,16 +8,24 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 pytest.importorskip("torch")
 
-from builders.support import make_source, run_c, write_batch  # noqa: E402
+from builders.support import (  # noqa: E402
+    make_source,
+    run_c,
+    shorten_shard,
+    tamper_jpegs,
+    write_batch,
+)
 from corruptbench.builders import build  # noqa: E402
 from corruptbench.builders.convert import convert  # noqa: E402
 from corruptbench.cli import main  # noqa: E402
 from corruptbench.evaluation import EvalError, evaluate_c, evaluate_p  # noqa: E402
 from corruptbench.evaluation.layouts import (  # noqa: E402
+    ImageIds,
     ImageNetCFolder,
     Selection,
     WebDatasetC,
@@ -143,6 +151,8 @@ def test_eval_p_on_mp4_shards_equals_the_folder_build(tmp_path: Path) -> None:
         folder = evaluate_p(fast_model(), tmp_path / "mp4", **opts)
         shards = evaluate_p(fast_model(), tmp_path / "wds", **opts)
         assert _p_numbers(shards) == _p_numbers(folder) and shards.dataset.layout == "webdataset"
+        content = folder.dataset.content_fingerprint
+        assert content and shards.dataset.content_fingerprint == content  # the same MP4 bytes
         assert set(shards.p.flip_probability) == {"translate", "gaussian_noise"}  # type: ignore[union-attr]
     lim: dict[str, Any] = dict(limit=2, seed=1, run=quiet(workers=0))
     assert _p_numbers(evaluate_p(fast_model(), tmp_path / "wds", **lim)) == _p_numbers(
@@ -187,3 +197,162 @@ def test_shard_folders_that_do_not_fit(builds: dict[str, Path], tmp_path: Path) 
     )
     assert res.c is not None and res.c.errors["fog"] == [None] * 5
     assert res.c.errors["brightness"][1] is None and res.c.errors["brightness"][0] is not None
+
+
+@pytest.mark.parametrize("kind", ["made", "conv"])
+def test_listed_images_select_the_samples_of_the_folder_build(
+    builds: dict[str, Path], kind: str
+) -> None:
+    folder = ImageNetCFolder.open(builds["folder"], Selection(**CELLS), 12, None)
+    keys = sorted(
+        f"{Path(p).parent.name}/{Path(p).name}" for _r, _l, p in folder.items(folder.cells[0])
+    )
+    images = ImageIds(frozenset(keys[::3]), "protocol x")
+    listed = ImageNetCFolder.open(builds["folder"], Selection(**CELLS, images=images), 12, None)
+    shards = WebDatasetC.open(builds[kind], Selection(**CELLS, images=images), 12, None)
+    assert shards.cells == listed.cells and shards.images_per_cell == len(keys[::3]) == 4
+    for cell in listed.cells:
+        want, got = listed.items(cell), shards.items(cell)
+        assert [lab for _r, lab, _p in got] == [lab for _r, lab, _p in want]
+        for (r1, _l1, p1), (r2, _l2, p2) in zip(want, got):
+            assert np.array_equal(r1.read(p1), r2.read(p2))  # the same JPEG, decoded
+    assert (
+        "protocol x: its 4 listed images of each cell (8 other images of a cell not "
+        "evaluated)" in shards.notes
+    )
+    gone = ImageIds(frozenset([*keys[:2], "n00000000/gone.JPEG"]), "protocol x")
+    with pytest.raises(EvalError, match="1 of the 3 images of protocol x are missing"):
+        WebDatasetC.open(builds[kind], Selection(**CELLS, images=gone), 12, None)
+
+
+@pytest.fixture(scope="module")
+def sw(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The issue's scenario, smaller: 12 photos, one cell in 3 shards of 4."""
+    base = tmp_path_factory.mktemp("sw")
+    run_c(
+        make_source(base, 12), base / "sw", fmt="webdataset", shard_size=4, names=["brightness"],
+        levels=[1],
+    )  # fmt: skip
+    return base / "sw"
+
+
+def test_eval_c_refuses_shards_changed_in_place(sw: Path, tmp_path: Path) -> None:
+    # issue 22 item 1: 800 bytes overwritten inside each JPEG of one shard (a valid tar of the
+    # same size): the old code evaluated the damaged images and returned a plausible error
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    opts: dict[str, Any] = dict(corruptions=["brightness"], severities=[1], run=quiet(workers=0))
+    good = evaluate_c(fast_model(12), data, **opts)
+    assert good.c is not None and good.c.counts["brightness"][0] == 12
+    tamper_jpegs(data / "brightness-1-000001.tar")
+    with pytest.raises(EvalError) as err:
+        evaluate_c(fast_model(12), data, **opts)
+    msg = str(err.value)
+    assert msg.startswith(f"{data / 'brightness-1-000001.tar'}: sha256 ")
+    assert "shards.json says" in msg and "re-run the make-c / convert command" in msg
+    assert any("SHA-256 of 3 shards" in n for n in good.dataset.notes)
+    # storage the user trusts: sizes and counts only, as asked (the note says so)
+    trusted = evaluate_c(fast_model(12), data, verify_shards="count", **opts)
+    assert any("SHA-256 not checked" in n for n in trusted.dataset.notes)
+    with pytest.raises(EvalError, match="verify_shards must be 'hash' or 'count', got 'none'"):
+        evaluate_c(fast_model(12), data, verify_shards="none", **opts)
+
+
+@pytest.mark.parametrize("verify", ["hash", "count"])
+def test_eval_c_refuses_a_shortened_shard(sw: Path, tmp_path: Path, verify: str) -> None:
+    # issue 22 item 1: the shard rewritten with 2 of its 4 samples; the old code counted 10 images
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    shorten_shard(data / "brightness-1-000001.tar", 2)
+    kw: dict[str, Any] = {} if verify == "hash" else {"verify_shards": verify}  # hash: the default
+    with pytest.raises(EvalError) as err:
+        evaluate_c(fast_model(12), data, run=quiet(workers=0), **kw)
+    assert str(err.value).startswith(
+        f"{data / 'brightness-1-000001.tar'}: 2 samples, shards.json says 4: the shard is not the one"
+    )
+
+
+def test_cli_trust_shards(sw: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    tamper_jpegs(data / "brightness-1-000002.tar")
+    args = ["eval-c", "--model", "efficientnet_lite0", "--random-weights", "--data", str(data)]
+    args += ["--corruptions", "brightness", "--severities", "1", "--workers", "0", "--quiet"]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "brightness-1-000002.tar: sha256" in err and "Traceback" not in err
+    assert main([*args, "--trust-shards"]) == 0
+
+
+def test_hostile_shard_names_and_members(sw: Path, tmp_path: Path) -> None:
+    # issue 22 item 10: shards.json naming files outside --data, tar members with '..'
+    outside = tmp_path / "x.tar"
+    shutil.copy(sw / "brightness-1-000000.tar", outside)
+    for name in ("../x.tar", str(outside), "sub/../../x.tar"):
+        data = tmp_path / f"d{abs(hash(name))}"
+        shutil.copytree(sw, data)
+        index = json.loads((data / "shards.json").read_text())
+        index["cells"][0]["shards"][0]["name"] = name
+        (data / "shards.json").write_text(json.dumps(index))
+        with pytest.raises(EvalError, match=r"shard name .* is not a plain \.tar file name"):
+            evaluate_c(fast_model(12), data, run=quiet(workers=0))
+    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples
+
+    data = tmp_path / "evil"
+    shutil.copytree(sw, data)
+    tar = data / "brightness-1-000000.tar"
+    samples = list(iter_samples(tar))
+    w = TarShardWriter(tar.with_suffix(".new"), tar.name)
+    for i, (key, mem) in enumerate(samples):
+        w.add("../../evil" if i == 1 else key, mem)
+    w.close()
+    tar.with_suffix(".new").replace(tar)
+    with pytest.raises(EvalError, match=r"tar member '\.\./\.\./evil\.\w+' has an unsafe name"):
+        evaluate_c(fast_model(12), data, verify_shards="count", run=quiet(workers=0))
+
+
+@pytest.mark.parametrize("bad", [b"8.5", b"-2", b"x"])
+def test_a_cls_member_that_is_not_a_class_index(sw: Path, tmp_path: Path, bad: bytes) -> None:
+    # issue 22 item 3, in shards: int(b"8.5") raised a bare ValueError; b"-2" counted as a class
+    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples, shard_stats
+
+    data = tmp_path / "sw"
+    shutil.copytree(sw, data)
+    tar = data / "brightness-1-000002.tar"
+    samples = list(iter_samples(tar))
+    w = TarShardWriter(tar.with_suffix(".new"), tar.name)
+    for i, (key, mem) in enumerate(samples):
+        w.add(key, {**mem, "cls": bad} if i == 2 else mem)
+    w.close()
+    tar.with_suffix(".new").replace(tar)
+    index = json.loads((data / "shards.json").read_text())  # an index that agrees with it
+    index["cells"][0]["shards"][2] = shard_stats(tar).to_dict()
+    (data / "shards.json").write_text(json.dumps(index))
+    key = samples[2][0]
+    with pytest.raises(EvalError, match=f"sample '{key}' has class .* must be a class index"):
+        evaluate_c(fast_model(12), data, run=quiet(workers=0))
+
+
+def test_a_folder_and_its_shards_are_one_dataset(builds: dict[str, Path]) -> None:
+    # issue 22 item 15: results on a folder build and on its byte-identical shards were reported
+    # as "from 2 different datasets"
+    from corruptbench.report.baseline import dataset_mismatches, unique_labels
+
+    opts: dict[str, Any] = dict(clean=builds["src"], run=quiet(workers=0))
+    folder = evaluate_c(fast_model(12, name="a"), builds["folder"], **opts)
+    made = evaluate_c(fast_model(12, name="b"), builds["made"], **opts)
+    conv = evaluate_c(fast_model(12, name="c"), builds["conv"], **opts)
+    assert folder.dataset.fingerprint != made.dataset.fingerprint  # other containers
+    content = folder.dataset.content_fingerprint
+    assert (
+        content and made.dataset.content_fingerprint == conv.dataset.content_fingerprint == content
+    )
+    assert dataset_mismatches(unique_labels([folder, made, conv])) == []
+    # other images (a subset) are other data, in any container
+    fewer = evaluate_c(fast_model(12, name="d"), builds["made"], limit=5, **opts)
+    assert fewer.dataset.content_fingerprint != content
+    (line,) = dataset_mismatches(unique_labels([folder, fewer]))
+    assert line.startswith("the ImageNet-C results come from 2 different datasets")
+    # a file without a content fingerprint (an older version): compared by fingerprint
+    old = Results.from_dict({**folder.to_dict(), "dataset": {"fingerprint": "old"}}, "old.json")
+    assert len(dataset_mismatches(unique_labels([old, made]))) == 1

@@ -86,6 +86,21 @@ def test_clipped_zoom_non_square(shape, z):
     np.testing.assert_allclose(clipped_zoom(x, z), ref_clipped_zoom(x, z), rtol=0, atol=1e-15)
 
 
+@pytest.mark.parametrize("shape,z", [((97, 131), 4.5), ((60, 200), 3.0), ((33, 37), 2.5)])
+def test_clipped_zoom_untrimmed_is_the_whole_scipy_zoom(shape, z):
+    # imagecorruptions 1.1.2's clipped_zoom: the zoomed centre crop, not trimmed (snow cuts it later)
+    x = np.random.RandomState(7).normal(0.3, 0.3, shape)
+    h, w = shape
+    ch, cw = int(np.ceil(h / z)), int(np.ceil(w / z))
+    crop = x[(h - ch) // 2 : (h - ch) // 2 + ch, (w - cw) // 2 : (w - cw) // 2 + cw, None]
+    ref = scizoom(crop, (z, z, 1), order=1)[:, :, 0]
+    ours = clipped_zoom(x, z, trim=False)
+    assert ours.shape == ref.shape and ours.shape[0] >= h and ours.shape[1] > w
+    np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-15)
+    top, left = (ours.shape[0] - h) // 2, (ours.shape[1] - w) // 2  # the trimmed one: its centre
+    np.testing.assert_array_equal(clipped_zoom(x, z), ours[top : top + h, left : left + w])
+
+
 def test_clipped_zoom_round_off_beyond_last_sample_is_zero():
     # crop 4 -> 188 samples: (188 - 1) * (3 / 187) > 3 by round-off, so SciPy's 'constant' mode
     # gives 0 for the last sample; the native zoom reproduces that.

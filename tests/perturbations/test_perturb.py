@@ -243,3 +243,22 @@ def test_sequences_equal_reference_golden(name: str, synth: np.ndarray) -> None:
     seed, md5 = _REFERENCE_MD5[name]
     frames = perturb(synth, name, rng=seed)
     assert hashlib.md5(frames.tobytes()).hexdigest() == md5
+
+
+@pytest.mark.parametrize("profile", ["imagenet", "tiny", "cifar", "inception"])
+def test_clean_first_frame_lists_exactly_the_sequences_that_start_clean(
+    profile: str, photo: np.ndarray
+) -> None:
+    from corruptbench.perturbations import CLEAN_FIRST_FRAME
+
+    src = np.ascontiguousarray(photo[100:132, 100:132]) if profile == "cifar" else photo
+    clean = perturb(src, "gaussian_noise", profile=profile, rng=0)[0]
+    starts_clean = tuple(
+        n
+        for n in ALL_PERTURBATIONS
+        if np.array_equal(perturb(src, n, profile=profile, rng=0)[0], clean)
+    )
+    assert starts_clean == CLEAN_FIRST_FRAME
+    assert CLEAN_FIRST_FRAME == ("gaussian_noise", "shot_noise", "zoom_blur", "speckle_noise")
+    if profile in ("imagenet", "tiny", "cifar"):
+        assert np.array_equal(clean, _clean(src, profile))

@@ -109,3 +109,34 @@ def test_task_score_results(three: list[Path], tmp_path: Path) -> None:
     md = render_report([Results.from_json(a)], "md")
     assert "## Robustness summary" in md and "| Model | Clean error" not in md
     assert "### box AP by severity: frcnn" in md and "### Mean score / P per corruption" in md
+
+
+def test_calibration_section(three: list[Path], tmp_path: Path) -> None:
+    from results.support import make_calibrated
+
+    a = write(tmp_path, "cal.json", make_calibrated("calibrated"))
+    html = build_report([a, three[1]], tmp_path / "c.html", contact_sheet=False).read_text(
+        encoding="utf-8"
+    )
+    assert '<a href="#calibration">Calibration</a>' in html
+    section = html[html.index('id="calibration"') : html.index('id="provenance"')]
+    assert 'alt="ECE and NLL against severity"' in section
+    assert 'alt="Reliability diagrams"' in section
+    assert "<h3>calibrated</h3>" in section and "<h3>alexnet</h3>" not in section
+    cal = Results.from_json(a).calibration
+    assert cal is not None and cal.clean is not None
+    clean = re.search(
+        r"<tr><td>clean</td><td>—</td><td>([\d.]+)</td><td>([\d.]+)</td>"
+        r"<td>([\d.]+)%</td>",
+        section,
+    )
+    assert clean is not None
+    assert clean.groups() == (
+        f"{cal.clean['nll']:.3f}",
+        f"{cal.clean['brier']:.3f}",
+        f"{100 * cal.clean['ece']:.1f}",
+    )
+    assert "<tr><td>severity 5</td><td>2 of 15</td>" in section
+    fog3 = cal.cell("fog", 3)
+    assert fog3 is not None and f"{100 * fog3['ece']:.1f}%" in section
+    assert "<b>Calibration</b>" in html  # how to read it

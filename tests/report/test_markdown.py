@@ -36,6 +36,81 @@ def test_csv(three: list[Path], tmp_path: Path) -> None:
     assert any(r["metric"] == "flip_probability" and r["model"] == EVIL for r in rows)
 
 
+def test_reports_name_the_protocol_and_warn_when_protocols_differ(tmp_path: Path) -> None:
+    from results.support import make_results, write
+
+    full = make_results("full-model", 0.8, 0.25, seed=1)
+    rb = make_results("rb-model", 0.8, 0.25, seed=1)
+    rb["dataset"]["protocol"] = "robustbench"
+    paths = [write(tmp_path, "full.json", full), write(tmp_path, "rb.json", rb)]
+    warned: list[str] = []
+    from corruptbench.report import build_report
+
+    build_report(paths, tmp_path / "r.md", on_warning=warned.append)
+    expected = (
+        "the ImageNet-C results follow 2 different protocols, so their numbers are not "
+        "comparable: 'full-model': protocol full; 'rb-model': protocol robustbench"
+    )
+    assert expected in warned
+    md = (tmp_path / "r.md").read_text(encoding="utf-8")
+    assert f"> **Warning:** {expected}" in md and "Protocol: full, robustbench." in md
+    clean_acc = f"{100 * (1 - 0.25):.2f}%"
+    row = next(ln for ln in md.splitlines() if ln.startswith("| rb-model | robustbench |"))
+    assert row.split(" | ")[2] == clean_acc
+    assert "| Model | Protocol | Clean accuracy (RobustBench clean_acc) |" in md
+    assert "| full-model | full |" not in md  # the full protocol has no leaderboard figures
+    build_report(paths, tmp_path / "r.csv", on_warning=warned.append)
+    rows = list(csv.DictReader((tmp_path / "r.csv").open(encoding="utf-8")))
+    acc = {(r["model"], r["metric"], r["name"]): r["value"] for r in rows if "_acc" in r["metric"]}
+    assert set(acc) == {
+        ("rb-model", "clean_acc", "robustbench"),
+        ("rb-model", "corruptions_acc", "robustbench"),
+    }
+    assert float(acc[("rb-model", "clean_acc", "robustbench")]) == pytest.approx(0.75)
+    # the same protocol twice, or a file written before protocols (full): no protocol warning
+    del full["dataset"]["protocol"]
+    same = [
+        write(tmp_path, "old.json", full),
+        write(tmp_path, "full2.json", make_results("b", 1, 0.3)),
+    ]
+    warned.clear()
+    build_report(same, tmp_path / "s.md", on_warning=warned.append)
+    assert not any("protocols" in w for w in warned)
+
+
+def test_calibration_in_markdown_and_csv(tmp_path: Path) -> None:
+    from corruptbench.results import Results
+    from results.support import make_calibrated, write
+
+    path = write(tmp_path, "cal.json", make_calibrated("cal"))
+    cal = Results.from_json(path).calibration
+    assert cal is not None and cal.clean is not None
+    md_out, csv_out = tmp_path / "r.md", tmp_path / "r.csv"
+    assert main(["report", str(path), "--out", str(md_out)]) == 0
+    md = md_out.read_text(encoding="utf-8")
+    assert "### Calibration: cal" in md
+    assert "|  | corruptions | NLL | Brier | ECE (15 bins) | top-1 error |" in md
+    clean = cal.clean
+    assert (
+        f"| clean | — | {clean['nll']:.3f} | {clean['brier']:.3f} | {100 * clean['ece']:.1f}% |"
+        in md
+    )
+    fog = [cal.cell("fog", s) for s in range(1, 6)]
+    section = md[md.index("### Calibration: cal") :]
+    row = next(ln for ln in section.splitlines() if ln.startswith("| Fog |"))
+    assert row.split(" | ")[1:6] == ["—" if c is None else f"{100 * c['ece']:.1f}%" for c in fog]
+    assert main(["report", str(path), "--format", "csv", "--out", str(csv_out)]) == 0
+    rows = list(csv.DictReader(csv_out.open(encoding="utf-8")))
+    get = {(r["metric"], r["name"], r["severity"]): r["value"] for r in rows}
+    assert float(get[("ece_bins", "", "")]) == 15
+    assert float(get[("ece", "clean", "0")]) == clean["ece"]
+    assert float(get[("nll", "fog", "3")]) == cal.cell("fog", 3)["nll"]  # type: ignore[index]
+    means = cal.severity_means("all")
+    assert float(get[("ece_severity_mean", "all", "5")]) == means["ece"][4]
+    assert float(get[("corruptions_measured", "benchmark", "5")]) == 2
+    assert get[("brier_severity_mean", "all", "2")] == ""  # not measured
+
+
 def test_csv_cells_never_run_as_formulas(tmp_path: Path) -> None:
     """A model id like =HYPERLINK(...) was written raw: a spreadsheet would run it (CSV injection,
     OWASP). It is written as text, with a leading quote; the numbers stay numbers."""

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
+from corruptbench.corruptions import EXTRA_CORRUPTIONS
 from corruptbench.metrics import summarize_c
 from corruptbench.tables.alexnet import ALEXNET_C_ERRORS
 
@@ -18,8 +19,9 @@ def make_results(
 ) -> dict:
     """A plausible results object: AlexNet's errors scaled by ``scale`` with a little noise."""
     rng = np.random.default_rng(seed)
+    # whole numbers of the 50,000 images wrong, as an evaluation gives them
     errors = {
-        k: [float(min(1.0, v * scale * rng.uniform(0.95, 1.05))) for v in vals]
+        k: [round(min(1.0, v * scale * rng.uniform(0.95, 1.05)) * 50000) / 50000 for v in vals]
         for k, vals in ALEXNET_C_ERRORS.items()
     }
     s = summarize_c(errors, clean_error=clean)
@@ -36,6 +38,7 @@ def make_results(
         "dataset": {
             "path": "/data/ImageNet-C",
             "layout": "imagenet-c",
+            "protocol": "full",
             "profile": "imagenet",
             "fingerprint": "f",
             "num_images": 50000,
@@ -55,7 +58,7 @@ def make_results(
         "relative_mce": s.relative_mce,
         "mean_error": s.mean_error,
         "extra_mean_error": s.extra_mean_error,
-        "extra_ce": {},
+        "extra_ce": {k: s.ce[k] for k in EXTRA_CORRUPTIONS if k in errors},
         "partial": s.partial,
         "missing": s.missing,
     }
@@ -112,3 +115,79 @@ def make_score_results(
         created="2026-01-01T00:00:00Z",
     )
     return res.to_dict()
+
+
+#: the cells of :func:`make_calibrated`: two benchmark corruptions and an extra one
+CAL_NAMES = ("gaussian_noise", "fog", "speckle_noise")
+CAL_SEVERITIES = (1, 3, 5)
+
+
+def calibration_batches(
+    *,
+    names: tuple[str, ...] = CAL_NAMES,
+    severities: tuple[int, ...] = CAL_SEVERITIES,
+    n: int = 60,
+    classes: int = 10,
+    seed: int = 0,
+) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Cell key -> (logits, labels) of a model that is accurate and over-confident on clean
+    images and less accurate, yet as confident, at higher severities."""
+    rng = np.random.default_rng(seed)
+    out = {}
+    cells = [("clean", 0)] + [(c, s) for c in names for s in severities]
+    for name, sev in cells:
+        labels = rng.integers(0, classes, n)
+        logits = rng.normal(0, 1, (n, classes))
+        hit = rng.random(n) < 0.85 - 0.12 * sev
+        logits[np.arange(n), np.where(hit, labels, (labels + 1) % classes)] += 6.0
+        out["clean" if sev == 0 else f"{name}/{sev}"] = (logits.astype(np.float32), labels)
+    return out
+
+
+def make_calibrated(
+    model_id: str = "calibrated",
+    *,
+    ece_bins: int = 15,
+    seed: int = 0,
+    batches: dict[str, tuple[np.ndarray, np.ndarray]] | None = None,
+) -> dict:
+    """An eval-c results object whose errors, counts and calibration all come from
+    :func:`calibration_batches` (so the file is consistent and every number is known)."""
+    from corruptbench.metrics.calibration import CalibrationStats, stored_bins
+    from corruptbench.results import make_calibration_part
+
+    batches = batches or calibration_batches(seed=seed)
+    stats = {
+        key: CalibrationStats(stored_bins(ece_bins)).update(logits, labels)
+        for key, (logits, labels) in batches.items()
+    }
+    errors: dict[str, list] = {}
+    counts: dict[str, list] = {}
+    for key, s in stats.items():
+        if key == "clean":
+            continue
+        name, sev = key.split("/")
+        errors.setdefault(name, [None] * 5)[int(sev) - 1] = s.top1_error
+        counts.setdefault(name, [None] * 5)[int(sev) - 1] = s.n
+    data = make_results(model_id, 1.0, stats["clean"].top1_error or 0.0)
+    derived = ("ce", "relative_ce", "mce", "relative_mce", "mean_error", "extra_mean_error")
+    for key in (*derived, "extra_ce", "partial", "missing", "partial_mce", "partial_relative_mce"):
+        data.pop(key, None)  # computed from the errors when the file is read
+    data.update(errors=errors, counts=counts, clean_count=stats["clean"].n, baseline="uniform")
+    data["dataset"]["num_images"] = stats["clean"].n
+    data["calibration"] = make_calibration_part(stats, ece_bins).to_dict()
+    from corruptbench.results import Results
+
+    return Results.from_dict(data, "calibrated.json").to_dict()
+
+
+def make_partial(model_id: str, n: int, clean: float = 0.25) -> dict:
+    """A results object of ``n`` of the 15 benchmark corruptions (errors 20..60 %), written as
+    corruptbench writes it (``mce`` null, the mean over the ``n`` in ``partial_mce``)."""
+    from corruptbench.corruptions import BENCHMARK_CORRUPTIONS
+    from corruptbench.results import Results
+
+    data = make_results(model_id, 1.0, clean)
+    errors = {k: [0.2, 0.3, 0.4, 0.5, 0.6] for k in BENCHMARK_CORRUPTIONS[:n]}
+    keep = {k: v for k, v in data.items() if k in ("schema", "kind", "model", "dataset")}
+    return Results.from_dict({**keep, "errors": errors, "clean_error": clean}).to_dict()

@@ -48,3 +48,23 @@ def test_task_score_card_and_figure() -> None:
     assert EVIL not in html and "partial: 2/15" in html
     assert "<dt>mPC [partial: 2/15]</dt>" in html and "<dt>rPC = mPC / P</dt>" in html
     assert 'alt="Relative performance per corruption"' in html
+
+
+def test_the_card_names_the_protocol_and_its_leaderboard_figures() -> None:
+    from corruptbench.results.card import summary_card
+
+    data = make_results("m", 0.9, 0.3)
+    full = summary_card(Results.from_dict(data, "m.json"))
+    assert "imagenet-c, imagenet, protocol full, 50000 images" in full
+    assert "clean_acc" not in full
+    data["dataset"]["protocol"] = "robustbench"
+    rb = Results.from_dict(data, "m.json")
+    card = summary_card(rb)
+    assert "protocol robustbench" in card
+    assert "<dt>Clean accuracy (RobustBench clean_acc)</dt><dd>70.00%</dd>" in card
+    assert rb.leaderboard is not None
+    acc = f"{100 * rb.leaderboard['corruptions_acc']:.2f}%"
+    assert (
+        f"<dt>Corruption accuracy, 75 cells (RobustBench corruptions_acc)</dt><dd>{acc}</dd>"
+        in (card)
+    )

@@ -139,3 +139,44 @@ def test_results_files_follow_the_umask(tmp_path: Path) -> None:
         os.umask(old)
     assert stat.S_IMODE((tmp_path / "sub" / "m.json").stat().st_mode) == 0o644
     assert [p.name for p in (tmp_path / "sub").iterdir()] == ["m.json"]
+
+
+def test_the_protocol_is_read_and_written_and_old_files_are_full(tmp_path: Path) -> None:
+    data = make_results("m", 0.9, 0.3)
+    assert Results.from_dict(data, "m.json").dataset.protocol == "full"
+    del data["dataset"]["protocol"]
+    old = Results.from_dict(data, "old.json")  # written before protocols: evaluated as full
+    assert old.dataset.protocol == "full" and old.leaderboard is None
+    assert list(old.to_dict()["dataset"])[:3] == ["path", "layout", "protocol"]
+    no_dataset = Results.from_dict({k: v for k, v in data.items() if k != "dataset"}, "x.json")
+    assert no_dataset.dataset.protocol == "full"
+    demo = make_results("d", 0.8, 0.2, p=True)
+    del demo["dataset"]["protocol"]
+    res = Results.from_dict(demo, "d.json")  # a demo names no protocol, and writes none
+    assert res.dataset.protocol is None and "protocol" not in res.to_dict()["dataset"]
+    for bad, message in (("x", "got 'x'"), (5, "must be a string")):
+        data["dataset"]["protocol"] = bad
+        with pytest.raises(ValueError, match=f"^bad.json: dataset.*protocol.*{message}"):
+            Results.from_dict(data, "bad.json")
+
+
+def test_a_robustbench_file_carries_its_leaderboard_figures(tmp_path: Path) -> None:
+    data = make_results("m", 0.9, 0.3)
+    data["dataset"]["protocol"] = "robustbench"
+    res = Results.from_dict(data, "m.json")
+    assert res.c is not None and res.c.mean_error is not None
+    lb = res.leaderboard
+    assert lb is not None and lb["clean_acc"] == pytest.approx(0.7)
+    # the mean accuracy over the 75 cells: 1 - the mean over the 15 of the severity means
+    assert lb["corruptions_acc"] == pytest.approx(1.0 - res.c.mean_error, rel=1e-12)
+    written = res.to_dict()
+    assert written["leaderboard"] == lb and list(written).index("leaderboard") > list(
+        written
+    ).index("missing")
+    res.to_json(tmp_path / "rb.json")
+    again = Results.from_json(tmp_path / "rb.json")
+    assert again.to_text() == res.to_text() and again.leaderboard == lb
+    # derived, never trusted: a file's stale figure is recomputed from its errors
+    stale = json.loads((tmp_path / "rb.json").read_text())
+    stale["leaderboard"]["corruptions_acc"] = 0.99
+    assert Results.from_dict(stale, "stale.json").leaderboard == lb

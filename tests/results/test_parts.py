@@ -57,6 +57,8 @@ def test_c_to_dict_in_file_order() -> None:
         "relative_ce",
         "mce",
         "relative_mce",
+        "partial_mce",
+        "partial_relative_mce",
         "mean_error",
         "extra_mean_error",
         "extra_ce",

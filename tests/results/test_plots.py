@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from corruptbench.corruptions import EXTRA_CORRUPTIONS
 from corruptbench.metrics import summarize_c
 from corruptbench.results import Results
 from corruptbench.results.plots import (
@@ -49,7 +50,7 @@ def scaled(
     s = summarize_c(errors, clean_error=clean)
     data.update(
         errors=errors,
-        counts={n: [100] * 5 for n in names},
+        counts={},  # errors that are exact multiples of AlexNet's: no whole image counts
         ce=s.ce,
         relative_ce=s.relative_ce,
         mce=s.mce,
@@ -58,6 +59,7 @@ def scaled(
         extra_mean_error=s.extra_mean_error,
         partial=s.partial,
         missing=s.missing,
+        extra_ce={n: s.ce[n] for n in EXTRA_CORRUPTIONS if n in errors},
     )
     if flips is not None:
         data["p"].update(
@@ -117,6 +119,8 @@ def test_ce_bars_leave_gaps_for_missing_corruptions() -> None:
 def test_ce_bars_other_baseline_in_the_axis_label_and_no_100_line() -> None:
     data = make_results("u", 0.5, 0.2)
     data["baseline"] = "uniform"
+    for key in ("ce", "relative_ce", "mce", "relative_mce", "mean_error", "extra_ce"):
+        del data[key]  # computed against the uniform baseline when read
     (ax,) = ce_bars_figure([Results.from_dict(data, "u.json")]).axes
     assert ax.get_ylabel() == "CE (%, baseline: uniform)"
     assert not any(tuple(line.get_ydata()) == (100, 100) for line in ax.lines)
@@ -234,3 +238,56 @@ def test_task_score_figures() -> None:
     data["score"] = make_score_part(grid, 0.3).to_dict()
     running = Results.from_dict(data, "run.json")
     assert score_curves_figure([running]) is not None and rpc_bars([running]) is None
+
+
+def test_calibration_curves_ece_and_nll_against_severity() -> None:
+    from corruptbench.results.plots import calibration_curves, calibration_curves_figure
+    from results.support import make_calibrated
+
+    a = Results.from_dict(make_calibrated("a", seed=1), "a.json")
+    b = Results.from_dict(make_calibrated("b$", seed=2), "b.json")
+    fig = calibration_curves_figure([a, b])
+    assert fig is not None
+    ece_ax, nll_ax = fig.axes
+    assert [t.get_text() for t in ece_ax.get_xticklabels()] == ["clean", "1", "2", "3", "4", "5"]
+    cal = a.calibration
+    assert cal is not None and cal.clean is not None
+    ece = [100 * cal.clean["ece"]] + [
+        np.nan if v is None else 100 * v for v in cal.ece_by_severity()
+    ]
+    nll = [cal.clean["nll"]] + [np.nan if v is None else v for v in cal.nll_by_severity()]
+    assert np.allclose(ece_ax.get_lines()[0].get_ydata(), ece, equal_nan=True)
+    assert np.allclose(nll_ax.get_lines()[0].get_ydata(), nll, equal_nan=True)
+    assert len(ece_ax.get_lines()) == 2  # one line per model
+    legend = [t.get_text() for t in ece_ax.get_legend().get_texts()]
+    assert legend == ["a (mean of 2 of 15)", r"b\$ (mean of 2 of 15)"]
+    assert ece_ax.get_ylabel() == "ECE (%, 15 bins)"
+    plt.close(fig)
+    plain = Results.from_dict(make_results("old", 0.9, 0.3), "old.json")
+    assert calibration_curves([plain]) is None and calibration_curves_figure([]) is None
+
+
+def test_reliability_diagram_clean_vs_the_worst_severity() -> None:
+    from corruptbench.results.plots import reliability_diagram, reliability_diagram_figure
+    from results.support import make_calibrated
+
+    res = Results.from_dict(make_calibrated("m"), "m.json")
+    cal = res.calibration
+    assert cal is not None
+    fig = reliability_diagram_figure([res])
+    assert fig is not None
+    ax = fig.axes[0]
+    diagonal, clean, worst = ax.get_lines()
+    assert list(diagonal.get_xdata()) == [0, 100] == list(diagonal.get_ydata())
+    for line, stats in ((clean, cal.stats["clean"]), (worst, cal.pooled(5))):
+        assert stats is not None
+        rows = [b for b in stats.reliability(15) if b["count"]]
+        assert list(line.get_xdata()) == pytest.approx([100 * b["confidence"] for b in rows])
+        assert list(line.get_ydata()) == pytest.approx([100 * b["accuracy"] for b in rows])
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels[0] == f"clean: ECE {100 * cal.stats['clean'].ece(15):.1f}%, n=60"
+    assert labels[1].startswith("severity 5 (3 corruptions): ECE ") and labels[1].endswith("n=180")
+    plt.close(fig)
+    png = reliability_diagram([res])
+    assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
+    assert plt.get_fignums() == []

@@ -38,13 +38,16 @@ def test_obj_and_string() -> None:
 
 def test_number() -> None:
     assert R.number(0.25, "'mce'") == 0.25 and R.number(1, "'mce'") == 1.0
-    assert R.number(None, "'mce'") is None and R.number(math.nan, "'mce'") is None
+    assert R.number(None, "'mce'") is None
     assert R.number(3.5, "'mce'", hi=math.inf) == 3.5
+    # NaN and infinity are refused alike, even where null is allowed (issue 22 item 4: NaN was
+    # read as null and shown as a dash, infinity was refused)
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(ValueError, match=r"^run\.json: 'mce' is -?(nan|inf) \(not a finite"):
+            R.number(bad, "'mce'", hi=math.inf, lo=-math.inf)
     assert R.number(-0.2, "'rel'", lo=-math.inf) == -0.2
     with pytest.raises(ValueError, match=r"^run\.json: 'mce' is null; a number is required$"):
         R.number(None, "'mce'", allow_none=False)
-    with pytest.raises(ValueError, match=r"'mce' is NaN"):
-        R.number(math.nan, "'mce'", allow_none=False)
     with pytest.raises(ValueError, match=r"'mce' must be a number, got a boolean True"):
         R.number(True, "'mce'")
     with pytest.raises(ValueError, match=r"'mce' must be a number, got a string '0\.5'"):

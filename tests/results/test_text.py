@@ -88,12 +88,63 @@ def test_brackets_are_text_not_markup() -> None:
     res = scaled("[bold]net[/bold]", 0.5, baseline="uniform", errors={"fog": [0.1] * 5})
     text = summary_text(res)
     assert text.splitlines()[0].strip() == "[bold]net[/bold]"
-    assert "mCE (baseline: uniform) [partial: 1/15]" in text
+    assert "Partial mCE (baseline: uniform) [1 of 15 corruptions; not the mCE]" in text
 
 
 def test_write_summary_on_a_given_console() -> None:
     console = Console(file=io.StringIO(), width=120, color_system=None)
     write_summary(scaled("m", 1.0, dataset={"path": "/x", "notes": ["n1"]}), console)
     out = console.file.getvalue()  # type: ignore[attr-defined]
-    assert "data: /x" in out and out.rstrip().endswith("note: n1")
+    assert "data: protocol full, /x" in out and out.rstrip().endswith("note: n1")
     assert "rel.CE" in out and DASH not in out.split("ImageNet-C")[1]  # every value present
+
+
+def test_headline_rows_of_a_robustbench_result_add_its_leaderboard_figures() -> None:
+    rows = headline_rows(scaled("half", 0.5, dataset={"protocol": "robustbench"}))
+    assert rows[-2:] == [
+        ("Clean accuracy (RobustBench clean_acc)", "78.26%"),  # 1 - 0.5 x 43.478 %
+        ("Corruption accuracy, 75 cells (RobustBench corruptions_acc)", "60.55%"),  # 1 - 39.45 %
+    ]
+    errors = {n: [0.5 * v for v in e] for n, e in ALEXNET_C_ERRORS.items() if n != "fog"}
+    partial = Results.from_dict(
+        {
+            "schema": "corruptbench.results/1",
+            "kind": "c",
+            "model": {"id": "p"},
+            "dataset": {"protocol": "robustbench"},
+            "errors": errors,
+            "clean_error": None,
+        },
+        "p.json",
+    )
+    assert headline_rows(partial)[-2:] == [
+        ("Clean accuracy (RobustBench clean_acc)", DASH),
+        ("Corruption accuracy, 75 cells (RobustBench corruptions_acc) [70/75 cells]", DASH),
+    ]
+    assert len(headline_rows(scaled("full", 0.5))) == 5  # the full protocol: mCE is its figure
+    text = summary_text(scaled("half", 0.5, dataset={"protocol": "robustbench", "path": "/x"}))
+    assert "data: protocol robustbench, /x" in text
+
+
+def test_calibration_headline_and_table() -> None:
+    from results.support import make_calibrated
+
+    res = Results.from_dict(make_calibrated("cal"), "cal.json")
+    cal = res.calibration
+    assert cal is not None and cal.clean is not None
+    rows = dict(headline_rows(res))
+    clean, means = cal.clean, cal.severity_means("benchmark")
+    assert rows["Clean ECE (15 bins) / NLL"] == f"{100 * clean['ece']:.1f}% / {clean['nll']:.3f}"
+    assert rows["ECE / NLL at severity 5 [partial: 2/15]"] == (
+        f"{100 * means['ece'][4]:.1f}% / {means['nll'][4]:.3f}"
+    )
+    text = summary_text(res, width=80)  # a terminal of 80 columns shows every number whole
+    assert "Calibration (ECE: 15 bins;" in text and "…" not in text
+    table = text[text.index("Calibration (ECE") :]
+    lines = [ln.split() for ln in table.splitlines()]
+    assert ["n", "NLL", "Brier", "ECE", "top-1", "top-5", "conf."] in lines
+    clean_row = next(ln for ln in lines if ln[:1] == ["clean"])
+    assert clean_row[2] == f"{clean['nll']:.3f}" and clean_row[4] == f"{100 * clean['ece']:.1f}%"
+    sev3 = next(ln for ln in lines if ln[:2] == ["sev", "3"])
+    assert sev3[2] == "2/15" and sev3[5] == f"{100 * means['ece'][2]:.1f}%"
+    assert not any(ln[:2] == ["sev", "2"] for ln in lines)  # not measured: no row

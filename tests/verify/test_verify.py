@@ -41,6 +41,20 @@ def test_a_clean_build_passes(jpeg_build, tmp_path):
     assert "complete:" in format_report(report).splitlines()[-1]
 
 
+def test_names_and_levels_select_what_is_checked(jpeg_build, tmp_path):
+    out = tmp_path / "out"
+    shutil.copytree(jpeg_build, out)
+    shutil.rmtree(out / FAST[0] / "2")
+    report = check(out, names=[FAST[1]], levels=[1, 3])
+    assert [c.key for c in report.cells] == [f"{FAST[1]}/1", f"{FAST[1]}/3"] and report.ok
+    assert check(out, names=[FAST[0]]).missing_cells == [f"{FAST[0]}/2"]
+    tree = tmp_path / "tree"  # an ImageNet-C style tree (no manifest): the same selection
+    shutil.copytree(out, tree, ignore=shutil.ignore_patterns("manifest.json", "skipped.csv"))
+    report = check(tree, names=[FAST[0]], levels=[2, 5])
+    assert report.missing_cells == [f"{FAST[0]}/2"]
+    assert [c.key for c in report.cells] == [f"{FAST[0]}/5"]
+
+
 def test_every_planted_defect_is_found_and_named(jpeg_build, tmp_path):
     out = tmp_path / "out"
     shutil.copytree(jpeg_build, out)

@@ -23,20 +23,44 @@ Protocol (plain ``.npz`` both ways, no pickles, so numpy 1.x and 2.x sides inter
     ``cv2.imdecode(IMREAD_UNCHANGED)``). Response ``r{i}_raw`` (decoded array as is: BGR HxWx3,
     or HxW when ImageMagick wrote a grayscale PNG) and ``r{i}_rgb`` (the handling of
     ``imagenet_c.motion_blur``: 3-D -> channels reversed to RGB, 2-D -> replicated to 3 channels).
-  - ``{"op": "function", "image": KEY, "module": "imagenet_c" | "imagecorruptions", "name": str,
-    "severity": int, "seed": int | null}`` -> ``np.random.seed(seed)``, then the module's
-    ``corruption_dict[name](PIL image, severity)``: the function's own result (float64, float32,
-    or a PIL image as uint8) as ``r{i}``; its ``type`` and ``dtype`` in the response JSON.
+  - ``{"op": "function", "image": KEY, "module": MODULE, "name": str, "severity": int, "seed":
+    int | null, "catch": bool}`` -> ``np.random.seed(seed)``, then the module's
+    ``corruption_dict[name](PIL image, severity)`` (a 2-D image as a mode-L PIL image): the
+    function's own result (float64, float32, or a PIL image as uint8) as ``r{i}``; its ``type``,
+    ``dtype``, PIL ``mode`` and ``format`` and the global random state after the call (``state``:
+    md5 of the key, pos, has_gauss, cached_gaussian) in the response JSON. With ``catch`` an
+    exception is returned as ``error`` (``"Type: message"``) instead of failing the request.
   - ``{"op": "ic_corrupt", "image": KEY, "name": str | null, "number": int | null, "severity":
-    int, "seed": int | null}`` -> ``imagecorruptions.corrupt`` (1.1.2, shims below) as ``r{i}``.
+    int, "seed": int | null, "module": MODULE}`` -> ``MODULE.corrupt`` (imagecorruptions 1.1.2)
+    as ``r{i}``.
+  - ``{"op": "ic_sequence", "image": KEY, "module": MODULE, "calls": [[name, severity], ...],
+    "seed": int}`` -> ``np.random.seed(seed)`` once, then ``MODULE.corrupt`` per call in order
+    (a script that seeds once): the results stacked as ``r{i}``, the state after each call in
+    the response JSON (``states``).
+  - ``{"op": "ic_helper", "name": str, "args": [...], "image": KEY | null, "seed": int | null}``
+    -> ``np.random.seed(seed)``, then ``imagecorruptions.corruptions.<name>(image, *args)`` of the
+    plain module (``image`` only when given): its result as ``r{i}``, the state after it in the
+    response JSON.
+  - ``{"op": "gaussian_shim", "image": KEY, "sigma": float}`` -> the ``multichannel=True`` shim
+    of ``imagecorruptions_plain`` and the SciPy call it stands for, on ``image / 255.``:
+    ``r{i}_shimmed``, ``r{i}_direct``.
   - ``{"op": "ic_names", "subset": str}`` -> ``imagecorruptions.get_corruption_names(subset)`` in
     the response JSON (``names``).
   - ``{"op": "time_corrupt", "image": KEY, "cases": [[name, severity], ...], "repeats": int,
-    "seed": int, "clock": "perf_counter" | "process_time", "warmup": "all" | "first" | "none"}``
-    -> untimed warm-up calls (``all``, the default: one per case; ``first``: one per corruption,
-    before its first case), then ``repeats`` timed calls per case, single-threaded, timed with
-    ``clock`` (default ``perf_counter``; ``process_time``: CPU time of the process, steadier on a
-    busy machine). Result in the response JSON: seconds per call.
+    "seed": int, "clock": "perf_counter" | "process_time", "warmup": "all" | "first" | "none",
+    "module": MODULE, "via": "corrupt" | "function"}`` -> ``MODULE.corrupt`` (default
+    ``imagenet_c``; ``via="function"``: ``MODULE.corruption_dict[name](PIL image, severity)``, the
+    PIL image made once before the timing): untimed warm-up calls
+    (``all``, the default: one per case; ``first``: one per corruption, before its first case),
+    then ``repeats`` timed calls per case, single-threaded, timed with ``clock`` (default
+    ``perf_counter``; ``process_time``: CPU time of the process, steadier on a busy machine).
+    Result in the response JSON: seconds per call.
+
+  ``MODULE``: ``imagenet_c`` (0.0.3, shims a-c below), ``imagecorruptions`` (1.1.2, shims a and
+  c) or ``imagecorruptions_plain`` (1.1.2, only the ``multichannel`` keyword mapped to
+  ``channel_axis``, as scikit-image 0.19.3 itself did: its real ``impulse_noise``, whose
+  ``random_noise`` draws from a fresh ``np.random.default_rng()`` that ``np.random.seed`` does
+  not control, and float32 kept float32 by ``gaussian``).
 
 * response: arrays ``r{i}`` / ``r{i}_raw`` / ``r{i}_rgb`` plus ``__response__`` (JSON:
   ``{"results": [{"op": ..., ...}, ...], "versions": {...}}``).
@@ -198,6 +222,63 @@ def ic():
     return _IC[0]
 
 
+def gaussian_multichannel(image, sigma=1, *args, multichannel=None, **kwargs):
+    """``skimage.filters.gaussian`` taking 0.19's deprecated ``multichannel`` keyword: 0.19.3's
+    ``deprecate_multichannel_kwarg`` turned ``multichannel=True`` into ``channel_axis=-1`` (and
+    ``False`` into ``None``) and called the same function, which is all this does. No other
+    change (float32 stays float32, as in 0.19)."""
+    if multichannel is not None and "channel_axis" not in kwargs:
+        kwargs["channel_axis"] = -1 if multichannel else None
+    return _skimage_gaussian()(image, sigma, *args, **kwargs)
+
+
+def _skimage_gaussian():
+    import skimage.filters
+
+    return skimage.filters.gaussian
+
+
+def _load_imagecorruptions_plain():
+    """A second, separate copy of imagecorruptions 1.1.2 (module ``ic_plain``) with only the
+    ``multichannel`` keyword shim: its real ``impulse_noise`` (``sk.util.random_noise`` with
+    scikit-image's own ``default_rng``, not controlled by ``np.random.seed``) and every other
+    call as a user of scikit-image >= 0.19 runs them."""
+    import importlib.util
+
+    import imagecorruptions
+
+    base = os.path.dirname(imagecorruptions.__file__)
+    spec = importlib.util.spec_from_file_location(
+        "ic_plain", os.path.join(base, "__init__.py"), submodule_search_locations=[base]
+    )
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["ic_plain"] = mod
+    spec.loader.exec_module(mod)
+    sys.modules["ic_plain.corruptions"].gaussian = gaussian_multichannel
+    return mod
+
+
+_IC_PLAIN = []
+
+
+def ic_plain():
+    """imagecorruptions with only the ``multichannel`` shim, imported on first use."""
+    if not _IC_PLAIN:
+        _IC_PLAIN.append(_load_imagecorruptions_plain())
+    return _IC_PLAIN[0]
+
+
+def module_named(module: str):
+    """``imagenet_c``, ``imagecorruptions`` (shims a and c) or ``imagecorruptions_plain``."""
+    if module == "imagenet_c":
+        return imagenet_c
+    if module == "imagecorruptions":
+        return ic()
+    if module == "imagecorruptions_plain":
+        return ic_plain()
+    raise ValueError(f"unknown module {module!r}")
+
+
 def versions() -> dict:
     import cv2
     import PIL
@@ -232,27 +313,93 @@ def op_corrupt(image: np.ndarray, name: str, severity: int, seed) -> np.ndarray:
     return np.asarray(out)
 
 
-def op_function(image: np.ndarray, module: str, name: str, severity: int, seed):
+def op_function(image: np.ndarray, module: str, name: str, severity: int, seed, catch=False):
     """``module.corruption_dict[name](PIL image, severity)`` after ``np.random.seed(seed)``: the
-    function's own result (its dtype; a PIL result as a uint8 array) and what it was."""
+    function's own result (its dtype; a PIL result as a uint8 array), what it was (type, dtype,
+    PIL mode) and the global random state after the call. A 2-D image is passed as a mode-L
+    PIL image. With ``catch``, an exception becomes ``{"error": "Type: message"}``."""
     from PIL import Image as PILImage
 
-    mod = imagenet_c if module == "imagenet_c" else ic()
+    mod = module_named(module)
     x = np.ascontiguousarray(image, dtype=np.uint8)
     if seed is not None:
         np.random.seed(int(seed))
-    out = mod.corruption_dict[name](PILImage.fromarray(x), int(severity))
+    try:
+        with np.errstate(all="ignore"):
+            out = mod.corruption_dict[name](PILImage.fromarray(x), int(severity))
+    except Exception as exc:
+        if not catch:
+            raise
+        return None, {"error": f"{type(exc).__name__}: {exc}"}
     arr = np.asarray(out)
-    return np.array(arr), {"type": type(out).__name__, "dtype": str(arr.dtype)}
+    info = {
+        "type": type(out).__name__,
+        "dtype": str(arr.dtype),
+        "mode": getattr(out, "mode", None),
+        "format": getattr(out, "format", None),
+        "state": state_summary(),
+    }
+    return np.array(arr), info
 
 
-def op_ic_corrupt(image: np.ndarray, name, number, severity: int, seed) -> np.ndarray:
+def state_summary() -> list:
+    """NumPy's global legacy state as ``[md5 of the key, pos, has_gauss, cached_gaussian]``."""
+    import hashlib
+
+    _, key, pos, has_gauss, cached = np.random.get_state()
+    return [hashlib.md5(key.tobytes()).hexdigest(), int(pos), int(has_gauss), float(cached)]
+
+
+def op_ic_sequence(image: np.ndarray, module: str, calls, seed: int):
+    """``np.random.seed(seed)`` once, then ``module.corrupt(x, severity, name)`` for each
+    ``[name, severity]`` of ``calls`` in order (a script that seeds once): the stacked uint8
+    results and :func:`state_summary` after each call."""
+    mod = module_named(module)
+    x = np.ascontiguousarray(image, dtype=np.uint8)
+    np.random.seed(int(seed))
+    outs, states = [], []
+    for name, severity in calls:
+        outs.append(np.asarray(mod.corrupt(x, severity=int(severity), corruption_name=name)))
+        states.append(state_summary())
+    return np.stack(outs), states
+
+
+def op_ic_helper(name: str, args, image, seed):
+    """``imagecorruptions.corruptions.<name>(*args)`` (the plain module), ``image`` first when
+    given, after ``np.random.seed(seed)``: its result as an array and the state after it."""
+    ic_plain()
+    func = getattr(sys.modules["ic_plain.corruptions"], name)
+    if seed is not None:
+        np.random.seed(int(seed))
+    call_args = ([image] if image is not None else []) + list(args)
+    with np.errstate(all="ignore"):
+        out = func(*call_args)
+    return np.asarray(out), state_summary()
+
+
+def op_gaussian_shim(image: np.ndarray, sigma: float):
+    """The ``multichannel=True`` shim against the computation it names: scikit-image 0.19.3 (and
+    0.13) blur every axis but the last with ``sigma`` and leave the last one alone, i.e.
+    ``scipy.ndimage.gaussian_filter(x, (sigma, ..., sigma, 0), mode='nearest', truncate=4)`` of
+    ``x = image / 255.``; returns both."""
+    import scipy.ndimage as ndi
+
+    x = np.asarray(image) / 255.0
+    shimmed = gaussian_multichannel(x, sigma=float(sigma), multichannel=True)
+    sigmas = (float(sigma),) * (x.ndim - 1) + (0.0,)
+    direct = ndi.gaussian_filter(x, sigmas, mode="nearest", truncate=4.0)
+    return shimmed, direct
+
+
+def op_ic_corrupt(
+    image: np.ndarray, name, number, severity: int, seed, module: str = "imagecorruptions"
+) -> np.ndarray:
     """``imagecorruptions.corrupt(x, severity, name, number)`` after ``np.random.seed(seed)``."""
     x = np.ascontiguousarray(image, dtype=np.uint8)
     if seed is not None:
         np.random.seed(int(seed))
     kwargs = {"corruption_name": name} if name is not None else {"corruption_number": int(number)}
-    return np.asarray(ic().corrupt(x, severity=int(severity), **kwargs))
+    return np.asarray(module_named(module).corrupt(x, severity=int(severity), **kwargs))
 
 
 def op_magick_motion_blur(image: np.ndarray, radius, sigma, angle):
@@ -290,20 +437,33 @@ def op_time_corrupt(
     seed: int,
     clock: str = "perf_counter",
     warmup: str = "all",
+    module: str = "imagenet_c",
+    via: str = "corrupt",
 ) -> list:
+    from PIL import Image as PILImage
+
+    mod = module_named(module)
     x = np.ascontiguousarray(image, dtype=np.uint8)
+    if via == "function":  # the corruption function on a PIL image made once, outside the timing
+        pil = PILImage.fromarray(x)
+
+        def corrupt(_, severity, name):
+            return mod.corruption_dict[name](pil, severity)
+
+    else:  # imagenet_c.corrupt and imagecorruptions.corrupt both take (x, severity, name)
+        corrupt = mod.corrupt
     now = _CLOCKS[clock]
     results = []
     warmed = set()
     for name, severity in cases:
         np.random.seed(int(seed))
         if warmup == "all" or (warmup == "first" and name not in warmed):
-            imagenet_c.corrupt(x, int(severity), name)  # warm-up (first-call costs, caches)
+            corrupt(x, int(severity), name)  # warm-up (first-call costs, caches)
             warmed.add(name)
         times = []
         for _ in range(int(repeats)):
             t0 = now()
-            imagenet_c.corrupt(x, int(severity), name)
+            corrupt(x, int(severity), name)
             times.append(now() - t0)
         results.append({"name": name, "severity": int(severity), "seconds": times})
     return results
@@ -318,17 +478,43 @@ def handle(request: dict, arrays: dict) -> tuple[dict, dict]:
             if kind == "ic_names":
                 results.append({"op": kind, "names": ic().get_corruption_names(op["subset"])})
                 continue
+            if kind == "ic_helper":
+                image = arrays[op["image"]] if op.get("image") else None
+                out, state = op_ic_helper(op["name"], op.get("args", []), image, op.get("seed"))
+                out_arrays[f"r{i}"] = out
+                results.append({"op": kind, "state": state})
+                continue
             image = arrays[op["image"]]
             if kind == "function":
                 out, info = op_function(
-                    image, op["module"], op["name"], op["severity"], op.get("seed")
+                    image,
+                    op["module"],
+                    op["name"],
+                    op["severity"],
+                    op.get("seed"),
+                    op.get("catch", False),
                 )
-                out_arrays[f"r{i}"] = out
+                if out is not None:
+                    out_arrays[f"r{i}"] = out
                 results.append({"op": kind, **info})
             elif kind == "ic_corrupt":
                 out_arrays[f"r{i}"] = op_ic_corrupt(
-                    image, op.get("name"), op.get("number"), op["severity"], op.get("seed")
+                    image,
+                    op.get("name"),
+                    op.get("number"),
+                    op["severity"],
+                    op.get("seed"),
+                    op.get("module", "imagecorruptions"),
                 )
+                results.append({"op": kind})
+            elif kind == "ic_sequence":
+                outs, states = op_ic_sequence(image, op["module"], op["calls"], op["seed"])
+                out_arrays[f"r{i}"] = outs
+                results.append({"op": kind, "states": states})
+            elif kind == "gaussian_shim":
+                shimmed, direct = op_gaussian_shim(image, op["sigma"])
+                out_arrays[f"r{i}_shimmed"] = shimmed
+                out_arrays[f"r{i}_direct"] = direct
                 results.append({"op": kind})
             elif kind == "corrupt":
                 out_arrays[f"r{i}"] = op_corrupt(image, op["name"], op["severity"], op.get("seed"))
@@ -346,6 +532,8 @@ def handle(request: dict, arrays: dict) -> tuple[dict, dict]:
                     op.get("seed", 0),
                     op.get("clock", "perf_counter"),
                     op.get("warmup", "all"),
+                    op.get("module", "imagenet_c"),
+                    op.get("via", "corrupt"),
                 )
                 results.append({"op": kind, "timings": timings})
             else:
@@ -386,6 +574,9 @@ def selftest() -> int:
     assert not np.array_equal(rgb, img)
     gray, _ = op_magick_motion_blur(img[..., 0], 10, 3, -90)
     assert gray.shape == (224, 224), gray.shape
+    shimmed, direct = op_gaussian_shim(img, 2.0)
+    assert np.array_equal(shimmed, direct), "the multichannel shim changed gaussian's output"
+    assert ic_plain().corrupt(img[:64, :64], 1, "glass_blur").shape == (64, 64, 3)
     print(f"[ref_runner] selftest ok in {time.perf_counter() - t0:.1f} s; {versions()}")
     return 0
 

@@ -60,6 +60,8 @@ class BuildSummary:
     elapsed: float = 0.0
     cpu_seconds: float = 0.0  #: CPU time spent in workers on this run's shards
     nothing_to_do: bool = False
+    #: outputs of an earlier run that differed from what it wrote, made again ("<name>: <why>")
+    remade: list[str] = field(default_factory=list)
     #: remarks on the run itself (e.g. the lock on OUT cannot keep out other machines)
     notes: list[str] = field(default_factory=list)
 
@@ -206,6 +208,7 @@ def _run(
         clear_work(out)  # a complete build has no work in progress
     known = {r.rel for r in earlier if r.status != "warning"} if complete else set()
     plan = writer.plan(spec, items, known, complete)
+    summary.remade = list(plan.remade)
     if plan.finished:
         summary.nothing_to_do = True
         _tally(summary, [], skips, earlier)
@@ -227,12 +230,19 @@ def _run(
     # temporary file; the start-of-run sweep only sees those of earlier runs
     sweep_temps(out, own=True)
     _tally(summary, results, skips, earlier)
+    _finish(out, manifest, summary, writer, len(spec.cells))
+
+
+def _finish(
+    out: Path, manifest: dict[str, Any], summary: BuildSummary, writer: Writer, per_image: int
+) -> None:
+    """``skipped.csv``, the manifest's final status and totals, and the writer's clean-up."""
     write_skipped(out, summary.skipped + summary.failed + summary.warnings)
     totals = {
-        "images": len(items),
+        "images": summary.images,
         "skipped": len(summary.skipped),
         "failed": len(summary.failed),
-        "outputs_per_image": len(spec.cells),
+        "outputs_per_image": per_image,
     }
     status = "complete" if not summary.failed else "incomplete"
     write_json(out / MANIFEST, {**manifest, "status": status, "totals": totals})
@@ -515,6 +525,13 @@ def format_summary(s: BuildSummary) -> str:
             f"{len(s.skipped)} skipped, {len(s.failed)} failed; {s.written} outputs written; "
             f"{s.elapsed:.1f} s ({rate:.2f} img/s)"
         )
+    if s.remade:
+        lines.append(
+            f"remade {len(s.remade)} output(s) of an earlier run that differed from what it wrote:"
+        )
+        lines.extend(f"  {r}" for r in s.remade[:5])
+        if len(s.remade) > 5:
+            lines.append(f"  ... ({len(s.remade) - 5} more)")
     if s.ignored:
         lines.append(
             f"{s.ignored} non-image files in the source were ignored (extension not an image type)"

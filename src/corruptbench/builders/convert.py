@@ -34,6 +34,7 @@ from ..datasets.webdataset import (
     TarShardWriter,
     json_bytes,
     png_bytes,
+    read_index,
     sample_key,
     shard_name,
     shard_stats,
@@ -42,6 +43,9 @@ from ..errors import Arg
 from ..fileio import temp_path
 from ..pipeline import Source, SourceItem, batch_rel, folder_label_kind, hash_lines
 from ..progress import progress as make_progress
+from ..registry import canonical_name
+from ..verify import VerifyError, VerifyReport, verify
+from ..verify.files import file_problem
 from ..version import __version__
 from .outputs import (
     MANIFEST,
@@ -52,10 +56,10 @@ from .outputs import (
     write_json,
     write_skipped,
 )
-from .shards import default_shard_size, shard_index
+from .shards import default_shard_size, drop_damaged_shards, shard_index
 from .spec import BuildError, ItemResult
 
-__all__ = ["ConvertSummary", "convert", "format_convert_summary"]
+__all__ = ["ConvertSummary", "convert", "compare_with_release", "format_convert_summary"]
 
 _MAGIC = {"jpg": (b"\xff\xd8\xff",), "png": (b"\x89PNG\r\n\x1a\n",)}
 
@@ -88,13 +92,17 @@ class _Plan:
 class ConvertSummary:
     out: Path
     layout: str = ""
-    samples: int = 0  #: samples in the converted cells
+    samples: int = 0  #: samples in the shards (what ``shards.json`` lists)
     shards: int = 0  #: shards in the index
     shards_written: int = 0  #: shards written by this run
     bytes_written: int = 0
     skipped: list[ItemResult] = field(default_factory=list)
     elapsed: float = 0.0
     nothing_to_do: bool = False
+    #: shards of an earlier run that differed from what it wrote, made again ("<name>: <why>")
+    remade: list[str] = field(default_factory=list)
+    #: what the source lacks against the layout ``verify`` recognises (lines; empty: nothing)
+    missing: list[str] = field(default_factory=list)
 
 
 def convert(
@@ -140,18 +148,21 @@ def convert(
     out_p.mkdir(parents=True, exist_ok=True)
     old = check_manifest(out_p, params)
     summary = ConvertSummary(out_p, plan.layout)
-    summary.samples = sum(len(v) for v in plan.cells.values())
     units = [
         (cell, k, samples[i : i + size])
         for cell, samples in plan.cells.items()
         for k, i in enumerate(range(0, len(samples), size))
     ]
     summary.shards = len(units)
+    shard_names = [shard_name(cell[0], cell[1], k) for cell, k, _ in units]
+    summary.remade = drop_damaged_shards(out_p, shard_names, _recorded(out_p, shard_names))
     todo = [u for u in units if not (out_p / shard_name(u[0][0], u[0][1], u[1])).exists()]
     if old and old.get("status") == "complete" and not todo:
+        summary.samples = int(read_index(out_p)["totals"]["samples"])
         summary.nothing_to_do = True
         summary.elapsed = time.perf_counter() - t0
         return summary
+    summary.missing = compare_with_release(src_p, names, sevs, progress)
     manifest = {
         "tool": "corruptbench",
         "params": params,
@@ -161,7 +172,7 @@ def convert(
     sweep_temps(out_p)
     write_json(out_p / MANIFEST, {**manifest, "status": "running"})
     _write_shards(out_p, todo, plan.media, summary, progress)
-    summary.skipped = _write_index(out_p, plan, units, size)
+    summary.skipped, summary.samples = _write_index(out_p, plan, units, size)
     write_skipped(out_p, summary.skipped)
     totals = {"samples": summary.samples, "shards": len(units), "skipped": len(summary.skipped)}
     # the sidecars stay: they hold the skipped items of each shard for a later resume
@@ -204,10 +215,12 @@ def _write_shards(
             bar.advance(len(samples))
 
 
-def _write_index(out: Path, plan: _Plan, units: Sequence[_Unit], size: int) -> list[ItemResult]:
+def _write_index(
+    out: Path, plan: _Plan, units: Sequence[_Unit], size: int
+) -> tuple[list[ItemResult], int]:
     """Write ``shards.json`` for every shard (this run's and an earlier run's); return every
     skipped sample, sorted by relative path (from the sidecars; a shard whose sidecar is gone is
-    read itself)."""
+    read itself), and the samples the index lists."""
     known: dict[str, ShardStats] = {}
     skipped = list(plan.skipped)
     side_dir = out / WORK_DIR / "shards"
@@ -236,7 +249,7 @@ def _write_index(out: Path, plan: _Plan, units: Sequence[_Unit], size: int) -> l
         source="convert",
     )
     write_json(out / SHARD_INDEX, doc)
-    return sorted(skipped, key=lambda r: r.rel)
+    return sorted(skipped, key=lambda r: r.rel), int(doc["totals"]["samples"])
 
 
 def _write_shard(
@@ -269,6 +282,22 @@ def _write_shard(
     orphan_check()
     os.replace(tmp, out / name)
     return stats
+
+
+def _recorded(out: Path, names: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The statistics written with each shard: ``shards.json`` of an earlier run, then the
+    shards' sidecars (newer)."""
+    known: dict[str, dict[str, Any]] = {}
+    try:
+        for cell in read_index(out)["cells"]:
+            known.update({s["name"]: s for s in cell["shards"]})
+    except ValueError:
+        pass
+    for name in names:
+        side = _read_side(out / WORK_DIR / "shards" / f"{name}.json")
+        if side:
+            known[name] = dict(side["stats"])
+    return known
 
 
 def _read_side(path: Path) -> dict[str, Any] | None:
@@ -366,6 +395,11 @@ def _file_reader(path: Path, media: str) -> Callable[[], bytes]:
         magic = _MAGIC.get(media)
         if not data or (magic and not data.startswith(magic)):
             raise _Skip(f"not a {media.upper()} file (content does not match its extension)")
+        # verify's cheap check (end marker of a JPEG, IEND of a PNG): a truncated file is not
+        # packed as it is
+        problem = file_problem(str(path), len(data))
+        if problem is not None:
+            raise _Skip(f"damaged {media.upper()} file: {problem}")
         return data
 
     return read
@@ -376,7 +410,10 @@ def _plan_cifar(src: Path, names: list[str] | None, sevs: list[int]) -> _Plan:
         index = scan_cifar_c(src, names)
     except ValueError as exc:
         raise BuildError(str(exc)) from None
-    labels = load_cifar_c_labels(src)
+    try:
+        labels = load_cifar_c_labels(src)
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
     n = index.n
     fp = hash_lines(
         f"{p.name}\t{p.stat().st_size}" for p in [src / "labels.npy", *index.files.values()]
@@ -403,17 +440,80 @@ def _row_reader(arr: np.ndarray, row: int) -> Callable[[], bytes]:
     return lambda: png_bytes(np.asarray(arr[row]))
 
 
+def compare_with_release(
+    src: Path, names: Sequence[str] | None, levels: Sequence[int], progress: str | bool = False
+) -> list[str]:
+    """What the source tree or CIFAR-C folder at ``src`` lacks against a complete copy of the
+    layout :func:`corruptbench.verify.verify` recognises (the released ImageNet-C, Tiny-ImageNet-C,
+    CIFAR-10/100-C, or a make-c build's manifest), for the corruptions ``names`` (None: every
+    one of the layout) and severities ``levels``: absent cells, cells with fewer files (naming
+    them where the other cells have them), arrays of another shape. Lines of text; empty when
+    nothing is missing. Damaged files are not listed here: convert skips and lists them.
+    """
+    wanted = None if names is None else [canonical_name(n) for n in names]
+    try:
+        report = verify(src, names=wanted, levels=levels, progress_mode=progress)
+    except VerifyError:
+        return [
+            f"{src}: not a layout corruptbench verify knows, so it was not compared with a "
+            "complete copy"
+        ]
+    return _missing_lines(report)
+
+
+def _missing_lines(report: VerifyReport, limit: int = 5) -> list[str]:
+    """:func:`compare_with_release`'s lines from a verify report."""
+    lines: list[str] = []
+    if report.missing_cells:
+        shown = report.missing_cells[: 4 * limit]
+        more = len(report.missing_cells) - len(shown)
+        lines.append(
+            f"{len(report.missing_cells)} cells absent: "
+            + ", ".join(shown)
+            + (f", ... ({more} more)" if more else "")
+        )
+    arrays = report.layout.startswith("cifar")
+    for c in report.cells:
+        short = len(c.missing) + c.missing_unnamed
+        if short:
+            named = ", ".join(c.missing[:limit]) + (", ..." if len(c.missing) > limit else "")
+            lines.append(
+                f"{c.key}: {c.found} of {c.expected} files ({short} missing"
+                + (f": {named}" if named else "")
+                + ")"
+            )
+        if arrays:  # the shape of a whole array is part of what a release has
+            lines.extend(b for b in c.broken if "zero bytes" not in b)
+    if lines:
+        lines.insert(0, f"the source lacks what a complete {report.layout} has:")
+    return lines
+
+
 def format_convert_summary(s: ConvertSummary) -> str:
     """Human-readable end-of-run summary."""
     if s.nothing_to_do:
         return f"nothing to do: {s.out} is complete ({s.shards} shards)"
     mb = s.bytes_written / 1e6
     rate = mb / s.elapsed if s.elapsed > 0 else 0.0
-    lines = [
+    lines = (
+        [
+            f"remade {len(s.remade)} shard(s) of an earlier run that differed from what it wrote: "
+            + "; ".join(s.remade[:5])
+            + ("; ..." if len(s.remade) > 5 else "")
+        ]
+        if s.remade
+        else []
+    )
+    lines += [
         f"{s.layout}: {s.samples} samples in {s.shards} shard{'s' * (s.shards != 1)}; "
         f"{s.shards_written} written in "
         f"this run ({mb:.1f} MB, {s.elapsed:.1f} s, {rate:.1f} MB/s); {len(s.skipped)} skipped"
     ]
     for r in s.skipped[:5]:
         lines.append(f"  skipped: {r.rel}: {r.reason}")
+    if len(s.skipped) > 5:
+        lines.append(f"  ... ({len(s.skipped) - 5} more skipped, all in {s.out / 'skipped.csv'})")
+    if s.missing:
+        lines.append(f"warning: {s.missing[0]}")
+        lines.extend(f"  {m}" for m in s.missing[1:])
     return "\n".join(lines)

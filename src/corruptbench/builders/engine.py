@@ -13,7 +13,7 @@ import multiprocessing as mp
 import os
 import signal
 import time
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -34,6 +34,7 @@ __all__ = [
     "warm_up",
     "iter_local",
     "iter_ray",
+    "ray_init_kwargs",
     "kernel_choice",
     "BULK_ITEMS",
 ]
@@ -247,6 +248,29 @@ def _warm_ray_nodes(ray: Any) -> None:
     ray.get(refs)
 
 
+def ray_init_kwargs(
+    address: str,
+    workers: int,
+    init_kwargs: dict[str, Any] | None,
+    environ: Mapping[str, str],
+) -> dict[str, Any]:
+    """``ray.init`` arguments for ``--ray ADDRESS``. ``"auto"`` is ``ray.init()``: it joins the
+    cluster named by ``RAY_ADDRESS`` when that is set, else it starts Ray here with ``workers``
+    CPUs (when > 1; Ray itself would still join the latest ``ray start`` cluster of this machine,
+    and refuse the CPU count); ``"local"`` always starts Ray here; anything else is the address
+    of a cluster to join. Ray refuses ``num_cpus`` when it joins a cluster."""
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    starts_here = address == "local" or (address == "auto" and not environ.get("RAY_ADDRESS"))
+    if address == "local":
+        kwargs["address"] = "local"
+    elif address != "auto":
+        kwargs["address"] = address
+    if starts_here and workers > 1:
+        kwargs["num_cpus"] = workers
+    kwargs.update(init_kwargs or {})
+    return kwargs
+
+
 def iter_ray(
     spec: BuildSpec,
     shards: Sequence[Shard],
@@ -264,14 +288,7 @@ def iter_ray(
         ) from None
     started = False
     if not ray.is_initialized():
-        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
-        if address in ("auto", "local"):
-            if workers > 1:
-                kwargs["num_cpus"] = workers
-        else:
-            kwargs["address"] = address
-        kwargs.update(init_kwargs or {})
-        ray.init(**kwargs)
+        ray.init(**ray_init_kwargs(address, workers, init_kwargs, os.environ))
         started = True
     try:
         # the ahead-of-time kernels of the nodes' installs for a small build (a node without

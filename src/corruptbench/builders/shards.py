@@ -14,6 +14,11 @@ fsynced and renamed into place, so a ``.tar`` under its final name is always com
 run leaves only temporary files (removed by the next run), and the next run redoes only the
 missing shards. Nothing is assembled afterwards: the bytes are written once.
 
+Resuming trusts no file for its name alone: every shard already there is compared with the
+statistics written with it (sample count, size and SHA-256, from the block's sidecar or
+``shards.json``; :func:`~corruptbench.datasets.webdataset.shard_problems`) and one that differs,
+or has no statistics, is deleted and made again (:attr:`ShardPlan.remade` says which and why).
+
 Bookkeeping. Before the renames, the block's statistics (samples, bytes, SHA-256 of each shard)
 and its skipped items go to ``OUT/.corruptbench/shards/<block>.json``; :meth:`ShardWriter.finish`
 collects them into ``OUT/shards.json`` (:data:`~corruptbench.datasets.webdataset.SHARD_INDEX`).
@@ -33,7 +38,7 @@ import math
 import os
 import shutil
 from abc import abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
@@ -52,6 +57,7 @@ from ..datasets.webdataset import (
     read_index,
     sample_key,
     shard_name,
+    shard_problems,
     shard_stats,
 )
 from ..fileio import temp_path
@@ -66,6 +72,7 @@ __all__ = [
     "WebDatasetCWriter",
     "WebDatasetPWriter",
     "default_shard_size",
+    "drop_damaged_shards",
     "shard_index",
     "shard_writer_args",
 ]
@@ -162,10 +169,29 @@ class ShardWriter(Writer):
             (k, [it for it in items[i : i + size] if it.rel not in known_skips])
             for k, i in enumerate(range(0, len(items), size))
         ]
+        remade = self._drop_damaged(spec, [k for k, _ in units])
         done = [u for u in units if self._block_done(spec, u[0])]
         todo = [u for u in units if not self._block_done(spec, u[0])]
         finished = complete and not todo and Path(self.out, SHARD_INDEX).exists()
-        return ShardPlan(todo, done, units, sum(len(its) for _, its in done), finished)
+        return ShardPlan(todo, done, units, sum(len(its) for _, its in done), finished, remade)
+
+    def _recorded(self, blocks: Sequence[int]) -> dict[str, dict[str, Any]]:
+        """The statistics written with each shard: ``shards.json`` of an earlier complete run,
+        then the blocks' sidecars (newer)."""
+        known: dict[str, dict[str, Any]] = {}
+        try:
+            for cell in read_index(self.out)["cells"]:
+                known.update({s["name"]: s for s in cell["shards"]})
+        except ValueError:
+            pass
+        for block in blocks:
+            known.update(_read_json(self.sidecar(block)).get("shards", {}))
+        return known
+
+    def _drop_damaged(self, spec: BuildSpec, blocks: Sequence[int]) -> list[str]:
+        """:func:`drop_damaged_shards` of the blocks' shards already there."""
+        names = [shard_name(c[0], c[1], block) for block in blocks for c in spec.cells]
+        return drop_damaged_shards(self.out, names, self._recorded(blocks))
 
     def _block_done(self, spec: BuildSpec, block: int) -> bool:
         return all(os.path.exists(self.shard_path(cell, block)) for cell in spec.cells)
@@ -332,6 +358,28 @@ class ShardWriter(Writer):
         shutil.rmtree(Path(self.out, WORK_DIR, "shards"), ignore_errors=True)
         with contextlib.suppress(OSError):  # only when nothing else is kept there
             os.rmdir(Path(self.out, WORK_DIR))
+
+
+def drop_damaged_shards(
+    out: str | os.PathLike[str], names: Sequence[str], known: Mapping[str, Mapping[str, Any]]
+) -> list[str]:
+    """Delete the shards of ``names`` present in ``out`` that differ from the statistics written
+    with them (``known``: name -> sample count, size, SHA-256), or that have none, so that a
+    resumed run makes them again; ``"<name>: <what differs>"`` of each, sorted.
+
+    A ``.tar`` under its final name was complete when it was renamed into place, but the disk,
+    a copy or a person may have changed it since; the check reads every shard once
+    (:func:`~corruptbench.datasets.webdataset.shard_problems`).
+    """
+    present = [n for n in names if os.path.exists(os.path.join(out, n))]
+    unknown = [(n, "no statistics were recorded with it") for n in present if n not in known]
+    checked = shard_problems(
+        out, [known[n] for n in present if n in known], said="it was written with"
+    )
+    bad = sorted(unknown + checked)
+    for name, _ in bad:
+        os.unlink(os.path.join(out, name))
+    return [f"{name}: {problem}" for name, problem in bad]
 
 
 def shard_index(

@@ -64,6 +64,8 @@ class ShardPlan:
     shards: list[Shard] = field(default_factory=list)  #: every shard (what finish() assembles)
     already_done: int = 0  #: items complete before this run
     finished: bool = False  #: nothing left to do (with a "complete" manifest: return at once)
+    #: outputs of an earlier run found damaged and deleted, to be made again ("<name>: <why>")
+    remade: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

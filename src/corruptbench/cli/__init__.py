@@ -56,6 +56,8 @@ FLAGS = {
     "out": "--out",
     "overwrite": "--overwrite",
     "corrupt_on": "--corrupt-on",
+    "protocol": "--protocol",
+    "ece_bins": "--ece-bins",
     "device": "--device",
     "enhance": "--preprocess",
     "spec": "--model",

@@ -7,6 +7,7 @@ import argparse
 
 from ..corruptions import ALL_CORRUPTIONS
 from ..evaluation.common import CORRUPT_ON
+from ..protocols import DEFAULT_PROTOCOL, PROTOCOLS
 from .options import (
     add_list_argument,
     add_model_args,
@@ -54,7 +55,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         metavar="NAME",
         help="corruption names and subsets (benchmark, extra, all, noise, blur, weather, "
-        f"digital); default all 19: {', '.join(ALL_CORRUPTIONS)}",
+        f"digital); default the --protocol's: all 19 for full ({', '.join(ALL_CORRUPTIONS)}), "
+        "the 15 benchmark ones for robustbench",
     )
     p.add_argument(
         "--corrupt-on",
@@ -66,6 +68,15 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_list_argument(
         p, "--severities", default=["1-5"], metavar="S", help="severities, e.g. 1-5 (default), 3"
+    )
+    p.add_argument(
+        "--protocol",
+        choices=tuple(PROTOCOLS),
+        default=DEFAULT_PROTOCOL,
+        help="; ".join(f"{name}: {proto.title}" for name, proto in PROTOCOLS.items())
+        + f" (default {DEFAULT_PROTOCOL}). robustbench evaluates exactly its 5,000 listed "
+        "<wnid>/<file> images of each cell (and of --clean), refusing data that lacks some, and "
+        "adds RobustBench's clean_acc / corruptions_acc to the results; --limit is refused",
     )
     p.set_defaults(func=run, on_interrupt=eval_interrupted)
 
@@ -81,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         severities=parse_levels(args.severities, "c"),
         baseline=args.baseline,
         corrupt_on=args.corrupt_on,
+        protocol=args.protocol,
         **eval_kwargs(args),
     )
     finish_eval(args, res)

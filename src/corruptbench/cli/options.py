@@ -107,11 +107,26 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "--profile", default=None, help="imagenet|inception|tiny|cifar (default: detected)"
     )
     p.add_argument(
+        "--ece-bins",
+        type=int,
+        default=None,
+        metavar="B",
+        help="equal-width confidence bins of the expected calibration error (default: the "
+        "library's, 15; 30 for Ovadia et al. 2019, which the results file also gives then)",
+    )
+    p.add_argument(
         "--on-the-fly",
         dest="on_the_fly",
         metavar="SRC",
         default=None,
         help="clean image folder / CIFAR batch, corrupted in the workers instead of --data",
+    )
+    p.add_argument(
+        "--trust-shards",
+        action="store_true",
+        help="WebDataset --data: check each shard's size and sample count against shards.json "
+        "but not its SHA-256 (storage you trust; by default every shard is hashed first, about "
+        "one extra read of the data)",
     )
     p.add_argument(
         "--no-progress",
@@ -126,14 +141,18 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
 def eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords eval-c and eval-p pass alike to ``evaluate_c`` / ``evaluate_p`` (the model is
     already on ``--device``; progress unless ``--quiet`` / ``--no-progress``)."""
-    return {
+    kwargs: dict[str, Any] = {
         "batch_size": args.batch_size,
         "limit": args.limit,
         "seed": args.seed,
         "profile": args.profile,
+        "verify_shards": "count" if args.trust_shards else "hash",
         "progress": "off" if args.quiet or args.no_progress else "auto",
         "run": run_options(args),
     }
+    if args.ece_bins is not None:  # else the library's default
+        kwargs["ece_bins"] = args.ece_bins
+    return kwargs
 
 
 def load_model_from_args(args: argparse.Namespace) -> LoadedModel:

@@ -36,6 +36,10 @@ __all__ = [
     "frost",
     "fog",
     "spatter",
+    "snow_layer_u8",
+    "snow_gray",
+    "snow_compose_u8",
+    "motion_blur_layer",
     "frost_texture",
     "frost_lookup_table",
     "FROST_FILES",
@@ -130,7 +134,52 @@ def frost_texture(
 # ---------------------------------------------------------------------------------------------
 
 
-def _motion_blur_u8(layer: np.ndarray, radius: float, sigma: float, angle: float) -> np.ndarray:
+def snow_layer_u8(
+    shape: tuple[int, int],
+    loc: float,
+    scale: float,
+    zoom: float,
+    threshold: float,
+    rng,
+    *,
+    trim: bool = True,
+) -> np.ndarray:
+    """Snow's flake layer before its motion blur: ``L = N(loc, scale)`` of ``shape`` (float64),
+    ``L = clipped_zoom(L, zoom)``, ``L[L < threshold] = 0``, ``uint8(clip(L, 0, 1) * 255)``
+    (truncation). Draws ``normal(size=shape)``. ``trim=False`` keeps the whole zoomed crop (up to
+    ``zoom`` rows and columns more than ``shape``; imagecorruptions 1.1.2 cuts it after the blur).
+    """
+    layer = legacy_normal(rng, loc, scale, shape)  # rng.normal(size=shape, loc, scale)
+    # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
+    layer = clipped_zoom(layer, zoom, trim=trim)
+    # L[L < t] = 0; uint8(clip(L, 0, 1) * 255), truncating (float64, as the reference)
+    layer = np.where(layer < float(threshold), 0.0, layer)
+    np.clip(layer, 0.0, 1.0, out=layer)
+    layer *= 255.0
+    return layer.astype(np.uint8)
+
+
+def snow_compose_u8(
+    image: np.ndarray, gray: np.ndarray, flakes: np.ndarray, blend: float
+) -> np.ndarray:
+    """Snow's last steps, fused (:func:`corruptbench.ops.weather_stages.snow_compose_u8`): with
+    ``x = image / 255`` (float32) and the blurred uint8 ``flakes`` (H x W),
+    ``x = blend x + (1 - blend) max(x, 1.5 gray + 0.5)``, ``uint8(clip(x + F + rot180(F), 0, 1)
+    * 255)`` with ``F = flakes / 255``. ``gray``: float32 H x W (the reference: OpenCV's RGB2GRAY
+    of ``x``)."""
+    x = np.asarray(image, dtype=np.float32) / np.float32(255.0)
+    out = np.empty(x.shape, dtype=np.uint8)
+    # blend and 1 - blend are Python floats: float32 scalars next to the float32 image (NEP 50).
+    wk.snow_compose_u8(x, gray, flakes, np.float32(blend), np.float32(1 - blend), out)
+    return out
+
+
+def snow_gray(image: np.ndarray) -> np.ndarray:
+    """``cv2.cvtColor(image / 255 (float32), COLOR_RGB2GRAY)``: the gray image snow brightens."""
+    return cv2.cvtColor(np.asarray(image, dtype=np.float32) / np.float32(255.0), cv2.COLOR_RGB2GRAY)
+
+
+def motion_blur_layer(layer: np.ndarray, radius: float, sigma: float, angle: float) -> np.ndarray:
     """``magick_motion_blur`` of a C-contiguous uint8 H x W layer.
 
     A layer with at most 10 % non-zero pixels (every snow layer we have seen: 0.5-8 %) goes
@@ -176,25 +225,10 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
         run fused, :func:`corruptbench.ops.weather_stages.snow_compose_u8`).
     """
     loc, scale, zoom, threshold, radius, sigma, blend = get_params("snow", severity, profile.name)
-    h, w = image.shape[:2]
-    x = np.asarray(image, dtype=np.float32) / np.float32(255.0)
-
-    layer = legacy_normal(rng, loc, scale, (h, w))  # rng.normal(size=(h, w), loc, scale)
-    # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
-    layer = clipped_zoom(layer, zoom)
-    # L[L < t] = 0; uint8(clip(L, 0, 1) * 255), truncating (float64, as the reference)
-    layer = np.where(layer < float(threshold), 0.0, layer)
-    np.clip(layer, 0.0, 1.0, out=layer)
-    layer *= 255.0
-    layer8 = layer.astype(np.uint8)
+    layer8 = snow_layer_u8(image.shape[:2], loc, scale, zoom, threshold, rng)
     angle = rng.uniform(-135, -45)
-    blurred = _motion_blur_u8(layer8, radius, sigma, angle)
-
-    gray = cv2.cvtColor(x, cv2.COLOR_RGB2GRAY)
-    out = np.empty(x.shape, dtype=np.uint8)
-    # blend and 1 - blend are Python floats: float32 scalars next to the float32 image (NEP 50).
-    wk.snow_compose_u8(x, gray, blurred, np.float32(blend), np.float32(1 - blend), out)
-    return out
+    blurred = motion_blur_layer(layer8, radius, sigma, angle)
+    return snow_compose_u8(image, snow_gray(image), blurred, blend)
 
 
 @register_corruption("frost", family="weather", order=8)

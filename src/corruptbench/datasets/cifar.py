@@ -39,6 +39,7 @@ __all__ = [
     "scan_cifar_p",
     "read_cifar_batch",
     "is_cifar_batch",
+    "check_class_labels",
 ]
 
 
@@ -134,9 +135,44 @@ def load_cifar_c(
     return arr[(int(severity) - 1) * n : int(severity) * n]
 
 
+def check_class_labels(values: object, where: str) -> np.ndarray:
+    """Class labels as an int64 array, or ``ValueError`` naming ``where`` and the first bad one.
+
+    A label is a class index: an integer >= 0. Integer arrays are taken as they are, float arrays
+    only when every value is a whole number (``8.0``); ``8.5`` would otherwise be truncated to 8
+    and ``-2`` stored as a class no model outputs, both without a word.
+    """
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{where}: labels are not an array of numbers ({exc})") from None
+    if arr.dtype.kind == "f":
+        bad = ~np.isfinite(arr) | (arr != np.floor(arr))
+        if bad.any():
+            i = int(np.flatnonzero(bad.ravel())[0])
+            raise ValueError(
+                f"{where}: label {float(arr.ravel()[i])!r} at row {i} is not a whole number (labels are "
+                f"class indices; {int(bad.sum())} of {arr.size} are not)"
+            )
+    elif arr.dtype.kind not in "iub":
+        raise ValueError(f"{where}: labels must be integer class indices, got dtype {arr.dtype}")
+    out = arr.astype(np.int64).reshape(-1) if arr.size else np.zeros(0, dtype=np.int64)
+    if out.size and int(out.min()) < 0:
+        i = int(np.argmax(out < 0))
+        raise ValueError(
+            f"{where}: label {int(out[i])} at row {i} is negative (labels are class indices >= 0)"
+        )
+    return out
+
+
 def load_cifar_c_labels(root: str | os.PathLike[str], severity: int | None = None) -> np.ndarray:
-    """``labels.npy`` as int64: all ``(5N,)`` or the ``(N,)`` labels of one severity."""
-    lab = np.asarray(_load(Path(root) / "labels.npy", False)).astype(np.int64)
+    """``labels.npy`` as int64: all ``(5N,)`` or the ``(N,)`` labels of one severity.
+
+    Raises:
+        ValueError: naming the file, a label that is not a class index (:func:`check_class_labels`).
+    """
+    path = Path(root) / "labels.npy"
+    lab = check_class_labels(_load(path, False), str(path))
     if severity is None:
         return lab
     n = lab.shape[0] // 5
@@ -196,7 +232,7 @@ def read_cifar_batch(path: str | os.PathLike[str]) -> tuple[np.ndarray, np.ndarr
     key = "labels" if "labels" in d else "fine_labels" if "fine_labels" in d else None
     if key is None:
         raise ValueError(f"{path}: CIFAR batch without 'labels' / 'fine_labels'")
-    labels = np.asarray(d[key], dtype=np.int64)
+    labels = check_class_labels(d[key], f"{path}: '{key}'")
     if labels.shape != (data.shape[0],):
         raise ValueError(f"{path}: {labels.shape[0]} labels for {data.shape[0]} images")
     images = data.reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1).copy()

@@ -10,7 +10,13 @@ member name up to the first dot of its base name (the WebDataset convention), e.
 Keys come from relative paths with :func:`sample_key`: the extension is dropped and the other dots
 of the base name become ``_`` (a dot would end the key early). Shards are named
 ``<name>-<level>-<number:06d>.tar`` (:func:`shard_name`, e.g. ``gaussian_noise-3-000012.tar``), and
-``shards.json`` (:data:`SHARD_INDEX`) lists every shard with its sample count, size and SHA-256.
+``shards.json`` (:data:`SHARD_INDEX`) lists every shard with its sample count, size and SHA-256;
+:func:`shard_problem` compares a shard on disk with those numbers (what eval-c, eval-p, a resumed
+make-c / convert and ``verify`` check).
+
+Names from the files are data, not paths: :func:`read_index` refuses a shard name that is not a
+plain file name (``../x.tar``, ``/data/x.tar``), and :func:`members` refuses a tar member whose
+name is absolute or has a ``..`` part (:class:`UnsafeMemberError`).
 
 Writing is deterministic (:class:`TarShardWriter`): PAX format, members in the order given with
 their extensions sorted, mtime 0, mode 0644, uid/gid 0 and empty user/group names, so the same
@@ -26,16 +32,18 @@ import os
 import re
 import struct
 import tarfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 __all__ = [
     "SHARD_INDEX",
     "INDEX_FORMAT",
     "ShardStats",
     "SampleEntry",
+    "UnsafeMemberError",
     "TarShardWriter",
     "sample_key",
     "split_member",
@@ -49,6 +57,14 @@ __all__ = [
     "scan_samples",
     "read_member",
     "read_index",
+    "check_shard_file_name",
+    "file_sha256",
+    "ShardInfo",
+    "inspect_shard",
+    "stats_problem",
+    "shard_problem",
+    "shard_problems",
+    "map_shards",
 ]
 
 SHARD_INDEX = "shards.json"
@@ -188,19 +204,151 @@ class TarShardWriter:
                 pass
 
 
+def file_sha256(path: str | os.PathLike[str]) -> str:
+    """The SHA-256 of a file (hex), read in 4 MiB chunks (:mod:`hashlib` releases the GIL on
+    them, so threads hash several files at once)."""
+    sha = hashlib.sha256()
+    with open(os.fspath(path), "rb") as fh:
+        while chunk := fh.read(1 << 22):
+            sha.update(chunk)
+    return sha.hexdigest()
+
+
 def shard_stats(path: str | os.PathLike[str]) -> ShardStats:
     """Statistics of an existing shard, read from the file (samples = distinct keys)."""
-    p = Path(path)
-    sha = hashlib.sha256()
-    with open(p, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            sha.update(chunk)
-    keys = {split_member(name)[0] for name, _, _ in members(p)}
-    return ShardStats(p.name, len(keys), p.stat().st_size, sha.hexdigest())
+    info = inspect_shard(path, hash=True)
+    assert info.sha256 is not None
+    return ShardStats(Path(path).name, info.samples, info.size, info.sha256)
+
+
+@dataclass
+class ShardInfo:
+    """What one read of a shard found: its samples (:func:`scan_samples`), size and SHA-256."""
+
+    entries: list[SampleEntry]
+    size: int
+    sha256: str | None = None  #: None when not hashed
+
+    @property
+    def samples(self) -> int:
+        """The sample count, as ``shards.json`` counts it: distinct keys."""
+        return len({e.key for e in self.entries})
+
+
+#: shards up to this size are read whole when hashed (one read, headers parsed in memory)
+_WHOLE_READ = 256 << 20
+
+
+def inspect_shard(
+    path: str | os.PathLike[str], *, hash: bool, read: tuple[str, ...] = ()
+) -> ShardInfo:
+    """Scan a shard's samples (and the members of ``read``) and, with ``hash``, its SHA-256, in
+    one read of the file (a shard of up to 256 MiB is read whole and its headers are parsed in
+    memory, so hashing costs no second pass).
+
+    Raises:
+        UnsafeMemberError: a member name is absolute or has a ``..`` part.
+        tarfile.TarError, OSError: not a readable tar archive.
+    """
+    size = os.path.getsize(path)
+    if hash and size <= _WHOLE_READ:
+        with open(os.fspath(path), "rb") as fh:
+            data = fh.read()
+        buf = io.BytesIO(data)
+        return ShardInfo(_scan(buf, _members_of(buf), read), len(data), _sha256(data))
+    entries = scan_samples(path, read)
+    return ShardInfo(entries, size, file_sha256(path) if hash else None)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stats_problem(
+    info: ShardInfo, expected: Mapping[str, Any], said: str = f"{SHARD_INDEX} says"
+) -> str | None:
+    """What differs between a read shard and its recorded statistics ``expected`` (a
+    :meth:`ShardStats.to_dict`, e.g. an entry of ``shards.json``): the sample count, the size,
+    then the SHA-256 when it was computed; None when nothing does. The text reads as
+    ``"<path>: <problem>"``, e.g. ``"5 samples, shards.json says 10"`` (``said`` names where
+    ``expected`` comes from)."""
+    if info.samples != int(expected["samples"]):
+        return f"{info.samples} samples, {said} {int(expected['samples'])}"
+    if "bytes" in expected and info.size != int(expected["bytes"]):  # an index we write has it
+        return f"{info.size} bytes, {said} {int(expected['bytes'])}"
+    if info.sha256 is not None and info.sha256 != expected["sha256"]:
+        return f"sha256 {info.sha256}, {said} {expected['sha256']}"
+    return None
+
+
+def shard_problem(
+    path: str | os.PathLike[str],
+    expected: Mapping[str, Any],
+    *,
+    hash: bool = True,
+    said: str = f"{SHARD_INDEX} says",
+) -> str | None:
+    """What is wrong with the shard at ``path`` against ``expected`` (:func:`stats_problem`):
+    ``"missing"``, an unreadable tar or an unsafe member name, a sample count, a size or, with
+    ``hash``, a SHA-256 (the full read that finds bytes changed in place, which leave the size and
+    the headers as they were); None when nothing is."""
+    if not Path(path).is_file():
+        return "missing"
+    try:
+        info = inspect_shard(path, hash=hash)
+    except UnsafeMemberError as exc:
+        return str(exc)
+    except (OSError, ValueError, tarfile.TarError) as exc:
+        return f"unreadable tar ({type(exc).__name__}: {exc})"
+    return stats_problem(info, expected, said)
+
+
+def shard_problems(
+    root: str | os.PathLike[str],
+    shards: Sequence[Mapping[str, Any]],
+    *,
+    hash: bool = True,
+    said: str = f"{SHARD_INDEX} says",
+) -> list[tuple[str, str]]:
+    """``(name, problem)`` of each shard of ``shards`` (entries of ``shards.json``, files in
+    ``root``) that :func:`shard_problem` finds wrong, in their order; several shards are read at
+    once (:func:`map_shards`)."""
+    found = map_shards(
+        lambda s: shard_problem(Path(root, s["name"]), s, hash=hash, said=said), shards
+    )
+    return [(str(s["name"]), p) for s, p in zip(shards, found) if p is not None]
+
+
+_T = TypeVar("_T")
+_S = TypeVar("_S")
+
+
+def map_shards(fn: Callable[[_S], _T], shards: Sequence[_S]) -> list[_T]:
+    """``[fn(s) for s in shards]`` on up to 8 threads (reading and hashing release the GIL)."""
+    if len(shards) < 2:
+        return [fn(s) for s in shards]
+    with ThreadPoolExecutor(min(len(shards), os.cpu_count() or 1, 8)) as pool:
+        return list(pool.map(fn, shards))
 
 
 class _Unsupported(Exception):
     """A tar feature the fast header reader leaves to :mod:`tarfile`."""
+
+
+class UnsafeMemberError(tarfile.TarError):
+    """A tar member whose name is absolute or has a ``..`` part: a shard never holds one, and a
+    reader that used it as a path would leave the folder."""
+
+
+_UNSAFE_PART = re.compile(r"(^|/)\.\.(/|$)")
+
+
+def _check_member_name(name: str) -> str:
+    if name.startswith("/") or _UNSAFE_PART.search(name.replace("\\", "/")):
+        raise UnsafeMemberError(
+            f"tar member {name!r} has an unsafe name (absolute, or with a '..' part); refused"
+        )
+    return name
 
 
 def _octal(field: bytes) -> int:
@@ -234,7 +382,7 @@ def _fast_members(fh: BinaryIO) -> list[tuple[str, int, int]]:
     Python objects). Raises ``tarfile.ReadError`` for a damaged archive, :class:`_Unsupported`
     for what it does not read (sparse files, base-256 sizes, ...)."""
     out: list[tuple[str, int, int]] = []
-    end = os.fstat(fh.fileno()).st_size
+    end = fh.seek(0, os.SEEK_END)
     pos = 0
     pax: dict[str, str] = {}
     long_name: str | None = None
@@ -269,7 +417,7 @@ def _fast_members(fh: BinaryIO) -> list[tuple[str, int, int]]:
         if "size" in pax:
             size = int(pax["size"])
         if kind in (b"0", b"\0", b"7"):
-            out.append((full, data, size))
+            out.append((_check_member_name(full), data, size))
         elif kind not in (b"1", b"2", b"3", b"4", b"5", b"6"):  # links, devices, dirs, fifos
             raise _Unsupported(f"member type {kind!r}")
         pax, long_name = {}, None
@@ -280,15 +428,21 @@ def members(path: str | os.PathLike[str]) -> list[tuple[str, int, int]]:
     """``(name, data offset, size)`` of each regular file in the tar at ``path``, in order.
 
     Raises:
+        UnsafeMemberError: a member name is absolute or has a ``..`` part.
         tarfile.TarError: not a (readable) tar archive.
     """
     with open(os.fspath(path), "rb") as fh:
-        try:
-            return _fast_members(fh)
-        except _Unsupported:
-            fh.seek(0)
-            with tarfile.open(fileobj=fh, mode="r:") as tf:
-                return [(m.name, m.offset_data, m.size) for m in tf if m.isfile()]
+        return _members_of(fh)
+
+
+def _members_of(fh: BinaryIO) -> list[tuple[str, int, int]]:
+    """:func:`members` of an open file (or an in-memory copy)."""
+    try:
+        return _fast_members(fh)
+    except _Unsupported:
+        fh.seek(0)
+        with tarfile.open(fileobj=fh, mode="r:") as tf:
+            return [(_check_member_name(m.name), m.offset_data, m.size) for m in tf if m.isfile()]
 
 
 def iter_samples(path: str | os.PathLike[str]) -> Iterator[tuple[str, dict[str, bytes]]]:
@@ -325,17 +479,22 @@ class SampleEntry:
 def scan_samples(path: str | os.PathLike[str], read: tuple[str, ...] = ()) -> list[SampleEntry]:
     """The samples of a shard, in order, with their members' offsets; the members whose
     extension is in ``read`` are read as well. Only the tar headers are visited otherwise."""
-    out: list[SampleEntry] = []
-    entries = members(path)
     with open(os.fspath(path), "rb") as fh:
-        for name, offset, size in entries:
-            k, ext = split_member(name)
-            if not out or out[-1].key != k:
-                out.append(SampleEntry(k))
-            out[-1].members[ext] = (offset, size)
-            if ext in read:
-                fh.seek(offset)
-                out[-1].small[ext] = fh.read(size)
+        return _scan(fh, _members_of(fh), read)
+
+
+def _scan(
+    fh: BinaryIO, entries: list[tuple[str, int, int]], read: tuple[str, ...]
+) -> list[SampleEntry]:
+    out: list[SampleEntry] = []
+    for name, offset, size in entries:
+        k, ext = split_member(name)
+        if not out or out[-1].key != k:
+            out.append(SampleEntry(k))
+        out[-1].members[ext] = (offset, size)
+        if ext in read:
+            fh.seek(offset)
+            out[-1].small[ext] = fh.read(size)
     return out
 
 
@@ -353,7 +512,8 @@ def read_index(root: str | os.PathLike[str]) -> dict[str, Any]:
     """The ``shards.json`` of a shard folder.
 
     Raises:
-        ValueError: the file is not a corruptbench WebDataset index.
+        ValueError: the file is not a corruptbench WebDataset index, or a shard name in it is not
+            a plain file name (:func:`check_shard_file_name`).
     """
     p = Path(root) / SHARD_INDEX
     try:
@@ -371,4 +531,34 @@ def read_index(root: str | os.PathLike[str]) -> dict[str, Any]:
         str(doc["media"])
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{p}: malformed shard index ({type(exc).__name__}: {exc})") from None
+    for row in doc["cells"]:
+        for s in row["shards"]:
+            check_shard_file_name(s["name"], p)
     return doc
+
+
+def check_shard_file_name(name: Any, index: str | os.PathLike[str]) -> str:
+    """``name`` if it is a plain file name ending in ``.tar``, for a shard beside ``index``.
+
+    Raises:
+        ValueError: naming ``index`` and the entry: a name with a folder part (``../x.tar``,
+            ``sub/x.tar``), an absolute path, a hidden name, or not a string / not ``.tar``.
+            Shards live in the index's folder; a name that pointed elsewhere would make a reader
+            open files outside it.
+    """
+    text = str(name) if isinstance(name, str) else ""
+    bad = (
+        not text
+        or "/" in text
+        or "\\" in text
+        or text.startswith(".")
+        or os.path.isabs(text)
+        or not text.endswith(".tar")
+    )
+    if bad:
+        raise ValueError(
+            f"{index}: shard name {name!r} is not a plain .tar file name in the folder of "
+            f"{SHARD_INDEX} (a folder part, '..' or an absolute path would read files outside "
+            "it); refused"
+        )
+    return text

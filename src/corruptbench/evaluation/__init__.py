@@ -14,6 +14,11 @@ Preprocessing
     the corruption. Then the model's :class:`~corruptbench.models.Preprocessing` (optional CLAHE,
     resize to the model's input size only if different, ImageNet mean/std).
 
+Protocols
+    ``evaluate_c(protocol=...)`` (:mod:`corruptbench.protocols`): ``full``, every image of the
+    data (the paper's), or ``robustbench``, exactly RobustBench's 5,000 listed images of each
+    cell and of the clean folder, its 15 corruptions x 5 severities and its accuracies.
+
 Throughput
     :mod:`~corruptbench.evaluation.loader`: decoding, corruption and the model's uint8
     preprocessing run in data-loader worker processes; the model runs in the main process.

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import ArgumentError
+from ..errors import Arg, ArgumentError
 from ..grid import CLEAN, SEVERITIES, Cell, cell_key
 from ..pipeline import hash_lines
 from ..safe_text import printable
@@ -21,6 +21,8 @@ __all__ = [
     "EvalError",
     "RunOptions",
     "CORRUPT_ON",
+    "VERIFY_SHARDS",
+    "check_verify_shards",
     "Cell",
     "CLEAN",
     "SEVERITIES",
@@ -30,6 +32,7 @@ __all__ = [
     "select_subset",
     "label_mapper",
     "files_fingerprint",
+    "content_digest",
     "npy_fingerprint",
     "hash_lines",
 ]
@@ -37,10 +40,23 @@ __all__ = [
 Log = Callable[[str], None]
 #: where on-the-fly corruption runs (``evaluate_c(corrupt_on=...)``, ``eval-c --corrupt-on``)
 CORRUPT_ON = ("auto", "workers", "device")
+#: how WebDataset shards are checked against ``shards.json`` (``verify_shards=``): ``hash`` = size,
+#: sample count and SHA-256 (the default); ``count`` = size and sample count (trusted storage)
+VERIFY_SHARDS = ("hash", "count")
 
 
 class EvalError(ArgumentError):
     """The evaluation cannot run (bad data folder, label mismatch, incompatible results file)."""
+
+
+def check_verify_shards(value: str) -> str:
+    """``verify_shards`` checked (:data:`VERIFY_SHARDS`), or :class:`EvalError` naming it."""
+    if value not in VERIFY_SHARDS:
+        raise EvalError(
+            Arg("verify_shards"),
+            f" must be {' or '.join(repr(v) for v in VERIFY_SHARDS)}, got {value!r}",
+        )
+    return value
 
 
 def stderr_log(msg: str) -> None:
@@ -115,6 +131,16 @@ def label_mapper(
 def files_fingerprint(root: Path, paths: Iterable[Path]) -> str:
     """Hash of the files' paths relative to ``root`` and their sizes."""
     return hash_lines(f"{p.relative_to(root).as_posix()}\t{p.stat().st_size}" for p in paths)
+
+
+def content_digest(images: Iterable[tuple[str, int]]) -> str:
+    """Digest of one cell's images, whatever holds them: ``(key, size in bytes)`` of each, in key
+    order. The key is ``"<wnid>/<file name>"`` as a folder build names the image (a shard
+    sample's ``.json`` records the same name), so a folder and its byte-identical WebDataset
+    shards give the same digest. It costs nothing beyond what opening either layout reads
+    (file sizes from the listing, member sizes from the tar headers); like the folder layout's
+    own fingerprint it tells data apart by names and sizes, not by hashing every byte."""
+    return hash_lines(sorted(f"{key}\t{size}" for key, size in images))
 
 
 def npy_fingerprint(arr: np.ndarray, labels: np.ndarray | None) -> str:

@@ -1,4 +1,5 @@
-"""eval-c: top-1 error per corruption and severity, CE, mCE and relative mCE of one model."""
+"""eval-c: top-1 error per corruption and severity, CE, mCE and relative mCE of one model, and the
+calibration of its softmax per cell (NLL, Brier, ECE, top-5 error: :mod:`.calibration`)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..errors import Arg, ArgumentError
-from ..grid import CLEAN, SEVERITIES, Cell, Grid, GridError, cell_key, select
+from ..grid import CLEAN, SEVERITIES, Cell, Grid, cell_key, select
 from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
 from ..models.adapt import ModelLike, evaluation_mode, resolve_model
+from ..profiles import PROFILES
 from ..progress import progress as make_progress
+from ..protocols import DEFAULT_PROTOCOL, EvalProtocol, resolve_protocol
 from ..results import (
     Baseline,
+    CalibrationResults,
     CResults,
     DatasetInfo,
     Results,
@@ -26,11 +30,13 @@ from ..results import (
     now,
     resolve_baseline,
 )
-from .common import CORRUPT_ON, EvalError, Log, RunOptions
+from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
+from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
     DataArg,
+    ImageIds,
     Layout,
     OnTheFly,
     OnTheFlyC,
@@ -62,12 +68,17 @@ def evaluate_c(
     profile: str | None = None,
     baseline: str = "auto",
     corrupt_on: str = "auto",
+    protocol: str = DEFAULT_PROTOCOL,
     name: str | None = None,
+    ece_bins: int = DEFAULT_BINS,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
+    verify_shards: str = "hash",
 ) -> Results:
     """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
-    mCE and relative mCE (``corruptbench evaluate_c`` is this function; so is ``eval-c``).
+    mCE and relative mCE, and the calibration of its softmax in every cell (NLL, Brier score,
+    ECE, top-5 error, mean confidence: ``Results.calibration``) (``corruptbench evaluate_c`` is
+    this function; so is ``eval-c``).
 
     Args:
         model: A ``torch.nn.Module`` or any callable from a normalised float batch
@@ -84,7 +95,8 @@ def evaluate_c(
         clean: Clean images for the clean error of stored data (ImageNet folder:
             ``Resize(256)+CenterCrop(224)``; CIFAR: a batch file or a folder of 32 x 32 class
             sub-folders).
-        corruptions: Names or subsets (``benchmark``, ``extra``, ``all``, a family); default all 19.
+        corruptions: Names or subsets (``benchmark``, ``extra``, ``all``, a family); default the
+            protocol's (``full``: all 19; ``robustbench``: the 15 benchmark ones).
         severities: Subset of 1..5 (default all five).
         mean, std: Per-channel normalisation of a module / callable's input (after ``/255``).
         input_size: Its input size: images that are not ``input_size`` square are resized
@@ -92,7 +104,8 @@ def evaluate_c(
         device: Where the model runs (default: the device of the module's parameters, else
             ``"cpu"``); a module elsewhere is moved there for the run and back afterwards.
         batch_size: Images per model call.
-        limit: Use at most this many images per cell (a seeded subset, the same images per cell).
+        limit: Use at most this many images per cell (a seeded subset, the same images per cell);
+            refused by a protocol that fixes the images.
         seed: Base seed of on-the-fly corruption (as ``make-c --seed``) and of the ``limit`` subset.
         profile: Parameter profile for on-the-fly/clean preparation (default: detected).
         baseline: ``auto`` (AlexNet for ImageNet, uniform for CIFAR), ``alexnet``, ``uniform`` or an
@@ -100,17 +113,35 @@ def evaluate_c(
         corrupt_on: On-the-fly only. ``workers``: CPU data-loader workers, the exact make-c
             pixels; ``device``: the model's device with :func:`corruptbench.torch.corrupt_batch`
             (fast on a GPU; seeded per batch, not make-c's bytes); ``auto``: device on CUDA.
+        protocol: ``full`` (the paper's: every image of the data, 19 corruptions, mCE) or
+            ``robustbench`` (RobustBench's ImageNet-C leaderboard: exactly its 5,000 listed
+            images in every cell and, with ``clean``, in the clean folder, refused when some are
+            absent; the 15 benchmark corruptions x 5 severities; 224 x 224 images to a 224 model,
+            no crop; the results add its ``clean_acc`` and ``corruptions_acc``). See
+            :mod:`corruptbench.protocols`. The results' ``dataset.protocol`` names it.
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
+        ece_bins: Equal-width confidence bins of the expected calibration error (default 15, as
+            google/robustness_metrics; Ovadia et al. 2019 use 30, which the results file also
+            gives: ``res.calibration.stats["fog/3"].ece(bins=30)``).
         progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
             ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
             otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
             new processes that import the caller's script: in a script, call this under
             ``if __name__ == "__main__":``.
+        verify_shards: WebDataset shards only: ``"hash"`` (default) compares every shard of the
+            requested cells with ``shards.json`` (size, sample count and SHA-256, a full read:
+            see ``benchmarks/shard_verify.py`` for the cost) and refuses one that differs;
+            ``"count"`` checks sizes and sample counts only, for storage you trust
+            (``eval-c --trust-shards``).
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
+
+    Raises:
+        EvalError: a bad argument or data (before any work); a batch whose logits are NaN or
+            infinite (naming its cell and batch; the results file keeps the finished cells).
 
     Examples:
         >>> import corruptbench
@@ -120,6 +151,7 @@ def evaluate_c(
         ...     net, corruptbench.OnTheFly(x_test, labels=y_test), corruptions=["fog"], input_size=32
         ... )
     """
+    check_ece_bins(ece_bins)
     loaded = resolve_model(
         model, mean=mean, std=std, input_size=input_size, device=device, name=name
     )
@@ -128,15 +160,18 @@ def evaluate_c(
         return _evaluate_c(
             loaded,
             data,
+            ece_bins=ece_bins,
             clean=clean,
             corruptions=corruptions,
-            severities=SEVERITIES if severities is None else severities,
+            severities=severities,
             batch_size=batch_size,
             limit=limit,
             seed=seed,
             profile=profile,
             baseline=baseline,
             corrupt_on=corrupt_on,
+            protocol=protocol,
+            verify_shards=verify_shards,
             progress=progress,
             run=run,
         )
@@ -154,6 +189,7 @@ class _CPlan:
     on_device: bool
     limit: int | None
     seed: int
+    protocol: EvalProtocol
 
     @property
     def want(self) -> list[Cell]:
@@ -174,19 +210,27 @@ def _plan_c(
     *,
     clean: str | os.PathLike[str] | None,
     corruptions: Sequence[str] | None,
-    severities: Sequence[int],
+    severities: Sequence[int] | None,
     limit: int | None,
     seed: int,
     profile: str | None,
     baseline: str,
     corrupt_on: str,
+    protocol: str,
+    verify_shards: str = "hash",
 ) -> _CPlan:
-    try:
-        grid = select("c", corruptions, severities)
-    except GridError as exc:
-        raise EvalError(*exc.parts) from None
+    proto, grid = _protocol_grid(protocol, corruptions, severities)
+    _check_protocol_model(proto, model)
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
+    if limit is not None and proto.fixed:
+        raise EvalError(
+            Arg("limit"),
+            f" draws a subset, but protocol {proto.name} evaluates a fixed set of images: drop ",
+            Arg("limit"),
+            " or use ",
+            Arg("protocol", "full", python='protocol="full"'),
+        )
     if corrupt_on not in CORRUPT_ON:
         raise EvalError(Arg("corrupt_on"), f" must be {', '.join(CORRUPT_ON)}, got {corrupt_on!r}")
     on_the_fly = isinstance(data, OnTheFly)
@@ -211,8 +255,17 @@ def _plan_c(
         )
     # the names in the reference order: the order results files and reports use
     names = [n for n in ALL_CORRUPTIONS if n in grid.names]
-    sel = Selection(names, list(grid.levels), limit, seed)
+    images = _protocol_images(proto)
+    sel = Selection(
+        names,
+        list(grid.levels),
+        limit,
+        seed,
+        images,
+        verify_shards=check_verify_shards(verify_shards),
+    )
     layout = open_c_layout(data, sel, model.num_classes, profile)
+    _check_protocol_profile(proto, layout)
     try:
         base = resolve_baseline(baseline, auto=layout.default_baseline, need="c")
     except ArgumentError as exc:
@@ -222,22 +275,99 @@ def _plan_c(
         layout.on_device()
     clean_set = None
     if clean is not None:
-        clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed)
+        clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed, images)
         layout.fingerprints["clean"] = clean_set.fingerprint
-    return _CPlan(grid, layout, clean_set, base, on_device, limit, seed)
+    if proto.name != DEFAULT_PROTOCOL:  # the default is named in dataset.protocol only
+        layout.notes.insert(0, f"protocol {proto.name}: {proto.title}")
+    return _CPlan(grid, layout, clean_set, base, on_device, limit, seed, proto)
+
+
+def _protocol_grid(
+    protocol: str, corruptions: Sequence[str] | None, severities: Sequence[int] | None
+) -> tuple[EvalProtocol, Grid]:
+    """The protocol and the grid it evaluates: its corruptions and severities by default; other
+    ones are refused when the protocol fixes the benchmark (a subset of its cells is allowed)."""
+    try:
+        proto = resolve_protocol(protocol)
+        grid = select(
+            "c",
+            proto.corruption_names() if corruptions is None else corruptions,
+            proto.severities if severities is None else severities,
+        )
+    except ArgumentError as exc:
+        raise EvalError(*exc.parts) from None
+    if proto.fixed:
+        for arg, asked, allowed in (
+            ("corruptions", grid.names, proto.corruption_names()),
+            ("severities", grid.levels, proto.severities),
+        ):
+            outside = [str(x) for x in asked if x not in allowed]
+            if outside:
+                raise EvalError(
+                    Arg(arg),
+                    f": {', '.join(outside)} not in protocol {proto.name} (its {arg}: "
+                    f"{', '.join(map(str, allowed))})",
+                )
+    return proto, grid
+
+
+def _protocol_images(proto: EvalProtocol) -> ImageIds | None:
+    """The images the protocol fixes, as the layouts' selection (``None``: every image)."""
+    if proto.image_ids is None:
+        return None
+    return ImageIds(frozenset(proto.image_ids()), f"protocol {proto.name}")
+
+
+def _check_protocol_model(proto: EvalProtocol, model: LoadedModel) -> None:
+    """A protocol with an image size gives the model the images as stored at that size (no crop,
+    no resize): a model of another input size is refused."""
+    size, s = proto.image_size, model.preprocessing.input_size
+    if size is not None and s != size:
+        raise EvalError(
+            f"protocol {proto.name} gives the model the {size} x {size} images as they are "
+            f"(RobustBench's Resize([{size}, {size}]), no crop); this model takes {s} x {s}: give "
+            f"it a {size} input size or use ",
+            Arg("protocol", "full", python='protocol="full"'),
+        )
+
+
+def _check_protocol_profile(proto: EvalProtocol, layout: Layout) -> None:
+    """A protocol with an image size refuses data of another size."""
+    size, prof = proto.image_size, PROFILES.get(layout.profile)
+    if size is not None and (prof is None or prof.size != size):
+        raise EvalError(
+            f"{layout.root}: protocol {proto.name} evaluates {size} x {size} images; this data "
+            f"has the {layout.profile!r} profile"
+            + (f" ({prof.size} x {prof.size})" if prof is not None else "")
+        )
 
 
 class _CRun:
-    """The state of one eval-c run: the tally of every cell, what was resumed, the cells still to
-    do and their images, and the results written after each finished cell."""
+    """The state of one eval-c run: the tally and calibration statistics of every cell, what was
+    resumed, the cells still to do and their images, and the results written after each finished
+    cell."""
 
-    def __init__(self, plan: _CPlan, model: LoadedModel, run: RunOptions, batch_size: int):
+    def __init__(
+        self,
+        plan: _CPlan,
+        model: LoadedModel,
+        run: RunOptions,
+        batch_size: int,
+        ece_bins: int = DEFAULT_BINS,
+    ):
         self.plan, self.model, self.run = plan, model, run
         self.t0 = time.perf_counter()
         self.log: Log = run.log or (lambda _m: None)
         self.out = Path(run.out) if run.out is not None else None
+        self.calibration = CellCalibration(ece_bins)
         prev = load_previous(self.out, "c", model, run.overwrite)
-        self.tally: Tally = _resumed(prev, plan) if prev is not None else {}
+        self.tally: Tally = _resumed(prev, plan, self.calibration) if prev is not None else {}
+        if self.calibration.not_restored:
+            self.log(
+                f"  {len(self.calibration.not_restored)} finished cells of {self.out} have no "
+                "calibration statistics for this run (written before calibration existed, or for "
+                "other ECE bins): evaluated again"
+            )
         self.prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
         self.resumed = prev is not None
         self.skipped: dict[Cell, int] = {}
@@ -273,7 +403,8 @@ class _CRun:
         self.run_info["finished"] = finished
         elapsed = self.prev_time + time.perf_counter() - self.t0
         tally = {k: v for k, v in self.tally.items() if v[1] > 0}
-        return _c_results(self.model, self.plan, tally, elapsed, notes, self.run_info)
+        calibration = self.calibration.part([cell_key(c) for c in tally])
+        return _c_results(self.model, self.plan, tally, elapsed, notes, self.run_info, calibration)
 
     def save(self, finished: bool = False) -> Results:
         res = self.results(finished)
@@ -292,12 +423,19 @@ class _CRun:
         return self.remaining[cid] == 0
 
     def count(self, logits: Any, y: Any, c: Any) -> set[int]:
-        """Count one batch of predictions; the ids of the cells it finishes."""
+        """Count one batch of predictions; the ids of the cells it finishes.
+
+        Raises:
+            EvalError: NaN or infinite logits (the cell and batch named; nothing counted).
+        """
         nc_out = logits.shape[1]
         if int(y.max()) >= nc_out:
             raise EvalError(f"label {int(y.max())} but the model outputs {nc_out} logits")
-        correct = (logits.argmax(1) == y).numpy()
         cids = c.numpy()
+        for cid in np.unique(cids):  # first: a batch of NaN logits must not reach the tally
+            m = cids == cid
+            self.calibrate(int(cid), logits[m], y[m])
+        correct = (logits.argmax(1) == y).numpy()
         done: set[int] = set()
         for cid in np.unique(cids):
             m = cids == cid
@@ -308,6 +446,18 @@ class _CRun:
             if self.remaining[int(cid)] == 0:
                 done.add(int(cid))
         return done
+
+    def calibrate(self, cid: int, logits: Any, y: Any) -> None:
+        """Add a batch of cell ``cid`` to its calibration statistics; a bad batch ends the run
+        with one line saying where it is and what the results file keeps."""
+        try:
+            self.calibration.update(cell_key(self.cells[cid]), logits, y)
+        except EvalError as exc:
+            kept = len(self.tally) - sum(1 for r in self.remaining if r > 0)
+            where = ""
+            if self.out is not None:
+                where = f"; {self.out} keeps the {kept} finished cell{'s' * (kept != 1)}"
+            raise EvalError(f"cell {exc}{where}") from None
 
     def finish_cell(self, cid: int) -> None:
         """Log a finished cell and rewrite the results file."""
@@ -327,12 +477,13 @@ def _evaluate_c(
     data: DataArg,
     *,
     batch_size: int,
+    ece_bins: int,
     progress: bool | str,
     run: RunOptions,
     **choices: Any,
 ) -> Results:
     plan = _plan_c(model, data, **choices)
-    state = _CRun(plan, model, run, batch_size)
+    state = _CRun(plan, model, run, batch_size, ece_bins)
     if state.tally and state.resumed:
         state.log(
             f"resuming {state.out}: {len(state.tally) - len(state.cells)} finished cells kept "
@@ -381,8 +532,9 @@ def _evaluate_c(
     return state.save(finished=True)
 
 
-def _resumed(prev: Results, plan: _CPlan) -> Tally:
-    """The finished cells of a previous results file whose data fingerprint, limit and seed match."""
+def _resumed(prev: Results, plan: _CPlan, calibration: CellCalibration) -> Tally:
+    """The finished cells of a previous results file whose data fingerprint, limit and seed match
+    and whose calibration statistics it holds (restored into ``calibration``)."""
     tally: Tally = {}
     run = prev.run or {}
     if prev.c is None or run.get("limit") != plan.limit or run.get("seed") != plan.seed:
@@ -398,7 +550,7 @@ def _resumed(prev: Results, plan: _CPlan) -> Tally:
             pos = SEVERITIES.index(cell[1])
             e = (prev.c.errors.get(cell[0]) or [None] * len(SEVERITIES))[pos]
             n = (prev.c.counts.get(cell[0]) or [None] * len(SEVERITIES))[pos]
-        if e is not None and n:
+        if e is not None and n and calibration.restore(prev.calibration, key, int(n)):
             tally[cell] = [int(round((1.0 - e) * n)), int(n), 0]
     return tally
 
@@ -444,6 +596,7 @@ def _c_results(
     elapsed: float,
     extra_notes: list[str],
     run: dict[str, Any],
+    calibration: CalibrationResults | None = None,
 ) -> Results:
     layout = plan.layout
     names = [n for n in ALL_CORRUPTIONS if n in plan.grid.names]
@@ -463,8 +616,10 @@ def _c_results(
             layout=layout.name,
             profile=layout.profile,
             fingerprint=layout.fingerprint(),
+            content_fingerprint=layout.content_fingerprint(),
             num_images=layout.images_per_cell,
             notes=notes,
+            protocol=plan.protocol.name,
         ),
         c=CResults(
             errors=errors,
@@ -481,6 +636,7 @@ def _c_results(
             counts=counts,
             clean_count=clean[1] if clean and clean[1] else None,
         ),
+        calibration=calibration,
         versions=library_versions(),
         time_s=round(elapsed, 3),
         created=now(),

@@ -1,4 +1,5 @@
-"""eval-p: flip probability, top-5 distance and Zipf distance per perturbation of one model."""
+"""eval-p: flip probability, top-5 distance and Zipf distance per perturbation of one model, and the
+calibration of its softmax on the sequences' clean frames (:mod:`.calibration`)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ..perturbations import ALL_PERTURBATIONS
 from ..progress import progress as make_progress
 from ..results import (
     Baseline,
+    CalibrationResults,
     DatasetInfo,
     PResults,
     Results,
@@ -30,7 +32,15 @@ from ..results import (
     now,
     resolve_baseline,
 )
-from .common import EvalError, RunOptions
+from .calibration import (
+    DEFAULT_BINS,
+    CellCalibration,
+    check_ece_bins,
+    clean_frame_labels,
+    frame_key,
+    require_finite,
+)
+from .common import EvalError, RunOptions, check_verify_shards
 from .layouts import DataArg, Layout, OnTheFly, Selection, open_p_layout
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
@@ -56,11 +66,16 @@ def evaluate_p(
     profile: str | None = None,
     baseline: str | os.PathLike[str] | None = None,
     name: str | None = None,
+    ece_bins: int = DEFAULT_BINS,
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
+    verify_shards: str = "hash",
 ) -> Results:
     """Evaluate ``model`` on ImageNet-P style sequences: flip probability (FP), top-5 distance
     (T5D) and Zipf distance per perturbation; mFR / mT5D with a baseline (``eval-p`` calls this).
+    Where the sequences have classes, the calibration of the clean frames too: frame 0 of the
+    perturbations that start with the clean image
+    (:data:`~corruptbench.perturbations.CLEAN_FIRST_FRAME`), in ``Results.calibration``.
 
     Args:
         model: As in :func:`~corruptbench.evaluation.evaluate_c`: a ``torch.nn.Module``, a callable
@@ -74,7 +89,7 @@ def evaluate_p(
             make-p's seeding; no labels needed).
         perturbations: Names or groups (``test``, ``validation``, ``all``); default all 14.
         difficulty: 1, 2 or 3. The noise perturbations read their ``_<d>`` dataset; the others
-            use it as the frame stride (spec §4.2).
+            use it as the frame stride (hendrycks/robustness ImageNet-P/test.py:257-273).
         mean, std, input_size: Preprocessing of a module / callable (see ``evaluate_c``).
         device: Where the model runs (default: the module's device, else ``"cpu"``).
         batch_size: Frames per model call: ``max(1, batch_size // T)`` sequences.
@@ -85,20 +100,29 @@ def evaluate_p(
             :func:`corruptbench.metrics.load_p_baseline`).
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
+        ece_bins: Bins of the clean frames' expected calibration error (default 15).
         progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
             ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
             otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resumed per perturbation), log lines (the
             workers import the caller's script: guard it with ``if __name__ == "__main__":``).
+        verify_shards: WebDataset shards only: ``"hash"`` (default: size, sample count and
+            SHA-256 of every shard against ``shards.json``) or ``"count"`` (sizes and counts, for
+            storage you trust; ``eval-p --trust-shards``); see ``evaluate_c``.
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
+
+    Raises:
+        EvalError: a bad argument or data (before any work); NaN or infinite logits (naming the
+            perturbation and batch; the results file keeps the finished perturbations).
 
     Examples:
         >>> import corruptbench
         >>> res = corruptbench.evaluate_p(net, "ImageNet-P/", baseline="alexnet-p.json")  # doctest: +SKIP
         >>> res.mfr, res.mt5d  # doctest: +SKIP
     """
+    check_ece_bins(ece_bins)
     loaded = resolve_model(
         model, mean=mean, std=std, input_size=input_size, device=device, name=name
     )
@@ -107,6 +131,7 @@ def evaluate_p(
         return _evaluate_p(
             loaded,
             data,
+            ece_bins=ece_bins,
             perturbations=perturbations,
             difficulty=difficulty,
             batch_size=batch_size,
@@ -114,6 +139,7 @@ def evaluate_p(
             seed=seed,
             profile=profile,
             baseline=baseline,
+            verify_shards=verify_shards,
             progress=progress,
             run=run,
         )
@@ -129,6 +155,7 @@ def _plan_p(
     seed: int,
     profile: str | None,
     baseline: str | os.PathLike[str] | None,
+    verify_shards: str = "hash",
 ) -> tuple[Layout, Baseline | None, list[str]]:
     """Check every argument, open the data and resolve the baseline (before any work): the
     layout, the baseline and the notes about the data."""
@@ -150,7 +177,10 @@ def _plan_p(
     # in the reference order (that of results files and reports); every perturbation at the one
     # difficulty: the noise ones read their _<d> dataset, the others use it as the frame stride
     ordered = [p for p in ALL_PERTURBATIONS if p in names]
-    layout = open_p_layout(data, Selection(ordered, [difficulty], limit, seed), profile, notes)
+    sel = Selection(
+        ordered, [difficulty], limit, seed, verify_shards=check_verify_shards(verify_shards)
+    )
+    layout = open_p_layout(data, sel, profile, notes)
     return layout, base, notes
 
 
@@ -172,6 +202,7 @@ def _evaluate_p(
     batch_size: int,
     limit: int | None,
     seed: int,
+    ece_bins: int,
     progress: bool | str,
     run: RunOptions,
     **choices: Any,
@@ -183,9 +214,16 @@ def _evaluate_p(
     )
     missing = [p for p, _ in layout.missing]
     top_notes = [f"missing perturbations: {', '.join(missing)}"] if missing else []
+    labels, calibration_notes = clean_frame_labels(layout, model.num_classes)
+    layout.notes.extend(calibration_notes)
+    calib = CellCalibration(ece_bins)
     out_p = Path(run.out) if run.out is not None else None
     prev = load_previous(out_p, "p", model, run.overwrite)
-    sums = _resumed(prev, layout, limit, seed, difficulty) if prev is not None else {}
+    sums = (
+        _resumed(prev, layout, limit, seed, difficulty, calib, set(labels))
+        if prev is not None
+        else {}
+    )
     prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
     if sums:
         log(f"resuming {out_p}: {len(sums)} finished perturbations kept (not recomputed)")
@@ -208,8 +246,9 @@ def _evaluate_p(
                 "unreadable sequences skipped: " + ", ".join(f"{k} {v}" for k, v in skipped.items())
             )
         elapsed = prev_time + time.perf_counter() - t0
+        part = calib.part([frame_key(p) for p in ALL_PERTURBATIONS if p in sums])
         return _p_results(
-            model, layout, difficulty, sums, base, elapsed, extra, run_info, top_notes
+            model, layout, difficulty, sums, base, elapsed, extra, run_info, top_notes, part
         )
 
     nw, nthreads = plan_resources(
@@ -222,7 +261,15 @@ def _evaluate_p(
         f"eval-p: {model.id} on {layout.root} ({layout.name}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers"
     )
     work = [
-        (cell, [LoadItem(reader, 0, 0, payload) for reader, _, payload in layout.items(cell)])
+        (
+            cell,
+            [
+                LoadItem(reader, 0, label, payload)
+                for (reader, _, payload), label in zip(
+                    layout.items(cell), labels.get(cell.name) or [0] * len(layout.items(cell))
+                )
+            ],
+        )
         for cell in todo
     ]
     total = sum(len(items) for _, items in work)
@@ -234,7 +281,14 @@ def _evaluate_p(
             batches = predict_batches(
                 model, items, batch_size=per_batch, workers=nw, threads=nthreads
             )
-            acc = _sequence_sums(p, difficulty, batches, bar, skipped)
+            try:
+                acc = _sequence_sums(
+                    p, difficulty, batches, bar, skipped, calib if p in labels else None
+                )
+            except EvalError as exc:
+                n = len(sums)
+                kept = f"; {out_p} keeps the {n} finished perturbation{'s' * (n != 1)}"
+                raise EvalError(f"{exc}{kept if out_p else ''}") from None
             if acc[3] == 0:
                 top_notes.append(f"{p}: no readable sequence")
                 continue
@@ -253,18 +307,31 @@ def _evaluate_p(
 
 
 def _sequence_sums(
-    p: str, difficulty: int, batches: Any, bar: Any, skipped: dict[str, int]
+    p: str,
+    difficulty: int,
+    batches: Any,
+    bar: Any,
+    skipped: dict[str, int],
+    calib: CellCalibration | None = None,
 ) -> list[float]:
     """``[FP * n, T5D * n, Zipf * n, n]`` of one perturbation's sequences (unreadable ones are
-    counted in ``skipped``)."""
+    counted in ``skipped``); with ``calib``, frame 0 of each sequence (the clean image) is added
+    to the calibration statistics of ``"<p>/0"``.
+
+    Raises:
+        EvalError: NaN or infinite logits, naming the perturbation and the batch.
+    """
     noise = is_noise_perturbation(p)
     acc = [0.0, 0.0, 0.0, 0]
-    for logits, _y, _c, bad in batches:
+    for k, (logits, y, _c, bad) in enumerate(batches, 1):
         bar.advance(len(bad) + (0 if logits is None else int(logits.shape[0])), label=f"eval-p {p}")
         if bad:
             skipped[p] = skipped.get(p, 0) + len(bad)
         if logits is None:
             continue
+        require_finite(logits, f"perturbation {p}, batch {k}")
+        if calib is not None:
+            calib.update(frame_key(p), logits[:, 0], y)
         arr = logits.numpy()
         n = arr.shape[0]
         acc[0] += flip_probability(arr.argmax(-1), noise=noise, difficulty=difficulty) * n
@@ -274,9 +341,18 @@ def _sequence_sums(
     return acc
 
 
-def _resumed(prev: Results, layout: Layout, limit: int | None, seed: int, difficulty: int) -> Sums:
+def _resumed(
+    prev: Results,
+    layout: Layout,
+    limit: int | None,
+    seed: int,
+    difficulty: int,
+    calib: CellCalibration,
+    calibrated: set[str],
+) -> Sums:
     """The finished perturbations of a previous results file whose fingerprint, limit, seed and
-    difficulty match."""
+    difficulty match, and which hold the calibration statistics of their clean frames when
+    ``calibrated`` lists them (restored into ``calib``)."""
     sums: Sums = {}
     prun = prev.run or {}
     p = prev.p
@@ -288,6 +364,8 @@ def _resumed(prev: Results, layout: Layout, limit: int | None, seed: int, diffic
     for name, _ in layout.cells:
         if fingerprints.get(name) == layout.fingerprints[name] and name in p.flip_probability:
             n = int(p.num_sequences[name])
+            if name in calibrated and not calib.restore(prev.calibration, frame_key(name), n):
+                continue
             sums[name] = [
                 p.flip_probability[name] * n,
                 p.top5_distance[name] * n,
@@ -307,6 +385,7 @@ def _p_results(
     notes: list[str],
     run: dict[str, Any],
     top_notes: list[str],
+    calibration: CalibrationResults | None = None,
 ) -> Results:
     done = {k: v for k, v in sums.items() if v[3] > 0}
     order = [p for p in ALL_PERTURBATIONS if p in done]
@@ -332,6 +411,7 @@ def _p_results(
             layout=layout.name,
             profile=layout.profile,
             fingerprint=layout.fingerprint(),
+            content_fingerprint=layout.content_fingerprint(),
             num_images=layout.images_per_cell,
             notes=list(notes),
         ),
@@ -348,6 +428,7 @@ def _p_results(
             mt5d=mt5d,
             notes=all_notes,
         ),
+        calibration=calibration,
         versions=library_versions(),
         time_s=round(elapsed, 3),
         created=now(),

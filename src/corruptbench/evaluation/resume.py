@@ -9,24 +9,13 @@ rest. A file written for another model is never overwritten unless ``overwrite=T
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from ..errors import Arg
 from ..models import LoadedModel
-from ..results import SCHEMA, Results
+from ..results import SCHEMA, Results, model_key
 from .common import EvalError
 
 __all__ = ["load_previous", "model_key"]
-
-
-def model_key(info: dict[str, Any]) -> list[Any]:
-    """What must match for two results to be of the same model."""
-    return [
-        info.get("id"),
-        info.get("preprocessing"),
-        info.get("weights_sha256"),
-        info.get("num_classes"),
-    ]
 
 
 def load_previous(

@@ -30,7 +30,7 @@ Examples:
 from __future__ import annotations
 
 from .calibration import CalibrationStats
-from .corruption import CSummary, summarize_c
+from .corruption import CMeans, CSummary, c_means, summarize_c
 from .p_summary import PSummary, load_p_baseline, summarize_p
 from .perturbation import (
     flip_probability,
@@ -50,6 +50,8 @@ from .task import (
 __all__ = [
     "CalibrationStats",
     "CSummary",
+    "CMeans",
+    "c_means",
     "PSummary",
     "ScoreSummary",
     "check_clean_score",

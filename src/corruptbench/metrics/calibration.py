@@ -76,13 +76,17 @@ __all__ = [
     "CALIBRATION_FORMAT",
     "DEFAULT_BINS",
     "SCALE_BITS",
+    "MIN_STORED_BINS",
     "confidence_bins",
+    "stored_bins",
 ]
 
 CALIBRATION_FORMAT = "corruptbench.calibration/1"
 DEFAULT_BINS = 15
 #: per-sample values are summed as integer multiples of 2**-SCALE_BITS
 SCALE_BITS = 52
+#: results files keep at least this many bins: 30, Ovadia et al.'s ECE, next to the default 15
+MIN_STORED_BINS = 30
 _TOP_K = 5
 _INT_KEYS = ("n", "top1_correct", "top5_correct", "nll_sum", "brier_sum")
 _BIN_KEYS = ("bin_count", "bin_correct", "bin_confidence_sum")
@@ -99,6 +103,26 @@ def confidence_bins(confidence: np.ndarray, bins: int) -> np.ndarray:
     """
     c = np.asarray(confidence, dtype=np.float64)
     return np.clip(np.floor(c * bins), 0, bins - 1).astype(np.int64)
+
+
+def stored_bins(ece_bins: int) -> int:
+    """How many bins to keep so that the ECE of ``ece_bins`` bins is read exactly
+    (:meth:`CalibrationStats.ece`): ``ece_bins * 2**k`` for the smallest ``k`` that gives at least
+    :data:`MIN_STORED_BINS`, so the default 15 keeps 30 and gives Ovadia et al.'s 30 too.
+
+    Raises:
+        ValueError: ``ece_bins`` is not a positive integer.
+
+    Examples:
+        >>> stored_bins(15), stored_bins(30), stored_bins(10), stored_bins(100)
+        (30, 30, 40, 100)
+    """
+    if isinstance(ece_bins, bool) or not isinstance(ece_bins, (int, np.integer)) or ece_bins < 1:
+        raise ValueError(f"the number of ECE bins must be a positive integer, got {ece_bins!r}")
+    bins = int(ece_bins)
+    while bins < MIN_STORED_BINS:
+        bins *= 2
+    return bins
 
 
 def _fixed(values: np.ndarray) -> np.ndarray:
@@ -151,7 +175,8 @@ def _check_batch(logits: Any, labels: Any, where: str) -> tuple[np.ndarray, np.n
         first = x[rows[0]][bad[rows[0]]][0]
         raise ValueError(
             f"{where}: the logits hold {int(bad.sum())} non-finite value(s) in {rows.size} of "
-            f"{x.shape[0]} rows (first: row {int(rows[0])}, {first}); calibration needs finite logits"
+            f"{x.shape[0]} rows (first: row {int(rows[0])}, {first}): no error rate, NLL or ECE "
+            "can be computed from them"
         )
     y = y.astype(np.int64)
     out = (y < 0) | (y >= x.shape[1])

@@ -23,7 +23,7 @@ from ..grid import resolve_name
 from ..tables.alexnet import ALEXNET_C_ERRORS, ALEXNET_CLEAN_ERROR
 from .checks import check_rate, mean_present
 
-__all__ = ["NUM_SEVERITIES", "CSummary", "BaselineC", "summarize_c"]
+__all__ = ["NUM_SEVERITIES", "CSummary", "CMeans", "BaselineC", "summarize_c", "c_means"]
 
 NUM_SEVERITIES = 5
 
@@ -213,32 +213,77 @@ def _summary(
     incomplete = [name for name, row in rows.items() if row.mean_error is None]
     notes = [row.note for row in rows.values() if row.note]
     notes += _input_notes(incomplete, clean, base)
-    missing = [n for n in BENCHMARK_CORRUPTIONS if ce.get(n) is None]
-    relative_mce = _mean_over(BENCHMARK_CORRUPTIONS, rel)
-    notes += _coverage_notes(missing, ce, rel, relative_mce)
-
-    def measured(group: Sequence[str]) -> list[str]:
-        return [n for n in group if ce.get(n) is not None]
-
+    means = c_means(ce, rel, mean_errors)
+    notes += _coverage_notes(means.missing, ce, rel, means.relative_mce)
     return CSummary(
         errors=errs,
         mean_errors=mean_errors,
         ce=ce,
         relative_ce=rel,
-        mce=_mean_over(BENCHMARK_CORRUPTIONS, ce),
-        relative_mce=relative_mce,
-        mean_error=_mean_over(measured(BENCHMARK_CORRUPTIONS), mean_errors),
-        extra_ce=_mean_over(EXTRA_CORRUPTIONS, ce),
-        extra_relative_ce=_mean_over(EXTRA_CORRUPTIONS, rel),
-        extra_mean_error=_mean_over(measured(EXTRA_CORRUPTIONS), mean_errors),
+        mce=means.mce,
+        relative_mce=means.relative_mce,
+        mean_error=means.mean_error,
+        extra_ce=means.extra_ce,
+        extra_relative_ce=means.extra_relative_ce,
+        extra_mean_error=means.extra_mean_error,
         clean_error=clean,
         baseline=base.description,
         baseline_clean_error=base.clean_error,
-        partial=bool(missing),
-        missing=missing,
-        extra_missing=[n for n in EXTRA_CORRUPTIONS if ce.get(n) is None],
+        partial=means.partial,
+        missing=list(means.missing),
+        extra_missing=list(means.extra_missing),
         incomplete=incomplete,
         notes=" ".join(notes),
+    )
+
+
+@dataclass(frozen=True)
+class CMeans:
+    """The means of per-corruption figures (:func:`c_means`); see :class:`CSummary` for each."""
+
+    mce: float | None
+    relative_mce: float | None
+    mean_error: float | None
+    extra_ce: float | None
+    extra_relative_ce: float | None
+    extra_mean_error: float | None
+    partial: bool
+    missing: tuple[str, ...]
+    extra_missing: tuple[str, ...]
+
+
+def c_means(
+    ce: Mapping[str, float | None],
+    relative_ce: Mapping[str, float | None],
+    mean_errors: Mapping[str, float | None],
+) -> CMeans:
+    """The means over the benchmark and the extra corruptions of per-corruption CE, relative CE
+    and mean error (each ``None`` where not known)::
+
+        mCE          = mean of CE[c] over the benchmark corruptions whose CE is known
+        relative mCE = mean of relative CE[c] over those whose relative CE is known
+        mean error   = mean of mean_s E[s, c] over the benchmark corruptions whose CE is known
+
+    (likewise over the 4 extra corruptions). ``partial``: some benchmark corruption has no CE
+    (``missing``), so mCE covers fewer than the 15. What :func:`summarize_c` reports, and what a
+    results file's stored means are checked against when the CEs cannot be recomputed (a
+    measured baseline).
+    """
+
+    def measured(group: Sequence[str]) -> list[str]:
+        return [n for n in group if ce.get(n) is not None]
+
+    missing = tuple(n for n in BENCHMARK_CORRUPTIONS if ce.get(n) is None)
+    return CMeans(
+        mce=_mean_over(BENCHMARK_CORRUPTIONS, ce),
+        relative_mce=_mean_over(BENCHMARK_CORRUPTIONS, relative_ce),
+        mean_error=_mean_over(measured(BENCHMARK_CORRUPTIONS), mean_errors),
+        extra_ce=_mean_over(EXTRA_CORRUPTIONS, ce),
+        extra_relative_ce=_mean_over(EXTRA_CORRUPTIONS, relative_ce),
+        extra_mean_error=_mean_over(measured(EXTRA_CORRUPTIONS), mean_errors),
+        partial=bool(missing),
+        missing=missing,
+        extra_missing=tuple(n for n in EXTRA_CORRUPTIONS if ce.get(n) is None),
     )
 
 
@@ -285,10 +330,10 @@ def _resolve_baseline(baseline: object, baseline_clean_error: float | None) -> _
         )
     if isinstance(baseline, Mapping):
         errors = _parse_c_errors(baseline, "baseline", allow_missing=False)
-        given = clean_rate()
+        user_clean = clean_rate()
         desc = f"user-supplied baseline ({len(errors)} corruptions"
-        desc += f"; clean error {given:g})" if given is not None else ")"
-        return _Baseline(errors, given, desc)
+        desc += f"; clean error {user_clean:g})" if user_clean is not None else ")"
+        return _Baseline(errors, user_clean, desc)
     raise TypeError(
         f"baseline must be 'alexnet', 'uniform' or a mapping, got {type(baseline).__name__}"
     )

@@ -164,23 +164,8 @@ def summarize_p(
     if not fps:
         raise ValueError("fp is empty; give at least one perturbation")
     t5ds = {} if t5d is None else _parse_p_values(t5d, "t5d", t5d=True)
+    base, base_desc = _resolve_p_baseline(baseline)
     notes: list[str] = []
-
-    base_desc: str | None
-    if baseline is None:
-        base = None
-        base_desc = None
-    elif isinstance(baseline, (str, os.PathLike)):
-        base = load_p_baseline(baseline)
-        base_desc = f"measured baseline from {os.fspath(baseline)}"
-    elif isinstance(baseline, Mapping):
-        base = _parse_p_baseline_mapping(baseline, "baseline")
-        base_desc = "user-supplied baseline mapping"
-    else:
-        raise TypeError(
-            f"baseline must be None, a path or a mapping, got {type(baseline).__name__}"
-        )
-
     fr: dict[str, float] = {}
     t5r: dict[str, float] = {}
     if base is None:
@@ -216,6 +201,20 @@ def summarize_p(
         missing=missing,
         notes=" ".join(notes),
     )
+
+
+def _resolve_p_baseline(
+    baseline: Mapping[str, Mapping[str, float]] | PathLike | None,
+) -> tuple[dict[str, dict[str, float]] | None, str | None]:
+    """``summarize_p``'s ``baseline`` read and checked: (its tables, their description), or
+    ``(None, None)`` without one."""
+    if baseline is None:
+        return None, None
+    if isinstance(baseline, (str, os.PathLike)):
+        return load_p_baseline(baseline), f"measured baseline from {os.fspath(baseline)}"
+    if isinstance(baseline, Mapping):
+        return _parse_p_baseline_mapping(baseline, "baseline"), "user-supplied baseline mapping"
+    raise TypeError(f"baseline must be None, a path or a mapping, got {type(baseline).__name__}")
 
 
 def _parse_p_baseline_mapping(data: Mapping[str, Any], source: str) -> dict[str, dict[str, float]]:

@@ -40,7 +40,7 @@ def clipped_zoom_geometry(length: int, zoom_factor: float) -> tuple[int, int, in
 
 @functools.lru_cache(maxsize=512)
 def zoom_axis_table(
-    length: int, zoom_factor: float
+    length: int, zoom_factor: float, whole: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Interpolation table of one axis of the reference ``clipped_zoom(img, z)``.
 
@@ -51,13 +51,18 @@ def zoom_axis_table(
     length ``n = round(c * z)``; output index ``k`` samples crop coordinate ``k * ((c - 1) / (n - 1))``
     (``grid_mode=False``); order-1 spline weights ``(1 - f, f)`` at ``floor``; the out-of-range tap
     is mirrored (weight 0 there) and a coordinate beyond ``c - 1`` by round-off gives 0 (mode
-    'constant'); finally the centred trim ``(n - length) // 2``.
+    'constant'); finally the centred trim ``(n - length) // 2``. With ``whole``, all ``n`` zoomed
+    positions and no trim (imagecorruptions 1.1.2's ``clipped_zoom``).
     """
     if not zoom_factor >= 1:  # the reference only zooms in (z < 1 would crop outside the image)
         raise ValueError(f"clipped_zoom needs zoom_factor >= 1, got {zoom_factor}")
     c, top, n, trim = clipped_zoom_geometry(length, zoom_factor)
     step = (c - 1) / (n - 1) if n > 1 else 1.0
-    k = np.arange(trim, trim + length, dtype=np.float64)
+    k = (
+        np.arange(n, dtype=np.float64)
+        if whole
+        else np.arange(trim, trim + length, dtype=np.float64)
+    )
     cc = k * step
     outside = cc > c - 1
     start = np.floor(cc)
@@ -316,7 +321,7 @@ def _zoom_blur_u8(img, identity, r0, r1, rw0, rw1, c0, c1, cw0, cw1, xbuf, out):
             o[e] = np.uint8(min(max(v, zero), one) * f255)
 
 
-def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
+def clipped_zoom(img: np.ndarray, zoom_factor: float, *, trim: bool = True) -> np.ndarray:
     """Zoom the centre of ``img`` (H x W or H x W x C) by ``zoom_factor`` and crop back to H x W.
 
     The reference: ``ch = ceil(h / z)``, ``top = (h - ch) // 2``; bilinear ``scipy.ndimage.zoom``
@@ -324,7 +329,9 @@ def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
     native re-implementation with the same coordinate mapping and weights, computed in double and
     cast to the input's float dtype (equal to SciPy up to ~1 ulp). Rows and columns are handled
     independently, which at a square size is exactly the reference. Non-float inputs are
-    converted to float64. Returns a new array of the input's shape.
+    converted to float64. Returns a new array of the input's shape; with ``trim=False``, the
+    whole zoomed crop (``round(ceil(h / z) * z)`` rows, likewise columns), as imagecorruptions
+    1.1.2's ``clipped_zoom`` returns it.
     """
     arr = np.asarray(img)
     if arr.ndim not in (2, 3):
@@ -333,10 +340,12 @@ def clipped_zoom(img: np.ndarray, zoom_factor: float) -> np.ndarray:
         arr = arr.astype(np.float64)
     src = arr if arr.ndim == 3 else arr[:, :, None]
     h, w = src.shape[:2]
-    r0, r1, rw0, rw1 = zoom_axis_table(h, float(zoom_factor))
-    c0, c1, cw0, cw1 = zoom_axis_table(w, float(zoom_factor))
-    out = np.empty(src.shape, dtype=src.dtype)
-    _zoom_one(np.ascontiguousarray(src), r0, r1, rw0, rw1, c0, c1, cw0, cw1, out.reshape(h, -1))
+    r0, r1, rw0, rw1 = zoom_axis_table(h, float(zoom_factor), not trim)
+    c0, c1, cw0, cw1 = zoom_axis_table(w, float(zoom_factor), not trim)
+    out = np.empty((r0.shape[0], c0.shape[0], src.shape[2]), dtype=src.dtype)
+    _zoom_one(
+        np.ascontiguousarray(src), r0, r1, rw0, rw1, c0, c1, cw0, cw1, out.reshape(len(r0), -1)
+    )
     return out if arr.ndim == 3 else out[:, :, 0]
 
 

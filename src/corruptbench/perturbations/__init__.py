@@ -54,6 +54,7 @@ __all__ = [
     "TEST_PERTURBATIONS",
     "VALIDATION_PERTURBATIONS",
     "NOISE_PERTURBATIONS",
+    "CLEAN_FIRST_FRAME",
     "PERTURBATION_PARAMS",
     "FRAME_COUNTS",
     "frame_count",
@@ -76,6 +77,13 @@ VALIDATION_PERTURBATIONS: tuple[str, ...] = tuple(
 #: the noise perturbations: their frames are compared with the clean frame 0, and they have
 #: difficulty 2/3 datasets
 NOISE_PERTURBATIONS: tuple[str, ...] = tuple(s.name for s in perturbation_specs() if s.noise)
+#: the perturbations whose frame 0 is the clean image itself, in every profile: the noise ones
+#: (make_imagenet_p.py: ``i = 0: crop``) and zoom_blur (a running average that starts with the
+#: crop); every other sequence starts perturbed (motion_blur at -120 degrees, brightness at -0.3,
+#: translate by -20 px, ...). eval-p measures clean calibration on these frames.
+CLEAN_FIRST_FRAME: tuple[str, ...] = tuple(
+    n for n in ALL_PERTURBATIONS if n in NOISE_PERTURBATIONS or n == "zoom_blur"
+)
 #: ``corruptbench.PERTURBATIONS``: the test perturbations
 PERTURBATIONS: tuple[str, ...] = TEST_PERTURBATIONS
 #: ``corruptbench.EXTRA_PERTURBATIONS``: the validation perturbations

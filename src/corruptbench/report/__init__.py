@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import Arg, ArgumentError
 from ..fileio import write_text
 from ..results import Results
-from .baseline import apply_baseline, dataset_mismatches, unique_labels
+from .baseline import apply_baseline, dataset_mismatches, merge_models, unique_labels
 from .terminal import print_summary
 
 __all__ = [
@@ -54,14 +54,15 @@ def render_report(
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     results = apply_baseline(unique_labels(results), baseline)
     mismatches = dataset_mismatches(results)
+    if fmt == "csv":  # one number per line, each with the file it comes from
+        from .markdown import render_csv
+
+        return render_csv(results)
+    results = merge_models(results)  # the C and P results of one model: one row
     if fmt == "md":
         from .markdown import render_markdown
 
         return render_markdown(results, warnings=mismatches)
-    if fmt == "csv":
-        from .markdown import render_csv
-
-        return render_csv(results)
     from ..extras import require
 
     require("matplotlib", "the HTML report")

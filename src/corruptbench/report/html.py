@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..grid import SEVERITIES
+from ..grid import SEVERITIES, parse_cell_key
 from ..perturbations import ALL_PERTURBATIONS
 from ..results import Results
 from ..results.card import CSS, e, figure, render_fragment, summary_card
@@ -21,6 +21,7 @@ from ..results.format import (
     BENCHMARK_CORRUPTIONS,
     DASH,
     EXTRA_CORRUPTIONS,
+    mce_cell,
     num,
     pct,
     pretty,
@@ -29,13 +30,16 @@ from ..results.format import (
     summary_cells,
 )
 from ..results.plots import (
+    calibration_curves,
     ce_bars,
     flip_bars,
     headline_scatter,
+    reliability_diagram,
     rpc_bars,
     score_curves,
     severity_curves,
 )
+from ..results.text import calibration_rows
 
 __all__ = ["render_html", "render_fragment", "sort_by_mce"]
 
@@ -105,7 +109,7 @@ def _ce_table(results: Sequence[Results]) -> str:
         )
         body.append(f"<tr{cls}><td>{label}</td>{cells}</tr>")
     mean_cells = "".join(
-        f"<td>{pct(r.c.mce)}</td><td>{pct(r.c.relative_mce)}</td>" for r in rows if r.c
+        f"<td>{mce_cell(r.c)}</td><td>{mce_cell(r.c, relative=True)}</td>" for r in rows if r.c
     )
     body.insert(
         sum(1 for n in names if n in BENCHMARK_CORRUPTIONS),
@@ -261,7 +265,7 @@ def _provenance(res: Results) -> str:
     for key in ("id", "source", "preprocessing", "input_size", "num_classes"):
         if m.get(key) is not None:
             pairs.append((f"model {key}", m.get(key)))
-    for key in ("path", "layout", "profile", "fingerprint", "num_images"):
+    for key in ("path", "layout", "protocol", "profile", "fingerprint", "num_images"):
         if getattr(ds, key) is not None:
             pairs.append((f"dataset {key}", getattr(ds, key)))
     if res.c is not None:
@@ -308,6 +312,13 @@ when a baseline was given.</li>
 measured on the clean data (<b>P</b>) and on every corruption and severity; <b>mPC</b> is its mean over the 15
 benchmark corruptions and 5 severities, <b>rPC = mPC / P</b> the share of the clean performance kept under
 corruption. Scores are shown as measured, rPC as a percentage.</li>
+<li><b>Calibration</b> (Guo et al. 2017; Ovadia et al. 2019): how far the softmax confidence is from
+the accuracy. <b>NLL</b>: mean negative log-likelihood of the true class (nats). <b>Brier</b>: mean
+squared distance of the probability vector from the one-hot label (0 to 2). <b>ECE</b>: the accuracy
+minus the mean confidence within equal-width confidence bins, weighted by the bins' shares (bins as
+stated; a results file also gives 30). Per severity, the mean over the corruptions measured, every
+corruption weighted alike; the reliability diagram pools the cells of the worst severity. eval-p
+measures the sequences' clean frames only.</li>
 <li>All rates are fractions in the results files and percentages here.</li>
 </ul>
 """
@@ -344,6 +355,7 @@ def render_html(
     parts += _c_sections(ordered)
     parts += _p_section(ordered)
     parts += _score_section(ordered)
+    parts += _calibration_section(ordered)
     parts += [_demo_photos(r) for r in ordered]
     if examples:
         parts += _examples_section(contact_sheet, perturbation_strip, sample_name)
@@ -400,6 +412,8 @@ def _nav(results: Sequence[Results], *, examples: bool) -> list[tuple[str, str]]
         nav.append(("imagenet-p", "ImageNet-P"))
     if any(r.score is not None for r in results):
         nav.append(("scores", "Task scores"))
+    if any(r.calibration is not None for r in results):
+        nav.append(("calibration", "Calibration"))
     if any(r.kind == "demo" and r.demo is not None for r in results):
         nav.append(("photos", "Photos"))
     if examples:
@@ -556,3 +570,91 @@ def _examples_section(
         ),
         "</section>",
     ]
+
+
+def _calibration_by_severity(res: Results) -> str:
+    """Clean, then each severity's mean over the corruptions measured: NLL, Brier, ECE, top-1 /
+    top-5 error, mean confidence."""
+    cal = res.calibration
+    assert cal is not None
+    head = (
+        "<tr><th></th><th>corruptions</th><th>NLL</th><th>Brier</th>"
+        f"<th>ECE ({cal.ece_bins} bins)</th><th>top-1 error</th><th>top-5 error</th>"
+        "<th>mean confidence</th></tr>"
+    )
+    body = [
+        f"<tr><td>{e(label)}</td><td>{covered}</td>"
+        f"<td>{num(m['nll'], 3)}</td><td>{num(m['brier'], 3)}</td><td>{pct(m['ece'])}</td>"
+        f"<td>{pct(m['top1_error'])}</td><td>{pct(m['top5_error'])}</td>"
+        f"<td>{pct(m['mean_confidence'])}</td></tr>"
+        for label, covered, m in calibration_rows(cal)
+    ]
+    return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _calibration_cells(res: Results) -> str:
+    """ECE and NLL of every cell: one row per corruption, severities 1..5 (eval-p: one row per
+    perturbation's clean frames)."""
+    cal = res.calibration
+    assert cal is not None
+    if not cal.has_severities:
+        rows = [
+            f"<tr><td>{e(pretty(parse_cell_key(k).name))}</td><td>{m['n']}</td><td>{pct(m['ece'])}</td>"
+            f"<td>{num(m['nll'], 3)}</td></tr>"
+            for k, m in cal.cells().items()
+            if k != "clean"
+        ]
+        head = "<tr><th>Clean frames of</th><th>sequences</th><th>ECE</th><th>NLL</th></tr>"
+        return f'<div class="scroll"><table>{head}{"".join(rows)}</table></div>'
+    names = [n for n in ALL_CORRUPTIONS if any(cal.cell(n, s) for s in SEVERITIES)]
+    head = (
+        "<tr><th rowspan=2>Corruption</th><th colspan=5>ECE</th><th colspan=5>NLL</th></tr><tr>"
+        + "".join(f"<th>sev {s}</th>" for s in SEVERITIES) * 2
+        + "</tr>"
+    )
+    body = []
+    for name in names:
+        cells = [cal.cell(name, s) or {} for s in SEVERITIES]
+        label = e(pretty(name)) + (
+            ' <span class="muted small">(extra)</span>' if name in EXTRA_CORRUPTIONS else ""
+        )
+        body.append(
+            f"<tr><td>{label}</td>"
+            + "".join(f"<td{_heat(c.get('ece'))}>{pct(c.get('ece'))}</td>" for c in cells)
+            + "".join(f"<td>{num(c.get('nll'), 3)}</td>" for c in cells)
+            + "</tr>"
+        )
+    return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _calibration_section(ordered: Sequence[Results]) -> list[str]:
+    """ECE and NLL against severity, reliability diagrams (clean vs the worst severity), and per
+    model the numbers by severity and per cell."""
+    rows = [r for r in ordered if r.calibration is not None]
+    if not rows:
+        return []
+    parts = [
+        '<section id="calibration"><h2>Calibration under corruption</h2>',
+        figure(
+            calibration_curves(rows),
+            "ECE and NLL against severity",
+            "Expected calibration error and negative log-likelihood against severity (0 = "
+            "clean): per severity, the mean over the benchmark corruptions measured (the legend "
+            "says how many).",
+        ),
+        figure(
+            reliability_diagram(rows),
+            "Reliability diagrams",
+            "Accuracy against mean confidence per confidence bin, for the clean images and for "
+            "the worst severity measured (its corrupted cells pooled); on the dashed diagonal "
+            "the model is calibrated, below it over-confident.",
+        ),
+    ]
+    for r in rows:
+        parts += [
+            f"<h3>{e(r.label)}</h3>",
+            _calibration_by_severity(r),
+            _calibration_cells(r),
+        ]
+    parts.append("</section>")
+    return parts

@@ -4,19 +4,23 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from ..grid import SEVERITIES, parse_cell_key
 from ..perturbations import ALL_PERTURBATIONS
-from ..results import Results
+from ..results import CalibrationResults, Results
 from ..results.format import (
     ALL_CORRUPTIONS,
     EXTRA_CORRUPTIONS,
+    leaderboard_rows,
     num,
     pct,
     pretty,
     score_num,
     summary_cells,
 )
+from ..results.parts import CALIBRATION_GROUPS, CALIBRATION_METRICS
+from ..results.text import calibration_rows
 from ..safe_text import csv_cell
 
 __all__ = ["render_markdown", "render_csv"]
@@ -39,34 +43,6 @@ def _table(
     )
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(out)
-
-
-def _c_p_summary(rows: Sequence[Results], has_p: bool) -> list[str]:
-    """The ImageNet-C / -P headline table (one row per model), then the CE baselines."""
-    header = [
-        "Model",
-        "Clean error",
-        "mCE",
-        "Relative mCE",
-        "Mean error (15)",
-        "Mean error (4 extra)",
-    ]
-    if has_p:
-        header += ["mFR", "mT5D"]
-    table = []
-    for r in rows:
-        c = r.c
-        row = [_md_cell(r.label) + (" (partial)" if c is not None and c.partial else "")]
-        row += summary_cells(r, has_p)
-        table.append(row)
-    parts = [_table(header, table), ""]
-    baselines = sorted({r.c.baseline for r in rows if r.c})
-    if baselines:
-        parts += [
-            f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
-            "",
-        ]
-    return parts
 
 
 def _score_sections(rows: Sequence[Results]) -> list[str]:
@@ -109,7 +85,7 @@ def _score_sections(rows: Sequence[Results]) -> list[str]:
             + [score_num(means.get(n))]
             for n, vals in s.scores.items()
         ]
-        parts += [_table(["Corruption", "clean", "1", "2", "3", "4", "5", "mean"], table), ""]
+        parts += [_table(["Corruption", "clean", *map(str, SEVERITIES), "mean"], table), ""]
     return parts
 
 
@@ -128,58 +104,154 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
     for text in warnings:
         parts += [f"> **Warning:** {_md_cell(text)}", ""]
     if c_rows or p_rows:
-        parts += _c_p_summary(
-            [r for r in ordered if r.c is not None or r.p is not None], has_p=bool(p_rows)
-        )
-
+        cp_rows = [r for r in ordered if r.c is not None or r.p is not None]
+        parts += _summary_table(cp_rows, has_p=bool(p_rows))
     if c_rows:
-        parts += ["### Corruption error (CE / relative CE) per corruption", ""]
-        names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in c_rows if r.c)]
-        header = (
-            ["Corruption"]
-            + [f"{_md_cell(r.label)} CE" for r in c_rows]
-            + [f"{_md_cell(r.label)} rel. CE" for r in c_rows]
-        )
-        rows = []
-        for n in names:
-            label = pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")
-            rows.append(
-                [label]
-                + [pct(r.c.ce.get(n)) for r in c_rows if r.c]
-                + [pct(r.c.relative_ce.get(n)) for r in c_rows if r.c]
-            )
-        parts += [_table(header, rows), ""]
+        parts += _ce_table(c_rows)
         for r in c_rows:
-            c = r.c
-            assert c is not None
-            parts += [f"### Top-1 error by severity: {_md_cell(r.label)}", ""]
-            means = c.mean_errors()
-            rows = [
-                [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else ""), pct(c.clean_error)]
-                + [pct(v) for v in vals]
-                + [pct(means.get(n))]
-                for n, vals in c.errors.items()
-            ]
-            parts += [_table(["Corruption", "clean", "1", "2", "3", "4", "5", "mean"], rows), ""]
+            parts += _severity_table(r)
     if p_rows:
-        parts += ["### ImageNet-P", ""]
-        names = [
-            n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)
-        ]
-        header = ["Perturbation"]
-        for r in p_rows:
-            header += [f"{_md_cell(r.label)} FP", f"{_md_cell(r.label)} T5D"]
-        rows = []
-        for n in names:
-            row = [pretty(n)]
-            for r in p_rows:
-                assert r.p is not None
-                row += [pct(r.p.flip_probability.get(n), 2), num(r.p.top5_distance.get(n), 3)]
-            rows.append(row)
-        parts += [_table(header, rows), ""]
+        parts += _p_table(p_rows)
     if s_rows:
         parts += _score_sections(s_rows)
+    for r in ordered:
+        if r.calibration is not None:
+            parts += _calibration_sections(r.label, r.calibration)
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _summary_table(ordered: Sequence[Results], *, has_p: bool) -> list[str]:
+    """One row per result (clean error, mCE, relative mCE, mean errors; mFR and mT5D when any
+    result has ImageNet-P numbers), then which baselines normalised the CE."""
+    header = [
+        "Model",
+        "Clean error",
+        "mCE",
+        "Relative mCE",
+        "Mean error (15)",
+        "Mean error (4 extra)",
+    ]
+    if has_p:
+        header += ["mFR", "mT5D"]
+    rows = []
+    for r in ordered:
+        c = r.c
+        row = [_md_cell(r.label) + (" (partial)" if c is not None and c.partial else "")]
+        row += summary_cells(r, has_p)
+        rows.append(row)
+    parts = [_table(header, rows), ""]
+    baselines = sorted({r.c.baseline for r in ordered if r.c})
+    if baselines:
+        parts += [
+            f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
+            "",
+        ]
+    protocols = sorted({str(r.dataset.protocol) for r in ordered if r.c and r.dataset.protocol})
+    if protocols:
+        parts += [f"Protocol: {_md_cell(', '.join(protocols))}.", ""]
+    return parts + _leaderboard_table(ordered)
+
+
+def _leaderboard_table(rows: Sequence[Results]) -> list[str]:
+    """The figures of the protocol's leaderboard (RobustBench's accuracies), one row per model
+    whose protocol has them."""
+    boards = [(r, leaderboard_rows(r)) for r in rows if r.leaderboard is not None]
+    if not boards:
+        return []
+    header = ["Model", "Protocol", *(label for label, _ in boards[0][1])]
+    table = [
+        [_md_cell(r.label), _md_cell(r.dataset.protocol), *(v for _, v in cells)]
+        for r, cells in boards
+    ]
+    return [_table(header, table), ""]
+
+
+def _ce_table(c_rows: Sequence[Results]) -> list[str]:
+    """CE and relative CE per corruption, the ImageNet-C results side by side."""
+    names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in c_rows if r.c)]
+    header = (
+        ["Corruption"]
+        + [f"{_md_cell(r.label)} CE" for r in c_rows]
+        + [f"{_md_cell(r.label)} rel. CE" for r in c_rows]
+    )
+    rows = []
+    for n in names:
+        label = pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")
+        rows.append(
+            [label]
+            + [pct(r.c.ce.get(n)) for r in c_rows if r.c]
+            + [pct(r.c.relative_ce.get(n)) for r in c_rows if r.c]
+        )
+    return ["### Corruption error (CE / relative CE) per corruption", "", _table(header, rows), ""]
+
+
+def _severity_table(r: Results) -> list[str]:
+    """One result's top-1 error per corruption: clean, severities 1..5, mean."""
+    c = r.c
+    assert c is not None
+    means = c.mean_errors()
+    rows = [
+        [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else ""), pct(c.clean_error)]
+        + [pct(v) for v in vals]
+        + [pct(means.get(n))]
+        for n, vals in c.errors.items()
+    ]
+    header = ["Corruption", "clean", "1", "2", "3", "4", "5", "mean"]
+    return [f"### Top-1 error by severity: {_md_cell(r.label)}", "", _table(header, rows), ""]
+
+
+def _p_table(p_rows: Sequence[Results]) -> list[str]:
+    """Flip probability and top-5 distance per perturbation, the ImageNet-P results side by side."""
+    names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)]
+    header = ["Perturbation"]
+    for r in p_rows:
+        header += [f"{_md_cell(r.label)} FP", f"{_md_cell(r.label)} T5D"]
+    rows = []
+    for n in names:
+        row = [pretty(n)]
+        for r in p_rows:
+            assert r.p is not None
+            row += [pct(r.p.flip_probability.get(n), 2), num(r.p.top5_distance.get(n), 3)]
+        rows.append(row)
+    return ["### ImageNet-P", "", _table(header, rows), ""]
+
+
+def _calibration_sections(label: str, cal: CalibrationResults) -> list[str]:
+    """A model's calibration: by severity (clean, then each severity's mean over the corruptions
+    measured), then the ECE and NLL of every cell."""
+    parts = [f"### Calibration: {_md_cell(label)}", ""]
+    table = [
+        [
+            name,
+            covered,
+            num(m["nll"], 3),
+            num(m["brier"], 3),
+            pct(m["ece"]),
+            pct(m["top1_error"]),
+            pct(m["top5_error"]),
+            pct(m["mean_confidence"]),
+        ]
+        for name, covered, m in calibration_rows(cal)
+    ]
+    header = ["", "corruptions", "NLL", "Brier", f"ECE ({cal.ece_bins} bins)", "top-1 error"]
+    parts += [_table([*header, "top-5 error", "mean confidence"], table), ""]
+    if cal.has_severities:
+        names = [n for n in ALL_CORRUPTIONS if any(cal.cell(n, s) for s in SEVERITIES)]
+        table = []
+        for n in names:
+            cells = [cal.cell(n, s) or {} for s in SEVERITIES]
+            table.append(
+                [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")]
+                + [pct(c.get("ece")) for c in cells]
+                + [num(c.get("nll"), 3) for c in cells]
+            )
+        header = [
+            "Corruption",
+            *(f"ECE {s}" for s in SEVERITIES),
+            *(f"NLL {s}" for s in SEVERITIES),
+        ]
+        parts += [_table(header, table), ""]
+    return parts
 
 
 CSV_COLUMNS = ("model", "file", "metric", "name", "severity", "value")
@@ -189,12 +261,21 @@ def render_csv(results: Sequence[Results]) -> str:
     """Long-format CSV, one number per row: ``model,file,metric,name,severity,value``.
 
     ``metric`` is one of ``clean_error, mce, relative_mce, mean_error, extra_mean_error, error, ce,
-    relative_ce, mfr, mt5d, flip_probability, top5_distance, zipf_distance, flip_rate, t5d_ratio``,
+    relative_ce, mfr, mt5d, flip_probability, top5_distance, zipf_distance, flip_rate, t5d_ratio``
+    (and for a result over fewer than the 15 benchmark corruptions, whose ``mce`` is empty,
+    ``partial_mce`` and ``partial_relative_mce``: the means over those evaluated), for a protocol
+    with a leaderboard ``clean_acc`` and ``corruptions_acc`` (``name``: the protocol, e.g.
+    ``robustbench``),
     or for task-score grids ``clean_score`` (P), ``mpc``, ``rpc``, ``score`` (a cell),
     ``score_mean`` and ``relative_score`` (mean / P of a corruption); ``name`` is the corruption /
     perturbation (empty for model-level numbers); ``severity`` is 1..5 for ``error`` and ``score``
-    rows, empty otherwise. Rates are fractions (not percentages), scores as measured; missing
-    values are empty.
+    rows, empty otherwise. Calibration (results that have it): ``ece_bins``; per cell ``nll``,
+    ``brier``, ``ece``, ``top1_error``, ``top5_error``, ``mean_confidence`` with ``name`` the
+    corruption and ``severity`` 1..5, or ``name`` ``clean`` and ``severity`` 0 (eval-p: ``name``
+    a perturbation and ``severity`` 0 for its clean frames, ``clean`` for them pooled); per
+    severity the means ``<number>_severity_mean`` with ``name`` ``benchmark`` (over the 15) or
+    ``all`` (over the 19) and ``corruptions_measured`` (how many the mean covers). Rates are
+    fractions (not percentages), scores as measured; missing values are empty.
     """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -217,6 +298,13 @@ def render_csv(results: Sequence[Results]) -> str:
         if c is not None:
             for metric in ("clean_error", "mce", "relative_mce", "mean_error", "extra_mean_error"):
                 row(r, metric, "", None, getattr(c, metric))
+            if c.partial:  # the means over fewer than the 15: never in the mce rows
+                row(r, "partial_mce", "", None, c.partial_mce)
+                row(r, "partial_relative_mce", "", None, c.partial_relative_mce)
+            lb = r.leaderboard or {}
+            for metric in ("clean_acc", "corruptions_acc"):
+                if metric in lb:
+                    row(r, metric, str(lb["protocol"]), None, lb[metric])
             for name, values in c.errors.items():
                 for s, v in enumerate(values, 1):
                     row(r, "error", name, s, v)
@@ -242,8 +330,26 @@ def render_csv(results: Sequence[Results]) -> str:
             means = g.corruption_means()
             relative = g.summary.relative if g.summary is not None else {}
             for name, values in g.scores.items():
-                for sev, v in enumerate(values, 1):
+                for sev, v in zip(SEVERITIES, values):
                     row(r, "score", name, sev, v)
                 row(r, "score_mean", name, None, means.get(name))
                 row(r, "relative_score", name, None, relative.get(name))
+        if r.calibration is not None:
+            _calibration_csv(r.calibration, lambda *a, r=r: row(r, *a))
     return buf.getvalue()
+
+
+def _calibration_csv(cal: CalibrationResults, row: Callable[..., None]) -> None:
+    """The calibration rows of one result (see :func:`render_csv`)."""
+    row("ece_bins", "", None, cal.ece_bins)
+    for key, m in cal.cells().items():
+        cell = parse_cell_key(key)
+        for metric in CALIBRATION_METRICS[1:]:
+            row(metric, cell.name, cell.level, m[metric])
+    if cal.has_severities:
+        for group in CALIBRATION_GROUPS:
+            means = cal.severity_means(group)
+            for i, sev in enumerate(SEVERITIES):
+                row("corruptions_measured", group, sev, means["corruptions"][i])
+                for metric in CALIBRATION_METRICS[1:]:
+                    row(f"{metric}_severity_mean", group, sev, means[metric][i])

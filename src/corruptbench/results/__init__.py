@@ -3,6 +3,8 @@
 * :mod:`~corruptbench.results.core` — :class:`Results`: ``to_json`` / ``from_json``, validated.
 * :mod:`~corruptbench.results.parts` — its parts :class:`CResults`, :class:`PResults`,
   :class:`ScoreResults`, :class:`DatasetInfo`, and ``ResultsLike``, what its views read of it.
+* :mod:`~corruptbench.results.calibration` — the calibration part (NLL, Brier, ECE per cell):
+  :func:`make_calibration_part`, reading it back checked.
 * :mod:`~corruptbench.results.scores` — the task-score part: :func:`make_score_part`, reading it
   back checked; :mod:`~corruptbench.results.score_table` — a toolkit's score table as results.
 * :mod:`~corruptbench.results.export` — :func:`to_csv`, the eval-c / eval-p CSV table.
@@ -22,10 +24,11 @@ the report (:mod:`corruptbench.report`) builds on:
 from __future__ import annotations
 
 from .baselines import BUILT_IN_BASELINES, Baseline, resolve_baseline
+from .calibration import make_calibration_part
 from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
-from .parts import CResults, DatasetInfo, PResults, ScoreResults
-from .provenance import library_versions, now
+from .parts import CalibrationResults, CResults, DatasetInfo, PResults, ScoreResults
+from .provenance import library_versions, model_key, now
 from .scores import make_score_part
 
 __all__ = [
@@ -40,10 +43,13 @@ __all__ = [
     "CResults",
     "PResults",
     "ScoreResults",
+    "CalibrationResults",
     "DatasetInfo",
     "make_score_part",
+    "make_calibration_part",
     "summarize_errors",
     "to_csv",
     "library_versions",
+    "model_key",
     "now",
 ]

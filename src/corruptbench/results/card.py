@@ -12,10 +12,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .format import DASH, pct, sort_by_mce
+from .format import DASH, leaderboard_rows, partial_tag, pct, sort_by_mce
 from .parts import ResultsLike
 from .plots import ce_bars, flip_bars, png_data_uri, rpc_bars, score_curves, severity_curves
-from .text import score_headline
+from .text import calibration_headline, score_headline
 
 __all__ = ["CSS", "e", "figure", "summary_card", "render_fragment"]
 
@@ -119,15 +119,21 @@ def summary_card(res: ResultsLike) -> str:
     c, p = res.c, res.p
     badge = ""
     if c is not None:
+        vs = "" if c.baseline == "alexnet" else f" (vs {c.baseline})"
+        part = f"Partial mCE, {c.covered} of 15" if c.partial else "mCE"
         items += [
             ("Clean error", pct(c.clean_error)),
-            ("mCE" + ("" if c.baseline == "alexnet" else f" (vs {c.baseline})"), pct(c.mce)),
-            ("Relative mCE", pct(c.relative_mce)),
-            ("Mean error, 15 corruptions", pct(c.mean_error)),
+            (part + vs, pct(c.partial_mce if c.partial else c.mce)),
+            (
+                "Partial relative mCE" if c.partial else "Relative mCE",
+                pct(c.partial_relative_mce if c.partial else c.relative_mce),
+            ),
+            (f"Mean error, {c.covered if c.partial else 15} corruptions", pct(c.mean_error)),
             ("Mean error, 4 extra", pct(c.extra_mean_error)),
         ]
+        items += leaderboard_rows(res)
         if c.partial:
-            badge = f'<span class="badge">partial: {15 - len(c.missing)}/15</span>'
+            badge = f'<span class="badge">{partial_tag(c)}</span>'
     if p is not None:
         items += [("mFR", pct(p.mfr)), ("mT5D", pct(p.mt5d))]
         fps = list(p.flip_probability.values())
@@ -138,8 +144,12 @@ def summary_card(res: ResultsLike) -> str:
             badge = f'<span class="badge">partial: {15 - len(res.score.missing)}/15</span>'
         elif not res.score.complete:
             badge = '<span class="badge">incomplete</span>'
+    if res.calibration is not None:
+        items += [(k, e(v)) for k, v in calibration_headline(res.calibration)]
     ds = res.dataset
     sub = ", ".join(e(v) for v in (ds.layout, ds.profile) if v)
+    if ds.protocol is not None:
+        sub += f", protocol {e(ds.protocol)}"
     if ds.num_images is not None:
         sub += f", {e(ds.num_images)} images"
     rows = "".join(f"<dt>{e(k)}</dt><dd>{v}</dd>" for k, v in items)

@@ -5,15 +5,18 @@ A results file (schema ``corruptbench.results/1``) is one JSON object with ``sch
 ``created``, then the ImageNet-C part (``errors``, ``ce``, ``mce`` ...) at the top level and/or the
 ImageNet-P part (top level for ``kind="p"``, under ``"p"`` for a demo file), or, for
 ``kind="score"`` (:func:`corruptbench.evaluate_grid`, ``corruptbench score``), the task-score grid
-under ``"score"`` (:mod:`~corruptbench.results.scores`), then ``run`` (eval-c / eval-p /
+under ``"score"`` (:mod:`~corruptbench.results.scores`), then eval-c / eval-p's ``calibration`` (NLL,
+Brier, ECE per cell: :mod:`~corruptbench.results.calibration`), then ``run`` (eval-c / eval-p /
 evaluate_grid: what resuming needs) or ``demo`` (the demo's photos). All rates are fractions.
 
 :class:`Results` holds one such file, typed. :meth:`Results.to_text` writes the keys in that order
 (``json`` with ``indent=1``), so a file written, read and written again is byte-identical.
 :meth:`Results.from_dict` / :meth:`Results.from_json` check everything: a malformed file (bad JSON,
-a missing key, a value of the wrong type or outside its range) or one written for another major
-schema version raises ``ValueError`` whose message starts with the file name and says what is
-wrong. CE / mCE missing from a file are computed from its errors (:mod:`corruptbench.metrics`).
+a missing key, a value of the wrong type or outside its range, NaN or infinity), one written for
+another major schema version, or one whose stored CE / mCE / means disagree with its own errors
+(:mod:`~corruptbench.results.c_part`; P / mPC / rPC likewise, :mod:`~corruptbench.results.scores`)
+raises ``ValueError`` whose message starts with the file name and says what is wrong. Derived
+numbers missing from a file are computed from its errors.
 """
 
 from __future__ import annotations
@@ -21,17 +24,17 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..fileio import write_text
-from ..grid import SEVERITIES
-from ..metrics import CSummary, summarize_c
 from ..perturbations import ALL_PERTURBATIONS
-from .parts import CResults, DatasetInfo, PResults, ScoreResults
+from ..protocols import DEFAULT_PROTOCOL, PROTOCOLS, leaderboard
+from .c_part import parse_c, summarize_errors
+from .calibration import parse_calibration
+from .parts import CalibrationResults, CResults, DatasetInfo, PResults, ScoreResults
 from .reader import Reader, short_repr, type_name
 from .scores import parse_score
 
@@ -75,6 +78,7 @@ class Results:
     c: CResults | None = None
     p: PResults | None = None
     score: ScoreResults | None = None
+    calibration: CalibrationResults | None = None
     versions: dict[str, Any] = field(default_factory=dict)
     time_s: float | None = None
     created: str | None = None
@@ -110,11 +114,25 @@ class Results:
 
     @property
     def mce(self) -> float | None:
+        """The mCE over the 15 benchmark corruptions; None when fewer have a CE (see
+        :attr:`partial_mce`)."""
         return None if self.c is None else self.c.mce
 
     @property
     def relative_mce(self) -> float | None:
+        """The relative mCE over the 15; None when fewer have one (:attr:`partial_relative_mce`)."""
         return None if self.c is None else self.c.relative_mce
+
+    @property
+    def partial_mce(self) -> float | None:
+        """The mean CE over the benchmark corruptions evaluated when fewer than the 15 were (not
+        the mCE: ``c.missing`` names the others); None for a complete result."""
+        return None if self.c is None else self.c.partial_mce
+
+    @property
+    def partial_relative_mce(self) -> float | None:
+        """The mean relative CE over the benchmark corruptions evaluated when fewer than 15 were."""
+        return None if self.c is None else self.c.partial_relative_mce
 
     @property
     def mfr(self) -> float | None:
@@ -140,6 +158,16 @@ class Results:
         return None if self.score is None else self.score.rpc
 
     @property
+    def leaderboard(self) -> dict[str, Any] | None:
+        """The figures the leaderboard of the result's protocol lists
+        (:func:`corruptbench.protocols.leaderboard`: ``robustbench``'s ``clean_acc`` and
+        ``corruptions_acc``, fractions), derived from the errors; ``None`` for the ``full``
+        protocol (mCE is its figure) and for results that name no protocol."""
+        if self.c is None:
+            return None
+        return leaderboard(self.dataset.protocol, self.c.errors, self.c.clean_error)
+
+    @property
     def notes(self) -> list[str]:
         """The dataset's notes, then the ImageNet-P notes."""
         return list(self.dataset.notes) + (list(self.p.notes) if self.p is not None else [])
@@ -163,6 +191,8 @@ class Results:
             "clean_error": self.clean_error,
             "mce": self.mce,
             "relative_mce": self.relative_mce,
+            "partial_mce": self.partial_mce,
+            "partial_relative_mce": self.partial_relative_mce,
             "mfr": self.mfr,
             "mt5d": self.mt5d,
             "P": self.clean_score,
@@ -188,6 +218,8 @@ class Results:
         }
         if self.c is not None:
             out.update(self.c.to_dict())
+            if self.leaderboard is not None:
+                out["leaderboard"] = self.leaderboard  # derived, not read back
         if self.p is not None and self.kind == "p":
             out.update(self.p.to_dict())
         if self.demo is not None:
@@ -196,6 +228,8 @@ class Results:
             out["p"] = self.p.to_dict()
         if self.score is not None:
             out["score"] = self.score.to_dict()
+        if self.calibration is not None:
+            out["calibration"] = self.calibration.to_dict()
         if self.run is not None:
             out["run"] = self.run
         return out
@@ -242,23 +276,6 @@ class Results:
         return _parse(data, str(p))
 
 
-def summarize_errors(
-    source: str,
-    errors: Mapping[str, Sequence[float | None]],
-    clean: float | None,
-    baseline: Any,
-    baseline_clean: float | None = None,
-) -> CSummary:
-    """:func:`~corruptbench.metrics.summarize_c` for the results read from ``source``; a bad value
-    becomes ``ValueError("<source>: cannot compute CE: ...")``."""
-    try:
-        return summarize_c(
-            errors, clean_error=clean, baseline=baseline, baseline_clean_error=baseline_clean
-        )
-    except (TypeError, ValueError) as exc:
-        raise Reader(source).fail(f"cannot compute CE: {exc}") from None
-
-
 # ------------------------------------------------------------------------------------------------
 # parsing
 # ------------------------------------------------------------------------------------------------
@@ -283,99 +300,6 @@ def _check_schema(r: Reader, data: Mapping[str, Any]) -> None:
             f"results schema version {version} is incompatible: this corruptbench reads "
             f"{SCHEMA!r}. Re-create the file with this version, or use the corruptbench that wrote it."
         )
-
-
-def _check_row(r: Reader, where: str, values: Any, what: str) -> None:
-    """A per-severity row is a list with one entry per severity of the grid."""
-    if not isinstance(values, list) or len(values) != len(SEVERITIES):
-        raise r.fail(
-            f"{where} must be a list of {len(SEVERITIES)} {what}, got {short_repr(values)}"
-        )
-
-
-def _by_level(values: Sequence[Any]) -> zip[tuple[int, Any]]:
-    return zip(SEVERITIES, values)
-
-
-def _parse_c(r: Reader, data: Mapping[str, Any]) -> CResults:
-    raw_errors = r.obj(data, "errors", "")
-    assert raw_errors is not None
-    if not raw_errors:
-        raise r.fail("'errors' is empty: no corruption was evaluated")
-    errors: dict[str, list[float | None]] = {}
-    for key, values in raw_errors.items():
-        name = r.name(key, ALL_CORRUPTIONS, "corruption", "'errors'")
-        _check_row(r, f"errors[{key!r}]", values, "per-severity errors (null where absent)")
-        errors[name] = [r.number(v, f"errors[{key!r}][severity {s}]") for s, v in _by_level(values)]
-    errors = {n: errors[n] for n in ALL_CORRUPTIONS if n in errors}
-
-    counts: dict[str, list[int | None]] = {}
-    raw_counts = r.obj(data, "counts", "", required=False) or {}
-    for key, values in raw_counts.items():
-        name = r.name(key, ALL_CORRUPTIONS, "corruption", "'counts'")
-        if values is None:
-            continue
-        _check_row(r, f"counts[{key!r}]", values, "image counts")
-        counts[name] = [
-            r.integer(v, f"counts[{key!r}][severity {s}]") for s, v in _by_level(values)
-        ]
-
-    clean_error = r.number(data.get("clean_error"), "'clean_error'")
-    baseline = data.get("baseline", "alexnet")
-    if baseline is None:
-        baseline = "alexnet"
-    if not isinstance(baseline, str):
-        raise r.fail(f"'baseline' must be a string, got {short_repr(baseline)}")
-    ce = r.rate_map(data, "ce", ALL_CORRUPTIONS, "corruption", hi=math.inf)
-    # relative CE is negative when a corruption happens to help; any value is allowed
-    rel = r.rate_map(data, "relative_ce", ALL_CORRUPTIONS, "corruption", lo=-math.inf, hi=math.inf)
-    scalars: dict[str, float | None] = {}
-    for key, lo, hi in (
-        ("mce", 0.0, math.inf),
-        ("relative_mce", -math.inf, math.inf),
-        ("mean_error", 0.0, 1.0),
-        ("extra_mean_error", 0.0, 1.0),
-    ):
-        scalars[key] = r.number(data.get(key), f"{key!r}", lo=lo, hi=hi)
-    partial = data.get("partial")
-    if partial is not None and not isinstance(partial, bool):
-        raise r.fail(f"'partial' must be true or false, got {short_repr(partial)}")
-    missing = r.str_list(data, "missing")
-
-    if ce is None or scalars["mce"] is None and "mce" not in data:
-        # derived numbers absent: compute them from the errors (the file's baseline if known)
-        derived = summarize_errors(
-            r.source,
-            errors,
-            clean_error,
-            baseline if baseline in ("alexnet", "uniform") else "alexnet",
-        )
-        ce = derived.ce if ce is None else ce
-        rel = derived.relative_ce if rel is None else rel
-        for key in ("mce", "relative_mce", "mean_error", "extra_mean_error"):
-            if key not in data:
-                scalars[key] = getattr(derived, key)
-        if partial is None:
-            partial = derived.partial
-        if "missing" not in data:
-            missing = list(derived.missing)
-    if partial is None:
-        partial = any(ce.get(n) is None for n in BENCHMARK_CORRUPTIONS)
-    return CResults(
-        errors=errors,
-        clean_error=clean_error,
-        ce={n: ce.get(n) for n in errors} if ce is not None else {},
-        relative_ce={n: (rel or {}).get(n) for n in errors},
-        mce=scalars["mce"],
-        relative_mce=scalars["relative_mce"],
-        mean_error=scalars["mean_error"],
-        extra_mean_error=scalars["extra_mean_error"],
-        baseline=baseline,
-        partial=bool(partial),
-        missing=missing,
-        counts=counts,
-        clean_count=r.integer(data.get("clean_count"), "'clean_count'"),
-    )
 
 
 def _parse_p(r: Reader, data: Mapping[str, Any], where: str) -> PResults:
@@ -447,6 +371,17 @@ def _parse_p(r: Reader, data: Mapping[str, Any], where: str) -> PResults:
     )
 
 
+def _protocol(r: Reader, dataset: Mapping[str, Any], kind: str) -> str | None:
+    """``dataset.protocol``: a known protocol's name; an eval-c file without one (written before
+    protocols) was evaluated as ``full``."""
+    name = r.string(dataset, "protocol", "dataset.", required=False)
+    if name is not None and name not in PROTOCOLS:
+        raise r.fail(
+            f"dataset.protocol must be one of {', '.join(map(repr, PROTOCOLS))}, got {name!r}"
+        )
+    return DEFAULT_PROTOCOL if name is None and kind == "c" else name
+
+
 def _parse(data: Any, source: str) -> Results:
     r = Reader(source)
     if not isinstance(data, dict):
@@ -464,14 +399,17 @@ def _parse(data: Any, source: str) -> Results:
     for key in ("source", "preprocessing"):
         r.string(model, key, "model.", required=False)
     dataset = r.obj(data, "dataset", "", required=False)
-    info = DatasetInfo()
+    info = DatasetInfo(protocol=_protocol(r, {}, kind))
     if dataset is not None:
         strings = {
             key: r.string(dataset, key, "dataset.", required=False)
-            for key in ("path", "layout", "profile", "fingerprint")
+            for key in ("path", "layout", "profile", "fingerprint", "content_fingerprint")
         }
         info = DatasetInfo(
-            **strings, num_images=dataset.get("num_images"), notes=r.str_list(dataset, "notes")
+            **strings,
+            num_images=dataset.get("num_images"),
+            notes=r.str_list(dataset, "notes"),
+            protocol=_protocol(r, dataset, kind),
         )
     versions = r.obj(data, "versions", "", required=False)
     if versions is not None and not all(
@@ -485,7 +423,7 @@ def _parse(data: Any, source: str) -> Results:
     if kind == "score":
         score = parse_score(r, data)
     if kind in ("c", "demo"):
-        c = _parse_c(r, data)
+        c = parse_c(r, data)
     if kind == "p":
         p = _parse_p(r, data, "")
     elif kind == "demo" and data.get("p") is not None:
@@ -501,6 +439,7 @@ def _parse(data: Any, source: str) -> Results:
         c=c,
         p=p,
         score=score,
+        calibration=parse_calibration(r, data, c=c, p=p),
         versions=versions or {},
         time_s=data.get("time_s"),
         created=created,

@@ -41,7 +41,8 @@ def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
 
     eval-c: one row per corruption ``corruption,e1..e5,mean_error,ce,relative_ce,n``, then rows
     ``clean`` (clean error in ``mean_error``) and ``mCE`` (mCE in ``ce``, relative mCE in
-    ``relative_ce``). eval-p: ``perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio`` - the
+    ``relative_ce``; ``partial mCE (2 of 15)`` with the means over the corruptions evaluated when
+    fewer than the 15 benchmark ones were). eval-p: ``perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio`` - the
     format :func:`corruptbench.metrics.load_p_baseline` reads. A task-score grid:
     ``corruption,severity,score`` rows (severity 0 = clean), the table ``corruptbench score``
     reads back. Text cells that a spreadsheet would run as a formula are written as text
@@ -95,9 +96,10 @@ def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
                 ]
             )
         w.writerow(["clean", "", "", "", "", "", _fmt(c.clean_error), "", "", c.clean_count or ""])
-        w.writerow(
-            ["mCE", "", "", "", "", "", _fmt(c.mean_error), _fmt(c.mce), _fmt(c.relative_mce), ""]
-        )
+        # a mean over fewer than the 15 benchmark corruptions is not the mCE: its row says so
+        label = f"partial mCE ({c.covered} of 15)" if c.partial else "mCE"
+        mce, rel = (c.partial_mce, c.partial_relative_mce) if c.partial else (c.mce, c.relative_mce)
+        w.writerow([label, "", "", "", "", "", _fmt(c.mean_error), _fmt(mce), _fmt(rel), ""])
     text = buf.getvalue()
     if path is not None:
         write_text(path, text)

@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
 from ..registry import corruption_registry
-from .parts import ResultsLike
+from .parts import CResults, ResultsLike
 
 _R = TypeVar("_R", bound=ResultsLike)
 
@@ -55,16 +55,33 @@ def score_num(value: float | None) -> str:
     return f"{value:.4g}" if abs(value) < 1e4 else f"{value:.0f}"
 
 
+def partial_tag(c: CResults) -> str:
+    """``"partial: 2/15"`` for a result whose mCE covers fewer than the 15 benchmark corruptions,
+    else ``""``: what every view puts next to a partial mean."""
+    return f"partial: {c.covered}/{len(BENCHMARK_CORRUPTIONS)}" if c.partial else ""
+
+
+def mce_cell(c: CResults, relative: bool = False) -> str:
+    """mCE (or relative mCE) as a percentage; for a partial result the mean over the corruptions
+    present, labelled ``"65.8% (partial: 2/15)"``: it is not the benchmark's mCE."""
+    full, part = (c.relative_mce, c.partial_relative_mce) if relative else (c.mce, c.partial_mce)
+    if full is not None or part is None:
+        return pct(full)
+    return f"{pct(part)} ({partial_tag(c)})"
+
+
 def summary_cells(r: ResultsLike, with_p: bool) -> list[str]:
     """A comparison-table row's figures: clean error, mCE, relative mCE, mean error, extra mean
-    error (then mFR and mT5D when ``with_p``), as percentages; em dashes where missing."""
+    error (then mFR and mT5D when ``with_p``), as percentages; em dashes where missing; a
+    partial mean labelled (:func:`mce_cell`)."""
     c, p = r.c, r.p
     cells = (
         [
             pct(c.clean_error),
-            pct(c.mce),
-            pct(c.relative_mce),
-            pct(c.mean_error),
+            mce_cell(c),
+            mce_cell(c, relative=True),
+            pct(c.mean_error)
+            + (f" ({partial_tag(c)})" if c.partial and c.mean_error is not None else ""),
             pct(c.extra_mean_error),
         ]
         if c
@@ -87,19 +104,42 @@ __all__ = [
     "num",
     "score_num",
     "summary_cells",
+    "leaderboard_rows",
+    "partial_tag",
+    "mce_cell",
     "sort_by_mce",
 ]
 
 
+def leaderboard_rows(r: ResultsLike) -> list[tuple[str, str]]:
+    """(label, value) pairs of the figures the leaderboard of the result's protocol lists
+    (:attr:`~corruptbench.results.Results.leaderboard`), as it shows them (percent, 2 decimals);
+    none for the ``full`` protocol."""
+    lb = r.leaderboard
+    if lb is None:
+        return []
+    who = lb["leaderboard"]
+    acc = f"Corruption accuracy, {lb['of_cells']} cells ({who} corruptions_acc)"
+    if lb["cells"] < lb["of_cells"]:
+        acc += f" [{lb['cells']}/{lb['of_cells']} cells]"
+    return [
+        (f"Clean accuracy ({who} clean_acc)", pct(lb["clean_acc"], 2)),
+        (acc, pct(lb["corruptions_acc"], 2)),
+    ]
+
+
 def sort_by_mce(results: Sequence[_R]) -> list[_R]:
-    """Models with an mCE first, best (lowest) first; then task-score grids with an mPC, best
-    (highest) first; then the rest in the given order."""
+    """Models with an mCE first, best (lowest) first; then those with a partial mCE (over fewer
+    than the 15 corruptions: not comparable with an mCE), lowest first; then task-score grids
+    with an mPC, best (highest) first; then the rest in the given order."""
 
     def key(r: _R) -> tuple[int, float]:
         if r.c is not None and r.c.mce is not None:
             return (0, r.c.mce)
+        if r.c is not None and r.c.partial_mce is not None:
+            return (1, r.c.partial_mce)
         if r.score is not None and r.score.mpc is not None:
-            return (1, -r.score.mpc)
-        return (2, 0.0)
+            return (2, -r.score.mpc)
+        return (3, 0.0)
 
     return sorted(results, key=key)

@@ -1,7 +1,8 @@
 """The parts of a :class:`~corruptbench.results.Results`, and what the views of one read of it.
 
 :class:`CResults` (ImageNet-C), :class:`PResults` (ImageNet-P), :class:`ScoreResults` (a task-score
-grid: P, mPC, rPC) and :class:`DatasetInfo` are the typed sections of a results file. :class:`ResultsLike` is the face a ``Results`` shows to its views
+grid: P, mPC, rPC), :class:`CalibrationResults` (NLL, Brier, ECE, top-5 per cell) and
+:class:`DatasetInfo` are the typed sections of a results file. :class:`ResultsLike` is the face a ``Results`` shows to its views
 (text.py, card.py, plots.py, format.py): typed against it, they sit below ``core.py``, which calls
 them from ``Results.summary()`` and ``Results._repr_html_()``.
 """
@@ -12,15 +13,34 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from ..corruptions import BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..grid import CLEAN, SEVERITIES, cell_key, parse_cell_key
+from ..metrics.calibration import CalibrationStats, stored_bins
 from ..metrics.task import ScoreSummary, cell_name
 
-__all__ = ["CResults", "PResults", "ScoreResults", "DatasetInfo", "ResultsLike"]
+__all__ = [
+    "CResults",
+    "PResults",
+    "ScoreResults",
+    "CalibrationResults",
+    "CALIBRATION_METRICS",
+    "CALIBRATION_GROUPS",
+    "DatasetInfo",
+    "ResultsLike",
+]
 
 
 @dataclass(frozen=True)
 class CResults:
-    """The ImageNet-C part of a results file (fractions; ``None`` = not available)."""
+    """The ImageNet-C part of a results file (fractions; ``None`` = not available).
+
+    ``mce`` / ``relative_mce`` are the mCE and relative mCE over the 15 benchmark corruptions, or
+    ``None`` when fewer have a CE (``partial``): a mean over fewer is not the benchmark's mCE and
+    is kept apart as ``partial_mce`` / ``partial_relative_mce`` (with ``missing`` naming what it
+    leaves out). Constructed with ``partial=True`` and an ``mce`` (the mean over the corruptions
+    present, as :func:`~corruptbench.metrics.summarize_c` reports it), the value moves to
+    ``partial_mce``; with ``partial=False`` the partial means are None.
+    """
 
     errors: dict[str, list[float | None]]
     clean_error: float | None
@@ -35,6 +55,23 @@ class CResults:
     missing: list[str]
     counts: dict[str, list[int | None]] = field(default_factory=dict)
     clean_count: int | None = None
+    partial_mce: float | None = None  #: mean CE over the benchmark corruptions present (partial)
+    partial_relative_mce: float | None = None  #: ... and of their relative CE
+
+    def __post_init__(self) -> None:
+        if not self.partial:
+            object.__setattr__(self, "partial_mce", None)
+            object.__setattr__(self, "partial_relative_mce", None)
+            return
+        for full, part in (("mce", "partial_mce"), ("relative_mce", "partial_relative_mce")):
+            if getattr(self, full) is not None:
+                object.__setattr__(self, part, getattr(self, full))
+                object.__setattr__(self, full, None)
+
+    @property
+    def covered(self) -> int:
+        """How many of the 15 benchmark corruptions mCE (or the partial mean) covers."""
+        return len(BENCHMARK_CORRUPTIONS) - len(self.missing)
 
     @property
     def extra_ce(self) -> dict[str, float | None]:
@@ -50,7 +87,13 @@ class CResults:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        """The file's ImageNet-C keys, in file order."""
+        """The file's ImageNet-C keys, in file order (``partial_mce`` and
+        ``partial_relative_mce`` only in a partial file, after ``relative_mce``)."""
+        partial = (
+            {"partial_mce": self.partial_mce, "partial_relative_mce": self.partial_relative_mce}
+            if self.partial
+            else {}
+        )
         return {
             "errors": self.errors,
             "counts": self.counts,
@@ -61,6 +104,7 @@ class CResults:
             "relative_ce": self.relative_ce,
             "mce": self.mce,
             "relative_mce": self.relative_mce,
+            **partial,
             "mean_error": self.mean_error,
             "extra_mean_error": self.extra_mean_error,
             "extra_ce": self.extra_ce,
@@ -173,9 +217,161 @@ class ScoreResults:
         }
 
 
+#: the numbers of one cell's calibration, in file order (:meth:`CalibrationStats.summary`)
+CALIBRATION_METRICS = ("n", "nll", "brier", "ece", "top1_error", "top5_error", "mean_confidence")
+#: the corruptions the per-severity means are taken over: the 15 benchmark ones, all 19
+CALIBRATION_GROUPS: dict[str, tuple[str, ...]] = {
+    "benchmark": BENCHMARK_CORRUPTIONS,
+    "all": ALL_CORRUPTIONS,
+}
+
+
+@dataclass(frozen=True)
+class CalibrationResults:
+    """Calibration of a classifier per cell (:mod:`corruptbench.results.calibration` says what a
+    results file stores and how it is checked).
+
+    Attributes:
+        ece_bins: The equal-width bins of the ECE in every summary (15 by default).
+        stats: Cell key -> its mergeable statistics: eval-c ``"clean"`` and ``"fog/3"``; eval-p
+            ``"gaussian_noise/0"``, the clean frames 0 of that perturbation's sequences.
+
+    Examples:
+        >>> cal = Results.from_json("lite0-c.json").calibration  # doctest: +SKIP
+        >>> cal.clean["ece"], cal.cell("fog", 3)["nll"], cal.ece_by_severity()  # doctest: +SKIP
+        >>> cal.stats["fog/3"].ece(bins=30)  # Ovadia et al.'s 30 bins  # doctest: +SKIP
+    """
+
+    ece_bins: int
+    stats: dict[str, CalibrationStats]
+
+    @property
+    def bins(self) -> int:
+        """The bins the statistics keep (a power-of-two multiple of :attr:`ece_bins`)."""
+        first = next(iter(self.stats.values()), None)
+        return first.bins if first is not None else stored_bins(self.ece_bins)
+
+    def cell_stats(self, name: str, severity: int | None = None) -> CalibrationStats | None:
+        """The statistics of ``cell_stats("clean")``, ``("fog", 3)`` or ``("fog/3")``; eval-p's
+        clean cell pools the clean frames of every perturbation measured. ``None``: not measured."""
+        key = name if severity is None else cell_key((name, severity))
+        if key == CLEAN.key and key not in self.stats:
+            frames = [s for k, s in self.stats.items() if parse_cell_key(k).level == 0]
+            if frames:
+                pooled = CalibrationStats(frames[0].bins)
+                for s in frames:
+                    pooled.merge(s)
+                return pooled
+        return self.stats.get(key)
+
+    def cell(self, name: str, severity: int | None = None) -> dict[str, Any] | None:
+        """The numbers of one cell (:data:`CALIBRATION_METRICS`; ECE with :attr:`ece_bins`), as
+        :meth:`cell_stats` finds it; ``None`` where not measured."""
+        s = self.cell_stats(name, severity)
+        return s.summary(self.ece_bins) if s is not None and s.n else None
+
+    @property
+    def clean(self) -> dict[str, Any] | None:
+        """The numbers of the clean images."""
+        return self.cell(CLEAN.key)
+
+    def cells(self) -> dict[str, dict[str, Any]]:
+        """Every cell's numbers: ``"clean"`` first (eval-p: the pooled clean frames), then the
+        stored cells in their order."""
+        clean = self.clean
+        out = {CLEAN.key: clean} if clean is not None else {}
+        for key in self.stats:
+            summary = self.cell(key)
+            if summary is not None:
+                out[key] = summary
+        return out
+
+    def _severity_cells(self, severity: int, group: str) -> list[CalibrationStats]:
+        names = CALIBRATION_GROUPS[group]
+        return [
+            s for n in names if (s := self.stats.get(cell_key((n, severity)))) is not None and s.n
+        ]
+
+    def severity_means(self, group: str = "benchmark") -> dict[str, list[Any]]:
+        """Per severity 1..5, the mean of each number over the corruptions of ``group``
+        (``"benchmark"``: the 15, ``"all"``: the 19; :data:`CALIBRATION_GROUPS`) measured at that
+        severity, every corruption weighted alike (as the mean error); ``"corruptions"`` says how
+        many were (fewer than the group's size: a partial mean). ``None`` where none was."""
+        out: dict[str, list[Any]] = {"corruptions": []}
+        out.update({m: [] for m in CALIBRATION_METRICS if m != "n"})
+        for sev in SEVERITIES:
+            cells = [s.summary(self.ece_bins) for s in self._severity_cells(sev, group)]
+            out["corruptions"].append(len(cells))
+            for m in CALIBRATION_METRICS[1:]:
+                values = [c[m] for c in cells]
+                out[m].append(math.fsum(values) / len(values) if values else None)
+        return out
+
+    def by_severity(self, metric: str = "ece", group: str = "benchmark") -> list[float | None]:
+        """One number (``"nll"``, ``"brier"``, ``"ece"``, ...) at severities 1..5: its mean over
+        ``group`` (:meth:`severity_means`)."""
+        if metric not in CALIBRATION_METRICS[1:]:
+            raise ValueError(f"metric must be one of {', '.join(CALIBRATION_METRICS[1:])}")
+        return list(self.severity_means(group)[metric])
+
+    def ece_by_severity(self, group: str = "benchmark") -> list[float | None]:
+        """The ECE at severities 1..5, mean over ``group``'s corruptions."""
+        return self.by_severity("ece", group)
+
+    def nll_by_severity(self, group: str = "benchmark") -> list[float | None]:
+        """The NLL at severities 1..5, mean over ``group``'s corruptions."""
+        return self.by_severity("nll", group)
+
+    @property
+    def has_severities(self) -> bool:
+        """Whether any corrupted cell (severity 1..5) was measured (eval-c)."""
+        return any(parse_cell_key(k).level in SEVERITIES for k in self.stats)
+
+    @property
+    def worst_severity(self) -> int | None:
+        """The highest severity measured, ``None`` without corrupted cells."""
+        levels = [parse_cell_key(k).level for k in self.stats]
+        return max((v for v in levels if v in SEVERITIES), default=None)
+
+    def pooled(self, severity: int, group: str = "all") -> CalibrationStats | None:
+        """The statistics of every cell of ``group`` at ``severity`` merged (their samples pooled:
+        what a reliability diagram of that severity shows); ``None`` where none was measured."""
+        cells = self._severity_cells(severity, group)
+        if not cells:
+            return None
+        out = CalibrationStats(cells[0].bins)
+        for s in cells:
+            out.merge(s)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ``calibration`` object, keys in file order."""
+        return {
+            "ece_bins": self.ece_bins,
+            "bins": self.bins,
+            "cells": self.cells(),
+            "severity_means": (
+                {g: self.severity_means(g) for g in CALIBRATION_GROUPS}
+                if self.has_severities
+                else None
+            ),
+            "stats": {k: s.to_dict() for k, s in self.stats.items()},
+        }
+
+
 @dataclass(frozen=True)
 class DatasetInfo:
-    """What was evaluated: location, layout, profile, fingerprint, images per cell, notes."""
+    """What was evaluated: location, layout, profile, fingerprint, images per cell, notes, and the
+    evaluation protocol.
+
+    ``fingerprint`` identifies the data in its container (files, shards, arrays: what a resume
+    must match); ``content_fingerprint`` identifies the images whatever holds them (equal for a
+    folder build and its WebDataset shards; see
+    :meth:`~corruptbench.evaluation.layouts.Layout.content_fingerprint`), None where a layout has
+    none. Written only when known. ``protocol``: :mod:`corruptbench.protocols`; eval-c files
+    always name one, an eval-c file written before protocols existed reads as ``"full"``;
+    ``None`` for other kinds.
+    """
 
     path: str | None = None
     layout: str | None = None
@@ -183,13 +379,23 @@ class DatasetInfo:
     fingerprint: str | None = None
     num_images: Any = None
     notes: list[str] = field(default_factory=list)
+    protocol: str | None = None
+    content_fingerprint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        protocol = {} if self.protocol is None else {"protocol": self.protocol}
+        content = (
+            {}
+            if self.content_fingerprint is None
+            else {"content_fingerprint": self.content_fingerprint}
+        )
         return {
             "path": self.path,
             "layout": self.layout,
+            **protocol,
             "profile": self.profile,
             "fingerprint": self.fingerprint,
+            **content,
             "num_images": self.num_images,
             "notes": self.notes,
         }
@@ -215,3 +421,9 @@ class ResultsLike(Protocol):
 
     @property
     def score(self) -> ScoreResults | None: ...
+
+    @property
+    def leaderboard(self) -> dict[str, Any] | None: ...
+
+    @property
+    def calibration(self) -> CalibrationResults | None: ...

@@ -18,9 +18,10 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
+from ..grid import SEVERITIES
 from ..perturbations import ALL_PERTURBATIONS
 from .format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
-from .parts import ResultsLike  # noqa: E402
+from .parts import CALIBRATION_GROUPS, CalibrationResults, ResultsLike  # noqa: E402
 
 __all__ = [
     "png_data_uri",
@@ -36,6 +37,10 @@ __all__ = [
     "score_curves_figure",
     "rpc_bars",
     "rpc_bars_figure",
+    "calibration_curves",
+    "calibration_curves_figure",
+    "reliability_diagram",
+    "reliability_diagram_figure",
 ]
 
 _STYLE: Any = {
@@ -392,4 +397,130 @@ def rpc_bars_figure(results: Sequence[ResultsLike]) -> plt.Figure | None:
         ax.set_title("Relative performance per corruption (dashed: rPC of each model)")
         if len(rows) > 1:
             ax.legend(fontsize=8, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        return fig
+
+
+def _calibration_group(cal: CalibrationResults) -> str:
+    """The corruptions a model's severity means are drawn for: the 15 benchmark ones when any was
+    measured, else all 19."""
+    return "benchmark" if any(cal.severity_means("benchmark")["corruptions"]) else "all"
+
+
+def calibration_curves(results: Sequence[ResultsLike], max_models: int = 8) -> bytes | None:
+    """ECE and NLL against severity (:func:`calibration_curves_figure`) as PNG bytes; ``None``
+    without calibrated ImageNet-C results."""
+    with plt.rc_context(_STYLE):
+        return _png(calibration_curves_figure(results, max_models))
+
+
+def calibration_curves_figure(
+    results: Sequence[ResultsLike], max_models: int = 8
+) -> plt.Figure | None:
+    """ECE (%) and NLL against severity (0 = clean), one line per model: the mean over the 15
+    benchmark corruptions measured at each severity (over all 19 for a model measured on extra
+    ones only); the legend says how many corruptions the means cover."""
+    rows = [r for r in results if r.calibration is not None and r.calibration.has_severities][
+        :max_models
+    ]
+    if not rows:
+        return None
+    labels = distinct_short_labels([r.label for r in rows], 32)
+    with plt.rc_context(_STYLE):
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+        for res, label, color, marker in zip(rows, labels, _model_colors(len(rows)), _MARKERS * 2):
+            cal = res.calibration
+            assert cal is not None
+            group = _calibration_group(cal)
+            means = cal.severity_means(group)
+            clean = cal.clean or {}
+            counts = sorted({n for n in means["corruptions"] if n})
+            size = len(CALIBRATION_GROUPS[group])
+            cover = f"{'/'.join(map(str, counts))} of {size}"
+            for ax, metric, scale in ((axes[0], "ece", 100.0), (axes[1], "nll", 1.0)):
+                ys = [clean.get(metric), *means[metric]]
+                ax.plot(
+                    range(6),
+                    [np.nan if v is None else scale * v for v in ys],
+                    color=color,
+                    marker=marker,
+                    ms=4,
+                    lw=1.5,
+                    label=f"{label} (mean of {cover})",
+                )
+        bins = "/".join(
+            str(b) for b in sorted({r.calibration.ece_bins for r in rows if r.calibration})
+        )
+        for ax, title, ylabel in (
+            (axes[0], "Expected calibration error", f"ECE (%, {bins} bins)"),
+            (axes[1], "Negative log-likelihood", "NLL (nats)"),
+        ):
+            ax.set_xticks(range(6), ["clean", "1", "2", "3", "4", "5"])
+            ax.set_xlabel("severity")
+            ax.set_ylabel(ylabel)
+            ax.set_title(title)
+            ax.set_ylim(bottom=0)
+        axes[0].legend(fontsize=7.5, frameon=False, loc="upper left")
+        fig.tight_layout()
+        return fig
+
+
+def reliability_diagram(results: Sequence[ResultsLike], max_models: int = 4) -> bytes | None:
+    """Reliability diagrams, clean vs the worst severity (:func:`reliability_diagram_figure`), as
+    PNG bytes; ``None`` without calibrated results."""
+    with plt.rc_context(_STYLE):
+        return _png(reliability_diagram_figure(results, max_models))
+
+
+def _reliability_line(ax: Any, stats: Any, bins: int, label: str, **style: Any) -> None:
+    """Accuracy against mean confidence of each non-empty bin, with the ECE in the label."""
+    rows = [b for b in stats.reliability(bins) if b["count"]]
+    ax.plot(
+        [100 * b["confidence"] for b in rows],
+        [100 * b["accuracy"] for b in rows],
+        label=f"{label}: ECE {100 * stats.ece(bins):.1f}%, n={stats.n}",
+        **style,
+    )
+
+
+def reliability_diagram_figure(
+    results: Sequence[ResultsLike], max_models: int = 4
+) -> plt.Figure | None:
+    """One panel per model: the reliability diagram (accuracy against mean confidence per
+    confidence bin; the diagonal is perfect calibration) of the clean images and of the worst
+    severity measured, its corrupted cells pooled. eval-p results show their clean frames."""
+    rows = [r for r in results if r.calibration is not None][:max_models]
+    if not rows:
+        return None
+    labels = distinct_short_labels([r.label for r in rows], 32)
+    with plt.rc_context(_STYLE):
+        fig, axes = plt.subplots(1, len(rows), figsize=(4.2 * len(rows), 4.2), squeeze=False)
+        for ax, res, label in zip(axes[0], rows, labels):
+            cal = res.calibration
+            assert cal is not None
+            bins = cal.ece_bins
+            ax.plot([0, 100], [0, 100], color="0.6", lw=1, ls="--")
+            clean = cal.cell_stats("clean")
+            if clean is not None and clean.n:
+                _reliability_line(ax, clean, bins, "clean", color="tab:blue", marker="o", ms=4)
+            worst = cal.worst_severity
+            pooled = cal.pooled(worst) if worst is not None else None
+            if pooled is not None and worst is not None:
+                n = cal.severity_means("all")["corruptions"][SEVERITIES.index(worst)]
+                _reliability_line(
+                    ax,
+                    pooled,
+                    bins,
+                    f"severity {worst} ({n} corruptions)",
+                    color="tab:red",
+                    marker="s",
+                    ms=4,
+                )
+            ax.set_xlim(0, 100)
+            ax.set_ylim(0, 100)
+            ax.set_aspect("equal")
+            ax.set_xlabel("confidence (%)")
+            ax.set_ylabel("accuracy (%)")
+            ax.set_title(label, fontsize=9)
+            ax.legend(fontsize=7, frameon=False, loc="upper left")
+        fig.tight_layout()
         return fig

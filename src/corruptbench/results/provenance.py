@@ -1,14 +1,17 @@
-"""What a results file records about the run: library versions and the time it was written."""
+"""What a results file records about the run: library versions, the time it was written, and
+which model it is (:func:`model_key`)."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import platform
 import sys
+from collections.abc import Mapping
+from typing import Any
 
 from ..version import __version__
 
-__all__ = ["library_versions", "now"]
+__all__ = ["library_versions", "now", "model_key"]
 
 #: imported module -> the name it is recorded under
 _RECORDED = {
@@ -40,6 +43,19 @@ def library_versions() -> dict[str, str]:
         if m is not None and getattr(m, "__version__", None):
             out[label] = str(m.__version__)
     return out
+
+
+def model_key(info: Mapping[str, Any]) -> list[Any]:
+    """What must match for two results (their ``model`` objects) to be of the same model: id,
+    preprocessing, weights hash and number of classes. An eval-c results file is resumed only by
+    the same model; the report shows the ImageNet-C and ImageNet-P results of one model in one
+    row."""
+    return [
+        info.get("id"),
+        info.get("preprocessing"),
+        info.get("weights_sha256"),
+        info.get("num_classes"),
+    ]
 
 
 def now() -> str:

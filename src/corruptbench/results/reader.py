@@ -8,7 +8,11 @@ from typing import Any
 
 from ..registry import canonical_name
 
-__all__ = ["Reader", "type_name", "short_repr"]
+__all__ = ["Reader", "type_name", "short_repr", "agrees", "REL_TOL"]
+
+#: how far a stored derived number may be from the recomputed one: another writer may sum in
+#: another order; a real disagreement is far larger
+REL_TOL = 1e-9
 
 
 class Reader:
@@ -57,8 +61,10 @@ class Reader:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise self.fail(f"{where} must be a number, got {type_name(value)} {short_repr(value)}")
         v = float(value)
-        if math.isnan(v):
-            return None if allow_none else raise_(self.fail(f"{where} is NaN"))
+        if not math.isfinite(v):
+            # NaN and infinity alike: a results file written by corruptbench has neither
+            # (null marks a value that is not available)
+            raise self.fail(f"{where} is {v} (not a finite number; null marks a missing value)")
         if not lo <= v <= hi:
             hint = (
                 " (fractions are expected, not percentages)"
@@ -118,6 +124,34 @@ class Reader:
 def raise_(exc: Exception) -> Any:
     """Raise ``exc`` (usable inside an expression)."""
     raise exc
+
+
+def agrees(stored: Any, derived: Any, rel_tol: float = REL_TOL) -> bool:
+    """Whether a value read from a file equals the one recomputed from its measurements:
+    numbers within ``rel_tol`` (relative; 1e-12 absolute near 0), mappings with the same keys and
+    lists of the same length element by element, anything else equal (``None`` only to
+    ``None``, booleans only to booleans)."""
+    if derived is None or isinstance(derived, (bool, str)):
+        return type(stored) is type(derived) and stored == derived
+    if isinstance(derived, (int, float)):
+        return (
+            isinstance(stored, (int, float))
+            and not isinstance(stored, bool)
+            and math.isclose(float(stored), float(derived), rel_tol=rel_tol, abs_tol=1e-12)
+        )
+    if isinstance(derived, Mapping):
+        return (
+            isinstance(stored, Mapping)
+            and set(stored) == set(derived)
+            and all(agrees(stored[k], v, rel_tol) for k, v in derived.items())
+        )
+    if isinstance(derived, (list, tuple)):
+        return (
+            isinstance(stored, (list, tuple))
+            and len(stored) == len(derived)
+            and all(agrees(a, b, rel_tol) for a, b in zip(stored, derived))
+        )
+    return bool(stored == derived)
 
 
 def type_name(value: Any) -> str:

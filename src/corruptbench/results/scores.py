@@ -23,7 +23,7 @@ from typing import Any
 from ..corruptions import ALL_CORRUPTIONS
 from ..metrics import ScoreSummary, summarize_scores
 from .parts import ScoreResults
-from .reader import Reader, short_repr, type_name
+from .reader import Reader, agrees, short_repr, type_name
 
 __all__ = ["make_score_part", "parse_score"]
 
@@ -36,7 +36,6 @@ _DERIVED = (
     "severity_means",
     "mpc_corruptions",
 )
-_REL_TOL = 1e-9  # another writer may sum in another order; a real disagreement is far larger
 
 
 def make_score_part(
@@ -73,33 +72,6 @@ def _score(r: Reader, value: Any, where: str) -> float | None:
     return v
 
 
-def _close(a: Any, b: float) -> bool:
-    return (
-        isinstance(a, (int, float))
-        and not isinstance(a, bool)
-        and math.isclose(float(a), b, rel_tol=_REL_TOL, abs_tol=1e-12)
-    )
-
-
-def _agrees(stored: Any, derived: Any) -> bool:
-    """``stored`` (from the file) equals ``derived`` up to summation order."""
-    if isinstance(derived, float):
-        return _close(stored, derived)
-    if isinstance(derived, Mapping):
-        return (
-            isinstance(stored, Mapping)
-            and set(stored) == set(derived)
-            and all(_close(stored[k], v) for k, v in derived.items())
-        )
-    if isinstance(derived, (list, tuple)) and derived and isinstance(derived[0], float):
-        return (
-            isinstance(stored, list)
-            and len(stored) == len(derived)
-            and all(_close(a, b) for a, b in zip(stored, derived))
-        )
-    return bool(stored == list(derived))
-
-
 def _check_derived(r: Reader, obj: Mapping[str, Any], summary: ScoreSummary | None) -> None:
     """Stored derived numbers must be those of the grid (absent ones are simply recomputed)."""
     if summary is None:
@@ -111,7 +83,7 @@ def _check_derived(r: Reader, obj: Mapping[str, Any], summary: ScoreSummary | No
         return
     derived = summary.to_dict()
     for key in _DERIVED:
-        if key in obj and not _agrees(obj[key], derived[key]):
+        if key in obj and not agrees(obj[key], derived[key]):
             raise r.fail(
                 f"'score.{key}' = {short_repr(obj[key])} disagrees with the scores, which give "
                 f"{short_repr(derived[key])}"

@@ -12,10 +12,26 @@ from rich.table import Table
 
 from ..grid import SEVERITIES
 from ..safe_text import printable
-from .format import DASH, EXTRA_CORRUPTIONS, num, pct, pretty, score_num
-from .parts import ResultsLike, ScoreResults
+from .format import (
+    BENCHMARK_CORRUPTIONS,
+    DASH,
+    EXTRA_CORRUPTIONS,
+    leaderboard_rows,
+    num,
+    pct,
+    pretty,
+    score_num,
+)
+from .parts import CALIBRATION_GROUPS, CalibrationResults, CResults, ResultsLike, ScoreResults
 
-__all__ = ["write_summary", "summary_text", "headline_rows", "score_headline"]
+__all__ = [
+    "write_summary",
+    "summary_text",
+    "headline_rows",
+    "score_headline",
+    "calibration_headline",
+    "calibration_rows",
+]
 
 
 def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
@@ -23,15 +39,8 @@ def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     c, p = res.c, res.p
     if c is not None:
-        base = c.baseline
-        rows.append(("Clean error", pct(c.clean_error)))
-        mce_label = "mCE" if base == "alexnet" else f"mCE (baseline: {base})"
-        if c.partial:
-            mce_label += f" [partial: {15 - len(c.missing)}/15]"
-        rows.append((mce_label, pct(c.mce)))
-        rows.append(("Relative mCE", pct(c.relative_mce)))
-        rows.append(("Mean error, 15 corruptions", pct(c.mean_error)))
-        rows.append(("Mean error, 4 extra corruptions", pct(c.extra_mean_error)))
+        rows += _c_headline(c)
+        rows += leaderboard_rows(res)
     if p is not None:
         if p.mfr is not None:
             rows.append(("mFR", pct(p.mfr)))
@@ -45,7 +54,117 @@ def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
             rows.append(("Mean top-5 distance (unnormalised)", num(sum(t5) / len(t5), 3)))
     if res.score is not None:
         rows += score_headline(res.score)
+    if res.calibration is not None:
+        rows += calibration_headline(res.calibration)
     return rows
+
+
+def _group(cal: CalibrationResults) -> str:
+    """The group the severity means are shown for: the 15 benchmark corruptions when any was
+    measured, else all 19."""
+    return "benchmark" if any(cal.severity_means("benchmark")["corruptions"]) else "all"
+
+
+def _partial(count: int, group: str) -> str:
+    size = len(CALIBRATION_GROUPS[group])
+    return "" if count == size else f" [partial: {count}/{size}]"
+
+
+def calibration_headline(cal: CalibrationResults) -> list[tuple[str, str]]:
+    """(label, value) pairs of the calibration: ECE and NLL of the clean images, and at the worst
+    severity measured (the mean over the benchmark corruptions there, labelled partial when
+    fewer than 15 were measured)."""
+    rows: list[tuple[str, str]] = []
+    clean = cal.clean
+    if clean is not None:
+        rows.append(
+            (
+                f"Clean ECE ({cal.ece_bins} bins) / NLL",
+                f"{pct(clean['ece'])} / {num(clean['nll'], 3)}",
+            )
+        )
+    worst = cal.worst_severity
+    if worst is not None:
+        group = _group(cal)
+        means = cal.severity_means(group)
+        i = SEVERITIES.index(worst)
+        rows.append(
+            (
+                f"ECE / NLL at severity {worst}{_partial(means['corruptions'][i], group)}",
+                f"{pct(means['ece'][i])} / {num(means['nll'][i], 3)}",
+            )
+        )
+    return rows
+
+
+def calibration_rows(cal: CalibrationResults) -> list[tuple[str, str, dict]]:
+    """The calibration by severity: ``("clean", "—", numbers)`` then ``("severity s", "3 of 15",
+    means)`` for each severity measured (the means over the 15 benchmark corruptions measured,
+    or over the 19 for results without any: how many of them); the numbers as in
+    :data:`~corruptbench.results.parts.CALIBRATION_METRICS`."""
+    out: list[tuple[str, str, dict]] = []
+    if cal.clean is not None:
+        out.append(("clean", DASH, cal.clean))
+    if cal.has_severities:
+        group = _group(cal)
+        means = cal.severity_means(group)
+        for i, sev in enumerate(SEVERITIES):
+            count = means["corruptions"][i]
+            if count:
+                covered = f"{count} of {len(CALIBRATION_GROUPS[group])}"
+                out.append((f"severity {sev}", covered, {k: v[i] for k, v in means.items()}))
+    return out
+
+
+def _calibration_table(cal: CalibrationResults) -> Table:
+    """Clean and per severity, narrow enough for an 80-column terminal."""
+    group = _group(cal)
+    t = Table(
+        title=escape(
+            f"Calibration (ECE: {cal.ece_bins} bins; top-1 / top-5: errors; conf.: mean "
+            "confidence); severities: mean over the "
+            + ("15 benchmark corruptions" if group == "benchmark" else "19 corruptions")
+            + " measured (how many: n)"
+        ),
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    for col in ("", "n", "NLL", "Brier", "ECE", "top-1", "top-5", "conf."):
+        t.add_column(col, justify="left" if not col else "right", no_wrap=True)
+    for label, covered, m in calibration_rows(cal):
+        t.add_row(
+            label.replace("severity ", "sev "),
+            covered.replace(" of ", "/"),
+            num(m["nll"], 3),
+            num(m["brier"], 3),
+            pct(m["ece"]),
+            pct(m["top1_error"]),
+            pct(m["top5_error"]),
+            pct(m["mean_confidence"]),
+        )
+    return t
+
+
+def _c_headline(c: CResults) -> list[tuple[str, str]]:
+    """Clean error, mCE, relative mCE and the mean errors; a partial mean is named so (over
+    fewer than the 15 benchmark corruptions it is not the mCE)."""
+    base = "" if c.baseline == "alexnet" else f" (baseline: {c.baseline})"
+    rows = [("Clean error", pct(c.clean_error))]
+    if not c.partial:
+        return rows + [
+            (f"mCE{base}", pct(c.mce)),
+            ("Relative mCE", pct(c.relative_mce)),
+            ("Mean error, 15 corruptions", pct(c.mean_error)),
+            ("Mean error, 4 extra corruptions", pct(c.extra_mean_error)),
+        ]
+    of = f"{c.covered} of {len(BENCHMARK_CORRUPTIONS)} corruptions"
+    return rows + [
+        (f"Partial mCE{base} [{of}; not the mCE]", pct(c.partial_mce)),
+        (f"Partial relative mCE [{of}]", pct(c.partial_relative_mce)),
+        (f"Mean error, {of}", pct(c.mean_error)),
+        ("Mean error, 4 extra corruptions", pct(c.extra_mean_error)),
+    ]
 
 
 def score_headline(s: ScoreResults) -> list[tuple[str, str]]:
@@ -201,6 +320,8 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     console.print()
     console.print(head)
     bits = [str(v) for v in (ds.layout, ds.profile) if v]
+    if ds.protocol is not None:
+        bits.append(f"protocol {ds.protocol}")
     if ds.num_images is not None:
         bits.append(f"{ds.num_images} images")
     if ds.path:
@@ -213,6 +334,8 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         console.print(_p_table(res))
     if res.score is not None:
         console.print(_score_table(res))
+    if res.calibration is not None:
+        console.print(_calibration_table(res.calibration))
     notes: list[str] = []
     if res.c is not None and res.c.partial and res.c.missing:
         notes.append("mCE is partial; missing: " + ", ".join(res.c.missing))

@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from ..progress import Progress, progress
-from .layouts import LAYOUTS, VerifyError, detect_layout
+from .layouts import LAYOUTS, Selected, VerifyError, detect_layout
 from .report import CellReport, VerifyReport, format_report
 
 __all__ = ["CellReport", "VerifyError", "VerifyReport", "format_report", "verify", "LAYOUTS"]
@@ -50,6 +51,8 @@ def verify(
     hash: bool = False,
     present_only: bool = False,
     progress_mode: str | bool = "auto",
+    names: Sequence[str] | None = None,
+    levels: Sequence[int] | None = None,
 ) -> VerifyReport:
     """Check the dataset in ``root``.
 
@@ -60,6 +63,9 @@ def verify(
         hash: Compare file hashes where published ones exist (CIFAR-C's ``.npy``, shards).
         present_only: Check only the corruption folders present (a download of some parts).
         progress_mode: As :func:`corruptbench.progress.progress` (counted in cells).
+        names, levels: Check only these corruptions (perturbations) and levels of an ImageNet-C
+            style tree, a make-c / make-p folder build or CIFAR-C (default: all the layout has);
+            what ``corruptbench convert`` compares its source with.
 
     Raises:
         VerifyError: ``root`` is not a folder, or its layout is not recognised.
@@ -77,8 +83,18 @@ def verify(
         return progress(total, f"verify {path.name}", unit="cells", mode=progress_mode)
 
     t0 = time.perf_counter()
+    only = None
+    if names is not None or levels is not None:
+        only = Selected(
+            None if names is None else tuple(names), None if levels is None else tuple(levels)
+        )
     report = LAYOUTS[layout](
-        path, decode=decode, hash=hash, bar_factory=bar_factory, present_only=present_only
+        path,
+        decode=decode,
+        hash=hash,
+        bar_factory=bar_factory,
+        present_only=present_only,
+        only=only,
     )
     report.seconds = time.perf_counter() - t0
     report.notes[:0] = notes

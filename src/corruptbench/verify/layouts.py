@@ -28,6 +28,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
 from ..datasets.imagenet import is_wnid
-from ..datasets.webdataset import SHARD_INDEX, members, split_member
+from ..datasets.webdataset import SHARD_INDEX, shard_problem
 from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 from ..progress import Progress
 from ..tables.released import CIFAR_C_NPY_MD5, IMAGENET_C_BAR_LEVELS, MNIST_C_CORRUPTIONS
@@ -43,7 +44,7 @@ from .files import check_npy, npy_header
 from .report import CellReport, VerifyReport
 from .trees import check_cells
 
-__all__ = ["VerifyError", "LAYOUTS", "detect_layout", "IMAGE_EXTENSIONS"]
+__all__ = ["VerifyError", "Selected", "LAYOUTS", "detect_layout", "IMAGE_EXTENSIONS"]
 
 IMAGENET_VAL_PER_CELL = 50_000
 TINY_VAL_PER_CELL = 10_000
@@ -58,6 +59,21 @@ _ARCHIVE_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".zip", ".part", ".mismatch")
 
 class VerifyError(ValueError):
     """``verify`` cannot tell what the folder is (a usage error: exit status 2)."""
+
+
+@dataclass(frozen=True)
+class Selected:
+    """The part of a dataset to check (``verify(names=..., levels=...)``): corruption or
+    perturbation names and levels (None: all of the layout's)."""
+
+    names: tuple[str, ...] | None = None
+    levels: tuple[int, ...] | None = None
+
+    def has_name(self, name: str) -> bool:
+        return self.names is None or name in self.names
+
+    def has_level(self, level: int) -> bool:
+        return self.levels is None or level in self.levels
 
 
 def _dirs(root: Path) -> list[str]:
@@ -101,13 +117,18 @@ def _tree_report(
     decode: bool,
     bar_factory: Callable[[int], Progress],
     present_only: bool,
+    only: Selected | None = None,
     **_: Any,
 ) -> VerifyReport:
     """``<name>/<level>/<class>/<file>`` trees: ImageNet-C, Tiny-ImageNet-C, ImageNet-C-bar (no
-    published per-file hashes: ``hash`` changes nothing)."""
+    published per-file hashes: ``hash`` changes nothing); ``only``: the names and levels to
+    check (all when None)."""
     report = VerifyReport(root, layout)
     cells: list[tuple[str, str]] = []
-    top = set()
+    top = {n for n, _ in required + optional}  # expected at the top, checked or not
+    if only is not None:
+        required = [(n, lv) for n, lv in required if only.has_name(n)]
+        optional = [(n, lv) for n, lv in optional if only.has_name(n)]
     for name, levels in required + optional:
         if not (root / name).is_dir():
             if (name, levels) in required and not present_only:
@@ -115,6 +136,8 @@ def _tree_report(
             continue
         top.add(name)
         for i, value in enumerate(levels, 1):
+            if only is not None and not only.has_level(i):
+                continue
             d = _level_dir(root, name, i, value)
             if d is None:
                 report.missing_cells.append(f"{name}/{value if value is not None else i}")
@@ -242,12 +265,17 @@ def _cifar_which(root: Path) -> str:
 
 
 def _cifar_c(
-    root: Path, *, hash: bool, bar_factory: Callable[[int], Progress], **_: Any
+    root: Path,
+    *,
+    hash: bool,
+    bar_factory: Callable[[int], Progress],
+    only: Selected | None = None,
+    **_: Any,
 ) -> VerifyReport:
     which = _cifar_which(root)
     report = VerifyReport(root, which)
     sums = CIFAR_C_NPY_MD5[which] if hash else {}
-    names = [*ALL_CORRUPTIONS, "labels"]
+    names = [*(n for n in ALL_CORRUPTIONS if only is None or only.has_name(n)), "labels"]
     with bar_factory(len(names)) as bar:
         for n in names:
             shape: tuple[int | None, ...] = (
@@ -258,7 +286,7 @@ def _cifar_c(
             )
             bar.advance(1, label=f"verify {n}.npy")
     report.files_checked = sum(c.found for c in report.cells)
-    extras = _top_extras(root, {f"{n}.npy" for n in names})
+    extras = _top_extras(root, {f"{n}.npy" for n in [*ALL_CORRUPTIONS, "labels"]})
     if extras.extra:
         report.cells.insert(0, extras)
     report.notes.append(
@@ -332,13 +360,22 @@ def _p_dirname(name: str, level: int) -> str:
 
 
 def _build(
-    root: Path, *, decode: bool, hash: bool, bar_factory: Callable[[int], Progress], **_: Any
+    root: Path,
+    *,
+    decode: bool,
+    hash: bool,
+    bar_factory: Callable[[int], Progress],
+    only: Selected | None = None,
+    **_: Any,
 ) -> VerifyReport:
     """A make-c / make-p build in a folder layout (``manifest.json``, no shards)."""
     manifest = _read_json(root / "manifest.json")
     params = manifest.get("params", {})
     fmt = str(params.get("format"))
     kind, cells = _build_cells(params)
+    every = {_p_dirname(n, v) if kind == "p" else n for n, v in cells}
+    if only is not None:
+        cells = [(n, v) for n, v in cells if only.has_name(n) and only.has_level(v)]
     report = VerifyReport(root, f"make-{kind} build ({fmt})")
     items = int(manifest.get("source", {}).get("items", 0))
     per_cell = items - _skipped(root)
@@ -382,7 +419,7 @@ def _build(
     report.cells.extend(reports)
     report.files_checked = files
     report.notes.extend(notes)
-    extras = _top_extras(root, set(dirs))
+    extras = _top_extras(root, every)
     if extras.extra:
         report.cells.insert(0, extras)
     return report
@@ -437,28 +474,6 @@ def _build_arrays(
     return report
 
 
-def _shard_problem(path: Path, shard: dict[str, Any], hash: bool) -> str | None:
-    if not path.is_file():
-        return "missing"
-    size = path.stat().st_size
-    if size != int(shard.get("bytes", -1)):
-        return f"{size} bytes, {SHARD_INDEX} says {shard.get('bytes')}"
-    try:
-        samples = len({split_member(name)[0] for name, _, _ in members(path)})
-    except Exception as exc:  # noqa: BLE001 - any reader error means a damaged shard
-        return f"unreadable tar ({type(exc).__name__}: {exc})"
-    if samples != int(shard["samples"]):
-        return f"{samples} samples, {SHARD_INDEX} says {shard['samples']}"
-    if hash:
-        h = hashlib.sha256()
-        with open(path, "rb") as fh:
-            while chunk := fh.read(1 << 22):
-                h.update(chunk)
-        if h.hexdigest() != shard["sha256"]:
-            return f"sha256 {h.hexdigest()}, {SHARD_INDEX} says {shard['sha256']}"
-    return None
-
-
 def _webdataset(
     root: Path, *, hash: bool, bar_factory: Callable[[int], Progress], **_: Any
 ) -> VerifyReport:
@@ -485,7 +500,7 @@ def _webdataset(
             cell = CellReport(key, expected=int(row.get("samples", 0)))
             for s in row["shards"]:
                 listed.add(s["name"])
-                problem = _shard_problem(root / s["name"], s, hash)
+                problem = shard_problem(root / s["name"], s, hash=hash)
                 if problem == "missing":
                     cell.missing.append(s["name"])
                 elif problem is not None:
@@ -545,7 +560,8 @@ def detect_layout(root: Path) -> str | None:
     return None
 
 
-#: layout -> its check (keyword arguments: decode, hash, bar_factory, present_only)
+#: layout -> its check (keyword arguments: decode, hash, bar_factory, present_only, only: the
+#: :class:`Selected` names and levels, honoured by the trees, make-c / make-p builds and CIFAR-C)
 LAYOUTS: dict[str, Callable[..., VerifyReport]] = {
     "webdataset": _webdataset,
     "build": _build,

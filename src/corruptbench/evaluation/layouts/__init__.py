@@ -9,7 +9,9 @@ tar shards of ``--format webdataset`` and ``corruptbench convert`` (a folder wit
 
 :func:`open_c_layout` / :func:`open_p_layout` turn eval-c's / eval-p's ``data`` (a folder, or
 :class:`OnTheFly`) into a planned layout; a folder's layout is detected by the first class in
-:data:`C_FOLDERS` / :data:`P_FOLDERS` whose ``detect(root)`` is true.
+:data:`C_FOLDERS` / :data:`P_FOLDERS` whose ``detect(root)`` is true. A :class:`Selection` with
+:class:`ImageIds` (a protocol's fixed images) keeps exactly the items whose relative key
+``<wnid>/<file>`` is listed, in every cell, and is refused by data that lacks some of them.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 
 from ...errors import Arg
 from ..common import EvalError
-from .base import Item, Layout, OnTheFly, Selection
+from .base import ImageIds, Item, Layout, OnTheFly, Selection
 from .cifar_c import CifarCFolder
 from .cifar_p import CifarPFolder
 from .clean import CleanImages
@@ -32,6 +34,7 @@ __all__ = [
     "Item",
     "Layout",
     "Selection",
+    "ImageIds",
     "OnTheFly",
     "ImageNetCFolder",
     "CifarCFolder",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -18,6 +18,7 @@ from ..common import EvalError, label_mapper, select_subset
 from ..readers import Reader
 
 __all__ = [
+    "ImageIds",
     "Selection",
     "OnTheFly",
     "Item",
@@ -25,6 +26,7 @@ __all__ = [
     "open_labelled_source",
     "open_unlabelled_source",
     "select_items",
+    "select_positions",
     "keys_of",
 ]
 
@@ -32,15 +34,48 @@ Item = tuple[Reader, int, Any]  #: (reader, label, payload) of one image or sequ
 
 
 @dataclass(frozen=True)
+class ImageIds:
+    """A fixed set of images a protocol evaluates (:mod:`corruptbench.protocols`): the relative
+    keys ``<wnid>/<file>`` of the images, every one of which must be present in each cell.
+
+    Attributes:
+        keys: The relative keys.
+        name: What the set is, for messages and notes (``"protocol robustbench"``).
+    """
+
+    keys: frozenset[str]
+    name: str
+
+    def note(self, unlisted: int) -> str:
+        """The data's note: what was evaluated, and how many other images of a cell were not."""
+        return f"{self.name}: its {len(self.keys):,} listed images of each cell" + (
+            f" ({unlisted:,} other images of a cell not evaluated)" if unlisted else ""
+        )
+
+    def refusal(self, where: str, missing: Collection[str]) -> str:
+        """The line refusing data that lacks ``missing`` of the keys."""
+        shown = ", ".join(sorted(missing)[:3]) + (", ..." if len(missing) > 3 else "")
+        return (
+            f"{where}: {len(missing):,} of the {len(self.keys):,} images of {self.name} are "
+            f"missing (e.g. {shown}); the protocol evaluates every one of them"
+        )
+
+
+@dataclass(frozen=True)
 class Selection:
     """What to evaluate: names (corruptions / perturbations), levels (severities / the one
-    difficulty), at most ``limit`` items per cell (a subset seeded by ``seed``), and ``seed``,
-    the base seed of on-the-fly corruption."""
+    difficulty), at most ``limit`` items per cell (a subset seeded by ``seed``), ``seed``, the
+    base seed of on-the-fly corruption, ``images``: only the items whose relative key
+    ``<wnid>/<file>`` is listed there (``None``: every item), and ``verify_shards``: how
+    WebDataset shards are checked against ``shards.json`` before use (``"hash"``: size, sample
+    count and SHA-256; ``"count"``: size and sample count, for storage you trust)."""
 
     names: list[str]
     levels: list[int]
     limit: int | None = None
     seed: int = 0
+    images: ImageIds | None = None
+    verify_shards: str = "hash"
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,10 +188,19 @@ class Layout(ABC):
     fingerprints: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     images_per_cell: int = 0
+    #: cell key -> :func:`~corruptbench.evaluation.common.content_digest` of its selected images
+    #: (layouts of named image / video files: folders and their shards)
+    contents: dict[str, str] = field(default_factory=dict)
 
     @abstractmethod
     def items(self, cell: Cell) -> list[Item]:
         """The items of ``cell`` (after the selection's ``limit``)."""
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """The class of each of ``cell``'s items, in :meth:`items` order: a class folder's name
+        (wnid), an integer label, or ``None`` where the data has none. eval-p reads it for the
+        calibration of the clean frames (eval-c's items carry their labels already)."""
+        return [None] * len(self.items(cell))
 
     def key(self, cell: Cell) -> str:
         """The cell's key in the results' ``run.cell_fingerprints``."""
@@ -181,6 +225,20 @@ class Layout(ABC):
     def fingerprint(self) -> str:
         """Digest of every cell's fingerprint (the results' ``dataset.fingerprint``)."""
         return hash_lines(f"{k}\t{v}" for k, v in sorted(self.fingerprints.items()))
+
+    def content_fingerprint(self) -> str | None:
+        """Digest of every cell's :attr:`contents` (and of the clean images' fingerprint), the
+        results' ``dataset.content_fingerprint``: equal for the same images in a folder or in
+        WebDataset shards, so the report compares them as one dataset. None when a cell has no
+        content digest (arrays, images corrupted on the fly)."""
+        cells = {k: v for k, v in self.fingerprints.items() if k != "clean"}
+        if not cells or set(cells) != set(self.contents):
+            return None
+        lines = {
+            **self.contents,
+            **({"clean": self.fingerprints["clean"]} if "clean" in self.fingerprints else {}),
+        }
+        return hash_lines(f"{k}\t{v}" for k, v in sorted(lines.items()))
 
 
 def open_labelled_source(
@@ -246,6 +304,23 @@ def select_items(source: Source, limit: int | None, seed: int) -> list[SourceIte
     """The seeded ``limit`` subset of a source's items (all of them without a limit)."""
     sel = select_subset(len(source.items), [it.rel for it in source.items], limit, seed)
     return [source.items[i] for i in sel]
+
+
+def select_positions(keys: Sequence[str], sel: Selection, where: str) -> list[int]:
+    """Positions of the items to evaluate among items with relative keys ``keys``: those that
+    ``sel.images`` lists (all without a list), then the seeded ``sel.limit`` subset of them.
+
+    Raises:
+        EvalError: some listed image is absent (``where`` names the folder or cell).
+    """
+    listed = list(range(len(keys)))
+    if sel.images is not None:
+        missing = sel.images.keys.difference(keys)
+        if missing:
+            raise EvalError(sel.images.refusal(where, missing))
+        listed = [i for i in listed if keys[i] in sel.images.keys]
+    chosen = select_subset(len(listed), [keys[i] for i in listed], sel.limit, sel.seed)
+    return [listed[i] for i in chosen]
 
 
 def keys_of(entries: Sequence[tuple[Path, str | None]]) -> list[str]:

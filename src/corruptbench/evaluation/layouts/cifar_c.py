@@ -38,6 +38,11 @@ class CifarCFolder(Layout):
     ) -> CifarCFolder:
         from ...datasets.cifar import load_cifar_c, load_cifar_c_labels, scan_cifar_c
 
+        if sel.images is not None:
+            raise EvalError(
+                f"{root}: {sel.images.name} selects ImageNet images by <wnid>/<file>; "
+                "CIFAR-C arrays have no such names"
+            )
         index = scan_cifar_c(root, sel.names)
         if index.labels_path is None:
             raise EvalError(
@@ -50,7 +55,10 @@ class CifarCFolder(Layout):
         rows = select_subset(n, [str(i) for i in range(n)], sel.limit, sel.seed)
         lay.images_per_cell = len(rows)
         lay._sel = rows
-        labels = load_cifar_c_labels(root)
+        try:
+            labels = load_cifar_c_labels(root)
+        except ValueError as exc:
+            raise EvalError(str(exc)) from None
         if num_classes is not None and labels.size and int(labels.max()) >= num_classes:
             raise EvalError(
                 f"labels.npy has class {int(labels.max())} but the model outputs {num_classes} logits"

@@ -12,7 +12,15 @@ from pathlib import Path
 
 from ...pipeline import CorruptStep, Source, SourceItem, hash_lines
 from ..readers import PreparedReader
-from .base import Item, Layout, open_labelled_source, open_unlabelled_source
+from .base import (
+    ImageIds,
+    Item,
+    Layout,
+    Selection,
+    open_labelled_source,
+    open_unlabelled_source,
+    select_positions,
+)
 
 __all__ = ["CleanImages"]
 
@@ -35,12 +43,24 @@ class CleanImages:
         num_classes: int | None,
         limit: int | None,
         seed: int,
+        images: ImageIds | None = None,
     ) -> CleanImages:
         """Open ``path`` and pick the clean images that correspond to the corrupted ones
         evaluated (same relative path for an ImageNet-C folder; same index for a CIFAR batch of
-        N images), else a seeded ``limit`` subset of the clean source. Notes go to the layout."""
+        N images), else a seeded ``limit`` subset of the clean source; with ``images``, exactly
+        the listed ``<wnid>/<file>`` (:class:`EvalError` when some are absent). Notes go to the
+        layout."""
 
         def restrict(source: Source) -> list[SourceItem] | None:
+            if images is not None:
+                sel = Selection([], [], images=images)
+                rels = [it.rel for it in source.items]
+                listed = [source.items[i] for i in select_positions(rels, sel, str(path))]
+                layout.notes.append(
+                    f"clean error over the {len(listed):,} images of {images.name} in {path} "
+                    f"(of {len(source.items):,})"
+                )
+                return listed
             chosen = layout.match_clean(source)
             if chosen is None:
                 layout.notes.append(

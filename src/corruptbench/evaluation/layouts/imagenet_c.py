@@ -17,9 +17,9 @@ from typing import Any, ClassVar
 from ...grid import Cell
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
-from ..common import EvalError, files_fingerprint, label_mapper, select_subset
+from ..common import EvalError, content_digest, files_fingerprint, label_mapper
 from ..readers import ImageFileReader
-from .base import Item, Layout, Selection, keys_of
+from .base import Item, Layout, Selection, keys_of, select_positions
 
 __all__ = ["ImageNetCFolder"]
 
@@ -33,8 +33,7 @@ class ImageNetCFolder(Layout):
     _index: Any = None  #: datasets.imagenet_c.ImageNetCIndex
     _label: Callable[[str | None], int] | None = None
     _keys: set[str] = field(default_factory=set)  #: "<wnid>/<file>" of the selected images
-    _limit: int | None = None
-    _seed: int = 0
+    _rows: dict[Cell, list[int]] = field(default_factory=dict)  #: the selected entries per cell
     _reader: ImageFileReader = field(default_factory=ImageFileReader)
 
     @staticmethod
@@ -76,20 +75,29 @@ class ImageNetCFolder(Layout):
             )
         lay._index = index
         lay._label = label_mapper(index.classes, num_classes, lay.notes)
-        lay._limit, lay._seed = sel.limit, sel.seed
+        unlisted = 0
         for cell, entries in index.cells.items():
             keys = keys_of(entries)
-            chosen = [entries[i] for i in select_subset(len(entries), keys, sel.limit, sel.seed)]
-            lay._keys.update(f"{w}/{p.name}" for p, w in chosen)
-            lay.fingerprints[lay.key(cell)] = files_fingerprint(root, (p for p, _ in chosen))
-            lay.images_per_cell = max(lay.images_per_cell, len(chosen))
+            rows = select_positions(keys, sel, str(root / cell.name / str(cell.level)))
+            lay._rows[cell] = rows
+            lay._keys.update(keys[i] for i in rows)
+            lay.fingerprints[lay.key(cell)] = files_fingerprint(root, (entries[i][0] for i in rows))
+            lay.contents[lay.key(cell)] = content_digest(
+                (keys[i], entries[i][0].stat().st_size) for i in rows
+            )
+            lay.images_per_cell = max(lay.images_per_cell, len(rows))
+            if sel.images is not None:
+                unlisted = max(unlisted, len(entries) - len(rows))
+        if sel.images is not None:
+            lay.notes.append(sel.images.note(unlisted))
         return lay
 
     def items(self, cell: Cell) -> list[Item]:
         assert self._label is not None
         entries = self._index.cells[cell]
-        sel = select_subset(len(entries), keys_of(entries), self._limit, self._seed)
-        return [(self._reader, self._label(entries[i][1]), str(entries[i][0])) for i in sel]
+        return [
+            (self._reader, self._label(entries[i][1]), str(entries[i][0])) for i in self._rows[cell]
+        ]
 
     def match_clean(self, source: Source) -> list[SourceItem] | None:
         """The clean images whose ``<wnid>/<file>`` appears among the selected corrupted ones."""

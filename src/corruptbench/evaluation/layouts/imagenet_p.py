@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from ...grid import Cell
-from ..common import files_fingerprint, select_subset
+from ..common import content_digest, files_fingerprint, select_subset
 from ..readers import VideoReader
 from .base import Item, Layout, Selection, keys_of
 
@@ -26,6 +26,7 @@ class ImageNetPFolder(Layout):
     name: ClassVar[str] = "imagenet-p"
 
     _items: dict[str, list[Item]] = field(default_factory=dict)
+    _classes: dict[str, list[str | int | None]] = field(default_factory=dict)  #: wnid folders
 
     @staticmethod
     def detect(root: Path) -> bool:
@@ -58,7 +59,12 @@ class ImageNetPFolder(Layout):
             chosen = [entries[i][0] for i in rows]
             lay.cells.append(Cell(p, difficulty))
             lay._items[p] = [(reader, 0, str(f)) for f in chosen]
+            lay._classes[p] = [entries[i][1] for i in rows]
             lay.fingerprints[p] = files_fingerprint(root, chosen)
+            lay.contents[p] = content_digest(
+                (key, f.stat().st_size)
+                for key, f in zip(keys_of([entries[i] for i in rows]), chosen)
+            )
         lay.images_per_cell = max((len(v) for v in lay._items.values()), default=0)
         return lay
 
@@ -67,3 +73,8 @@ class ImageNetPFolder(Layout):
 
     def items(self, cell: Cell) -> list[Item]:
         return self._items[cell[0]]
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """The class folder (wnid) of each sequence; ``None`` for one directly in the
+        perturbation's folder."""
+        return self._classes[cell[0]]

@@ -12,6 +12,7 @@ encoding step is skipped).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -25,6 +26,7 @@ from .base import (
     Selection,
     open_labelled_source,
     select_items,
+    select_positions,
 )
 
 __all__ = ["OnTheFlyC", "OnTheFlyP", "default_profile"]
@@ -43,6 +45,19 @@ def default_profile(source: Source) -> str:
     return "imagenet"
 
 
+def _listed_items(sel: Selection) -> Callable[[Source], list[SourceItem] | None] | None:
+    """``open_labelled_source``'s ``restrict``: the items whose relative path ``sel.images``
+    lists (``None`` without a list)."""
+    if sel.images is None:
+        return None
+
+    def restrict(source: Source) -> list[SourceItem] | None:
+        rels = [it.rel for it in source.items]
+        return [source.items[i] for i in select_positions(rels, sel, str(source.root))]
+
+    return restrict
+
+
 @dataclass
 class OnTheFlyC(Layout):
     """ImageNet-C cells (and the clean cell) computed from a clean source."""
@@ -59,9 +74,13 @@ class OnTheFlyC(Layout):
         cls, source: Source, sel: Selection, num_classes: int | None, profile: str | None
     ) -> OnTheFlyC:
         notes: list[str] = []
-        items, labels = open_labelled_source(source, num_classes, notes, sel.limit, sel.seed)
+        items, labels = open_labelled_source(
+            source, num_classes, notes, sel.limit, sel.seed, _listed_items(sel)
+        )
         prof = profile or default_profile(source)
         lay = cls(source.root, prof, notes=notes)
+        if sel.images is not None:
+            lay.notes.append(sel.images.note(len(source.items) - len(items)))
         lay.notes.append(
             f"corrupted on the fly: same pixels as `corruptbench make-c --seed {sel.seed} --profile {prof}` "
             "would write before JPEG encoding (make-c then saves JPEG q85; that step is skipped here)"
@@ -108,6 +127,7 @@ class OnTheFlyP(Layout):
 
     _items: list[SourceItem] = field(default_factory=list)
     _step: PerturbStep = field(default_factory=lambda: PerturbStep("imagenet"))
+    _labelled: bool = False  #: the source has labels (class folders, a batch's, given ones)
 
     @classmethod
     def open(
@@ -126,6 +146,7 @@ class OnTheFlyP(Layout):
             f"--profile {prof}` would encode (the MP4 encoding step is skipped)"
         )
         lay._items = items
+        lay._labelled = source.label_kind != "none"
         lay._step = PerturbStep(prof, sel.seed)
         lay.images_per_cell = len(items) if lay.cells else 0
         return lay
@@ -136,3 +157,9 @@ class OnTheFlyP(Layout):
     def items(self, cell: Cell) -> list[Item]:
         reader = StepReader(self._step)
         return [(reader, 0, (it, cell[0], cell[1])) for it in self._items]
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """Each clean image's class folder (wnid) or integer label; ``None`` without labels."""
+        if not self._labelled:
+            return [None] * len(self._items)
+        return [it.label for it in self._items]

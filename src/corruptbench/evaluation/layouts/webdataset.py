@@ -7,6 +7,12 @@ follow :class:`~.imagenet_c.ImageNetCFolder` (class names from the sample's ``wn
 sources with integer labels (CIFAR), the ``.cls`` member like :class:`~.cifar_c.CifarCFolder`; the
 ``limit`` subset is drawn by the same keys (``<wnid>/<file>`` of the folder layout, or the row
 number where the folder build is an array).
+
+Before any image is read, every shard of the requested cells is compared with ``shards.json``
+(:func:`~corruptbench.datasets.webdataset.shard_problem`): its size and sample count always, its
+SHA-256 too unless :attr:`~.base.Selection.verify_shards` is ``"count"`` (storage you trust). A
+shard that differs stops the evaluation with its name and what was expected: a damaged or
+shortened shard would otherwise give a plausible error rate over the wrong images.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ import io
 import json
 import os
 import tarfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -23,16 +29,20 @@ from typing import Any, ClassVar
 from ...datasets.webdataset import (
     SHARD_INDEX,
     SampleEntry,
+    ShardInfo,
+    UnsafeMemberError,
+    inspect_shard,
+    map_shards,
     read_index,
     read_member,
-    scan_samples,
+    stats_problem,
 )
 from ...grid import Cell
 from ...pipeline import Source, SourceItem, hash_lines
 from ...profiles import detect_profile
-from ..common import EvalError, label_mapper, select_subset
+from ..common import EvalError, content_digest, label_mapper
 from ..readers import ShardMemberReader
-from .base import Item, Layout, Selection
+from .base import Item, Layout, Selection, select_positions
 
 __all__ = ["WebDatasetC", "WebDatasetP", "ShardSample"]
 
@@ -59,26 +69,77 @@ def _open_index(root: Path, kind: str) -> dict[str, Any]:
     return doc
 
 
-def _scan_cell(root: Path, row: dict[str, Any], media: str) -> list[ShardSample]:
-    """Every sample of one cell's shards, in order."""
-    out: list[ShardSample] = []
-    for shard in row["shards"]:
-        path = root / shard["name"]
-        if not path.is_file():
-            raise EvalError(f"{path}: listed in {SHARD_INDEX} but missing")
-        try:
-            entries = scan_samples(path, read=("json", "cls"))
-        except (OSError, ValueError, tarfile.TarError) as exc:
-            raise EvalError(f"{path}: not a readable tar shard ({exc})") from None
-        out.extend(_sample(str(path), e, media) for e in entries if media in e.members)
-    return out
+def _inspect(root: Path, shard: dict[str, Any], hash: bool) -> ShardInfo:
+    """One shard read (and hashed) and compared with its index entry, or :class:`EvalError`."""
+    path = root / shard["name"]
+    if not path.is_file():
+        raise EvalError(f"{path}: listed in {SHARD_INDEX} but missing")
+    try:
+        info = inspect_shard(path, hash=hash, read=("json", "cls"))
+    except UnsafeMemberError as exc:
+        raise EvalError(f"{path}: {exc}") from None
+    except (OSError, ValueError, tarfile.TarError) as exc:
+        raise EvalError(f"{path}: not a readable tar shard ({exc})") from None
+    problem = stats_problem(info, shard)
+    if problem is not None:
+        raise EvalError(
+            f"{path}: {problem}: the shard is not the one {SHARD_INDEX} lists (damaged, shortened "
+            "or changed after it was written); re-run the make-c / convert command that wrote it "
+            "(it remakes such shards) or restore the file"
+        )
+    return info
+
+
+def _verify_note(shards: Sequence[dict[str, Any]], verify: str) -> str:
+    n, size = len(shards), sum(int(s.get("bytes", 0)) for s in shards)
+    what = "sizes, sample counts and SHA-256" if verify == "hash" else "sizes and sample counts"
+    trusted = "" if verify == "hash" else " (SHA-256 not checked: verify_shards='count')"
+    return (
+        f"shards checked against {SHARD_INDEX}: {what} of {n} shards, {size / 1e9:.2f} GB{trusted}"
+    )
+
+
+def _verified_scan(
+    root: Path, rows: dict[Cell, dict[str, Any]], media: str, verify: str, notes: list[str]
+) -> dict[Cell, list[ShardSample]]:
+    """Every sample of the cells ``rows``, in order, after each shard was compared with the
+    index (sizes and sample counts, and with ``verify="hash"`` the SHA-256: one read of each
+    shard, several at once); a note says what was checked."""
+    shards = [s for row in rows.values() for s in row["shards"]]
+    infos = map_shards(lambda s: _inspect(root, s, verify == "hash"), shards)
+    by_name = {s["name"]: info for s, info in zip(shards, infos)}
+    notes.append(_verify_note(shards, verify))
+    return {
+        cell: [
+            _sample(str(root / s["name"]), e, media)
+            for s in row["shards"]
+            for e in by_name[s["name"]].entries
+            if media in e.members
+        ]
+        for cell, row in rows.items()
+    }
 
 
 def _sample(path: str, e: SampleEntry, media: str) -> ShardSample:
     offset, size = e.members[media]
-    meta = json.loads(e.small["json"]) if "json" in e.small else {}
-    cls = int(e.small["cls"]) if "cls" in e.small else None
+    try:
+        meta = json.loads(e.small["json"]) if "json" in e.small else {}
+    except ValueError as exc:
+        raise EvalError(f"{path}: sample {e.key!r} has an unreadable .json ({exc})") from None
+    cls = _class_index(e.small["cls"], path, e.key) if "cls" in e.small else None
     return ShardSample(path, offset, size, meta, cls)
+
+
+def _class_index(raw: bytes, path: str, key: str) -> int:
+    """A ``.cls`` member: a class index, ASCII decimal digits (``b"8"``); ``8.5`` or ``-2`` are
+    refused rather than truncated or counted as a class no model outputs."""
+    text = raw.decode("ascii", "replace").strip()
+    if not text.isdigit() or not text.isascii():
+        raise EvalError(
+            f"{path}: sample {key!r} has class {text[:20]!r} (.cls must be a class index, an "
+            "integer >= 0)"
+        )
+    return int(text)
 
 
 def _select_key(s: ShardSample, position: int, media: str) -> str:
@@ -110,13 +171,15 @@ class _Shards(Layout):
     ) -> None:
         """Select the cell's samples; its fingerprint: the shards' SHA-256 and the keys used."""
         keys = [_select_key(s, i, self.media) for i, s in enumerate(samples)]
-        rows = select_subset(len(samples), keys, sel.limit, sel.seed)
+        rows = select_positions(keys, sel, f"{self.root}: {self.key(cell)}")
         self.cells.append(cell)
         self._samples[cell] = [samples[i] for i in rows]
         self._positions[cell] = rows
         self.fingerprints[self.key(cell)] = hash_lines(
             [*(f"{s['name']}\t{s['sha256']}" for s in row["shards"]), *(keys[i] for i in rows)]
         )
+        if self.media not in ("png", "npy"):  # named files in the folder build: comparable
+            self.contents[self.key(cell)] = content_digest((keys[i], samples[i].size) for i in rows)
         self.images_per_cell = max(self.images_per_cell, len(rows))
 
 
@@ -152,7 +215,9 @@ class WebDatasetC(_Shards):
         media = str(doc["media"])
         lay = cls(root, profile or doc.get("profile") or "imagenet", media=media)
         lay.missing = [cell for cell in wanted if cell not in rows]
-        scanned = {cell: _scan_cell(root, rows[cell], media) for cell in wanted if cell in rows}
+        scanned = _verified_scan(
+            root, {c: rows[c] for c in wanted if c in rows}, media, sel.verify_shards, lay.notes
+        )
         if profile is None and not doc.get("profile"):
             lay.profile = _detect(scanned)
         labels = doc.get("labels")
@@ -174,6 +239,9 @@ class WebDatasetC(_Shards):
         for cell, samples in scanned.items():
             lay._add(cell, rows[cell], samples, sel)
             lay._sources.update(str(s.meta.get("source")) for s in lay._samples[cell])
+        if sel.images is not None:
+            unlisted = max(len(v) - len(lay._samples[c]) for c, v in scanned.items())
+            lay.notes.append(sel.images.note(unlisted))
         return lay
 
     def items(self, cell: Cell) -> list[Item]:
@@ -235,18 +303,17 @@ class WebDatasetP(_Shards):
             require("av", "eval-p on MP4 shards")
         lay = cls(root, profile or doc.get("profile") or "imagenet", media=media)
         (difficulty,) = sel.levels
+        stored: dict[Cell, dict[str, Any]] = {}  #: requested cell -> the index row holding it
         for p in sel.names:
             # the other perturbations have one dataset; their difficulty is a stride at eval time
             d = difficulty if p in NOISE_PERTURBATIONS else 1
-            if Cell(p, d) not in rows:
+            if Cell(p, d) in rows:
+                stored[Cell(p, difficulty)] = rows[Cell(p, d)]
+            else:
                 lay.missing.append(Cell(p, difficulty))
-                continue
-            lay._add(
-                Cell(p, difficulty),
-                rows[Cell(p, d)],
-                _scan_cell(root, rows[Cell(p, d)], media),
-                sel,
-            )
+        scanned = _verified_scan(root, stored, media, sel.verify_shards, lay.notes)
+        for cell, row in stored.items():
+            lay._add(cell, row, scanned[cell], sel)
         return lay
 
     def key(self, cell: Cell) -> str:
@@ -255,3 +322,8 @@ class WebDatasetP(_Shards):
     def items(self, cell: Cell) -> list[Item]:
         reader = ShardMemberReader(self.media)
         return [(reader, 0, (s.path, s.offset, s.size)) for s in self._samples[cell]]
+
+    def classes(self, cell: Cell) -> list[str | int | None]:
+        """Each sequence's class folder (the ``wnid`` of its metadata), as the MP4 folder layout
+        has it, else its ``.cls`` label (a CIFAR batch's); ``None``: neither."""
+        return [s.meta.get("wnid") or s.cls for s in self._samples[cell]]

@@ -1,8 +1,9 @@
 """corruptbench.compat as a drop-in for imagecorruptions 1.1.2, written from its documented
-behaviour (its README and ``corrupt`` docstring, the paper's Figure 1 for the families): the
-exports, the global random state, ImageNet parameters at any size, grayscale input, NumPy
-integers, the errors and what each function returns. The comparisons with imagecorruptions and
-imagenet-c themselves are in test_compat_reference.py."""
+behaviour (its README and ``corrupt`` docstring, the paper's Figure 1 for the families) and its
+code's Python semantics: the exports, ``corrupt`` and its arguments, ImageNet parameters at any
+size, the errors. The functions are in test_corruptions.py, the random state in
+test_randomness.py, the comparisons with imagecorruptions and imagenet-c themselves in
+test_reference.py."""
 
 from __future__ import annotations
 
@@ -16,7 +17,6 @@ from PIL import Image
 import corruptbench
 from corruptbench import compat
 from corruptbench.profiles import PROFILES
-from corruptbench.tables.corruptions import get_params
 
 # imagecorruptions' corrupt() docstring: the names in their order ("the last four are
 # validation corruptions"); corruption_number is the position in this list
@@ -48,9 +48,18 @@ FAMILIES = {
     "weather": ["snow", "frost", "fog", "brightness"],
     "digital": ["contrast", "elastic_transform", "pixelate", "jpeg_compression"],
 }
-# what imagecorruptions' functions return (type / dtype per severity)
-FLOAT32 = {"zoom_blur", "elastic_transform"}
-PIL_RESULT = {"pixelate", "jpeg_compression"}
+# the public helpers of imagecorruptions.corruptions
+HELPERS = [
+    "disk",
+    "plasma_fractal",
+    "clipped_zoom",
+    "next_power_of_2",
+    "getOptimalKernelWidth1D",
+    "gauss_function",
+    "getMotionBlurKernel",
+    "shift",
+    "rgb2gray",
+]
 
 
 def _img(h: int = 40, w: int = 48, seed: int = 0) -> np.ndarray:
@@ -86,6 +95,12 @@ def test_exports_what_imagecorruptions_exports() -> None:
     # the one-import switch of the README
     from corruptbench.compat import corrupt, gaussian_noise, get_corruption_names  # noqa: F401
 
+    # imagecorruptions/__init__.py: `from .corruptions import *` (the helpers and the functions)
+    for name in [*HELPERS, *DOCUMENTED_ORDER]:
+        assert getattr(compat, name) is getattr(compat.corruptions, name), name
+        assert name in compat.__all__ and name in compat.corruptions.__all__, name
+    from corruptbench.compat.corruptions import clipped_zoom, fog, plasma_fractal  # noqa: F401
+
 
 def test_get_corruption_names_subsets() -> None:
     assert compat.get_corruption_names() == DOCUMENTED_ORDER[:15]
@@ -100,91 +115,40 @@ def test_get_corruption_names_subsets() -> None:
         compat.get_corruption_names("Common")
 
 
-# ---- randomness and pixels ---------------------------------------------------------------------
+# ---- pixels -----------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", DOCUMENTED_ORDER)
-def test_global_random_state_reproduces_imagenet_c(name: str, photo224: np.ndarray) -> None:
-    """np.random.seed(k) before a call gives corruptbench.corrupt(..., rng=k) (imagenet-c 0.0.3's
-    pixels, checked against the reference elsewhere) and leaves the global state where it does."""
-    func = compat.corruption_dict[name]
+def test_224_is_imagenet_c_for_a_seed(name: str, photo224: np.ndarray) -> None:
+    """At 224 x 224, np.random.seed(k) before a call gives corruptbench.corrupt(..., rng=k), i.e.
+    imagenet-c 0.0.3's pixels (checked against the reference elsewhere), by name and by number,
+    and the functions return floats of them."""
     for sev in range(1, 6):
         k = 100 * DOCUMENTED_ORDER.index(name) + sev
-        rs = np.random.RandomState(k)
-        want = corruptbench.corrupt(photo224, name, sev, profile="imagenet", rng=rs)
-        after = rs.get_state()
+        want = corruptbench.corrupt(photo224, name, sev, profile="imagenet", rng=k)
         _seeded(k)
         got = compat.corrupt(photo224, sev, name)
         assert got.dtype == np.uint8 and got.shape == (224, 224, 3)
         np.testing.assert_array_equal(got, want, err_msg=f"corrupt {name} {sev}")
-        assert _global_state() == (after[1].tobytes(), *after[2:]), f"{name} {sev}: state"
         _seeded(k)
-        res = func(photo224, sev)
+        res = compat.corruption_dict[name](photo224, sev)
         np.testing.assert_array_equal(np.uint8(res), want, err_msg=f"{name}() {sev}")
-        assert _global_state() == (after[1].tobytes(), *after[2:]), f"{name}() {sev}: state"
         _seeded(k)
         by_number = compat.corrupt(photo224, sev, corruption_number=DOCUMENTED_ORDER.index(name))
         np.testing.assert_array_equal(by_number, want)
 
 
-@pytest.mark.parametrize("name", DOCUMENTED_ORDER)
-def test_function_return_types(name: str) -> None:
-    x = _img(48, 64)
-    for sev in range(1, 6):
-        res = compat.corruption_dict[name](x, sev)
-        if name in PIL_RESULT:
-            assert isinstance(res, Image.Image) and res.mode == "RGB" and res.size == (64, 48)
-            continue
-        want = "float32" if name in FLOAT32 or (name == "spatter" and sev <= 3) else "float64"
-        assert isinstance(res, np.ndarray) and res.dtype == want, (name, sev, res.dtype)
-        assert res.shape == (48, 64, 3) and res.min() >= 0 and res.max() <= 255
-        assert res.flags.c_contiguous and res.flags.writeable
-
-
-def test_noise_functions_return_the_reference_floats() -> None:
-    """The noise corruptions' floats, exactly: imagecorruptions' (= imagenet-c's) formulas."""
-    x = _img(64, 80, seed=3)
-    u = x / 255.0
-    for sev in (1, 3, 5):
-        cases = {
-            "gaussian_noise": lambda c: np.clip(u + np.random.normal(size=u.shape, scale=c), 0, 1),  # noqa: NPY002
-            "shot_noise": lambda c: np.clip(np.random.poisson(u * c) / float(c), 0, 1),  # noqa: NPY002
-            "speckle_noise": lambda c: np.clip(
-                u + u * np.random.normal(size=u.shape, scale=c),  # noqa: NPY002
-                0,
-                1,
-            ),
-        }
-        for name, formula in cases.items():
-            c = get_params(name, sev, "imagenet")
-            _seeded(7)
-            want = formula(c) * 255
-            _seeded(7)
-            got = compat.corruption_dict[name](x, sev)
-            assert got.dtype == np.float64
-            np.testing.assert_array_equal(got, want, err_msg=f"{name} {sev}")
-        # impulse noise: scikit-image 0.13.1's salt and pepper (two global choice masks)
-        c = get_params("impulse_noise", sev, "imagenet")
-        _seeded(8)
-        flipped = np.random.choice([True, False], size=u.shape, p=[c, 1 - c])  # noqa: NPY002
-        salted = np.random.choice([True, False], size=u.shape, p=[0.5, 0.5])  # noqa: NPY002
-        out = u.copy()
-        out[flipped & salted] = 1
-        out[flipped & ~salted] = 0
-        _seeded(8)
-        np.testing.assert_array_equal(
-            compat.impulse_noise(x, sev),  # type: ignore[attr-defined]
-            np.clip(out, 0, 1) * 255,
-        )
-
-
-def test_functions_take_pil_images_like_corrupt_passes_them() -> None:
-    x = _img(40, 44, seed=5)
-    _seeded(2)
-    a = compat.fog(Image.fromarray(x), 3)  # type: ignore[attr-defined]
-    _seeded(2)
-    b = compat.fog(x, 3)  # type: ignore[attr-defined]
-    np.testing.assert_array_equal(a, b)
-    c = compat.contrast(Image.fromarray(x[:, :, 0]), 2)  # type: ignore[attr-defined]
-    assert c.shape == (40, 44, 3)
+def test_rng_keyword_draws_from_it_alone() -> None:
+    x = _img(40, 48, seed=4)
+    for name in ("gaussian_noise", "impulse_noise", "frost", "elastic_transform", "snow"):
+        _seeded(0)
+        before = _global_state()
+        a = compat.corrupt(x, 3, name, rng=5)
+        b = compat.corrupt(x, 3, name, rng=np.random.RandomState(5))
+        assert _global_state() == before, name
+        np.testing.assert_array_equal(a, b)
+        _seeded(5)
+        np.testing.assert_array_equal(a, compat.corrupt(x, 3, name), err_msg=name)
+    gen = compat.corrupt(x, 3, "frost", rng=np.random.default_rng(1))
+    assert gen.shape == x.shape and gen.dtype == np.uint8
 
 
 # ---- parameters at any size --------------------------------------------------------------------
@@ -192,7 +156,7 @@ def test_functions_take_pil_images_like_corrupt_passes_them() -> None:
 def test_imagenet_parameters_at_every_size(side: int) -> None:
     """imagecorruptions uses one table (ImageNet's) at every size; no switch at 32/64/299 px."""
     x = _img(side, side, seed=side)
-    for name in ("gaussian_noise", "defocus_blur", "contrast", "snow"):
+    for name in ("gaussian_noise", "defocus_blur", "contrast", "spatter"):
         _seeded(4)
         got = compat.corrupt(x, 3, name)
         np.testing.assert_array_equal(
@@ -233,8 +197,19 @@ def test_gray_input_gives_three_channels() -> None:
             want = compat.corrupt(stacked, 2, name)
             assert got.shape == (36, 50, 3)
             np.testing.assert_array_equal(got, want)
-        assert compat.corruption_dict["brightness"](gray, 1).shape == (36, 50, 3)
     assert corruptbench.corrupt(x, "brightness", 1).shape == (36, 50)  # main API: unchanged
+
+
+def test_severity_true_is_one() -> None:
+    """``True in [1, 2, 3, 4, 5]`` in imagecorruptions' check, and ``c[True - 1]`` in its tables."""
+    x = _img()
+    for yes in (True, np.bool_(True)):
+        np.testing.assert_array_equal(
+            compat.corrupt(x, yes, "contrast"), compat.corrupt(x, 1, "contrast")
+        )
+        np.testing.assert_array_equal(compat.contrast(x, yes), compat.contrast(x, 1))  # type: ignore[attr-defined]
+    with pytest.raises(AttributeError, match="severity"):
+        compat.corrupt(x, False, "contrast")
 
 
 def test_numpy_integers_for_severity_and_number() -> None:
@@ -250,19 +225,27 @@ def test_numpy_integers_for_severity_and_number() -> None:
     np.testing.assert_array_equal(corruptbench.corrupt(x, "brightness", np.int64(3)), want)
 
 
-def test_corruption_number_out_of_range_says_so() -> None:
+def test_corruption_number_follows_python_indexing() -> None:
+    """``corruption_tuple[corruption_number]``: negative numbers count from the end, a bool is an
+    index, a float or a string is a TypeError, outside -19..18 an IndexError; -1 means unset."""
     x = _img()
-    for bad in (19, -2, -19, -20, np.int64(25)):
-        with pytest.raises(IndexError, match=r"corruption_number must be an int in 0\.\.18"):
+    pairs = ((-2, "spatter"), (-19, "gaussian_noise"), (np.int64(-4), "speckle_noise"))
+    for number, name in (*pairs, (True, "shot_noise"), (np.int32(10), "brightness")):
+        _seeded(3)
+        by_number = compat.corrupt(x, 2, corruption_number=number)
+        _seeded(3)
+        np.testing.assert_array_equal(by_number, compat.corrupt(x, 2, name), err_msg=name)
+    for bad in (19, -20, np.int64(25)):
+        with pytest.raises(IndexError, match=r"corruption_number must be in 0\.\.18"):
             compat.corrupt(x, 1, corruption_number=bad)
         with pytest.raises(ValueError, match="got"):
             compat.corrupt(x, 1, corruption_number=bad)
-    for bad in (3.0, "3", None, True):
-        with pytest.raises(IndexError, match="corruption_number"):
+    for bad in (10.0, "3", None, np.float64(2)):
+        with pytest.raises(TypeError, match="corruption_number must be an int"):
             compat.corrupt(x, 1, corruption_number=bad)  # type: ignore[arg-type]
-    for unset in (-1, np.int64(-1)):
+    for unset in (-1, np.int64(-1), -1.0):
         with pytest.raises(ValueError, match="either corruption_name or corruption_number"):
-            compat.corrupt(x, 1, corruption_number=unset)
+            compat.corrupt(x, 1, corruption_number=unset)  # type: ignore[arg-type]
     # the name wins over the number
     np.testing.assert_array_equal(
         compat.corrupt(x, 2, "contrast", 10), compat.corrupt(x, 2, corruption_number=11)
@@ -293,7 +276,7 @@ def test_errors_have_imagecorruptions_types() -> None:
         compat.corrupt(x.astype(np.float64), 1, "fog")
     with pytest.raises(ValueError, match="at least 32 x 32"):
         compat.corrupt(_img(16, 16), 1, "fog")
-    for sev in (0, 6, -1, 2.5, "3", True):
+    for sev in (0, 6, -1, 2.5, "3", False):
         with pytest.raises(AttributeError, match="severity"):
             compat.corrupt(x, sev, "fog")  # type: ignore[arg-type]
         with pytest.raises(AttributeError, match="severity"):

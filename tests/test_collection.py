@@ -1,0 +1,65 @@
+"""Every test file on disk is collected by the README's test command, ``python -m pytest``
+(pytest silently skips folders named like ``build`` or ``dist``: ``tests/collection_guard.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from collection_guard import (
+    PLUGIN_NAME,
+    collect_in_subprocess,
+    collected_default_testpaths,
+    uncollected,
+)
+from support import REPO
+
+#: pytest's default ``python_files``
+PATTERNS = ["test_*.py", "*_test.py"]
+
+
+def test_every_test_file_on_disk_is_collected(request: pytest.FixtureRequest) -> None:
+    config = request.config
+    patterns = config.getini("python_files")
+    if collected_default_testpaths(config):  # a plain `python -m pytest`: this session's record
+        collected, how = config.pluginmanager.get_plugin(PLUGIN_NAME).modules, "this run"
+    else:
+        collected, how = collect_in_subprocess(REPO), "python -m pytest --collect-only"
+    missing = uncollected(REPO, collected, patterns)
+    assert not missing, (
+        f"{how} does not collect {missing}: pytest skips folders its norecursedirs names "
+        f"({', '.join(config.getini('norecursedirs'))}); rename the folder"
+    )
+
+
+def _project(root: Path) -> None:
+    """A throwaway project: the repository's pytest settings and a few test folders."""
+    (root / "pyproject.toml").write_text('[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
+    files = {
+        "tests/test_top.py": "def test_a():\n    pass\n",
+        "tests/builders/test_seen.py": "def test_b():\n    pass\n",
+        "tests/build/test_hidden.py": "def test_c():\n    pass\n",
+        "tests/dist/sub/test_deep.py": "def test_d():\n    pass\n",
+        "tests/extras/test_needs_a_missing_package.py": (
+            "import pytest\n\npytest.importorskip('no_such_package_here')\n"
+        ),
+        "tests/helpers.py": "X = 1\n",  # not a test file
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+
+
+def test_the_guard_reports_test_folders_that_pytest_skips(tmp_path: Path) -> None:
+    """Real pytest collection of a throwaway tree: ``build/`` and ``dist/`` are reported; a module
+    skipped at import (a missing optional package) counts as collected."""
+    _project(tmp_path)
+    collected = collect_in_subprocess(tmp_path)
+    assert uncollected(tmp_path, collected, PATTERNS) == [
+        "tests/build/test_hidden.py",
+        "tests/dist/sub/test_deep.py",
+    ]
+    (tmp_path / "tests/build").rename(tmp_path / "tests/builds")
+    (tmp_path / "tests/dist").rename(tmp_path / "tests/distributions")
+    assert uncollected(tmp_path, collect_in_subprocess(tmp_path), PATTERNS) == []
