@@ -314,7 +314,7 @@ def test_one_worker_two_workers_and_ray_give_identical_shards(
          "--format", "webdataset", "--shard-size", "2", "--no-progress",
          "--ray", ray_cluster.address], ray_cluster.driver_env(),
     )  # fmt: skip
-    assert "5 processed in this run" in text and "0 failed" in text, text
+    assert "5 made in this run" in text and "0 failed" in text, text
     assert tree(one) == tree(two) == tree(ray_out)
     assert len(list(one.glob("*.tar"))) == 4 * 3
 
