@@ -19,15 +19,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["TMP_SUFFIX", "temp_path", "write_atomic", "write_bytes", "write_text"]
+__all__ = [
+    "TMP_SUFFIX",
+    "temp_path",
+    "temp_owner",
+    "this_host",
+    "write_atomic",
+    "write_bytes",
+    "write_text",
+]
 
 #: suffix of the temporary files (a build sweeps left-overs away)
 TMP_SUFFIX = ".cbtmp"
 
 
 @functools.lru_cache(maxsize=1)
-def _host() -> str:
-    # the first label of the host name, safe in a file name and short (names stay < 255 bytes)
+def this_host() -> str:
+    """This machine as temporary names record it: the first label of the host name, safe in a
+    file name and short (names stay < 255 bytes)."""
     label = socket.gethostname().split(".")[0] or "host"
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in label)[:24]
 
@@ -41,7 +50,30 @@ def temp_path(path: str | os.PathLike[str]) -> str:
     write the same bytes and the last rename wins. Hidden, so no reader ever lists it.
     """
     head, name = os.path.split(os.fspath(path))
-    return os.path.join(head, f".{name}.{_host()}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
+    return os.path.join(
+        head, f".{name}.{this_host()}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}"
+    )
+
+
+def temp_owner(file_name: str) -> tuple[str | None, int | None] | None:
+    """``(host, pid)`` of the process that made a temporary file, from its name; None when the
+    name is not a temporary file's (no leading dot or no :data:`TMP_SUFFIX`).
+
+    ``.<name>.<host>.<pid>.<8 hex>.cbtmp`` (:func:`temp_path`) gives both; the older
+    ``.<name>.<pid>.cbtmp`` only the pid (host None); a name with neither gives ``(None, None)``.
+    """
+    if not (file_name.startswith(".") and file_name.endswith(TMP_SUFFIX)):
+        return None
+    parts = file_name[: -len(TMP_SUFFIX)].split(".")
+    if len(parts) >= 5 and parts[-1] and len(parts[-1]) == 8 and parts[-2].isdigit():
+        try:
+            int(parts[-1], 16)
+            return parts[-3] or None, int(parts[-2])
+        except ValueError:
+            pass
+    if len(parts) >= 3 and parts[-1].isdigit():
+        return None, int(parts[-1])
+    return None, None
 
 
 def _replace(path: str | os.PathLike[str], fill: Callable[[str], Any], make_parents: bool) -> None:

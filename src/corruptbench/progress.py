@@ -34,6 +34,8 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
+from .safe_text import printable
+
 __all__ = [
     "MODES",
     "LINE_INTERVAL_S",
@@ -131,7 +133,7 @@ class LineProgress(Progress):
 
     def _print(self, text: str) -> None:
         stream = self._stream if self._stream is not None else sys.stderr
-        print(text, file=stream, flush=True)
+        print(printable(text, keep_newlines=True), file=stream, flush=True)
 
     def line(self) -> str:
         """The current progress line."""
@@ -213,7 +215,8 @@ class BarProgress(Progress):
             self._bar.update(self._task, completed=self.done, rate=rate, description=label)
 
     def message(self, text: str) -> None:
-        self._bar.console.print(text, highlight=False, markup=False)
+        # rich drops some control characters but passes ESC sequences through
+        self._bar.console.print(printable(text, keep_newlines=True), highlight=False, markup=False)
 
     def close(self) -> None:
         self._bar.stop()
@@ -264,7 +267,7 @@ class NotebookProgress(Progress):
             self._handle.update(self._html(self.render()))
 
     def message(self, text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
+        print(printable(text, keep_newlines=True), file=sys.stderr, flush=True)
 
     def close(self) -> None:
         self._handle.update(self._html(self.render()))

@@ -278,3 +278,22 @@ def shorten_shard(tar: Path, keep: int) -> None:
         w.add(key, mem)
     w.close()
     tmp.replace(tar)
+
+
+def dead_pid() -> int:
+    """The pid of a process of this host that has exited (and was reaped)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def left_temp(target: Path, pid: int | None = None, host: str | None = None) -> Path:
+    """A temporary file of ``target`` as a writer with ``pid`` on ``host`` leaves it (default:
+    a process of this host that is gone)."""
+    from corruptbench.fileio import TMP_SUFFIX, this_host
+
+    pid = dead_pid() if pid is None else pid
+    name = f".{target.name}.{host or this_host()}.{pid}.0badc0de{TMP_SUFFIX}"
+    path = target.parent / name
+    path.write_bytes(b"partial")
+    return path

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
 from pathlib import Path
 
 import pytest
 
-from builders.support import make_source, run_c
+from builders.support import FAST, make_source, run_c
 from corruptbench.builders import BuildError, BuildSummary, ItemResult, build, format_summary
 from corruptbench.errors import ArgumentError
 
@@ -69,11 +71,15 @@ def test_relative_paths_reach_the_workers_absolute(
 
 
 def test_format_summary(tmp_path: Path) -> None:
-    s = BuildSummary(tmp_path, images=4, already_done=1, processed=3, written=6, elapsed=2.0)
+    s = BuildSummary(
+        tmp_path, images=4, made=2, already_done=1, processed=3, written=6, elapsed=2.0
+    )
     s.skipped = [ItemResult("a.png", "skipped", reason="truncated")]
     text = format_summary(s)
-    assert text.startswith("4 images: 3 processed in this run, 1 already done; 6 outputs written;")
-    assert "1 skipped; 0 failed; 2.0 s (1.50 img/s)" in text
+    assert text.startswith(
+        "4 images: 2 made in this run, 1 already done, 1 skipped, 0 failed; 6 outputs written; "
+        "2.0 s (1.50 img/s)"
+    )
     assert text.splitlines()[1:] == [
         f"1 input(s) not made (all listed in {tmp_path / 'skipped.csv'}):",
         "  skipped: a.png: truncated",
@@ -93,3 +99,174 @@ def test_format_summary(tmp_path: Path) -> None:
         "2 non-image files in the source were ignored (extension not an image type)",
     ]
     assert BuildSummary(tmp_path, failed=[ItemResult("a", "failed")]).exit_code == 1
+
+
+def _photo(path: Path, size: tuple[int, int], index: int = 0) -> None:
+    """A real photo, resized to ``size``, saved at ``path`` (the format from the extension)."""
+    from PIL import Image
+
+    from support import IMAGENET_SAMPLE, need_shared
+
+    need_shared()
+    with Image.open(sorted(IMAGENET_SAMPLE.iterdir())[index]) as im:
+        im.convert("RGB").resize(size).save(path)
+
+
+def test_the_summary_counts_add_up(tmp_path: Path) -> None:
+    """make-c printed "17 images" where 13 were made and 5 skipped (a name collision): every
+    source image is counted once, as made, already done, skipped or failed."""
+    src = make_source(tmp_path, 4)
+    cls = sorted(src.iterdir())[0]
+    _photo(cls / "dup.png", (300, 260))  # dup.png and dup.bmp both make dup.jpg
+    _photo(cls / "dup.bmp", (300, 260), 1)
+    (cls / "bad1.JPEG").write_bytes(b"not a JPEG")
+    (cls / "bad2.png").write_bytes((cls / "dup.png").read_bytes()[:200])  # truncated
+    out = tmp_path / "out"
+    s = run_c(src, out, names=["brightness"], levels=[1])
+    assert s.images == 8
+    assert (s.made, s.already_done, len(s.skipped), len(s.failed)) == (5, 0, 3, 0)
+    assert (
+        "output name collides with" in {r.rel: r.reason for r in s.skipped}[f"{cls.name}/dup.png"]
+    )
+    assert format_summary(s).startswith(
+        "8 images: 5 made in this run, 0 already done, 3 skipped, 0 failed; 5 outputs written;"
+    )
+    victim = next((out / "brightness" / "1").rglob("*.JPEG"))
+    victim.unlink()
+    again = run_c(src, out, names=["brightness"], levels=[1])
+    assert (again.images, again.made, again.already_done, len(again.skipped)) == (8, 1, 4, 3)
+    done = run_c(src, out, names=["brightness"], levels=[1])
+    assert done.nothing_to_do and (done.images, done.already_done, len(done.skipped)) == (8, 5, 3)
+    assert len((out / "skipped.csv").read_text().splitlines()) == 1 + 3
+
+
+def test_out_that_is_a_file_is_one_clear_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from corruptbench.cli import main
+
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out.jpg"
+    out.write_bytes(b"mine")
+    with pytest.raises(BuildError, match=r"^OUT \(.*out\.jpg\) is an existing file; give a folder"):
+        run_c(src, out, names=["brightness"], levels=[1])
+    assert main(["make-c", str(src), str(out), "--corruptions", "fog", "--severities", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "is an existing file; give a folder" in err and "Errno" not in err
+    assert out.read_bytes() == b"mine"
+
+
+def test_links_that_lead_nowhere_are_skipped_and_listed_in_every_layout(tmp_path: Path) -> None:
+    """A symlink loop stopped an ImageNet-layout build (rc 2), the tree layout dropped it
+    silently and dangling links were never listed: each is now a skipped row with its reason."""
+    classes = make_source(tmp_path, 2, name="classes")
+    cls = sorted(classes.iterdir())[0]
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    _photo(flat / "photo.png", (300, 260))
+    tree_root = tmp_path / "tree"
+    (tree_root / "a").mkdir(parents=True)
+    _photo(tree_root / "a" / "photo.png", (300, 260))
+    for folder in (cls, flat, tree_root / "a"):
+        (folder / "loop.jpg").symlink_to("loop.jpg")
+        (folder / "dangling.jpg").symlink_to("missing.jpg")
+    (classes / "loopdir").symlink_to("loopdir")  # where a class folder would be
+    (tree_root / "loopdir").symlink_to("loopdir")
+    cases = [
+        (classes, "jpeg", [f"{cls.name}/dangling.jpg", f"{cls.name}/loop.jpg", "loopdir"], 2),
+        (flat, "jpeg", ["dangling.jpg", "loop.jpg"], 1),
+        (tree_root, "tree", ["a/dangling.jpg", "a/loop.jpg", "loopdir"], 1),
+    ]
+    for root, fmt, broken, made in cases:
+        out = tmp_path / f"out-{root.name}"
+        s = run_c(root, out, names=["brightness"], levels=[1], fmt=fmt)
+        reasons = {r.rel: r.reason for r in s.skipped}
+        assert sorted(reasons) == sorted(broken), root
+        assert s.made == made and s.images == made + len(broken)
+        for rel in broken:
+            if rel.endswith("dangling.jpg"):
+                assert reasons[rel] == "dangling symbolic link to 'missing.jpg' (no such file)"
+            else:
+                assert reasons[rel].startswith("symbolic link loop"), rel
+        rows = (out / "skipped.csv").read_text()
+        assert all(f"{rel}," in rows for rel in broken)
+
+
+def test_skipped_csv_keeps_the_rows_of_every_run(tmp_path: Path) -> None:
+    """After an interrupt and a resume, skipped.csv kept only the last run's rows: an input made
+    with a remark in the first run lost its row."""
+    import signal
+    import threading
+    import time
+
+    from corruptbench.builders.outputs import read_skipped
+
+    cls = tmp_path / "src" / "n01440764"
+    cls.mkdir(parents=True)
+    _photo(cls / "a_small.png", (300, 159))  # made, upsampled: a warning row
+    (cls / "b_bad.JPEG").write_bytes(b"not a JPEG")  # a skipped row
+    for i, name in enumerate("cdef"):
+        _photo(cls / f"{name}.png", (320, 260), i + 1)
+    out = tmp_path / "out"
+    fourth = out / "brightness" / "1" / "n01440764" / "d.jpg"
+
+    def interrupt_after_the_fourth_item() -> None:
+        for _ in range(60000):  # a hang guard, not a speed check
+            if fourth.exists():
+                os.kill(os.getpid(), signal.SIGINT)  # a real Ctrl-C
+                return
+            time.sleep(0.002)
+
+    watcher = threading.Thread(target=interrupt_after_the_fourth_item)
+    watcher.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_c(tmp_path / "src", out, names=FAST, levels=[1, 2, 3, 4, 5])
+    finally:
+        watcher.join()
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    expected = {("n01440764/a_small.png", "warning"), ("n01440764/b_bad.JPEG", "skipped")}
+    assert {(r.rel, r.status) for r in read_skipped(out)} == expected
+    s = run_c(tmp_path / "src", out, names=FAST, levels=[1, 2, 3, 4, 5])
+    assert s.already_done >= 2 and s.made + s.already_done == 5
+    assert {(r.rel, r.status) for r in read_skipped(out)} == expected
+    assert [r.rel for r in s.warnings] == ["n01440764/a_small.png"]
+
+
+def test_a_full_disk_leaves_no_temporary_files(tmp_path: Path) -> None:
+    """A full disk left 94 .cbtmp files that kept it full until the next run. A file-size limit
+    (RLIMIT_FSIZE, in the command's process only) fails the writes the same way, with EFBIG:
+    the run removes its temporary files, says so in one line, and resumes once there is room."""
+    import resource
+    import subprocess
+
+    from builders.support import cli_cmd
+    from support import REPO
+
+    src = make_source(tmp_path, 6)
+    out = tmp_path / "out"
+    args = ["--format", "webdataset", "--corruptions", "fog", "contrast", "--severities", "1-3"]
+    cmd = cli_cmd("make-c", str(src), str(out), *args, "--shard-size", "6", "--workers", "2")
+    limit = 60_000  # bytes: the manifest fits, a shard of 6 photos does not
+
+    def small_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    full = subprocess.run(
+        [*cmd, "--no-progress"],
+        preexec_fn=small_files,
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=600,
+    )
+    assert full.returncode == 2, full.stderr
+    assert "Traceback" not in full.stderr
+    last = full.stderr.strip().splitlines()[-1]
+    assert last.startswith("corruptbench make-c: error: File too large")
+    assert "temporary file(s) were removed and the finished outputs kept" in last
+    assert not [p for p in out.rglob("*") if p.name.endswith(".cbtmp")]
+    assert json.loads((out / "manifest.json").read_text())["status"] == "failed"
+    again = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True, cwd=REPO)
+    assert again.returncode == 0, again.stderr
+    assert json.loads((out / "shards.json").read_text())["complete"]

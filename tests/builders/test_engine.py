@@ -94,7 +94,7 @@ def test_one_worker_two_workers_and_ray_give_identical_bytes(tmp_path: Path) -> 
         [str(src), str(ray_out), "--corruptions", "gaussian_noise,snow,frost",
          "--severities", "2,5", "--workers", "2", "--no-progress"]
     )  # fmt: skip
-    assert "4 processed in this run" in text and "0 failed" in text, text
+    assert "4 made in this run" in text and "0 failed" in text, text
     assert tree(one) == tree(two) == tree(ray_out)
     assert len(tree(one)) == 4 * 6 + 2
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from builders.support import make_source, run_c
+from builders.support import dead_pid, left_temp, make_source, run_c
 from corruptbench.builders import BuildError, ItemResult
 from corruptbench.builders.outputs import (
     TMP_SUFFIX,
@@ -59,10 +59,49 @@ def test_write_atomic_leaves_no_partial_file(tmp_path: Path) -> None:
     with pytest.raises(RuntimeError):
         write_atomic(tmp_path / "b.bin", fail)
     assert sorted(os.listdir(tmp_path)) == ["a.bin"]
-    (tmp_path / f".c.bin.123{TMP_SUFFIX}").write_bytes(b"partial")
+    left_temp(tmp_path / "c.bin")
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / f".d.bin.9{TMP_SUFFIX}").write_bytes(b"partial")
+    left_temp(tmp_path / "sub" / "d.bin")
     assert sweep_temps(tmp_path) == 2 and sorted(os.listdir(tmp_path)) == ["a.bin", "sub"]
+
+
+def test_the_sweep_removes_only_what_no_running_writer_owns(tmp_path: Path) -> None:
+    """A second run used to delete a running build's temporary files (ENOENT at its rename):
+    only those of processes that are gone go; another machine's only when old."""
+    import subprocess
+    import sys
+    import time
+
+    from corruptbench.builders.outputs import FOREIGN_TEMP_AGE_S
+
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        keep = [
+            left_temp(tmp_path / "live.jpg", pid=live.pid),  # a running writer of this host
+            left_temp(tmp_path / "other.jpg", pid=live.pid, host="elsewhere"),  # recent, other host
+            left_temp(tmp_path / "mine.jpg", pid=os.getpid()),  # this process (own=False)
+        ]
+        gone = [
+            left_temp(tmp_path / "dead.jpg"),  # a writer of this host that exited
+            left_temp(tmp_path / "old.jpg", pid=live.pid, host="elsewhere"),
+            tmp_path / f".legacy.jpg.{dead_pid()}{TMP_SUFFIX}",  # the older .<name>.<pid> form
+        ]
+        gone[-1].write_bytes(b"x")
+        old = time.time() - FOREIGN_TEMP_AGE_S - 60
+        os.utime(gone[1], (old, old))
+        # a pid reused by a process started after the file was last written is not its writer
+        before = time.time() - 3600
+        reused = left_temp(tmp_path / "reused.jpg", pid=live.pid)
+        os.utime(reused, (before, before))
+        gone.append(reused)
+        (tmp_path / "plain.cbtmp").write_bytes(b"not hidden: not ours")
+        assert sweep_temps(tmp_path) == len(gone)
+        assert all(p.exists() for p in keep) and not any(p.exists() for p in gone)
+        assert (tmp_path / "plain.cbtmp").exists()
+        assert sweep_temps(tmp_path, own=True) == 1 and not keep[2].exists()
+    finally:
+        live.kill()
+        live.wait()
 
 
 def test_skipped_csv_round_trip(tmp_path: Path) -> None:

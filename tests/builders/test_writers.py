@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from builders.support import FAST, make_source, run_c
+from builders.support import FAST, left_temp, make_source, run_c
 from corruptbench import corrupt
 from corruptbench.builders import (
     JpegTreeWriter,
@@ -107,7 +107,7 @@ def test_make_c_jpeg_layout_bytes_and_rerun(tmp_path: Path) -> None:
     victim = out / "gaussian_noise" / "3" / rel
     good = victim.read_bytes()
     victim.unlink()
-    (victim.parent / ".stale.JPEG.cbtmp").write_bytes(b"partial")
+    left_temp(victim.parent / "stale.JPEG")
     s3 = run_c(src, out)
     assert s3.processed == 1 and s3.written == 1 and victim.read_bytes() == good
     assert not list(out.rglob("*.cbtmp"))

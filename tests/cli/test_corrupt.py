@@ -153,3 +153,21 @@ def test_unknown_corruption_suggests_by_prefix(
     Image.fromarray(synthetic_image).save(tmp_path / "in.png")
     assert _run(str(tmp_path / "in.png"), str(tmp_path / "o.png"), "-c", "jpeg", "-s", "1") == 2
     assert "unknown corruption 'jpeg'; did you mean 'jpeg_compression'?" in capsys.readouterr().err
+
+
+def test_a_missing_output_folder_is_refused(
+    tmp_path: Path, synthetic_image: np.ndarray, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``corrupt photo.jpg /nonexistent_dir/x.png`` created the folder silently."""
+    Image.fromarray(synthetic_image).save(tmp_path / "in.png")
+    out = tmp_path / "typo" / "x.png"
+    assert main(["corrupt", str(tmp_path / "in.png"), str(out), "-c", "fog", "-s", "1"]) == 2
+    assert capsys.readouterr().err == (
+        f"corruptbench corrupt: error: the output's folder {out.parent} does not exist; create it "
+        "first (or check the path)\n"
+    )
+    assert not out.parent.exists()
+    (tmp_path / "file").write_text("x")
+    bad = tmp_path / "file" / "x.png"
+    assert main(["corrupt", str(tmp_path / "in.png"), str(bad), "-c", "fog", "-s", "1"]) == 2
+    assert "is not a folder" in capsys.readouterr().err

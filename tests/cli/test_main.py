@@ -110,3 +110,53 @@ def test_os_errors_are_one_line_with_the_users_path(
     assert capsys.readouterr().err == (
         "corruptbench list: error: Permission denied: '/data/out.json'\n"
     )
+
+
+def test_a_list_option_that_took_src_and_out_is_named(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``make-c --corruptions fog snow SRC OUT`` said only "the following arguments are
+    required: src, out": the list took them."""
+    from pathlib import Path
+
+    src = Path(str(tmp_path)) / "photos"
+    src.mkdir()
+    with pytest.raises(SystemExit) as info:
+        main(["make-c", "--corruptions", "fog", "snow", str(src), "out"])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert info.value.code == 2
+    assert err == (
+        "corruptbench make-c: error: the following arguments are required: src, out "
+        f"(--corruptions took {src} out into its list: a list takes every value up to the next "
+        "option. Give SRC OUT before --corruptions, or end the list with -- and put them last)"
+    )
+    # the same mistake with eval-c's list and only one path swallowed
+    with pytest.raises(SystemExit):
+        main(["make-c", "--severities", "1", "2", str(src)])
+    assert f"(--severities took {src} into its list" in capsys.readouterr().err
+    # nothing to point at when the values are not paths: argparse's own message
+    with pytest.raises(SystemExit):
+        main(["make-c", "--corruptions", "fog", "snow"])
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "corruptbench make-c: error: the following arguments are required: src, out"
+    )
+
+
+def test_sigterm_is_an_interrupt() -> None:
+    """SIGTERM (kill, a scheduler) stops a command the way Ctrl-C does: its clean-up runs and one
+    line says so; exit status 128 + 15 (a real signal, in a process of its own)."""
+    code = (
+        "import os, signal, sys\n"
+        "import corruptbench.cli.list as command\n"
+        "from corruptbench.cli import main\n"
+        "def run(args):\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    raise AssertionError('not reached')\n"
+        "command.run = run\n"
+        "before = signal.getsignal(signal.SIGTERM)\n"
+        "rc = main(['list'])\n"
+        "assert signal.getsignal(signal.SIGTERM) == before  # restored after the command\n"
+        "sys.exit(rc)\n"
+    )
+    res = _cli(code)
+    assert res.returncode == 143 and res.stderr == "interrupted (SIGTERM)\n", res.stderr

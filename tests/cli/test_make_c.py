@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -160,7 +161,9 @@ def test_summary_and_nothing_to_do(tmp_path: Path, capsys: pytest.CaptureFixture
     args = ["make-c", str(src), str(out), "--corruptions", "brightness", "--severities", "1,2"]
     assert main([*args, "--workers", "1", "--no-progress"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("2 images: 2 processed in this run, 0 already done; 4 outputs written;")
+    assert text.startswith(
+        "2 images: 2 made in this run, 0 already done, 0 skipped, 0 failed; 4 outputs written;"
+    )
     assert main([*args, "--workers", "1", "--no-progress"]) == 0
     assert capsys.readouterr().out == f"nothing to do: {out} is complete (2 images)\n"
 
@@ -341,8 +344,10 @@ def test_layout_tree_end_to_end_and_option_errors(
     args += ["--severities", "2", "--workers", "1", "--no-progress"]
     assert main([*args, "--copy-files", "annotations", "--quality", "70"]) == 0
     text = capsys.readouterr().out
-    assert text.startswith("6 images: 6 processed in this run, 0 already done; 5 outputs written;")
-    assert "1 skipped" in text and "1 non-image files" in text
+    assert text.startswith(
+        "6 images: 5 made in this run, 0 already done, 1 skipped, 0 failed; 5 outputs written;"
+    )
+    assert "1 non-image files" in text
     with Image.open(out / "fog" / "2" / "val2017" / "000000000285.jpg") as im:
         assert im.size == (480, 640)
     assert (out / "fog" / "2" / "annotations" / "instances_val2017.json").is_file()
@@ -358,3 +363,158 @@ def test_layout_tree_end_to_end_and_option_errors(
     assert "--quality must be an int in 1..100, got 101" in capsys.readouterr().err
     assert main([*args[:2], str(tmp_path / "o4"), *args[3:], "--copy-files", "nope"]) == 2
     assert "pattern 'nope' selects no file" in capsys.readouterr().err
+
+
+def test_webdataset_builds_list_upsampled_inputs_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The folder build listed a 300 x 159 photo as upsampled; the webdataset build said nothing."""
+    need_shared()
+    src = tmp_path / "src" / "n01440764"
+    src.mkdir(parents=True)
+    with Image.open(IMAGENET_SAMPLE / "n01440764_tench.JPEG") as im:
+        im.convert("RGB").resize((300, 159)).save(src / "wide.png")
+        im.convert("RGB").resize((320, 260)).save(src / "fine.png")
+    flags = ["--corruptions", "brightness", "--severities", "1", "--workers", "1", "--no-progress"]
+    rows = {}
+    for fmt in ("jpeg", "webdataset"):
+        out = tmp_path / fmt
+        assert main(["make-c", str(tmp_path / "src"), str(out), "--format", fmt, *flags]) == 0
+        text = capsys.readouterr().out
+        assert "warning: 1 input(s) made with a remark" in text, fmt
+        assert "n01440764/wide.png: upsampled: 300x159 is smaller than" in text, fmt
+        rows[fmt] = (out / "skipped.csv").read_text()
+    assert rows["jpeg"] == rows["webdataset"]
+    # a resume that finds the shard done still lists it
+    (tmp_path / "webdataset" / "shards.json").unlink()
+    assert (
+        main(
+            [
+                "make-c",
+                str(tmp_path / "src"),
+                str(tmp_path / "webdataset"),
+                "--format",
+                "webdataset",
+                *flags,
+            ]
+        )
+        == 0
+    )
+    assert (tmp_path / "webdataset" / "skipped.csv").read_text() == rows["jpeg"]
+    capsys.readouterr()
+
+
+def test_control_characters_in_file_names_are_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An ESC sequence in a file name reached the terminal (it can clear the screen or recolour
+    it); it is shown escaped, and kept as it is in skipped.csv (data)."""
+    src = make_source(tmp_path, 1)
+    name = "clear\x1b[2J\x1b[31mred\x07.JPEG"
+    cls = sorted(src.iterdir())[0]
+    (cls / name).write_bytes(b"not a JPEG")
+    out = tmp_path / "out"
+    flags = ["--corruptions", "brightness", "--severities", "1", "--workers", "1", "--no-progress"]
+    assert main(["make-c", str(src), str(out), *flags]) == 0
+    text = capsys.readouterr().out
+    assert "\x1b" not in text and "\x07" not in text
+    assert f"  skipped: {cls.name}/clear\\x1b[2J\\x1b[31mred\\x07.JPEG: " in text
+    assert f"{cls.name}/{name}," in (out / "skipped.csv").read_text()
+
+
+def _interrupt_a_build(tmp_path: Path, how: str) -> tuple[int, str, list[object]]:
+    """make-c --workers 2 --format webdataset in its own session, signalled while its workers
+    stream shards; returns (exit status, stderr, the processes it had started)."""
+    import signal
+    import subprocess
+    import time
+
+    from builders.support import cli_cmd
+    from support import REPO
+
+    psutil = pytest.importorskip("psutil")
+    src = make_source(tmp_path, 8)
+    out = tmp_path / "out"
+    args = [
+        "--format",
+        "webdataset",
+        "--corruptions",
+        "glass_blur",
+        "fog",
+        "--severities",
+        "1",
+        "2",
+    ]
+    cmd = cli_cmd("make-c", str(src), str(out), *args, "--shard-size", "4", "--workers", "2")
+    proc = subprocess.Popen(
+        [*cmd, "--no-progress"], cwd=REPO, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    for _ in range(30000):  # until a worker streams a shard (a hang guard, not a speed check)
+        if out.is_dir() and any(p.name.endswith(".cbtmp") for p in out.iterdir()):
+            break
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.01)
+    kids = psutil.Process(proc.pid).children(recursive=True)
+    t0 = time.monotonic()
+    if how == "SIGINT":  # Ctrl-C: the whole foreground process group
+        os.killpg(proc.pid, signal.SIGINT)
+    else:  # kill PID, a scheduler
+        os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=600)
+    print(f"{how}: exited {time.monotonic() - t0:.1f} s after the signal")  # measured, not asserted
+    return proc.returncode, err, kids
+
+
+def _running(proc: object) -> bool:
+    """Whether a psutil process still runs (a zombie holds nothing: it does not count)."""
+    import psutil
+
+    try:
+        return proc.status() != psutil.STATUS_ZOMBIE  # type: ignore[attr-defined, no-any-return]
+    except psutil.Error:
+        return False
+
+
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM"])
+def test_an_interrupted_build_stops_its_workers_and_says_so(tmp_path: Path, how: str) -> None:
+    """SIGINT during --format webdataset took ~20 s, with no word; SIGTERM printed "leaked
+    semaphore objects", no "interrupted" line, and left the manifest "running"."""
+    import signal
+    import subprocess
+    import time
+
+    from builders.support import cli_cmd
+
+    rc, err, kids = _interrupt_a_build(tmp_path, how)
+    assert rc == 128 + getattr(signal, how), err
+    tail = "the outputs written so far are kept in "
+    assert err.splitlines()[-1].startswith(
+        "interrupted: " + tail if how == "SIGINT" else "interrupted (SIGTERM): " + tail
+    )
+    assert "Traceback" not in err and "leaked" not in err and "Error" not in err
+    out = tmp_path / "out"
+    assert json.loads((out / "manifest.json").read_text())["status"] == "interrupted"
+    assert not [p for p in out.rglob("*") if p.name.endswith(".cbtmp")]
+    for _ in range(600):  # the resource tracker ends once its last client has: a hang guard
+        if not [k for k in kids if _running(k)]:
+            break
+        time.sleep(0.1)
+    assert not [k for k in kids if _running(k)]
+    src = tmp_path / "src"
+    args = [
+        "--format",
+        "webdataset",
+        "--corruptions",
+        "glass_blur",
+        "fog",
+        "--severities",
+        "1",
+        "2",
+    ]
+    again = subprocess.run(
+        cli_cmd("make-c", str(src), str(out), *args, "--shard-size", "4", "--no-progress"),
+        capture_output=True,
+        text=True,
+    )
+    assert again.returncode == 0, again.stderr
+    assert json.loads((out / "shards.json").read_text())["complete"]

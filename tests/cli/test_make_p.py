@@ -155,3 +155,24 @@ def test_list_syntax_progress_and_interrupts(
     monkeypatch.setattr("corruptbench.builders.build", interrupted)
     assert main(["make-p", str(tmp_path / "test_batch"), str(tmp_path / "x")]) == 130
     assert "run the same command again to resume" in capsys.readouterr().err
+
+
+def test_upsampled_inputs_are_listed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """make-c listed a 300 x 159 photo as upsampled; make-p said nothing for the same photo."""
+    from support import IMAGENET_SAMPLE, need_shared
+
+    need_shared()
+    src = tmp_path / "src" / "n01440764"
+    src.mkdir(parents=True)
+    with Image.open(IMAGENET_SAMPLE / "n01440764_tench.JPEG") as im:
+        im.convert("RGB").resize((300, 159)).save(src / "wide.png")
+        im.convert("RGB").resize((320, 260)).save(src / "fine.png")
+    out = tmp_path / "out"
+    flags = ["--format", "npy", "--perturbations", "brightness", "--workers", "1", "--no-progress"]
+    assert main(["make-p", str(tmp_path / "src"), str(out), *flags]) == 0
+    text = capsys.readouterr().out
+    assert "warning: 1 input(s) made with a remark" in text
+    assert "n01440764/wide.png: upsampled: 300x159 is smaller than the imagenet profile's" in text
+    rows = (out / "skipped.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].startswith("n01440764/wide.png,") and ",warning," in rows[1]
+    assert np.load(out / "brightness.npy").shape[0] == 2  # made, as before

@@ -116,3 +116,21 @@ def test_bad_labels_are_refused_naming_the_file(tmp_path: Path, bad: float, why:
         pickle.dump(d, fh, protocol=2)
     with pytest.raises(ValueError, match=f"test_batch: 'labels': label .* at row 1 {why}"):
         cifar.read_cifar_batch(tmp_path / "test_batch")
+
+
+def test_an_unreadable_array_is_named(tmp_path: Path) -> None:
+    """A truncated .npy said only "mmap length is greater than file size"."""
+    arr = np.zeros((10, 32, 32, 3), np.uint8)
+    np.save(tmp_path / "labels.npy", np.zeros(10, np.uint8))
+    np.save(tmp_path / "fog.npy", arr)
+    data = (tmp_path / "fog.npy").read_bytes()
+    (tmp_path / "fog.npy").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ValueError) as info:
+        cifar.scan_cifar_c(tmp_path, ["fog"])
+    assert str(info.value).startswith(f"cannot read {tmp_path / 'fog.npy'} as a .npy array: ")
+    assert "mmap length is greater than file size" in str(info.value)
+    (tmp_path / "fog.npy").write_bytes(b"not an array")
+    with pytest.raises(ValueError, match=r"cannot read .*fog\.npy as a \.npy array"):
+        cifar.load_npy(tmp_path / "fog.npy", mmap=False)
+    with pytest.raises(FileNotFoundError):
+        cifar.load_npy(tmp_path / "absent.npy")

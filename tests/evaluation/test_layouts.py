@@ -258,3 +258,20 @@ def test_cifar_c_labels_that_are_not_class_indices(tmp_path: Path, bad: float, w
     np.save(tmp_path / "labels.npy", labels)
     with pytest.raises(EvalError, match=f"labels.npy: label .* at row 3 {why}"):
         open_c_layout(tmp_path, Selection(["fog"], [1]), 10, None)
+
+
+def test_links_that_lead_nowhere_are_noted_on_the_fly(tmp_path: Path) -> None:
+    """A symlink loop in a clean folder stopped eval-c (rc 2); now it is left out and said so."""
+    if not IMAGENET_SAMPLE.is_dir():
+        pytest.skip(f"{IMAGENET_SAMPLE} absent")
+    src = tmp_path / "src"
+    src.mkdir()
+    name = sorted(p.name for p in IMAGENET_SAMPLE.iterdir())[0]
+    (src / name).symlink_to(IMAGENET_SAMPLE / name)
+    (src / "loop.jpg").symlink_to("loop.jpg")
+    lay = open_c_layout(OnTheFly(src), Selection(["fog"], [1], None, 0), 1000, None)
+    assert isinstance(lay, OnTheFlyC) and lay.images_per_cell == 1
+    assert any(
+        n.startswith(f"1 symbolic link(s) under {src} lead nowhere and were left out: loop.jpg (")
+        for n in lay.notes
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -97,3 +98,106 @@ def test_an_unguarded_script_gets_the_cause_of_dead_workers(tmp_path: Path) -> N
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("corruptbench.evaluation.common.EvalError: a data-loader worker exited")
     assert f"import {script} again" in last and "run=RunOptions(workers=0)" in last
+
+
+SLOW_MODEL = (
+    "import time, torch\n"
+    "class Slow(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.net = torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(2), torch.nn.Flatten(),\n"
+    "                                       torch.nn.Linear(12, 1000))\n"
+    "    def forward(self, x):\n"
+    "        time.sleep(0.3)  # the run lasts while the test kills it\n"
+    "        return self.net(x)\n"
+    "def make():\n"
+    "    torch.manual_seed(0)\n"
+    "    return Slow()\n"
+)
+
+
+def _eval_c_with_workers(tmp_path: Path, data: Path) -> tuple[object, list[object]]:
+    """eval-c with 2 loader workers in a new session; returns (process, its descendants) once
+    the workers run."""
+    import subprocess
+    import sys
+    import time
+
+    psutil = pytest.importorskip("psutil")
+    from support import REPO
+
+    factory = tmp_path / "slow.py"
+    factory.write_text(SLOW_MODEL)
+    cmd = [sys.executable, "-m", "corruptbench", "eval-c", "--model", f"python:{factory}:make"]
+    cmd += ["--data", str(data), "--workers", "2", "--batch-size", "1", "--no-progress"]
+    cmd += ["--out", str(tmp_path / "r.json")]
+    proc = subprocess.Popen(
+        cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    parent = psutil.Process(proc.pid)
+    for _ in range(3000):  # until both loader workers run (a hang guard, not a speed check)
+        kids = parent.children(recursive=True)
+        if sum("pt_data_worker" in (k.name() or "") for k in kids) >= 2:
+            return proc, kids
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    proc.kill()
+    raise AssertionError("the loader workers never started")
+
+
+def _all_gone(procs: list[object], timeout: float = 60.0) -> list[object]:
+    """The processes of ``procs`` still running after at most ``timeout`` s (zombies count as
+    gone: they hold no memory). A guard against a hang, not a speed check."""
+    import time
+
+    psutil = pytest.importorskip("psutil")
+
+    def running(p: object) -> bool:
+        try:
+            return p.status() != psutil.STATUS_ZOMBIE  # type: ignore[attr-defined, no-any-return]
+        except psutil.Error:  # gone (NoSuchProcess) or a zombie psutil refuses to read
+            return False
+
+    alive = [p for p in procs if running(p)]
+    end = time.monotonic() + timeout
+    while alive and time.monotonic() < end:
+        time.sleep(0.1)
+        alive = [p for p in alive if running(p)]
+    return alive
+
+
+@pytest.mark.slow  # an eval-c process with two loader workers
+def test_loader_workers_die_with_a_killed_evaluation(tmp_path: Path, small_c: Path) -> None:
+    """kill -9 of eval-c --workers 2 left the loader workers (~265 MB each), the forkserver and
+    the resource tracker running for minutes."""
+    import signal
+
+    proc, kids = _eval_c_with_workers(tmp_path, small_c)
+    proc.send_signal(signal.SIGKILL)  # type: ignore[attr-defined]
+    proc.wait()  # type: ignore[attr-defined]
+    left = _all_gone(kids)
+    for p in left:  # the test's own clean-up
+        with contextlib.suppress(Exception):
+            p.kill()  # type: ignore[attr-defined]
+    assert not left, [p.cmdline()[:3] for p in left]  # type: ignore[attr-defined]
+
+
+@pytest.mark.slow  # an eval-c process with two loader workers
+def test_sigterm_stops_an_evaluation_like_ctrl_c(tmp_path: Path, small_c: Path) -> None:
+    """SIGTERM printed "leaked semaphore objects" and no "interrupted" line, and left workers."""
+    import signal
+
+    proc, kids = _eval_c_with_workers(tmp_path, small_c)
+    proc.send_signal(signal.SIGTERM)  # type: ignore[attr-defined]
+    try:  # orphaned workers would keep the pipes open: the guard ends the wait
+        _, err = proc.communicate(timeout=300)  # type: ignore[attr-defined]
+    finally:
+        for p in _all_gone(kids, timeout=0):
+            with contextlib.suppress(Exception):
+                p.kill()  # type: ignore[attr-defined]
+    assert proc.returncode == 128 + signal.SIGTERM, err  # type: ignore[attr-defined]
+    assert err.splitlines()[-1].startswith("interrupted (SIGTERM): the finished cells are saved"), (
+        err
+    )
+    assert "Traceback" not in err and "leaked" not in err
+    assert not _all_gone(kids)

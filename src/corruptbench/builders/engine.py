@@ -8,11 +8,12 @@ each, and die with the driver; Ray tasks write to the same OUT path, which must 
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
 import os
-import sys
+import signal
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
@@ -22,6 +23,7 @@ from ..errors import Arg
 from ..kernel_cache import warmup
 from ..ops import jit
 from ..pipeline import SourceItem
+from ..processes import end_with
 from ..profiles import PROFILES
 from .outputs import orphan_check, set_driver
 from .spec import BuildError, BuildSpec, ItemResult, Shard
@@ -81,19 +83,15 @@ def init_worker(
 ) -> None:
     """Set up a worker: tie it to the driver (pool workers), one OpenCV thread, warm-up."""
     if die_with_parent:
-        # A pool worker must not outlive a killed build (kill -9 of the driver). First ask the
-        # kernel to SIGKILL it when its parent dies (Linux prctl PR_SET_PDEATHSIG = 1) — before the
-        # slow warm-up, so the window is tiny —, then check the parent is still the driver (it may
-        # have died before the prctl); orphan_check() repeats that check before every write.
-        if sys.platform.startswith("linux"):
-            try:
-                import ctypes
-                import signal
-
-                ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL), 0, 0, 0)
-            except Exception:  # pragma: no cover  # noqa: BLE001
-                pass
-        set_driver(driver_pid if driver_pid is not None else os.getppid())
+        # A pool worker must not outlive a killed build (kill -9 of the driver): the kernel kills
+        # it when the driver dies (processes.end_with), set up before the slow warm-up so the
+        # window is tiny; orphan_check() repeats the check before every write. Ctrl-C reaches
+        # the whole process group: the driver alone handles it (it stops the workers), so a
+        # worker shows no KeyboardInterrupt traceback of its own.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        driver = driver_pid if driver_pid is not None else os.getppid()
+        end_with(driver)
+        set_driver(driver)
         orphan_check()
     try:
         import cv2
@@ -137,7 +135,7 @@ def _mp_context() -> mp.context.BaseContext:
 
 def iter_local(
     spec: BuildSpec, shards: Sequence[Shard], workers: int
-) -> Iterator[list[ItemResult]]:
+) -> Generator[list[ItemResult], None, None]:
     """Run ``shards`` in this process (``workers <= 1``) or in a local process pool."""
     choice = kernel_choice(_n_items(shards))
     if workers <= 1:
@@ -169,7 +167,8 @@ def iter_local(
             queue = iter(shards)
             try:
                 for sid, items in queue:
-                    pending.add(ex.submit(run_shard, spec, sid, items))
+                    with _sigint_blocked():  # a worker spawned here starts with it blocked
+                        pending.add(ex.submit(run_shard, spec, sid, items))
                     if len(pending) >= 4 * workers:
                         done, pending = wait(pending, return_when=FIRST_COMPLETED)
                         for f in done:
@@ -179,8 +178,10 @@ def iter_local(
                     for f in done:
                         yield f.result()
             except BaseException:
-                for f in pending:
-                    f.cancel()
+                # interrupted, failed or closed early: the shards still running are not waited
+                # for (a webdataset block can take minutes); every output is atomic, so the
+                # workers leave only temporary files, which the driver sweeps
+                _stop_workers(ex)
                 raise
     finally:
         for k, v in saved.items():
@@ -188,6 +189,36 @@ def iter_local(
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+@contextlib.contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT blocked in this thread for the block: a worker process started in it inherits the
+    mask, so a Ctrl-C that reaches the process group while it imports (before its initializer
+    ignores SIGINT) prints no traceback. This process still gets the signal (another thread
+    receives it, and Python raises it here once the block ends)."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover - not POSIX
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop_workers(ex: ProcessPoolExecutor) -> None:
+    """End the pool's worker processes now (``ProcessPoolExecutor.terminate_workers`` from
+    Python 3.14; before that, its process table). The pending futures then fail with
+    ``BrokenProcessPool``, which nobody reads any more."""
+    terminate = getattr(ex, "terminate_workers", None)
+    if terminate is not None:  # pragma: no cover - Python >= 3.14
+        terminate()
+        return
+    procs = getattr(ex, "_processes", None) or {}
+    for proc in list(procs.values()):
+        with contextlib.suppress(Exception):
+            proc.terminate()
 
 
 def _ray_shard(
@@ -246,7 +277,7 @@ def iter_ray(
     address: str,
     workers: int,
     init_kwargs: dict[str, Any] | None,
-) -> Iterator[list[ItemResult]]:
+) -> Generator[list[ItemResult], None, None]:
     """Run ``shards`` as Ray tasks: ``address`` ``"auto"``/``"local"`` (``ray.init()``, with
     ``workers`` CPUs when > 1) or a cluster address."""
     try:

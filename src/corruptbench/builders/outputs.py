@@ -10,20 +10,27 @@ removes what a killed run left. Bookkeeping lives at the top of OUT (``manifest.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
 import os
+import shutil
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .. import fileio
+from ..processes import pid_alive
+from ..safe_text import csv_cell, csv_uncell
 from .spec import BuildError, ItemResult
 
 __all__ = [
     "TMP_SUFFIX",
     "WORK_DIR",
+    "LOCK",
+    "clear_work",
     "MANIFEST",
     "SKIPPED",
     "SOURCES",
@@ -34,6 +41,8 @@ __all__ = [
     "ensure_dir",
     "forget_dirs",
     "sweep_temps",
+    "temp_is_orphan",
+    "FOREIGN_TEMP_AGE_S",
     "write_json",
     "check_manifest",
     "write_skipped",
@@ -42,6 +51,8 @@ __all__ = [
 
 TMP_SUFFIX = fileio.TMP_SUFFIX
 WORK_DIR = ".corruptbench"
+#: the build's lock file in ``OUT/.corruptbench/`` (:mod:`corruptbench.builders.lock`)
+LOCK = "lock"
 MANIFEST = "manifest.json"
 SKIPPED = "skipped.csv"
 SOURCES = "sources.txt"
@@ -92,18 +103,75 @@ def forget_dirs() -> None:
     _MADE_DIRS.clear()
 
 
-def sweep_temps(out: Path) -> int:
-    """Remove the temporary files a killed run left under ``out``; return how many."""
+#: a temporary file of another machine (a Ray node writing into a shared OUT) is removed only when
+#: it has not been written to for this long: its owner cannot be checked from here, and no live
+#: writer of this package leaves a file untouched for hours (a tar shard grows sample by sample)
+FOREIGN_TEMP_AGE_S = 6 * 3600.0
+
+
+def temp_is_orphan(path: str, *, own: bool = False, now: float | None = None) -> bool:
+    """Whether the temporary file ``path`` belongs to no running writer (so it can go).
+
+    Its name says who made it (:func:`corruptbench.fileio.temp_owner`): a process of this host
+    counts as gone when its pid no longer runs or was reused by a process started after the file
+    was last written (:func:`corruptbench.processes.pid_alive`); a file of another host only when
+    older than :data:`FOREIGN_TEMP_AGE_S`; a name without a pid (no version of this package
+    writes one) always. ``own``: also this process's own files (a run on its way out).
+    """
+    owner = fileio.temp_owner(os.path.basename(path))
+    if owner is None:
+        return False
+    host, pid = owner
+    try:
+        mtime = os.stat(path).st_mtime
+    except OSError:
+        return False
+    if pid is None:
+        return True
+    if host not in (None, fileio.this_host()):
+        return (now if now is not None else time.time()) - mtime > FOREIGN_TEMP_AGE_S
+    if pid == os.getpid():
+        return own
+    return not pid_alive(pid, since=mtime)
+
+
+def sweep_temps(out: Path, *, own: bool = False, recursive: bool = True) -> int:
+    """Remove the temporary files under ``out`` that no running writer owns (a killed run's, a
+    dead Ray task's; :func:`temp_is_orphan`); return how many. ``own``: this process's too (a
+    build under its lock, where none of its writes is in progress at the start or the end).
+    ``recursive=False``: only those directly in ``out``."""
     n = 0
-    for dirpath, _dirnames, filenames in os.walk(out):
+    now = time.time()
+    for dirpath, dirnames, filenames in os.walk(out):
+        if not recursive:
+            dirnames.clear()
         for f in filenames:
-            if f.startswith(".") and f.endswith(TMP_SUFFIX):
-                try:
-                    os.unlink(os.path.join(dirpath, f))
+            path = os.path.join(dirpath, f)
+            if f.endswith(TMP_SUFFIX) and temp_is_orphan(path, own=own, now=now):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
                     n += 1
-                except FileNotFoundError:  # pragma: no cover
-                    pass
     return n
+
+
+def clear_work(out: Path, *, keep: Sequence[str] = ()) -> None:
+    """Remove ``OUT/.corruptbench/`` but for the lock file (held by the running build: removing
+    it would let a second build in) and the entries named in ``keep``."""
+    work = out / WORK_DIR
+    try:
+        entries = list(os.scandir(work))
+    except OSError:
+        return
+    for entry in entries:
+        if entry.name == LOCK or entry.name in keep:
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(entry.path)
+    with contextlib.suppress(OSError):  # only when nothing else is kept there
+        os.rmdir(work)
 
 
 def write_json(path: Path, data: dict[str, Any]) -> None:
@@ -146,14 +214,16 @@ def check_manifest(out: Path, params: dict[str, Any]) -> dict[str, Any] | None:
 
 def write_skipped(out: Path, rows: Sequence[ItemResult]) -> None:
     """``OUT/skipped.csv``: ``relative_path,source,status,reason``, sorted by relative path;
-    status ``skipped`` / ``failed`` (no output) or ``warning`` (made, with a remark)."""
+    status ``skipped`` / ``failed`` (no output) or ``warning`` (made, with a remark). A cell that a
+    spreadsheet would run as a formula (a file named ``=cmd|...``) is written as text
+    (:func:`~corruptbench.safe_text.csv_cell`; :func:`read_skipped` undoes it)."""
 
     def writer(fh: Any) -> None:
         text = io.StringIO()
         w = csv.writer(text, lineterminator="\n")
         w.writerow(["relative_path", "source", "status", "reason"])
         for r in sorted(rows, key=lambda r: r.rel):
-            w.writerow([r.rel, r.source, r.status, r.reason])
+            w.writerow([csv_cell(v) for v in (r.rel, r.source, r.status, r.reason)])
         fh.write(text.getvalue().encode("utf-8", "surrogateescape"))
 
     write_atomic(out / SKIPPED, writer)
@@ -164,7 +234,5 @@ def read_skipped(out: Path) -> list[ItemResult]:
     if not p.exists():
         return []
     with open(p, newline="", encoding="utf-8", errors="surrogateescape") as fh:
-        return [
-            ItemResult(r["relative_path"], r["status"], 0, r["reason"], r["source"])
-            for r in csv.DictReader(fh)
-        ]
+        rows = [{k: csv_uncell(v or "") for k, v in r.items()} for r in csv.DictReader(fh)]
+    return [ItemResult(r["relative_path"], r["status"], 0, r["reason"], r["source"]) for r in rows]

@@ -63,7 +63,7 @@ from ..datasets.webdataset import (
 from ..fileio import temp_path
 from ..pipeline import Source, SourceItem
 from ..validation import DATASET_QUALITY
-from .outputs import TMP_SUFFIX, WORK_DIR, ensure_dir, orphan_check, write_json
+from .outputs import WORK_DIR, ensure_dir, orphan_check, sweep_temps, write_json
 from .spec import BuildSpec, Cell, ItemResult, Shard, ShardPlan, Writer
 from .writers import output_name, short_error
 
@@ -207,7 +207,7 @@ class ShardWriter(Writer):
             return [
                 ItemResult(it.rel, skipped[it.rel][1], 0, skipped[it.rel][2], it.where)
                 if it.rel in skipped
-                else ItemResult(it.rel, "done", source=it.where)
+                else ItemResult(it.rel, "done", source=it.where, warning=spec.step.note(it))
                 for it in items
             ]
         labels = self._labels(items)
@@ -262,7 +262,7 @@ class ShardWriter(Writer):
             cells: list[Cell] = []
             added.append(cells)
             try:
-                img = spec.step.prepare(item)
+                img, note = spec.step.prepare_noted(item)
             except (ImageLoadError, ValueError) as exc:
                 results.append(ItemResult(item.rel, "skipped", reason=str(exc), source=src))
                 continue
@@ -286,7 +286,7 @@ class ShardWriter(Writer):
                 writers[cell].add(key, members)
                 cells.append(cell)
             status = "failed" if reason else "written"
-            results.append(ItemResult(item.rel, status, len(cells), reason, src))
+            results.append(ItemResult(item.rel, status, len(cells), reason, src, warning=note))
         return results, added, failed
 
     def _meta(self, spec: BuildSpec, cell: Cell, item: SourceItem) -> dict[str, Any]:
@@ -318,9 +318,8 @@ class ShardWriter(Writer):
     ) -> int:
         """Write ``shards.json``; return the samples written in this run."""
         # every task is over: partial shards of tasks that died (a Ray node lost mid-task, then
-        # retried) can go now, not only at the next run
-        for p in Path(self.out).glob(f".*.tar.*{TMP_SUFFIX}"):
-            p.unlink(missing_ok=True)
+        # retried) can go now, not only at the next run; never those of a live writer
+        sweep_temps(Path(self.out), own=True, recursive=False)
         known: dict[str, dict[str, Any]] = {}
         try:  # a previous index (a complete build resumed after shards were deleted)
             for cell in read_index(self.out)["cells"]:

@@ -43,6 +43,7 @@ from ..validation import DATASET_QUALITY
 from .outputs import (
     SOURCES,
     WORK_DIR,
+    clear_work,
     ensure_dir,
     orphan_check,
     write_atomic,
@@ -356,9 +357,7 @@ class NpyWriter(Writer):
         return written
 
     def cleanup(self) -> None:
-        import shutil
-
-        shutil.rmtree(Path(self.out, WORK_DIR), ignore_errors=True)
+        clear_work(Path(self.out))
 
 
 def _assemble(

@@ -8,17 +8,24 @@ Library errors name their arguments symbolically (:class:`corruptbench.errors.Ar
 from __future__ import annotations
 
 import argparse
+import contextlib
+import gc
 import importlib
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 
 from ..errors import ArgumentError
 from ..extras import MissingDependency
 from ..kernel_cache import compile_estimate
 from ..ops import jit
+from ..safe_text import printable
 from ..version import __version__
+from .usage import Parser
 
-__all__ = ["COMMANDS", "FLAGS", "build_parser", "main"]
+__all__ = ["COMMANDS", "FLAGS", "Terminated", "build_parser", "main"]
 
 #: sub-command modules, in the order ``--help`` lists them
 COMMANDS = [
@@ -76,7 +83,7 @@ FLAGS = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="corruptbench",
         description="ImageNet-C / ImageNet-P corruptions, dataset builders, evaluation and reports.",
     )
@@ -105,6 +112,35 @@ def _quiet_broken_pipe() -> int:
     return 141  # 128 + SIGPIPE, what a shell reports for a filter cut short by its reader
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, a job scheduler, ``docker stop``) raised where Ctrl-C raises
+    KeyboardInterrupt, so both stop a command the same way: workers stopped, temporary files
+    removed, results and manifests saved, one ``interrupted`` line."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def _on_terminate(signum: int, frame: object) -> None:
+    # a second SIGTERM during the clean-up ends the process at once (the sender insists)
+    signal.signal(signum, signal.SIG_DFL)
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def _terminate_like_interrupt() -> Iterator[None]:
+    """SIGTERM raises :class:`Terminated` while the command runs (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.signal(signal.SIGTERM, _on_terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -114,15 +150,18 @@ def main(argv: list[str] | None = None) -> int:
     # one line on stderr if this run compiles kernels (an empty cache), instead of a silent pause
     jit.announce(compile_estimate(everything=True))
     try:
-        rc = args.func(args)
-        sys.stdout.flush()
+        with _terminate_like_interrupt():
+            rc = args.func(args)
+            sys.stdout.flush()
     except BrokenPipeError:
         return _quiet_broken_pipe()
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:
         on_interrupt = getattr(args, "on_interrupt", None)
         detail = on_interrupt(args) if on_interrupt is not None else ""
-        print(f"interrupted{': ' + detail if detail else ''}", file=sys.stderr)
-        return 130
+        how = f" ({exc.args[0]})" if isinstance(exc, Terminated) else ""
+        text = f"interrupted{how}{': ' + detail if detail else ''}"
+        print(printable(text, keep_newlines=True), file=sys.stderr)
+        rc = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
     except (ValueError, TypeError, OSError, MissingDependency) as exc:
         if isinstance(exc, ArgumentError):
             msg = exc.render(FLAGS)
@@ -130,6 +169,13 @@ def main(argv: list[str] | None = None) -> int:
             msg = _os_error(exc)
         else:
             msg = str(exc)
+        msg = printable(msg, keep_newlines=True)
         print(f"corruptbench {args.command}: error: {msg}", file=sys.stderr)
         return 2
-    return int(rc or 0)
+    else:
+        return int(rc or 0)
+    # interrupted: what the command left suspended (a generator over data-loader workers, kept
+    # in a reference cycle by the traceback) is finalised now, while the process is intact, not
+    # at interpreter exit (where torch no longer stops its workers)
+    gc.collect()
+    return int(rc)

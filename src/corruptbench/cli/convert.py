@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from ..safe_text import printable
 from .options import add_list_argument, build_interrupted, parse_levels, parse_names
 
 __all__ = ["register", "run"]
@@ -66,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         shard_size=args.shard_size,
         progress="off" if args.no_progress else "auto",
     )
-    print(format_convert_summary(summary))
+    print(printable(format_convert_summary(summary), keep_newlines=True))
     if args.strict and summary.skipped:
         print(f"--strict: {len(summary.skipped)} file(s) skipped", file=sys.stderr)
         return 1

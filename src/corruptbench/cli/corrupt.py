@@ -20,6 +20,7 @@ from ..fileio import write_atomic
 from ..kernel_cache import compile_estimate
 from ..ops import jit
 from ..registry import canonical_name
+from ..safe_text import printable
 from ..validation import DATASET_QUALITY, check_quality
 from .options import add_quality_argument
 
@@ -79,7 +80,8 @@ def _load(path: str | os.PathLike[str], *, rgb: bool) -> np.ndarray:
 def save_image(
     arr: np.ndarray, path: str | os.PathLike[str], quality: int = DATASET_QUALITY
 ) -> None:
-    """Write atomically (temporary file + rename); JPEG at ``quality`` with optimize, like ImageNet-C.
+    """Write atomically (temporary file + rename) into an existing folder; JPEG at ``quality``
+    with optimize, like ImageNet-C.
 
     H x W is written as grayscale, H x W x 4 as RGBA (into a JPEG: the alpha channel is dropped).
     """
@@ -93,18 +95,33 @@ def save_image(
     img = Image.fromarray(arr)
     if fmt == "JPEG" and img.mode == "RGBA":
         img = img.convert("RGB")
-    write_atomic(path, lambda fh: img.save(fh, format=fmt, **kwargs), make_parents=True)
+    write_atomic(path, lambda fh: img.save(fh, format=fmt, **kwargs))
+
+
+def check_output_folder(path: str | os.PathLike[str]) -> None:
+    """The folder ``path`` goes into must exist: a mistyped folder is an error, not a new folder.
+
+    Raises:
+        FileNotFoundError: it does not exist (or is not a folder), named.
+    """
+    parent = Path(path).parent
+    if not parent.is_dir():
+        what = "is not a folder" if parent.exists() else "does not exist"
+        raise FileNotFoundError(
+            f"the output's folder {parent} {what}; create it first (or check the path)"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
     check_quality(args.quality)
+    check_output_folder(args.output)
     jit.announce(compile_estimate([canonical_name(str(args.corruption))]))
     img = _load(args.input, rgb=False)
     out = corrupt(img, args.corruption, args.severity, profile=args.profile, rng=args.seed)
     save_image(out, args.output, quality=args.quality)
     layout = {2: "grayscale", 4: "RGBA"}.get(out.shape[2] if out.ndim == 3 else 2, "")
     print(
-        f"wrote {args.output} ({args.corruption}, severity {args.severity}, "
+        f"wrote {printable(args.output)} ({args.corruption}, severity {args.severity}, "
         f"{out.shape[1]}x{out.shape[0]}{', ' + layout if layout else ''})"
     )
     if out.ndim == 3 and out.shape[2] == 4 and _FORMATS[Path(args.output).suffix.lower()] == "JPEG":

@@ -7,6 +7,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from ..safe_text import printable
 from .options import add_list_argument, split_list
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
         plan = plan_download(
             args.name, args.dir, parts=parts, base_url=args.base_url, checksums=checksums
         )
-        print(format_plan(plan))
+        print(printable(format_plan(plan), keep_newlines=True))
         return 0
     try:
         summary = download(
@@ -126,9 +127,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"corruptbench download: error: {exc}", file=sys.stderr)
         return 1
     for f in summary.files:
-        print(f"{f.name}: {f.status}{': ' + f.detail if f.detail else ''}")
+        print(printable(f"{f.name}: {f.status}{': ' + f.detail if f.detail else ''}"))
     roots = summary.roots()
     if roots:
         where = ", ".join(str(summary.dest / r) for r in roots)
-        print(f"{summary.dataset} is in {where}; check it with: corruptbench verify {summary.dest}")
+        print(
+            printable(
+                f"{summary.dataset} is in {where}; check it with: corruptbench verify {summary.dest}"
+            )
+        )
     return 0 if summary.ok else 1

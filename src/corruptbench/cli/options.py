@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import Arg
 from ..grid import GRID_KINDS, GridError, check_levels, resolve_names
 from ..models.preprocessing import ENHANCEMENTS
+from ..safe_text import printable
 
 if TYPE_CHECKING:
     from ..evaluation import OnTheFly, RunOptions
@@ -220,7 +221,7 @@ def finish_eval(args: argparse.Namespace, res: Results) -> None:
         to_csv(res, args.csv)
     print_summary(res)
     if args.out:
-        print(f"results: {os.path.abspath(args.out)}", file=sys.stderr)
+        print(f"results: {printable(os.path.abspath(args.out))}", file=sys.stderr)
 
 
 # ------------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ from PIL import Image
 
 from ..fileio import write_atomic
 from ..registry import canonical_name
+from ..safe_text import printable
 from .corrupt import load_rgb
 
 _FORMATS = ("png", "npy", "mp4")
@@ -108,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     path = write_sequence(frames, args.outdir, stem, args.format, noise=noise)
     t, s = frames.shape[0], frames.shape[1]
     print(
-        f"wrote {path} ({name}, difficulty {args.difficulty}, {args.profile}: {t} frames of {s}x{s})"
+        f"wrote {printable(path)} ({name}, difficulty {args.difficulty}, {args.profile}: {t} "
+        f"frames of {s}x{s})"
     )
     return 0

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..report import FORMATS
+from ..safe_text import printable
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         sample=args.sample,
         contact_sheet=not args.no_contact_sheet,
-        on_warning=lambda text: print(f"corruptbench report: warning: {text}", file=sys.stderr),
+        on_warning=lambda text: print(
+            f"corruptbench report: warning: {printable(text)}", file=sys.stderr
+        ),
     )
-    print(f"wrote {path}", file=sys.stdout)
+    print(f"wrote {printable(path)}", file=sys.stdout)
     return 0

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from ..errors import Arg, ArgumentError
+from ..safe_text import printable
 
 __all__ = ["register", "run"]
 
@@ -123,11 +124,12 @@ def run(args: argparse.Namespace) -> int:
         # rendered before anything is written: a report that fails leaves no results files
         files[Path(args.report)] = render_report(results, fmt or "html", contact_sheet=False)
     for line in _table_lines(results):
-        print(line)
+        print(printable(line))
     for res in results:
         if res.score is not None and res.score.partial:
-            print(f"note: {res.label}: mPC leaves out " + ", ".join(res.score.missing))
+            missing = ", ".join(res.score.missing)
+            print(printable(f"note: {res.label}: mPC leaves out {missing}"))
     for path, text in files.items():
         write_text(path, text, make_parents=True)
-        print(f"wrote {path}")
+        print(f"wrote {printable(path)}")
     return 0

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..safe_text import printable
+
 __all__ = ["register", "run"]
 
 
@@ -60,5 +62,5 @@ def run(args: argparse.Namespace) -> int:
         present_only=args.present_only,
         progress_mode="off" if args.no_progress else "auto",
     )
-    print(format_report(report, limit=None if args.all else 5))
+    print(printable(format_report(report, limit=None if args.all else 5), keep_newlines=True))
     return 0 if report.ok else 1

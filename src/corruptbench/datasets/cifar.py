@@ -30,6 +30,7 @@ import numpy as np
 from ..corruptions import ALL_CORRUPTIONS
 
 __all__ = [
+    "load_npy",
     "CifarCIndex",
     "scan_cifar_c",
     "load_cifar_c",
@@ -53,8 +54,25 @@ class CifarCIndex:
     labels_path: Path | None = None
 
 
+def load_npy(path: str | os.PathLike[str], *, mmap: bool = True) -> np.ndarray:
+    """``np.load`` of one ``.npy`` array (memory-mapped unless ``mmap=False``; no pickles); an
+    unreadable file (truncated: "mmap length is greater than file size", a bad header, not an
+    array) raises ValueError naming it.
+
+    Raises:
+        FileNotFoundError: ``path`` does not exist.
+        ValueError: ``path`` cannot be read as an array, with the file named.
+    """
+    try:
+        return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except FileNotFoundError:
+        raise
+    except (ValueError, OSError, EOFError) as exc:
+        raise ValueError(f"cannot read {os.fspath(path)} as a .npy array: {exc}") from None
+
+
 def _load(path: Path, mmap: bool) -> np.ndarray:
-    return np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    return load_npy(path, mmap=mmap)
 
 
 def scan_cifar_c(

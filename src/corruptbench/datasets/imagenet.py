@@ -17,10 +17,11 @@ Apache-2.0); they are verified to be 1000 sorted unique entries.
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
@@ -31,7 +32,9 @@ __all__ = [
     "IMAGE_EXTENSIONS",
     "ImageLoadError",
     "ImageItem",
+    "BrokenEntry",
     "FolderScan",
+    "broken_link",
     "imagenet_wnids",
     "imagenet_class_names",
     "wnid_to_index",
@@ -139,6 +142,16 @@ class ImageItem:
     label: str | None
 
 
+@dataclass(frozen=True)
+class BrokenEntry:
+    """An entry of a source folder that cannot be opened (a symbolic link loop, a dangling link):
+    ``rel`` as an item there would be named, ``path`` the entry, ``reason`` one line."""
+
+    path: Path
+    rel: str
+    reason: str
+
+
 @dataclass
 class FolderScan:
     """Result of :func:`scan_image_folder`."""
@@ -148,10 +161,46 @@ class FolderScan:
     layout: str  #: "classes" (class sub-folders) or "flat"
     classes: list[str]  #: sorted class names ([] for a flat folder without wnid prefixes)
     ignored: list[Path]  #: files skipped because their extension is not an image extension
+    #: symbolic links that lead nowhere (loops, missing targets): skipped, with the reason
+    broken: list[BrokenEntry] = field(default_factory=list)
+
+
+def broken_link(path: str | os.PathLike[str]) -> str | None:
+    """Why the symbolic link ``path`` cannot be followed (``"symbolic link loop"``, ``"dangling
+    symbolic link to 'x.jpg' (no such file)"``), or None when it can be (or is no link)."""
+    try:
+        os.stat(path)
+        return None
+    except OSError as exc:
+        if not os.path.islink(path):
+            return None
+        if exc.errno == errno.ELOOP:
+            return "symbolic link loop (too many levels of symbolic links)"
+        try:
+            target = os.readlink(path)
+        except OSError:  # pragma: no cover - removed meanwhile
+            target = "?"
+        why = "no such file" if exc.errno == errno.ENOENT else exc.strerror
+        return f"dangling symbolic link to {target!r} ({why})"
 
 
 def _visible(entries: Sequence[os.DirEntry[str]]) -> list[os.DirEntry[str]]:
     return [e for e in entries if not e.name.startswith(".")]
+
+
+def _split_broken(
+    entries: Sequence[os.DirEntry[str]], rel: str
+) -> tuple[list[os.DirEntry[str]], list[BrokenEntry]]:
+    """``entries`` that can be followed, and the broken symbolic links among them (named
+    ``rel/<name>``; a loop would make ``is_dir()`` raise)."""
+    good, broken = [], []
+    for e in entries:
+        why = broken_link(e.path) if e.is_symlink() else None
+        if why is None:
+            good.append(e)
+        else:
+            broken.append(BrokenEntry(Path(e.path), f"{rel}{e.name}", why))
+    return good, broken
 
 
 def _is_image_name(name: str, extensions: Sequence[str]) -> bool:
@@ -175,14 +224,16 @@ def scan_image_folder(
 
     Hidden files and folders (name starting with ``.``) are skipped. Files whose extension is not
     in ``extensions`` (case-insensitive) are not images by name and land in ``ignored``; a file
-    with an image extension but bad content is only discovered by :func:`load_image`.
+    with an image extension but bad content is only discovered by :func:`load_image`. Symbolic
+    links that cannot be followed (loops, missing targets) land in ``broken`` with the reason
+    (:func:`broken_link`), whatever their name.
     """
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"image folder not found: {root}")
     exts = tuple(e.lower() for e in extensions)
     with os.scandir(root) as it:
-        entries = sorted(_visible(list(it)), key=lambda e: e.name)
+        entries, broken = _split_broken(sorted(_visible(list(it)), key=lambda e: e.name), "")
     dirs = [e for e in entries if e.is_dir()]
     files = [e for e in entries if e.is_file()]
     items: list[ImageItem] = []
@@ -192,7 +243,10 @@ def scan_image_folder(
         ignored.extend(Path(f.path) for f in files)
         for d in dirs:
             with os.scandir(d.path) as it:
-                sub = sorted(_visible(list(it)), key=lambda e: e.name)
+                sub, bad = _split_broken(
+                    sorted(_visible(list(it)), key=lambda e: e.name), f"{d.name}/"
+                )
+            broken.extend(bad)
             for f in sub:
                 if not f.is_file():
                     continue
@@ -200,7 +254,7 @@ def scan_image_folder(
                     items.append(ImageItem(Path(f.path), f"{d.name}/{f.name}", d.name))
                 else:
                     ignored.append(Path(f.path))
-        return FolderScan(root, items, "classes", classes, ignored)
+        return FolderScan(root, items, "classes", classes, ignored, broken)
     images = [f for f in files if _is_image_name(f.name, exts)]
     ignored = [Path(f.path) for f in files if not _is_image_name(f.name, exts)]
     wnids = [wnid_from_name(f.name) for f in images]
@@ -210,4 +264,4 @@ def scan_image_folder(
     else:
         items = [ImageItem(Path(f.path), f.name, None) for f in images]
         classes = []
-    return FolderScan(root, items, "flat", classes, ignored)
+    return FolderScan(root, items, "flat", classes, ignored, broken)

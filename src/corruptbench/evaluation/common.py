@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import Arg, ArgumentError
 from ..grid import CLEAN, SEVERITIES, Cell, cell_key
 from ..pipeline import hash_lines
+from ..safe_text import printable
 
 __all__ = [
     "EvalError",
@@ -59,8 +60,9 @@ def check_verify_shards(value: str) -> str:
 
 
 def stderr_log(msg: str) -> None:
-    """A ``RunOptions.log`` that prints each line on stderr (what eval-c / eval-p use)."""
-    print(msg, file=sys.stderr, flush=True)
+    """A ``RunOptions.log`` that prints each line on stderr (what eval-c / eval-p use), control
+    characters of file names escaped (:func:`~corruptbench.safe_text.printable`)."""
+    print(printable(msg, keep_newlines=True), file=sys.stderr, flush=True)
 
 
 @dataclass(frozen=True)

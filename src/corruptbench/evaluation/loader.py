@@ -7,15 +7,18 @@ worker processes (one OpenCV/torch thread each); the model runs in the main proc
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from ..errors import Arg
 from ..models import LoadedModel, Preprocessing
+from ..processes import end_with
 from .common import EvalError
 from .readers import Reader
 
@@ -99,7 +102,12 @@ def _mp_context() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
-def _worker_init(_: int) -> None:
+def _worker_init(_: int, driver: int | None = None) -> None:
+    # A loader worker ends with the evaluating process, even when that one is SIGKILLed: its
+    # parent is the forkserver, which outlives it, so a thread waits on the driver instead
+    # (processes.end_with).
+    if driver is not None:
+        end_with(driver)
     try:
         import cv2
 
@@ -181,27 +189,50 @@ def device_prepare(x: Any, prep: Preprocessing) -> Any:
     return y.round_().clamp_(0, 255).to(torch.uint8)
 
 
-def _explained(loader: Iterable[Any]) -> Iterator[Any]:
+def _explained(loader: Iterable[Any]) -> Generator[Any, None, None]:
     """The loader's batches; a worker that died while the caller is a script gets the usual cause
     named (the workers import the script again, so unguarded code runs again in each)."""
     it = iter(loader)
-    while True:
-        try:
-            batch = next(it)
-        except StopIteration:
-            return
-        except RuntimeError as exc:
-            main = getattr(sys.modules.get("__main__"), "__file__", None)
-            if "exited unexpectedly" not in str(exc) or not main or "corruptbench" in str(main):
-                raise
-            raise EvalError(
-                f"a data-loader worker exited. The workers are new processes that import {main} "
-                'again: in a script, call the evaluation under `if __name__ == "__main__":`, or '
-                "load in this process with ",
-                Arg("workers", python="run=RunOptions(workers=0)"),
-                f" ({exc})",
-            ) from exc
-        yield batch
+    try:
+        while True:
+            try:
+                batch = next(it)
+            except StopIteration:
+                return
+            except RuntimeError as exc:
+                err = _worker_exited(exc)
+                if err is exc:
+                    raise
+                raise err from exc
+            yield batch
+    except BaseException:
+        _stop_loader(it)
+        raise
+
+
+def _worker_exited(exc: RuntimeError) -> Exception:
+    """The error to raise for a loader error: the usual cause named when a worker of a script
+    exited, else ``exc`` itself."""
+    main = getattr(sys.modules.get("__main__"), "__file__", None)
+    if "exited unexpectedly" not in str(exc) or not main or "corruptbench" in str(main):
+        return exc
+    return EvalError(
+        f"a data-loader worker exited. The workers are new processes that import {main} "
+        'again: in a script, call the evaluation under `if __name__ == "__main__":`, or '
+        "load in this process with ",
+        Arg("workers", python="run=RunOptions(workers=0)"),
+        f" ({exc})",
+    )
+
+
+def _stop_loader(it: Any) -> None:
+    """Stop the loader's workers now (an interrupt, an error, a consumer that stopped early),
+    while this process and the queues are intact. torch does it when the iterator is collected,
+    which a traceback can delay to interpreter exit, where it skips it: the workers then print
+    EOFError tracebacks as their queues close."""
+    shutdown = getattr(it, "_shutdown_workers", None)  # torch's _MultiProcessingDataLoaderIter
+    if shutdown is not None:
+        shutdown()
 
 
 def predict_batches(
@@ -229,7 +260,7 @@ def predict_batches(
         batch_sampler=batches([it.cell for it in items], batch_size),
         num_workers=workers,
         collate_fn=_collate,
-        worker_init_fn=_worker_init if workers else None,
+        worker_init_fn=functools.partial(_worker_init, driver=os.getpid()) if workers else None,
         pin_memory=model.device.startswith("cuda"),
         prefetch_factor=4 if workers else None,
         persistent_workers=False,
@@ -238,8 +269,8 @@ def predict_batches(
         multiprocessing_context=_mp_context() if workers else None,
     )
     dev = torch.device(model.device)
-    with _Threads(threads), torch.inference_mode():
-        for x, y, c, bad in _explained(loader):
+    with _Threads(threads), torch.inference_mode(), contextlib.closing(_explained(loader)) as it:
+        for x, y, c, bad in it:
             if x is None:
                 yield None, None, None, bad
                 continue

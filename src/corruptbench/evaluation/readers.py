@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..datasets.cifar import load_npy
 from ..pipeline import ItemStep, SourceItem
 
 __all__ = [
@@ -68,7 +69,7 @@ class NpyRowReader(Reader):
         path, row = payload
         arr = self._arrays.get(path)
         if arr is None:
-            arr = np.load(path, mmap_mode="r", allow_pickle=False)
+            arr = load_npy(path)
             self._arrays[path] = arr
         return np.asarray(arr[row])
 

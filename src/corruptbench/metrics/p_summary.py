@@ -26,8 +26,9 @@ TOP5_MAX = 15.0  # largest possible top-5 distance: 5 + 4 + 3 + 2 + 1
 _NO_P_BASELINE_NOTE = (
     "mFR and mT5D not computed: AlexNet's ImageNet-P flip probabilities and top-5 distances were "
     "never published in machine-readable form (only a spreadsheet linked from hendrycks/robustness "
-    "issue #49), so no baseline is built in. Pass baseline= a results file or mapping you measured "
-    "(see load_p_baseline)."
+    "issue #49), so no baseline is built in. Give one you measured (an eval-p results file or a "
+    "CSV of flip probabilities): --baseline FILE on the command line (eval-p, report), "
+    "baseline=FILE or a mapping in Python (corruptbench.metrics.load_p_baseline reads both)."
 )
 
 

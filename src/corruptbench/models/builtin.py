@@ -17,7 +17,7 @@ import numpy as np
 
 from ..errors import Arg
 from .cifar_resnet import CifarResNet
-from .errors import EVAL_EXTRA, ModelSourceError
+from .errors import EVAL_EXTRA, ModelSourceError, import_optional
 from .loaded import LoadedModel, torch_forward
 from .preprocessing import IMAGENET_MEAN, IMAGENET_STD, Preprocessing, as_preprocessing
 from .sources import register_model_source, sha256_file, size_option
@@ -64,13 +64,11 @@ def _make_lite(k: int) -> Callable[..., LoadedModel]:
         random_weights: bool,
         source: str,
     ) -> LoadedModel:
-        try:
-            from efficientnet_lite_pytorch import EfficientNet
-        except ImportError as exc:
-            raise ModelSourceError(
-                "efficientnet_lite needs the package efficientnet-lite-pytorch, which is not "
-                f"installed: {EVAL_EXTRA} (or pip install efficientnet-lite-pytorch==0.1.0)"
-            ) from exc
+        EfficientNet = import_optional(
+            "efficientnet_lite_pytorch",
+            needed_by="efficientnet_lite",
+            install=f"{EVAL_EXTRA}, or pip install efficientnet-lite-pytorch==0.1.0",
+        ).EfficientNet
         name = f"efficientnet-lite{k}"
         net = EfficientNet.from_name(name)
         sha = None
@@ -195,13 +193,11 @@ for _d in (20, 56):
 def _load_torchvision(
     arg: str, *, options: dict[str, str], weights: str | None, random_weights: bool, source: str
 ) -> LoadedModel:
-    try:
-        import torchvision
-    except ImportError as exc:
-        raise ModelSourceError(
-            "torchvision:<name> needs torchvision, which is not installed "
-            "(pip install torchvision matching your torch version)"
-        ) from exc
+    torchvision = import_optional(
+        "torchvision",
+        needed_by="torchvision:<name>",
+        install="pip install torchvision matching your torch version",
+    )
     if not arg:
         raise ModelSourceError("torchvision: needs a model name, e.g. torchvision:resnet50")
     try:
@@ -241,13 +237,10 @@ def _load_torchvision(
 def _load_timm(
     arg: str, *, options: dict[str, str], weights: str | None, random_weights: bool, source: str
 ) -> LoadedModel:
-    try:
-        import timm
-        from timm.data import resolve_data_config
-    except ImportError as exc:
-        raise ModelSourceError(
-            "timm:<name> needs timm, which is not installed (pip install timm)"
-        ) from exc
+    timm = import_optional("timm", needed_by="timm:<name>", install="pip install timm")
+    resolve_data_config = import_optional(
+        "timm.data", needed_by="timm:<name>", install="pip install timm"
+    ).resolve_data_config
     if not arg:
         raise ModelSourceError("timm: needs a model name, e.g. timm:resnet50")
     try:
@@ -307,10 +300,7 @@ def _load_onnx(
 ) -> LoadedModel:
     if random_weights:
         raise ModelSourceError(Arg("random_weights"), " has no meaning for an ONNX file")
-    try:
-        import onnxruntime as ort
-    except ImportError as exc:
-        raise ModelSourceError("onnx:<path> needs onnxruntime: pip install onnxruntime") from exc
+    ort = import_optional("onnxruntime", needed_by="onnx:<path>", install="pip install onnxruntime")
     path = _model_file(arg, weights, "onnx")
     so = ort.SessionOptions()
     so.intra_op_num_threads = max(1, os.cpu_count() or 1)

@@ -254,14 +254,15 @@ def _Listener(event: Any) -> Any:
 
 
 def announce(seconds: float | None) -> None:
-    """Print ``corruptbench: compiling kernels, one time, ~N s ...`` to stderr when this process
+    """Print ``corruptbench: compiling kernels, one time, ~N s of CPU ...`` to stderr when this process
     first compiles a kernel (nothing when every kernel loads from the cache). ``None`` cancels."""
     if seconds is None:
         _STATE.notice = None
         return
     n = max(1, round(seconds))
+    # the figure is CPU seconds on one idle core: on a busy machine the wait is longer
     _STATE.notice = (
-        f"corruptbench: compiling kernels, one time, ~{n} s "
+        f"corruptbench: compiling kernels, one time, ~{n} s of CPU "
         "(`corruptbench warmup` does this ahead of time)"
     )
 

@@ -180,6 +180,25 @@ class PerturbStep(ItemStep):
     kind: ClassVar[str] = "p"
 
     def prepare(self, item: SourceItem) -> np.ndarray:
+        return self.prepare_noted(item)[0]
+
+    def prepare_noted(self, item: SourceItem) -> tuple[np.ndarray, str]:
+        """The full source image, and a warning when it is smaller than the profile's output
+        (:func:`~corruptbench.ops.preprocess.upsampling`): :func:`corruptbench.perturb` then
+        enlarges it, as make-c's preprocessing does."""
+        arr = self._full_image(item)
+        return arr, self._upsampling(arr.shape[1], arr.shape[0])
+
+    def note(self, item: SourceItem) -> str:
+        size = item.size()
+        return self._upsampling(*size) if size is not None else ""
+
+    def _upsampling(self, width: int, height: int) -> str:
+        from ..ops.preprocess import upsampling
+
+        return upsampling(width, height, self.profile)
+
+    def _full_image(self, item: SourceItem) -> np.ndarray:
         # perturb() takes the full source image and applies the profile's own resize/crop
         arr = np.asarray(item.image(), dtype=np.uint8)
         h, w = arr.shape[:2]

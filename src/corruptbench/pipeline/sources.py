@@ -29,6 +29,8 @@ from PIL import Image
 from ..datasets.cifar import is_cifar_batch, read_cifar_batch
 from ..datasets.imagenet import (
     IMAGE_EXTENSIONS,
+    BrokenEntry,
+    broken_link,
     is_wnid,
     load_image,
     scan_image_folder,
@@ -111,6 +113,9 @@ class Source:
     classes: list[str] = field(default_factory=list)
     #: files carried over unchanged (a tree's ``copy_files``: annotations, label masks, ...)
     copied: list[SourceItem] = field(default_factory=list)
+    #: symbolic links that lead nowhere (loops, missing targets): not items; builds list them as
+    #: skipped (:func:`corruptbench.datasets.imagenet.broken_link`)
+    broken: list[BrokenEntry] = field(default_factory=list)
 
     def numeric_labels(self, items: Sequence[SourceItem]) -> np.ndarray | None:
         """Labels as integers (ImageNet index for wnids, batch labels, sorted-class index)."""
@@ -165,7 +170,9 @@ def open_source(src: str | os.PathLike[str]) -> Source:
     items = [SourceItem(i, it.rel, str(it.path), None, it.label) for i, it in enumerate(scan.items)]
     fp = hash_lines(f"{it.rel}\t{os.stat(it.path).st_size}" for it in items)  # type: ignore[arg-type]
     label_kind = folder_label_kind([it.label for it in items])
-    return Source("folder", p, items, fp, scan.ignored, label_kind, list(scan.classes))
+    return Source(
+        "folder", p, items, fp, scan.ignored, label_kind, list(scan.classes), broken=scan.broken
+    )
 
 
 def spread_subset(items: Sequence[SourceItem], limit: int | None, seed: int) -> list[SourceItem]:
@@ -226,8 +233,9 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
             Image files selected here are copied, not corrupted.
 
     Hidden files and folders (``.name``) are skipped; symbolic links to files are followed, to
-    folders not. Files that are neither images (:data:`IMAGE_EXTENSIONS`) nor selected are listed
-    in :attr:`Source.ignored`.
+    folders not; links that cannot be followed (loops, missing targets) are listed in
+    :attr:`Source.broken`. Files that are neither images (:data:`IMAGE_EXTENSIONS`) nor selected
+    are listed in :attr:`Source.ignored`.
 
     Raises:
         SourceError: ``src`` is not a folder, holds no image, or a pattern selects no file.
@@ -240,15 +248,20 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
             else f"{root} is not a folder (--layout tree takes a dataset folder)"
         )
     files: list[str] = []
+    broken: list[BrokenEntry] = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if not d.startswith(".")]
         rel_dir = os.path.relpath(dirpath, root)
-        for f in filenames:
+        for f in filenames:  # os.walk lists a link it cannot follow (even a loop) as a file
             if f.startswith("."):
                 continue
             rel = f if rel_dir == "." else f"{rel_dir}/{f}".replace(os.sep, "/")
-            if os.path.isfile(os.path.join(dirpath, f)):
+            path = os.path.join(dirpath, f)
+            if os.path.isfile(path):
                 files.append(rel)
+            elif (why := broken_link(path)) is not None:
+                broken.append(BrokenEntry(Path(path), rel, why))
+    broken.sort(key=lambda b: b.rel)
     files.sort()
     used: set[str] = set()
     images: list[str] = []
@@ -277,7 +290,7 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
         [f"{it.rel}\t{os.stat(it.path).st_size}" for it in items]  # type: ignore[arg-type]
         + [f"copy\t{it.rel}\t{os.stat(it.path).st_size}" for it in copies]  # type: ignore[arg-type]
     )
-    return Source("tree", root, items, fp, ignored, copied=copies)
+    return Source("tree", root, items, fp, ignored, copied=copies, broken=broken)
 
 
 def folder_label_kind(labels: Sequence[str | int | None]) -> str:

@@ -21,6 +21,7 @@ from ..results.format import (
 )
 from ..results.parts import CALIBRATION_GROUPS, CALIBRATION_METRICS
 from ..results.text import calibration_rows
+from ..safe_text import csv_cell
 
 __all__ = ["render_markdown", "render_csv"]
 
@@ -283,10 +284,10 @@ def render_csv(results: Sequence[Results]) -> str:
     def row(r: Results, metric: str, name: str, sev: object, value: float | None) -> None:
         w.writerow(
             [
-                r.label,
-                r.source,
+                csv_cell(r.label),  # a model id like =HYPERLINK(...) stays text in a spreadsheet
+                csv_cell(r.source),
                 metric,
-                name,
+                csv_cell(name),
                 "" if sev is None else sev,
                 "" if value is None else repr(float(value)),
             ]

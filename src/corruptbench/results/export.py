@@ -10,6 +10,7 @@ from typing import Any
 
 from ..fileio import write_text
 from ..grid import SEVERITIES
+from ..safe_text import csv_cell
 from .core import Results
 
 __all__ = ["to_csv"]
@@ -23,6 +24,18 @@ def _fmt(v: Any) -> str:
     return str(v)
 
 
+class _SafeWriter:
+    """A :func:`csv.writer` whose text cells cannot run as spreadsheet formulas
+    (:func:`~corruptbench.safe_text.csv_cell`; numbers stay numbers). The names written here are
+    registered names today; the guard keeps it so for whatever text a row may carry later."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def writerow(self, row: list[Any]) -> None:
+        self.writer.writerow([csv_cell(v) for v in row])
+
+
 def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
     """CSV export; returns the text and writes it to ``path`` when given.
 
@@ -32,10 +45,11 @@ def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
     fewer than the 15 benchmark ones were). eval-p: ``perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio`` - the
     format :func:`corruptbench.metrics.load_p_baseline` reads. A task-score grid:
     ``corruption,severity,score`` rows (severity 0 = clean), the table ``corruptbench score``
-    reads back.
+    reads back. Text cells that a spreadsheet would run as a formula are written as text
+    (a leading ``'``, :func:`corruptbench.safe_text.csv_cell`).
     """
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
+    w = _SafeWriter(csv.writer(buf, lineterminator="\n"))
     if results.kind == "score":
         s = results.score
         assert s is not None

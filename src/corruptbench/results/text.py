@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..grid import SEVERITIES
+from ..safe_text import printable
 from .format import (
     BENCHMARK_CORRUPTIONS,
     DASH,
@@ -305,7 +306,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     """
     ds = res.dataset
     head = Table(
-        title=escape(res.model_id),
+        title=escape(printable(res.model_id)),
         title_justify="left",
         show_header=False,
         box=box.SIMPLE,
@@ -326,7 +327,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     if ds.path:
         bits.append(str(ds.path))
     if bits:
-        console.print("data: " + ", ".join(bits), markup=False, highlight=False)
+        console.print(printable("data: " + ", ".join(bits)), markup=False, highlight=False)
     if res.c is not None:
         console.print(_c_table(res))
     if res.p is not None:
@@ -344,7 +345,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         notes.append("mPC is partial; missing: " + ", ".join(res.score.missing))
     notes.extend(ds.notes)
     for note in notes:
-        console.print(f"note: {note}", markup=False, highlight=False, style="dim")
+        console.print(printable(f"note: {note}"), markup=False, highlight=False, style="dim")
 
 
 def summary_text(results: ResultsLike, *, width: int = 100) -> str:

@@ -36,6 +36,7 @@ from PIL import Image
 from torch.utils.data import Dataset
 
 from ..corruptions import ALL_CORRUPTIONS
+from ..datasets.cifar import load_npy
 from ..datasets.imagenet import IMAGE_EXTENSIONS, imagenet_wnids, load_image, wnid_to_index
 from ..errors import Arg, ArgumentError
 from ..grid import DIFFICULTIES, SEVERITIES
@@ -246,8 +247,8 @@ class CIFAR10C(Dataset[tuple[Any, int]]):
             raise FileNotFoundError(
                 f"corruption: {self.path} is missing; present: {', '.join(present) or 'none'}"
             )
-        labels = np.load(labels_path, mmap_mode="r", allow_pickle=False)
-        images = np.load(self.path, mmap_mode="r", allow_pickle=False)
+        labels = load_npy(labels_path)
+        images = load_npy(self.path)
         if labels.ndim != 1 or labels.shape[0] == 0 or labels.shape[0] % 5:
             raise ArgumentError(
                 f"{labels_path}: expected 5 x N labels (N per severity), got shape {labels.shape}"
@@ -287,7 +288,7 @@ class CIFAR10C(Dataset[tuple[Any, int]]):
         if not -len(self) <= index < len(self):
             raise IndexError(f"index {index} out of range for {len(self)} images")
         if self._images is None:
-            self._images = np.load(self.path, mmap_mode="r", allow_pickle=False)
+            self._images = load_npy(self.path)
         row = self._rows[0] + (index % len(self))
         image: Any = Image.fromarray(np.array(self._images[row]))
         if self.transform is not None:

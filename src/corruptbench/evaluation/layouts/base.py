@@ -252,11 +252,19 @@ def open_labelled_source(
     """The selected items of a clean source (folder / CIFAR batch / arrays) and their labels.
 
     ``restrict(source)`` may return the items to use (e.g. the clean images matching the corrupted
-    ones); otherwise the seeded ``limit`` subset is taken. Label notes go to ``notes``.
+    ones); otherwise the seeded ``limit`` subset is taken. Label notes go to ``notes``, and one
+    about links in the folder that lead nowhere (:attr:`~corruptbench.pipeline.Source.broken`).
     """
     items = restrict(source) if restrict is not None else None
     if items is None:
         items = select_items(source, limit, seed)
+    if source.broken:
+        shown = ", ".join(f"{b.rel} ({b.reason})" for b in source.broken[:3])
+        more = f" and {len(source.broken) - 3} more" if len(source.broken) > 3 else ""
+        notes.append(
+            f"{len(source.broken)} symbolic link(s) under {source.root} lead nowhere and were "
+            f"left out: {shown}{more}"
+        )
     if source.label_kind == "none":
         raise EvalError(
             f"{source.root}: images have no labels ("

@@ -1,0 +1,143 @@
+"""Processes of this package: whether a process still runs, and worker processes that end with
+the process that started them.
+
+Worker processes (make-c's process pool, eval-c's data-loader workers) must not outlive their
+driver: a driver killed with SIGKILL runs no clean-up, and a worker left behind holds memory
+(~265 MB per loader worker), keeps ``multiprocessing``'s forkserver and resource tracker alive
+(they wait for every process that holds their pipes) and may write into OUT after a re-run
+started. :func:`end_with` ties the calling worker to its driver:
+
+* ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` (Linux, ``prctl(2)``) when the driver is the worker's
+  parent: the kernel kills the worker when the parent dies, at once and with no thread. That is
+  the case for ``spawn`` workers (make-c's pool) but not for ``forkserver`` ones (eval-c's
+  loader): their parent is the forkserver, which itself lives as long as any worker holds its
+  pipe, so the signal would never come;
+* otherwise a daemon thread that waits on a pidfd of the driver (``pidfd_open(2)``, Linux 5.3;
+  no polling) or, where there is none, checks every second whether the driver still runs, and
+  ends the worker with ``os._exit`` when it does not.
+
+:func:`pid_alive` answers whether a process id still names the process that wrote a file (the
+temporary-file sweep of a build): a process id reused by a process started after the file was
+last written does not count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import sys
+import threading
+import time
+from functools import lru_cache
+
+__all__ = ["end_with", "pid_alive", "process_start_time"]
+
+#: seconds between two checks of the driver where no pidfd can be waited on
+POLL_S = 1.0
+
+
+def _set_pdeathsig() -> bool:
+    """``prctl(PR_SET_PDEATHSIG, SIGKILL)``; whether the kernel took it."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        pr_set_pdeathsig = 1  # <linux/prctl.h>
+        return (
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+            == 0
+        )
+    except (OSError, AttributeError):  # pragma: no cover - no libc prctl
+        return False
+
+
+def _watch(pid: int) -> None:
+    """Wait until process ``pid`` ends, then end this process (run in a daemon thread)."""
+    fd = None
+    with contextlib.suppress(OSError, AttributeError):
+        fd = os.pidfd_open(pid)  # type: ignore[attr-defined]
+    if fd is not None:
+        import select
+
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        while not poller.poll():  # readable once the process has exited
+            pass
+    else:
+        while pid_alive(pid):
+            time.sleep(POLL_S)
+    os._exit(1)
+
+
+def end_with(driver_pid: int) -> None:
+    """End this process when process ``driver_pid`` ends (call it first thing in a worker).
+
+    Exits at once when the driver is already gone (it may die before this runs). See the module
+    docstring for how: the parent-death signal when the driver is the parent, else a thread.
+    """
+    if os.getppid() == driver_pid and _set_pdeathsig():
+        if os.getppid() != driver_pid:  # died before the prctl took effect
+            os._exit(1)
+        return
+    if not pid_alive(driver_pid):
+        os._exit(1)
+    threading.Thread(target=_watch, args=(driver_pid,), name="end-with-driver", daemon=True).start()
+
+
+@lru_cache(maxsize=1)
+def _boot_time() -> float | None:
+    try:
+        with open("/proc/stat") as fh:
+            for line in fh:
+                if line.startswith("btime "):
+                    return float(line.split()[1])
+    except OSError:  # pragma: no cover - not Linux
+        pass
+    return None
+
+
+def process_start_time(pid: int) -> float | None:
+    """When process ``pid`` started (seconds since the epoch), from ``/proc/<pid>/stat``
+    (``proc(5)``: field 22, clock ticks since boot); None where that cannot be read."""
+    boot = _boot_time()
+    if boot is None:
+        return None
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as fh:
+            stat = fh.read()
+    except OSError:
+        return None
+    # the command name (field 2) is in parentheses and may hold spaces: split after it
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    try:
+        return boot + int(fields[19]) / os.sysconf("SC_CLK_TCK")
+    except (IndexError, ValueError, OSError):  # pragma: no cover - an unexpected format
+        return None
+
+
+def pid_alive(pid: int, *, since: float | None = None) -> bool:
+    """Whether process ``pid`` runs on this machine (a zombie does not count). With ``since`` (a
+    file's modification time): and started before it, so that a reused process id does not
+    count as the process that wrote the file."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        pass
+    try:
+        with open(f"/proc/{int(pid)}/stat", "rb") as fh:
+            if fh.read().rsplit(b")", 1)[-1].split()[:1] == [b"Z"]:
+                return False
+    except OSError:
+        pass
+    if since is not None:
+        started = process_start_time(pid)
+        # one second of slack: start times have clock-tick resolution, mtimes the filesystem's
+        if started is not None and started > since + 1.0:
+            return False
+    return True

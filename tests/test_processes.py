@@ -1,0 +1,106 @@
+"""corruptbench.processes: workers that end with their driver, and whether a pid still runs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from corruptbench.processes import pid_alive, process_start_time
+from support import REPO
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc, prctl")
+
+SLEEPER = [sys.executable, "-c", "import time; time.sleep(120)"]
+
+
+def _env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(REPO / "src"))
+
+
+def _worker(driver: int) -> list[str]:
+    code = (
+        "import sys, time\n"
+        "from corruptbench.processes import end_with\n"
+        f"end_with({driver})\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(120)\n"
+    )
+    return [sys.executable, "-c", code]
+
+
+def _gone(proc: subprocess.Popen[str], timeout: float = 60.0) -> int:
+    """The exit status, waiting at most ``timeout`` (a guard against a hang, not a speed check)."""
+    return proc.wait(timeout=timeout)
+
+
+def test_pid_alive() -> None:
+    assert pid_alive(os.getpid())
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    assert not pid_alive(child.pid)  # exited and reaped
+    zombie = subprocess.Popen([sys.executable, "-c", "pass"])
+    while open(f"/proc/{zombie.pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z":
+        time.sleep(0.05)
+    assert not pid_alive(zombie.pid)  # exited, not yet reaped: not running
+    zombie.wait()
+    assert not pid_alive(0) and not pid_alive(-1)
+    # a file written before this process started is not this process's (a reused pid)
+    started = process_start_time(os.getpid())
+    assert started is not None and started <= time.time()
+    assert pid_alive(os.getpid(), since=started + 5)
+    assert not pid_alive(os.getpid(), since=started - 60)
+
+
+def test_a_worker_ends_with_a_driver_that_is_not_its_parent() -> None:
+    """eval-c's loader workers are children of the forkserver: a thread waits on the driver."""
+    driver = subprocess.Popen(SLEEPER)
+    worker = subprocess.Popen(_worker(driver.pid), stdout=subprocess.PIPE, text=True, env=_env())
+    try:
+        assert worker.stdout is not None and worker.stdout.readline() == "ready\n"
+        assert worker.poll() is None
+        driver.kill()
+        driver.wait()
+        assert _gone(worker) == 1
+    finally:
+        driver.kill()
+        worker.kill()
+
+
+def test_a_worker_ends_with_its_parent_driver() -> None:
+    """make-c's pool workers are the driver's children: the kernel's parent-death signal."""
+    worker = _worker(0)[2].replace("end_with(0)", "end_with(DRIVER)")
+    code = (
+        "import os, subprocess, sys\n"
+        f"code = {worker!r}.replace('DRIVER', str(os.getpid()))\n"
+        "w = subprocess.Popen([sys.executable, '-c', code])\n"
+        "print(w.pid, flush=True)\n"
+        "w.wait()\n"
+    )
+    driver = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=_env()
+    )
+    try:
+        assert driver.stdout is not None
+        wpid = int(driver.stdout.readline())
+        assert driver.stdout.readline() == "ready\n" and pid_alive(wpid)
+        driver.kill()
+        driver.wait()
+        for _ in range(600):  # reparented and reaped; poll until gone (a hang guard only)
+            if not pid_alive(wpid):
+                break
+            time.sleep(0.1)
+        assert not pid_alive(wpid)
+    finally:
+        driver.kill()
+
+
+def test_a_worker_of_a_dead_driver_exits_at_once() -> None:
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    worker = subprocess.Popen(_worker(dead.pid), stdout=subprocess.PIPE, text=True, env=_env())
+    out, _ = worker.communicate(timeout=60)
+    assert worker.returncode == 1 and out == ""
