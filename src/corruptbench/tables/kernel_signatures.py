@@ -50,7 +50,8 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.hsv:_hsv_adjust_kernel": (
             "readonly uint8[:, ::1], uint8[:, ::1], float64, float64, float64, bool",
         ),
-        "ops.kernels:plasma_raw": ("float64[:, ::1], float64[::1], float64[::1]",),
+        "ops.kernels:plasma_extremes": ("float64[:, ::1]",),
+        "ops.kernels:plasma_rows": ("float64[:, ::1], int64, int64, int64, float64[::1], float64",),
         "ops.legacy_random_kernels:gauss_u8": (
             "readonly uint8[::1], float64[::1], float64, bool, uint32[::1], int64[::1], float64[::1], uint8[::1], bool, float64",
             "uint8[::1], float64[::1], float64, bool, uint32[::1], int64[::1], float64[::1], float64[::1], bool, float64",
