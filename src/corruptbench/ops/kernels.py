@@ -155,9 +155,9 @@ def plasma_extremes(m):  # type: ignore[no-untyped-def]  # pragma: no cover
     return lo_v, hi_v
 
 
-#: random draws per ``random_sample`` call of :func:`plasma_raw_map` (8 MiB of float64): the
+#: random draws per ``random_sample`` call of :func:`plasma_raw_map` (512 KiB of float64): the
 #: draws of a large map come in row groups instead of one array as large as the map
-PLASMA_DRAWS_PER_CALL = 1 << 20
+PLASMA_DRAWS_PER_CALL = 1 << 16
 
 
 def plasma_raw_map(
