@@ -35,9 +35,6 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "uint8[:, :, ::1], int64, int64, int64[:, ::1]",
         ),
         "corruptions.digital:_channel_sums": ("readonly uint8[:, :, ::1], float64[::1]",),
-        "corruptions.digital:_unit_rgb_padded": (
-            "readonly uint8[:, :, ::1], float32[::1], float32[:, :, ::1]",
-        ),
         "datasets.jpeg_transcoder:_reoptimize": (
             "readonly uint8[::1], uint8[::1], int32[::1], int32[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint8[:, ::1], int16[:, ::1]",
         ),
@@ -76,8 +73,8 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.opencv_warp:_perspective_maps": (
             "float64[::1], int64, int16[:, :, ::1], uint16[:, ::1]",
         ),
-        "ops.opencv_warp:_warp_affine_kernel": (
-            "float32[:, :, ::1], float64[:, ::1], float64[:, :, ::1]",
+        "ops.opencv_warp:_warp_affine_u8_rows": (
+            "readonly uint8[:, :, ::1], float32[::1], float64[:, ::1], int64, float64[:, :, ::1]",
         ),
         "ops.pillow_resize:_gather_pixels": (
             "uint8[:, :, ::1], readonly int64[::1], readonly int64[::1], uint8[:, :, ::1]",
@@ -92,14 +89,15 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "float64[:, ::1], float64[::1], float64, float32[:, ::1]",
         ),
         "ops.scipy_ndimage:_correlate_reflect_rows": (
-            "float64[:, ::1], float64[::1], float64[:, ::1]",
+            "float64[:, ::1], float64[::1], int64, float64[:, ::1]",
         ),
         "ops.scipy_ndimage:_fold_apply": (
             "readonly float64[:, ::1], readonly float64[:, ::1], readonly float64[:, ::1], float64[:, ::1], float64[:, ::1]",
         ),
         "ops.scipy_ndimage:_map_coordinates_u8_kernel": (
-            "float64[:, :, ::1], float32[:, ::1], float32[:, ::1], uint8[:, :, ::1]",
+            "float64[:, :, ::1], int64, float32[:, ::1], float32[:, ::1], int64, uint8[:, :, ::1]",
         ),
+        "ops.scipy_ndimage:_sampled_rows_kernel": ("float32[:, ::1], int64, int64",),
         "ops.weather_stages:fog_u8": (
             "readonly uint8[:, :, ::1], float64[:, ::1], float64, float64, float64, uint8[:, :, ::1]",
         ),
