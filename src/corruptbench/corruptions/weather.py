@@ -147,6 +147,20 @@ def _motion_blur_u8(layer: np.ndarray, radius: float, sigma: float, angle: float
     return magick_motion_blur(layer, radius, sigma, angle)
 
 
+def _snow_layer_u8(rng, params: tuple[float, ...], shape: tuple[int, int]) -> np.ndarray:
+    """Snow's step 1: ``L8 = uint8(clip(where(L < threshold, 0, L), 0, 1) * 255)`` of
+    ``L = clipped_zoom(N(loc, scale), zoom)`` (float64, as the reference; in place where the
+    reference makes new arrays). ``params``: ``(loc, scale, zoom, threshold)``."""
+    loc, scale, zoom, threshold = params
+    layer = legacy_normal(rng, loc, scale, shape)  # rng.normal(size=(h, w), loc, scale)
+    # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
+    layer = clipped_zoom(layer, zoom)
+    layer[layer < float(threshold)] = 0.0
+    np.clip(layer, 0.0, 1.0, out=layer)
+    layer *= 255.0
+    return layer.astype(np.uint8)  # truncation
+
+
 @register_corruption("snow", family="weather", order=7)
 def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Snow: a zoomed, thresholded, motion-blurred noise layer over a brightened image.
@@ -177,19 +191,13 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
     """
     loc, scale, zoom, threshold, radius, sigma, blend = get_params("snow", severity, profile.name)
     h, w = image.shape[:2]
-    x = np.asarray(image, dtype=np.float32) / np.float32(255.0)
-
-    layer = legacy_normal(rng, loc, scale, (h, w))  # rng.normal(size=(h, w), loc, scale)
-    # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
-    layer = clipped_zoom(layer, zoom)
-    # L[L < t] = 0; uint8(clip(L, 0, 1) * 255), truncating (float64, as the reference)
-    layer = np.where(layer < float(threshold), 0.0, layer)
-    np.clip(layer, 0.0, 1.0, out=layer)
-    layer *= 255.0
-    layer8 = layer.astype(np.uint8)
+    layer8 = _snow_layer_u8(rng, (loc, scale, zoom, threshold), (h, w))
     angle = rng.uniform(-135, -45)
     blurred = _motion_blur_u8(layer8, radius, sigma, angle)
-
+    del layer8
+    # x = image / 255 (float32), made after the layer's float64 arrays are gone
+    x = np.asarray(image, dtype=np.float32)
+    x /= np.float32(255.0)
     gray = cv2.cvtColor(x, cv2.COLOR_RGB2GRAY)
     out = np.empty(x.shape, dtype=np.uint8)
     # blend and 1 - blend are Python floats: float32 scalars next to the float32 image (NEP 50).
@@ -328,9 +336,17 @@ def water_distance(liquid8: np.ndarray) -> np.ndarray:
 def _liquid_u8(liquid: np.ndarray, threshold: float) -> np.ndarray:
     """``L[L < threshold] = 0; (L * 255).astype(int64).astype(uint8)`` for float64 ``L`` (a new
     array; values are >= 0 there, and the int64 -> uint8 cast wraps modulo 256 like the
-    reference's)."""
-    scaled = np.where(liquid < float(threshold), 0.0, liquid) * 255.0
-    return scaled.astype(np.int64).astype(np.uint8)
+    reference's). Elementwise, in blocks of rows: the temporaries stay small."""
+    out = np.empty(liquid.shape, dtype=np.uint8)
+    for r0 in range(0, liquid.shape[0], _BLOCK_ROWS):
+        block = liquid[r0 : r0 + _BLOCK_ROWS]
+        scaled = np.where(block < float(threshold), 0.0, block) * 255.0
+        out[r0 : r0 + _BLOCK_ROWS] = scaled.astype(np.int64).astype(np.uint8)
+    return out
+
+
+#: rows per block of the elementwise steps done in blocks
+_BLOCK_ROWS = 64
 
 
 def water_drops(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:
@@ -409,12 +425,15 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
     out = np.empty(image.shape, dtype=np.uint8)
     if mode == 0:
         liquid8 = _liquid_u8(liquid, threshold)
+        del liquid  # (one float64 layer less while the distances are made)
         dist = water_distance(liquid8)
         wk.water_u8(
             np.ascontiguousarray(image), liquid8, dist, np.float32(intensity), WATER_COLOUR, out
         )
     else:
         # L[L < t] = 0 leaves L > t unchanged (t > 0): the mask is taken from the smoothed layer.
-        mask = _gaussian((liquid > threshold).astype(np.float64), intensity)
+        above = liquid > threshold
+        del liquid  # (not needed any more: one float64 layer less at the filter's peak)
+        mask = _gaussian(above.astype(np.float64), intensity)
         wk.mud_u8(np.ascontiguousarray(image), mask, _MUD_COLOUR_F64, out)
     return out
