@@ -95,11 +95,11 @@ def measure_call(image_path: str, name: str, severity: int) -> dict:
     warm_peak = _status_kib("VmHWM")
     exact = _reset_peak()
     before = _status_kib("VmRSS")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = corruptbench.corrupt(
         image, name, severity, profile="imagenet", rng=np.random.RandomState(0)
     )
-    seconds = time.perf_counter() - t0
+    seconds, cpu_seconds = time.perf_counter() - t0, time.process_time() - c0
     peak = _status_kib("VmHWM")
     return {
         "net_bytes": (peak - before) * 1024,
@@ -107,6 +107,7 @@ def measure_call(image_path: str, name: str, severity: int) -> dict:
         "rss_before_bytes": before * 1024,
         "exact": exact,
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "sha256": hashlib.sha256(np.ascontiguousarray(out).data).hexdigest(),
         "module": corruptbench.__file__,
     }
@@ -132,6 +133,7 @@ class Case:
     process_peak_bytes: int | None = None
     rss_before_bytes: int | None = None
     seconds: float | None = None
+    cpu_seconds: float | None = None
     sha256: str | None = None
     exact: bool = True
     skipped: str | None = None
@@ -172,6 +174,7 @@ def measure(case: Case, src: Path, image: Path) -> Case:
     case.process_peak_bytes = int(result["process_peak_bytes"])
     case.rss_before_bytes = int(result["rss_before_bytes"])
     case.seconds = float(result["seconds"])
+    case.cpu_seconds = float(result["cpu_seconds"])
     case.sha256 = result["sha256"]
     case.exact = bool(result["exact"])
     return case
@@ -224,7 +227,7 @@ def _progress(case: Case) -> str:
     assert case.process_peak_bytes is not None
     return (
         head + f"{case.bytes_per_pixel:6.1f} B/px, process peak "
-        f"{case.process_peak_bytes / 1e9:.2f} GB, {case.seconds:.1f} s"
+        f"{case.process_peak_bytes / 1e9:.2f} GB, {case.seconds:.1f} s ({case.cpu_seconds:.1f} s CPU)"
     )
 
 
@@ -321,6 +324,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="the checkout's src to measure (default: the one this process imports)",
     )
     ap.add_argument("--baseline-src", type=Path, help="another checkout's src, measured alike")
+    ap.add_argument("--label", default="new", help="the name of --src in the tables")
+    ap.add_argument("--baseline-label", default="baseline", help="the name of --baseline-src")
     ap.add_argument("--max-gb", type=float, default=6.0, help="skip cases predicted above this")
     ap.add_argument("--json", type=Path, help="also write every case to this JSON file")
     return ap.parse_args(argv)
@@ -334,12 +339,15 @@ def main(argv: list[str] | None = None) -> int:
     from corruptbench.corruptions import ALL_CORRUPTIONS
 
     src = args.src or Path(corruptbench.__file__).resolve().parents[1]
-    checkouts = {"new": src}
+    if args.label == args.baseline_label:
+        print("--label and --baseline-label must differ")
+        return 2
+    checkouts = {args.label: src}
     if args.baseline_src is not None:
-        checkouts = {"new": src, "baseline": args.baseline_src}
-    for label, path in checkouts.items():
-        if not (path / "corruptbench" / "__init__.py").is_file():
-            print(f"--{'src' if label == 'new' else 'baseline-src'}: no corruptbench under {path}")
+        checkouts[args.baseline_label] = args.baseline_src
+    for option, path in (("--src", src), ("--baseline-src", args.baseline_src)):
+        if path is not None and not (path / "corruptbench" / "__init__.py").is_file():
+            print(f"{option}: no corruptbench under {path}")
             return 2
     args.names = args.names or list(ALL_CORRUPTIONS)
     print(
