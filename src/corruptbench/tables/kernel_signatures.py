@@ -67,9 +67,9 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "float64, float64, uint32[::1], int64[::1], float64[::1]",
         ),
         "ops.magick:_blur_rows": (
-            "uint16[:, ::1], float64[::1], int64[::1], int64[::1], uint8[:, ::1]",
+            "float32[:, ::1], float64[::1], int64[::1], int64[::1], uint8[:, ::1]",
         ),
-        "ops.magick:_pad_quanta": ("readonly uint8[:, ::1], int64, int64, int64, uint16[:, ::1]",),
+        "ops.magick:_pad_quanta": ("readonly uint8[:, ::1], int64, int64, int64, float32[:, ::1]",),
         "ops.opencv_warp:_perspective_maps": (
             "float64[::1], int64, int16[:, :, ::1], uint16[:, ::1]",
         ),
