@@ -27,6 +27,8 @@ Linux) and then calls ``corrupt(image, name, severity, profile="imagenet", rng=R
 * **same bytes** (with ``--baseline-src``): whether both checkouts return identical outputs (the
   SHA-256 of each result) at every severity of that size.
 
+A progress line per case (stderr) and ``--json`` also give each call's wall-clock and CPU seconds.
+
 Sizes run one at a time, smallest first; a case whose peak, extrapolated from its bytes per pixel
 at a smaller size, would exceed ``--max-gb`` (default 6) is skipped and listed. Every process is
 single-threaded (``OMP/OPENBLAS/MKL/NUMBA_NUM_THREADS=1``), so the figures do not depend on the
@@ -268,6 +270,8 @@ def print_size(cases: list[Case], names: list[str], checkouts: list[str]) -> Non
     if len(checkouts) == 2:
         head += f"{'ratio':>7}{'bytes':>11}"
     print(f"bytes per pixel of the call ({checkouts[0]} per severity; max over severities)")
+    if len(checkouts) == 2:
+        print(f"ratio: max {checkouts[1]} / max {checkouts[0]}; bytes: the outputs' SHA-256")
     print(head)
     for name in names:
         mine = [c for c in cases if c.name == name]
