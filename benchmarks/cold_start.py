@@ -165,7 +165,7 @@ def fmt(values: list[float]) -> str:
     return f"{med:7.2f} ({min(values):.2f}-{max(values):.2f})"
 
 
-def main() -> None:
+def _parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--repeats", type=int, default=3)
@@ -177,24 +177,14 @@ def main() -> None:
     ap.add_argument(
         "--runtime", action="store_true", help="only: warm ms per image, AOT against JIT"
     )
-    args = ap.parse_args()
-    if args.child:
-        child(*args.child)
-        return
+    return ap.parse_args()
 
-    sys.path.insert(0, str(REPO / "src"))
+
+def _photo():  # type: ignore[no-untyped-def]
+    """The test photo as make-c prepares it (Resize(256) + CenterCrop(224)), or a synthetic one."""
     import numpy as np
     from PIL import Image
 
-    import corruptbench
-
-    repeats = 1 if args.quick else args.repeats
-    names = QUICK_CORRUPTIONS if args.quick else corruptbench.ALL_CORRUPTIONS
-    perturbs = () if args.quick else tuple(corruptbench.ALL_PERTURBATIONS)
-    modes = ["import", *(f"corrupt:{n}" for n in names), "all", "jpeg"]
-    modes += [f"perturb:{p}" for p in perturbs] + ["cli", "warmup"]
-
-    work = Path(tempfile.mkdtemp(prefix="cold-start-"))
     if PHOTO.is_file():
         with Image.open(PHOTO) as im:
             im = im.convert("RGB")
@@ -202,26 +192,16 @@ def main() -> None:
             s = 256 / min(w, h)
             im = im.resize((round(w * s), round(h * s)), Image.BILINEAR)
             left, top = (im.width - 224) // 2, (im.height - 224) // 2
-            photo = np.asarray(im.crop((left, top, left + 224, top + 224)))
-    else:
-        print(f"({PHOTO} absent: a synthetic image)")
-        yy, xx = np.mgrid[0:224, 0:224]
-        photo = np.stack([xx, yy, (xx + yy) % 256], axis=2).astype(np.uint8)
-    image = str(work / "photo.npy")
-    np.save(image, photo)
-    if args.runtime:
-        runtime(image, max(3, args.repeats))
-        return
-    png = str(work / "photo.png")
-    Image.fromarray(photo).save(png)
+            return np.asarray(im.crop((left, top, left + 224, top + 224)))
+    print(f"({PHOTO} absent: a synthetic image)")
+    yy, xx = np.mgrid[0:224, 0:224]
+    return np.stack([xx, yy, (xx + yy) % 256], axis=2).astype(np.uint8)
 
-    from corruptbench.ops import aot
 
-    paths = ["jit"] + (["aot"] if aot.load() is not None and not args.no_aot else [])
-    print(aot.status())
-    # "cold" / "warm": the JIT with an empty / a warmed-up cache; "aot": the ahead-of-time
-    # kernels (with an empty cache, which they do not use)
-    runs = ["cold"] + ([] if args.no_warm else ["warm"]) + (["aot"] if "aot" in paths else [])
+def _run_all(
+    modes: list[str], runs: list[str], image: str, png: str, work: Path, repeats: int
+) -> dict[str, dict[str, list[dict[str, float]]]]:
+    """Every case in every run kind, ``repeats`` times: the rows per run kind and case."""
     results: dict[str, dict[str, list[dict[str, float]]]] = {r: {} for r in runs}
     for rep in range(repeats):
         warm_cache = str(work / f"warm-{rep}")
@@ -236,14 +216,18 @@ def main() -> None:
                 row = run_case(mode, image, cache, png, str(work), kernels)
                 results[run].setdefault(mode, []).append(row)
             print(f"  rep {rep + 1}/{repeats} {mode} done", file=sys.stderr, flush=True)
+    return results
 
+
+def _print_cases(
+    results: dict, modes: list[str], cols: list[tuple[str, str]], repeats: int
+) -> None:
+    """The table: per case, the operation's and the process's CPU seconds per run kind."""
     print(f"\ncorruptbench cold start, {repeats} repeat(s), one thread; CPU and wall seconds")
     print("op = the operation inside the process (after imports); proc = the whole process")
     print(
         "JIT cold: empty numba cache; JIT warm: after corruptbench.warmup(); AOT: ahead of time\n"
     )
-    cols = [("cold", "JIT cold"), ("warm", "JIT warm"), ("aot", "AOT")]
-    cols = [(r, label) for r, label in cols if r in runs]
     head = f"{'case':<24}"
     for _, label in cols:
         head += f" {label + ' op':>19} {label + ' proc':>19}"
@@ -261,31 +245,84 @@ def main() -> None:
         line += f" {int(statistics.median(comp)) if comp else '-':>8}"
         print(line)
 
-    def med(mode: str, key: str, which: str = "cold") -> float:
-        return statistics.median(r[key] for r in results[which][mode])
 
+def _median_of(results: dict, mode: str, key: str, which: str = "cold") -> float:
+    return statistics.median(r[key] for r in results[which][mode])
+
+
+def _print_targets(results: dict, names, cols: list[tuple[str, str]]) -> None:  # type: ignore[no-untyped-def]
+    """The targets per run kind: first corrupt() <= 1 s, all 19 x 5 <= 5 s, the CLI's notice."""
     for run, label in cols:
-        firsts = [med(f"corrupt:{n}", "proc_cpu", run) for n in names]
+        firsts = [_median_of(results, f"corrupt:{n}", "proc_cpu", run) for n in names]
         print(f"\nTargets, {label} (one core):")
         print(
             f"  first corrupt() <= 1 s (whole process): worst {max(firsts):.2f} s, median "
             f"{statistics.median(firsts):.2f} s, {sum(f <= 1 for f in firsts)} of {len(firsts)} within"
         )
         print(
-            f"  all 19 x 5 <= 5 s: {med('all', 'op_cpu', run):.2f} s "
-            f"({med('all', 'proc_cpu', run):.2f} s whole process)"
+            f"  all 19 x 5 <= 5 s: {_median_of(results, 'all', 'op_cpu', run):.2f} s "
+            f"({_median_of(results, 'all', 'proc_cpu', run):.2f} s whole process)"
         )
         notice = any(r["notice"] for r in results[run]["cli"])
         print(f"  the CLI printed the compile notice: {notice}")
+
+
+def _print_compile_table(results: dict, modes: list[str]) -> None:
+    """``COMPILE_SECONDS`` entries: JIT cold minus warm operation CPU seconds, medians."""
+    print("\nCOMPILE_SECONDS (JIT cold minus warm operation CPU s, medians):")
+    for mode in modes:
+        if mode in ("import", "cli", "all"):
+            continue
+        key = mode.replace("corrupt:", "corruption:").replace("perturb:", "perturbation:")
+        key = {"warmup": "all"}.get(key, key)
+        d = max(
+            0.0, _median_of(results, mode, "op_cpu") - _median_of(results, mode, "op_cpu", "warm")
+        )
+        print(f'        "{key}": {d:.1f},')
+
+
+def main() -> None:
+    args = _parse_args()
+    if args.child:
+        child(*args.child)
+        return
+
+    sys.path.insert(0, str(REPO / "src"))
+    import numpy as np
+    from PIL import Image
+
+    import corruptbench
+
+    repeats = 1 if args.quick else args.repeats
+    names = QUICK_CORRUPTIONS if args.quick else corruptbench.ALL_CORRUPTIONS
+    perturbs = () if args.quick else tuple(corruptbench.ALL_PERTURBATIONS)
+    modes = ["import", *(f"corrupt:{n}" for n in names), "all", "jpeg"]
+    modes += [f"perturb:{p}" for p in perturbs] + ["cli", "warmup"]
+
+    work = Path(tempfile.mkdtemp(prefix="cold-start-"))
+    photo = _photo()
+    image = str(work / "photo.npy")
+    np.save(image, photo)
+    if args.runtime:
+        runtime(image, max(3, args.repeats))
+        return
+    png = str(work / "photo.png")
+    Image.fromarray(photo).save(png)
+
+    from corruptbench.ops import aot
+
+    paths = ["jit"] + (["aot"] if aot.load() is not None and not args.no_aot else [])
+    print(aot.status())
+    # "cold" / "warm": the JIT with an empty / a warmed-up cache; "aot": the ahead-of-time
+    # kernels (with an empty cache, which they do not use)
+    runs = ["cold"] + ([] if args.no_warm else ["warm"]) + (["aot"] if "aot" in paths else [])
+    results = _run_all(modes, runs, image, png, work, repeats)
+    cols = [("cold", "JIT cold"), ("warm", "JIT warm"), ("aot", "AOT")]
+    cols = [(r, label) for r, label in cols if r in runs]
+    _print_cases(results, modes, cols, repeats)
+    _print_targets(results, names, cols)
     if args.table and "warm" in runs:
-        print("\nCOMPILE_SECONDS (JIT cold minus warm operation CPU s, medians):")
-        for mode in modes:
-            if mode in ("import", "cli", "all"):
-                continue
-            key = mode.replace("corrupt:", "corruption:").replace("perturb:", "perturbation:")
-            key = {"warmup": "all"}.get(key, key)
-            d = max(0.0, med(mode, "op_cpu") - med(mode, "op_cpu", "warm"))
-            print(f'        "{key}": {d:.1f},')
+        _print_compile_table(results, modes)
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=1))
 

@@ -59,7 +59,7 @@ def build_folder(root: Path, n: int) -> list[Path]:
     return out
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="efficientnet_lite0")
     ap.add_argument("--images", type=int, default=96)
@@ -69,78 +69,82 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--threads", type=int, default=None, help="torch threads (default: torch's choice)"
     )
-    args = ap.parse_args(argv)
-    if not SHARED.is_dir():
-        print(f"skipped: {SHARED} is absent", file=sys.stderr)
-        return 0
+    return ap.parse_args(argv)
 
+
+def _cpu() -> float:
+    """CPU seconds of this process and its joined children (the DataLoader workers)."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def _prepared(model, files: list[Path]):  # type: ignore[no-untyped-def]
+    """Every image prepared and normalised as the model expects, in one tensor."""
     import torch
 
     from corruptbench.datasets.imagenet import load_image
-    from corruptbench.evaluation import RunOptions, evaluate_c, plan_resources
-    from corruptbench.models import load_model
 
-    workers, threads = plan_resources(
-        "cpu", heavy=False, workers=args.workers, threads=args.threads
+    pre = model.preprocessing
+    x_all = torch.from_numpy(
+        np.stack([pre.prepare(np.asarray(load_image(f))).transpose(2, 0, 1) for f in files])
     )
-    torch.set_num_threads(threads)  # the pure-model runs use the threads the harness will use
-    model = load_model(args.model)
-    with tempfile.TemporaryDirectory(prefix="cb-overhead-") as d:
-        root = Path(d)
-        files = build_folder(root, args.images)
-        pre = model.preprocessing
-        x_all = torch.from_numpy(
-            np.stack([pre.prepare(np.asarray(load_image(f))).transpose(2, 0, 1) for f in files])
-        )
-        x_all = pre.normalize(x_all)
-        with torch.inference_mode():
-            model.predict(x_all[: args.batch_size])  # warm-up
+    return pre.normalize(x_all)
 
-        def cpu() -> float:
-            own = resource.getrusage(resource.RUSAGE_SELF)
-            kids = resource.getrusage(resource.RUSAGE_CHILDREN)  # joined DataLoader workers
-            return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
-        def pure() -> tuple[float, float]:
-            t, c = time.perf_counter(), cpu()
-            with torch.inference_mode():
-                for i in range(0, len(x_all), args.batch_size):
-                    model.predict(x_all[i : i + args.batch_size])
-            return time.perf_counter() - t, cpu() - c
+def _pure(model, x_all, batch_size: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(wall, CPU) seconds of the model alone on the prepared batches."""
+    import torch
 
-        def harness() -> tuple[float, float]:
-            t, c = time.perf_counter(), cpu()
-            evaluate_c(
-                model,
-                root,
-                batch_size=args.batch_size,
-                progress=False,
-                run=RunOptions(
-                    workers=workers,
-                    threads=threads,
-                    out=root / "r.json",
-                    overwrite=True,
-                    log=None,
-                ),
-            )
-            return time.perf_counter() - t, cpu() - c
+    t, c = time.perf_counter(), _cpu()
+    with torch.inference_mode():
+        for i in range(0, len(x_all), batch_size):
+            model.predict(x_all[i : i + batch_size])
+    return time.perf_counter() - t, _cpu() - c
 
-        inner = model.forward
-        in_model = [0.0]
 
-        def timed_forward(x: torch.Tensor) -> torch.Tensor:
-            t = time.perf_counter()
-            out = inner(x)
-            in_model[0] += time.perf_counter() - t
-            return out
+def _harness(model, root: Path, batch_size: int, workers: int, threads: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(wall, CPU) seconds of evaluate_c on the folder, loading included."""
+    from corruptbench.evaluation import RunOptions, evaluate_c
 
-        model.forward = timed_forward
-        pures, harnesses, rest = [], [], []
-        for _ in range(args.repeat):  # interleaved, so slow phases of a shared machine hit both
-            pures.append(pure())
-            in_model[0] = 0.0
-            harnesses.append(harness())
-            rest.append(harnesses[-1][0] - in_model[0])
+    t, c = time.perf_counter(), _cpu()
+    evaluate_c(
+        model,
+        root,
+        batch_size=batch_size,
+        progress=False,
+        run=RunOptions(
+            workers=workers, threads=threads, out=root / "r.json", overwrite=True, log=None
+        ),
+    )
+    return time.perf_counter() - t, _cpu() - c
+
+
+def _interleaved(model, root: Path, x_all, args, workers: int, threads: int):  # type: ignore[no-untyped-def]
+    """``args.repeat`` runs of each, interleaved so that slow phases of a shared machine hit
+    both: (pure runs, harness runs, harness seconds outside the model's forward calls)."""
+    inner = model.forward
+    in_model = [0.0]
+
+    def timed_forward(x):  # type: ignore[no-untyped-def]
+        t = time.perf_counter()
+        out = inner(x)
+        in_model[0] += time.perf_counter() - t
+        return out
+
+    model.forward = timed_forward
+    pures, harnesses, rest = [], [], []
+    for _ in range(args.repeat):
+        pures.append(_pure(model, x_all, args.batch_size))
+        in_model[0] = 0.0
+        harnesses.append(_harness(model, root, args.batch_size, workers, threads))
+        rest.append(harnesses[-1][0] - in_model[0])
+    return pures, harnesses, rest
+
+
+def _report(model, args, workers: int, pures, harnesses, rest) -> None:  # type: ignore[no-untyped-def]
+    import torch
+
     tp, th = min(v[0] for v in pures), min(v[0] for v in harnesses)
     cp, ch = min(v[1] for v in pures), min(v[1] for v in harnesses)
     print(
@@ -163,6 +167,31 @@ def main(argv: list[str] | None = None) -> int:
         "(the overhead; target <= 15 %)"
     )
     print(f"CPU time (incl. loader workers): model {cp:.2f} s, harness {ch:.2f} s")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(argv)
+    if not SHARED.is_dir():
+        print(f"skipped: {SHARED} is absent", file=sys.stderr)
+        return 0
+
+    import torch
+
+    from corruptbench.evaluation import plan_resources
+    from corruptbench.models import load_model
+
+    workers, threads = plan_resources(
+        "cpu", corrupts_in_loader=False, workers=args.workers, threads=args.threads
+    )
+    torch.set_num_threads(threads)  # the pure-model runs use the threads the harness will use
+    model = load_model(args.model)
+    with tempfile.TemporaryDirectory(prefix="cb-overhead-") as d:
+        root = Path(d)
+        x_all = _prepared(model, build_folder(root, args.images))
+        with torch.inference_mode():
+            model.predict(x_all[: args.batch_size])  # warm-up
+        pures, harnesses, rest = _interleaved(model, root, x_all, args, workers, threads)
+    _report(model, args, workers, pures, harnesses, rest)
     return 0
 
 

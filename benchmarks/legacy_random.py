@@ -156,20 +156,10 @@ def floors(img: np.ndarray, repeats: int) -> None:
     )
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeats", type=int, default=15)
-    parser.add_argument("--no-floors", action="store_true", help="skip the floors table")
-    parser.add_argument("--floors-only", action="store_true", help="only the floors table")
-    args = parser.parse_args()
-    if args.floors_only:
-        floors(photo(), args.repeats)
-        return
-    reps = args.repeats
-    img = photo()
+def _kernel_rows(img: np.ndarray, rs: np.random.RandomState, reps: int) -> list:  # type: ignore[type-arg]
+    """(kernel, its ms, NumPy's sampler for the same numbers, its ms) per compiled sampler."""
     flat = np.ascontiguousarray(img).reshape(-1)
     n = flat.size
-    rs = np.random.RandomState(0)
     out = np.empty(n, np.uint8)
 
     def kernel_gauss() -> None:
@@ -209,6 +199,13 @@ def main() -> None:
             best_ms(lambda: (rs.random_sample(n), rs.random_sample(n)), reps),
         )
     )
+    rows += _glass_rows(img, rs, reps)
+    return rows
+
+
+def _glass_rows(img: np.ndarray, rs: np.random.RandomState, reps: int) -> list:  # type: ignore[type-arg]
+    """The glass-blur shuffle's rows of :func:`_kernel_rows`, per severity."""
+    rows = []
     for sev in SEVERITIES:
         _, d, iters = get_params("glass_blur", sev, "imagenet")
         x = img.copy()
@@ -228,10 +225,11 @@ def main() -> None:
                 best_ms(partial(rs.randint, -d, d, size=(pairs, 2)), reps),
             )
         )
-    print(f"kernels, 224 x 224 x 3 ({n} values), ms per call (thread CPU time, min of {reps})")
-    for name, ours, ref_name, ref in rows:
-        print(f"  {name:36s} {ours:8.3f}   {ref_name:28s} {ref:8.3f}")
+    return rows
 
+
+def _corrupt_rows(img: np.ndarray, rs: np.random.RandomState, reps: int) -> None:
+    """Print ms per ``corrupt`` call of the five corruptions that draw the most."""
     print("\ncorruptbench.corrupt(img, name, s, rng=RandomState), ms per call")
     total = 0.0
     for name in ("gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "glass_blur"):
@@ -241,6 +239,27 @@ def main() -> None:
         total += sum(per)
         print(f"  {name:16s} " + " ".join(f"{t:7.3f}" for t in per) + f"   sum {sum(per):8.3f}")
     print(f"  {'total':16s} {total:8.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    parser.add_argument("--no-floors", action="store_true", help="skip the floors table")
+    parser.add_argument("--floors-only", action="store_true", help="only the floors table")
+    args = parser.parse_args()
+    if args.floors_only:
+        floors(photo(), args.repeats)
+        return
+    reps = args.repeats
+    img = photo()
+    rs = np.random.RandomState(0)
+    rows = _kernel_rows(img, rs, reps)
+    print(
+        f"kernels, 224 x 224 x 3 ({img.size} values), ms per call (thread CPU time, min of {reps})"
+    )
+    for name, ours, ref_name, ref in rows:
+        print(f"  {name:36s} {ours:8.3f}   {ref_name:28s} {ref:8.3f}")
+    _corrupt_rows(img, rs, reps)
     if not args.no_floors:
         floors(img, reps)
 

@@ -79,6 +79,83 @@ def _fmt(values: list[float], spec: str) -> str:
     return f"{format(med, spec)} [{format(min(values), spec)}-{format(max(values), spec)}]"
 
 
+def _place_sources(work: Path, n: int) -> tuple[Path, Path]:
+    """``n`` real photos in class folders under ``work/src``, the first also alone under
+    ``work/one`` (the 1-image build that measures the start-up): ``(src, one)``."""
+    src, one = work / "src", work / "one"
+    for i, f in enumerate(sorted(SAMPLE.iterdir())[:n]):
+        d = src / f.name.split("_")[0]
+        d.mkdir(parents=True, exist_ok=True)
+        (d / f.name).symlink_to(f)
+        if i == 0:
+            (one / d.name).mkdir(parents=True)
+            (one / d.name / f.name).symlink_to(f)
+    return src, one
+
+
+def _row(mode: str, k: int, images: int, r: list[dict[str, float]], start: list[float]) -> dict:  # type: ignore[type-arg]
+    """The figures of one mode and worker count from its runs and its 1-image runs."""
+    return {
+        "mode": mode,
+        "workers": k,
+        "images": images,
+        "wall_s": [x["wall"] for x in r],
+        "images_per_second": [x["images"] / x["wall"] for x in r],
+        "images_per_second_per_worker": [x["images"] / x["wall"] / k for x in r],
+        "images_per_core_second": [x["images"] / x["cpu"] for x in r],
+        "startup_s": start,
+        # the rate once running: the 1-image run's wall taken off
+        "images_per_second_after_startup": [
+            x["images"] / max(1e-9, x["wall"] - statistics.median(start)) for x in r
+        ],
+    }
+
+
+def _time_k(work: Path, src: Path, one: Path, k: int, args: argparse.Namespace) -> list[dict]:  # type: ignore[type-arg]
+    """Local and Ray builds with ``k`` workers, interleaved, on a fresh loopback cluster."""
+
+    with LoopbackCluster(workers=k, cpus_per_worker=1) as cluster:
+        runs: dict[str, list[dict[str, float]]] = {"local": [], "ray": []}
+        start: dict[str, list[float]] = {"local": [], "ray": []}
+        for _ in range(args.repeats):
+            for mode, ray in (("local", None), ("ray", cluster.address)):
+                runs[mode].append(_run(src, work / "out", k, ray))
+                start[mode].append(_run(one, work / "out", k, ray)["wall"])
+        return [_row(mode, k, args.images, runs[mode], start[mode]) for mode in ("local", "ray")]
+
+
+def _print_rows(rows: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    print(
+        f"make-c imagenet 224, 19 corruptions x 5 severities, {args.images} real photos per run; "
+        f"medians of {args.repeats} interleaved rounds [min-max]"
+    )
+    print(
+        "local = worker processes on this machine; ray = a loopback Ray cluster of k worker "
+        "nodes (1 CPU each) + a head with 0 CPUs, this process the driver"
+    )
+    print(
+        "img/s/worker = wall-clock rate per worker; img/core-s = images per CPU-second of the "
+        "workers; start-up = wall of a 1-image run; running img/s = images / (wall - start-up)"
+    )
+    head = (
+        f"{'mode':<6} {'k':>2} {'wall s':>20} {'img/s':>20} {'img/s/worker':>20} "
+        f"{'img/core-s':>20} {'start-up s':>20} {'running img/s':>20}"
+    )
+    print(head)
+    for r in rows:
+        print(
+            f"{r['mode']:<6} {r['workers']:>2} {_fmt(r['wall_s'], '.2f'):>20} "
+            f"{_fmt(r['images_per_second'], '.2f'):>20} "
+            f"{_fmt(r['images_per_second_per_worker'], '.2f'):>20} "
+            f"{_fmt(r['images_per_core_second'], '.2f'):>20} {_fmt(r['startup_s'], '.2f'):>20}"
+            f" {_fmt(r['images_per_second_after_startup'], '.2f'):>20}"
+        )
+    print(
+        f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
+        "(wall figures need an idle machine)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--images", type=int, default=24, help="real photos per run (default 24)")
@@ -97,73 +174,11 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="corruptbench-raybench-"))
     rows: list[dict[str, Any]] = []
     try:
-        src, one = work / "src", work / "one"
-        for i, f in enumerate(sorted(SAMPLE.iterdir())[: args.images]):
-            d = src / f.name.split("_")[0]
-            d.mkdir(parents=True, exist_ok=True)
-            (d / f.name).symlink_to(f)
-            if i == 0:
-                (one / d.name).mkdir(parents=True)
-                (one / d.name / f.name).symlink_to(f)
+        src, one = _place_sources(work, args.images)
         _run(one, work / "warm", 1, None)  # imports, numba cache, frost textures: not timed
         for k in (int(x) for x in args.workers.split(",")):
-            with LoopbackCluster(workers=k, cpus_per_worker=1) as cluster:
-                runs: dict[str, list[dict[str, float]]] = {"local": [], "ray": []}
-                start: dict[str, list[float]] = {"local": [], "ray": []}
-                for _ in range(args.repeats):
-                    for mode, ray in (("local", None), ("ray", cluster.address)):
-                        runs[mode].append(_run(src, work / "out", k, ray))
-                        start[mode].append(_run(one, work / "out", k, ray)["wall"])
-                for mode in ("local", "ray"):
-                    r = runs[mode]
-                    rows.append(
-                        {
-                            "mode": mode,
-                            "workers": k,
-                            "images": args.images,
-                            "wall_s": [x["wall"] for x in r],
-                            "images_per_second": [x["images"] / x["wall"] for x in r],
-                            "images_per_second_per_worker": [
-                                x["images"] / x["wall"] / k for x in r
-                            ],
-                            "images_per_core_second": [x["images"] / x["cpu"] for x in r],
-                            "startup_s": start[mode],
-                            # the rate once running: the 1-image run's wall taken off
-                            "images_per_second_after_startup": [
-                                x["images"] / max(1e-9, x["wall"] - statistics.median(start[mode]))
-                                for x in r
-                            ],
-                        }
-                    )
-        print(
-            f"make-c imagenet 224, 19 corruptions x 5 severities, {args.images} real photos per run; "
-            f"medians of {args.repeats} interleaved rounds [min-max]"
-        )
-        print(
-            "local = worker processes on this machine; ray = a loopback Ray cluster of k worker "
-            "nodes (1 CPU each) + a head with 0 CPUs, this process the driver"
-        )
-        print(
-            "img/s/worker = wall-clock rate per worker; img/core-s = images per CPU-second of the "
-            "workers; start-up = wall of a 1-image run; running img/s = images / (wall - start-up)"
-        )
-        head = (
-            f"{'mode':<6} {'k':>2} {'wall s':>20} {'img/s':>20} {'img/s/worker':>20} "
-            f"{'img/core-s':>20} {'start-up s':>20} {'running img/s':>20}"
-        )
-        print(head)
-        for r in rows:
-            print(
-                f"{r['mode']:<6} {r['workers']:>2} {_fmt(r['wall_s'], '.2f'):>20} "
-                f"{_fmt(r['images_per_second'], '.2f'):>20} "
-                f"{_fmt(r['images_per_second_per_worker'], '.2f'):>20} "
-                f"{_fmt(r['images_per_core_second'], '.2f'):>20} {_fmt(r['startup_s'], '.2f'):>20}"
-                f" {_fmt(r['images_per_second_after_startup'], '.2f'):>20}"
-            )
-        print(
-            f"load average during the run: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs "
-            "(wall figures need an idle machine)"
-        )
+            rows += _time_k(work, src, one, k, args)
+        _print_rows(rows, args)
         if args.json:
             Path(args.json).write_text(json.dumps(rows, indent=2) + "\n")
     finally:

@@ -196,7 +196,7 @@ def dispatch_table(x: torch.Tensor, args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv=None) -> int:
+def _parse_args(argv) -> argparse.Namespace:  # type: ignore[no-untyped-def]
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument(
@@ -229,22 +229,36 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="best of this many timings")
     ap.add_argument("--no-eval", action="store_true", help="skip the on-the-fly evaluation figure")
     ap.add_argument("--eval-corruption", default="gaussian_noise")
-    args = ap.parse_args(argv)
+    return ap.parse_args(argv)
 
-    cv2.setNumThreads(1)
-    torch.set_num_threads(args.threads)
-    imgs = photos(args.batch, args.profile)
-    x = torch.as_tensor(imgs).permute(0, 3, 1, 2).contiguous()
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    side = imgs.shape[1]
-    print(
-        f"batch {args.batch} x {side} x {side} uint8 ({args.profile}), severities {args.severities}; "
-        f"torch {torch.__version__}, {args.threads} CPU thread(s); CPU library 1 thread; "
-        f"devices {devices}"
-    )
-    if args.dispatch:
-        return dispatch_table(x, args)
+
+def _corruption_row(  # type: ignore[no-untyped-def]
+    imgs, x, name: str, args, devices: list[str], n_lib: int
+) -> tuple[str, dict[str, float]]:
+    """One corruption's line of the speed table and its figures (images per second)."""
     table = CPU_LIBRARY_DISPATCH[args.profile]
+    # auto runs the tensor ops for a corruption without an entry in the dispatch table
+    backends = ("auto", "tensor") if table.get(name) else ("auto",)
+    t = time_side_by_side(imgs, x, name, args.severities, n_lib, args.repeat, backends)
+    lib = t["lib"][1]
+    auto, auto_core = t["auto"]
+    tens, tens_core = t.get("tensor", t["auto"])
+    line = (
+        f"{name:18s} {lib:8.1f} {auto:8.1f} {auto_core:9.1f} {auto_core / lib:6.2f} "
+        f"{tens:8.1f} {tens_core:9.1f} {tens_core / lib:6.2f}"
+    )
+    figures = {"lib": lib, "auto": auto, "auto_core": auto_core}
+    figures.update({"tens": tens, "tens_core": tens_core})
+    if "cuda" in devices:
+        cuda, _ = time_torch(x, name, args.severities, "cuda", max(3, args.repeat))
+        line += f" {cuda:9.1f}"
+        figures["cuda"] = cuda
+    return line, figures
+
+
+def _speed_table(imgs, x, args, devices: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Images per second per corruption (CPU library, auto, tensor; cuda when there), the
+    harmonic means over the corruptions and the GPU figure over the 15 benchmark ones."""
     head = (
         f"{'corruption':18s} {'CPU lib':>8s} {'auto':>8s} {'auto/core':>9s} {'ratio':>6s} "
         f"{'tensor':>8s} {'tens/core':>9s} {'ratio':>6s}"
@@ -257,23 +271,9 @@ def main(argv=None) -> int:
     inv: dict[str, float] = {}
     cuda_rows: dict[str, float] = {}
     for name in args.corruptions:
-        # auto runs the tensor ops for a corruption without an entry in the dispatch table
-        backends = ("auto", "tensor") if table.get(name) else ("auto",)
-        t = time_side_by_side(imgs, x, name, args.severities, n_lib, args.repeat, backends)
-        lib = t["lib"][1]
-        auto, auto_core = t["auto"]
-        tens, tens_core = t.get("tensor", t["auto"])
-        line = (
-            f"{name:18s} {lib:8.1f} {auto:8.1f} {auto_core:9.1f} {auto_core / lib:6.2f} "
-            f"{tens:8.1f} {tens_core:9.1f} {tens_core / lib:6.2f}"
-        )
-        figures = {"lib": lib, "auto": auto, "auto_core": auto_core}
-        figures.update({"tens": tens, "tens_core": tens_core})
-        if "cuda" in devices:
-            cuda, _ = time_torch(x, name, args.severities, "cuda", max(3, args.repeat))
-            line += f" {cuda:9.1f}"
-            figures["cuda"] = cuda
-            cuda_rows[name] = cuda
+        line, figures = _corruption_row(imgs, x, name, args, devices, n_lib)
+        if "cuda" in figures:
+            cuda_rows[name] = figures["cuda"]
         print(line, flush=True)
         for key, value in figures.items():
             inv[key] = inv.get(key, 0.0) + 1.0 / value
@@ -293,6 +293,24 @@ def main(argv=None) -> int:
             f"cuda over the {len(bench)} benchmark corruptions: mean {np.mean(bench):.1f} img/s, "
             f"harmonic {len(bench) / sum(1.0 / v for v in bench):.1f} img/s"
         )
+
+
+def main(argv=None) -> int:
+    args = _parse_args(argv)
+    cv2.setNumThreads(1)
+    torch.set_num_threads(args.threads)
+    imgs = photos(args.batch, args.profile)
+    x = torch.as_tensor(imgs).permute(0, 3, 1, 2).contiguous()
+    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    side = imgs.shape[1]
+    print(
+        f"batch {args.batch} x {side} x {side} uint8 ({args.profile}), severities {args.severities}; "
+        f"torch {torch.__version__}, {args.threads} CPU thread(s); CPU library 1 thread; "
+        f"devices {devices}"
+    )
+    if args.dispatch:
+        return dispatch_table(x, args)
+    _speed_table(imgs, x, args, devices)
     if not args.no_eval:
         for dev in devices:
             fly, pre = eval_throughput(x, dev, args.eval_corruption, 3, max(3, args.repeat))

@@ -174,8 +174,9 @@ def cli(*args: str | Path) -> subprocess.CompletedProcess[str]:
     return res
 
 
-def snap_pipelines(out: dict[str, Any], tmp: Path) -> None:
-    PLACES[str(tmp)] = "<tmp>"
+def pipeline_sources(tmp: Path) -> tuple[Path, Path]:
+    """The inputs of the pipelines under ``tmp``: ``(src, csrc)``, the photos in class folders
+    (plus a truncated JPEG) and 4 CIFAR-10 test images per class."""
     src = tmp / "src"
     for n in PHOTO_NAMES:
         wnid = n.split("_")[0]
@@ -187,143 +188,85 @@ def snap_pipelines(out: dict[str, Any], tmp: Path) -> None:
         (csrc / cls).mkdir(parents=True)
         for f in sorted((CIFAR / cls).iterdir())[:4]:
             shutil.copy(f, csrc / cls / f.name)
+    return src, csrc
 
-    c_jpeg, c_npy = tmp / "c-jpeg", tmp / "c-npy"
-    cli("make-c", src, c_jpeg, "--workers", "1", "--seed", "3", "--no-progress")
-    cli("make-c", csrc, c_npy, "--profile", "cifar", "--workers", "1", "--no-progress")
-    p_mp4, p_npy = tmp / "p-mp4", tmp / "p-npy"
-    cli(
-        "make-p",
-        src,
-        p_mp4,
-        "--workers",
-        "1",
-        "--no-progress",
-        "--perturbations",
-        "gaussian_noise,rotate,snow,brightness",
-        "--difficulty",
-        "1,2",
-    )
-    cli(
-        "make-p",
-        csrc,
-        p_npy,
-        "--profile",
-        "cifar",
-        "--workers",
-        "1",
-        "--no-progress",
-        "--limit",
-        "12",
-    )
-    for d in (c_jpeg, c_npy, p_mp4, p_npy):
+
+def snap_builds(out: dict[str, Any], src: Path, csrc: Path, tmp: Path) -> dict[str, Path]:
+    """make-c (JPEG tree, CIFAR npy) and make-p (MP4, CIFAR npy) trees, digested: the trees."""
+    trees = {name: tmp / name for name in ("c-jpeg", "c-npy", "p-mp4", "p-npy")}
+    cli("make-c", src, trees["c-jpeg"], "--workers", "1", "--seed", "3", "--no-progress")
+    cli("make-c", csrc, trees["c-npy"], "--profile", "cifar", "--workers", "1", "--no-progress")
+    subset = ("--perturbations", "gaussian_noise,rotate,snow,brightness", "--difficulty", "1,2")
+    cli("make-p", src, trees["p-mp4"], "--workers", "1", "--no-progress", *subset)
+    cifar = ("--profile", "cifar", "--workers", "1", "--no-progress", "--limit", "12")
+    cli("make-p", csrc, trees["p-npy"], *cifar)
+    for d in trees.values():
         tree_digests(d, d.name, out)
+    return trees
 
-    r = tmp / "results"
-    r.mkdir()
+
+def snap_evaluations(
+    out: dict[str, Any], trees: dict[str, Path], src: Path, csrc: Path, r: Path
+) -> None:
+    """eval-c / eval-p of the trees (and on the fly) with real models: the normalised results."""
+    quiet = ("--workers", "0", "--quiet")
+    lite0 = ("--model", "efficientnet_lite0")
+    r20 = ("--model", "cifar_resnet20", "--weights", RESNET20)
     cli(
         "eval-c",
-        "--model",
-        "efficientnet_lite0",
+        *lite0,
         "--data",
-        c_jpeg,
+        trees["c-jpeg"],
         "--clean",
         src,
         "--out",
         r / "lite0-c.json",
-        "--workers",
-        "0",
-        "--quiet",
+        *quiet,
     )
     cli(
-        "eval-c",
-        "--model",
-        "cifar_resnet20",
-        "--weights",
-        RESNET20,
-        "--data",
-        c_npy,
-        "--clean",
-        csrc,
-        "--out",
-        r / "r20-c.json",
-        "--workers",
-        "0",
-        "--quiet",
+        "eval-c", *r20, "--data", trees["c-npy"], "--clean", csrc, "--out", r / "r20-c.json", *quiet
     )
-    cli(
-        "eval-c",
-        "--model",
-        "cifar_resnet20",
-        "--weights",
-        RESNET20,
-        "--on-the-fly",
-        csrc,
-        "--corruptions",
-        "fog",
-        "snow",
-        "--out",
-        r / "r20-otf.json",
-        "--workers",
-        "0",
-        "--quiet",
-    )
-    cli(
-        "eval-p",
-        "--model",
-        "efficientnet_lite0",
-        "--data",
-        p_mp4,
-        "--out",
-        r / "lite0-p.json",
-        "--workers",
-        "0",
-        "--quiet",
-    )
-    cli(
-        "eval-p",
-        "--model",
-        "cifar_resnet20",
-        "--weights",
-        RESNET20,
-        "--data",
-        p_npy,
-        "--out",
-        r / "r20-p.json",
-        "--workers",
-        "0",
-        "--quiet",
-    )
+    otf = ("--on-the-fly", csrc, "--corruptions", "fog", "snow")
+    cli("eval-c", *r20, *otf, "--out", r / "r20-otf.json", *quiet)
+    cli("eval-p", *lite0, "--data", trees["p-mp4"], "--out", r / "lite0-p.json", *quiet)
+    cli("eval-p", *r20, "--data", trees["p-npy"], "--out", r / "r20-p.json", *quiet)
     for f in sorted(r.glob("*.json")):
         out[f"results/{f.name}"] = normalise(json.loads(unplace(f.read_text())))
+
+
+def snap_reports(out: dict[str, Any], r: Path) -> None:
+    """The Markdown and CSV reports of every results file under ``r``."""
     jsons = sorted(r.glob("*.json"))
     cli("report", *jsons, "--format", "md", "--out", r / "report.md")
     cli("report", *jsons, "--format", "csv", "--out", r / "report.csv")
     for f in ("report.md", "report.csv"):
         out[f"report/{f}"] = file_digest(r / f)
-    # the CLI corrupt / perturb commands
-    cli("corrupt", PHOTOS / PHOTO_NAMES[1], tmp / "c.png", "-c", "frost", "-s", "4", "--seed", "2")
-    cli(
-        "corrupt", PHOTOS / PHOTO_NAMES[1], tmp / "c.jpg", "-c", "spatter", "-s", "5", "--seed", "2"
-    )
-    cli("perturb", PHOTOS / PHOTO_NAMES[2], tmp / "pt", "-p", "tilt", "--seed", "1")
-    cli(
-        "perturb",
-        PHOTOS / PHOTO_NAMES[2],
-        tmp / "pt-npy",
-        "-p",
-        "shot_noise",
-        "-d",
-        "2",
-        "-f",
-        "npy",
-        "--seed",
-        "4",
-    )
+
+
+def snap_cli_commands(out: dict[str, Any], tmp: Path) -> None:
+    """The CLI's corrupt (PNG, JPEG) and perturb (frames, npy) commands."""
+    photo1, photo2 = PHOTOS / PHOTO_NAMES[1], PHOTOS / PHOTO_NAMES[2]
+    cli("corrupt", photo1, tmp / "c.png", "-c", "frost", "-s", "4", "--seed", "2")
+    cli("corrupt", photo1, tmp / "c.jpg", "-c", "spatter", "-s", "5", "--seed", "2")
+    cli("perturb", photo2, tmp / "pt", "-p", "tilt", "--seed", "1")
+    npy = ("-p", "shot_noise", "-d", "2", "-f", "npy", "--seed", "4")
+    cli("perturb", photo2, tmp / "pt-npy", *npy)
     for f in ("c.png", "c.jpg"):
         out[f"cli/{f}"] = digest((tmp / f).read_bytes())
     tree_digests(tmp / "pt", "cli/pt", out)
     tree_digests(tmp / "pt-npy", "cli/pt-npy", out)
+
+
+def snap_pipelines(out: dict[str, Any], tmp: Path) -> None:
+    """Builds, evaluations, reports and CLI commands, in a temporary folder ``tmp``."""
+    PLACES[str(tmp)] = "<tmp>"
+    src, csrc = pipeline_sources(tmp)
+    trees = snap_builds(out, src, csrc, tmp)
+    r = tmp / "results"
+    r.mkdir()
+    snap_evaluations(out, trees, src, csrc, r)
+    snap_reports(out, r)
+    snap_cli_commands(out, tmp)
 
 
 def record(path: Path, parts: list[str]) -> None:

@@ -12,6 +12,7 @@ from scipy.ndimage import gaussian_filter
 from scipy.ndimage import zoom as scizoom
 
 import corruptbench
+from corruptbench.corruptions import blur
 from corruptbench.corruptions.blur import _is_gray, glass_shuffle
 from corruptbench.ops.magick import magick_motion_blur
 from corruptbench.profiles import PROFILES
@@ -208,6 +209,18 @@ def test_defocus_and_gaussian_blur_vs_transcription(profile, severity):
     sigma = get_params("gaussian_blur", severity, profile)
     ours = corruptbench.corrupt(img, "gaussian_blur", severity, profile=profile, rng=0)
     np.testing.assert_array_equal(ours, ref_gaussian_blur(img, sigma))
+
+
+@pytest.mark.parametrize("severity", SEVERITIES)
+def test_defocus_one_channel_at_a_time_is_the_transcription(monkeypatch, severity):
+    # the path of images over a megapixel, taken here at small sizes: the reference's own
+    # per-channel loop, byte for byte
+    monkeypatch.setattr(blur, "_PLANE_PIXELS", 0)
+    for h, w in ((224, 224), (150, 311)):
+        img = _image(h, w, seed=severity)
+        c = get_params("defocus_blur", severity, "imagenet")
+        ours = corruptbench.corrupt(img, "defocus_blur", severity, profile="imagenet", rng=0)
+        np.testing.assert_array_equal(ours, ref_defocus(img, c))
 
 
 @pytest.mark.parametrize("profile", ["tiny", "cifar"])

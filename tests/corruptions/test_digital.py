@@ -234,18 +234,18 @@ def test_jpeg_decode_equals_pillow_round_trip(photos224):
                 assert np.array_equal(got, want), (h, w, profile, severity)
 
 
-def test_unit_table_and_padded_warp():
+def test_unit_table_and_warped_rows_in_any_grouping():
     img = np.random.RandomState(0).randint(0, 256, size=(37, 29, 3)).astype(np.uint8)
     x = img.astype(np.float32) / 255.0
     assert np.array_equal(digital._UNIT32[img], x)
-    padded = np.full((37, 29, 4), np.nan, np.float32)
-    digital._unit_rgb_padded(img, digital._UNIT32, padded)
-    assert np.array_equal(padded[..., :3], x) and not padded[..., 3].any()
     m = np.array([[1.05, 0.1, -3.2], [-0.07, 0.93, 4.4]])
     want = opencv_warp.warp_affine_cv34(x, m, (31, 40))
-    got = np.full((40, 31, 4), np.nan)
-    opencv_warp.warp_affine_inverse_into(padded, opencv_warp.invert_affine_cv(m), got)
-    assert np.array_equal(got[..., :3], want) and not got[..., 3].any()
+    inverse = opencv_warp.invert_affine_cv(m)
+    for groups in ([(0, 40)], [(0, 1), (1, 17), (17, 40)], [(5, 6), (39, 40)]):
+        for lo, hi in groups:
+            got = np.full((hi - lo, 31, 4), np.nan)
+            opencv_warp.warp_affine_u8_rows_into(img, digital._UNIT32, inverse, lo, got)
+            assert np.array_equal(got[..., :3], want[lo:hi]) and not got[..., 3].any()
 
 
 def _unfused_elastic(image: np.ndarray, severity: int, profile: str, seed: int) -> np.ndarray:
@@ -309,6 +309,22 @@ def test_elastic_fused_equals_unfused_pipeline():
                     severity,
                     seed,
                 )
+
+
+@pytest.mark.parametrize("rows", [1, 7, 64])
+def test_elastic_row_groups_give_the_whole_image_result(monkeypatch, rows):
+    # groups of output rows, each warping only the rows it samples: the bytes of whole-image
+    # passes, at the displacements of every severity (sigma 0.64 .. 170.8 px; a side > 512 px
+    # takes the FFT filter, a smaller one the folded operators)
+    monkeypatch.setattr(digital, "_ELASTIC_ROWS", rows)
+    rs = np.random.RandomState(5)
+    images = [rs.randint(0, 256, size=(224, 224, 3)).astype(np.uint8)]
+    if rows == 7:
+        images.append(rs.randint(0, 256, size=(530, 90, 3)).astype(np.uint8))
+    for img in images:
+        for severity in range(1, 6):
+            got = _elastic(img, severity, "imagenet", severity)
+            assert np.array_equal(got, _unfused_elastic(img, severity, "imagenet", severity))
 
 
 def test_elastic_float_input_takes_the_generic_warp():

@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from corruptbench.ops import kernels
 from corruptbench.ops.kernels import disk, next_pow2, plasma_fractal
 from corruptbench.tables.corruptions import TABLES
 from support import ref_disk
@@ -135,3 +136,14 @@ def test_plasma_fractal_compiled_path_equals_level_by_level(mapsize, decay):
     fast = plasma_fractal(mapsize, decay, np.random.RandomState(5))
     slow = plasma_fractal(mapsize, decay, _UniformOnly(5))
     np.testing.assert_array_equal(fast, slow)
+
+
+@pytest.mark.parametrize("per_call", [1, 5, 7, 64])
+def test_plasma_draws_in_row_groups_are_one_stream(monkeypatch, per_call):
+    # row groups that split levels unevenly (and single rows): the same map and the same number
+    # of draws as the reference, whose levels draw one array each
+    monkeypatch.setattr(kernels, "PLASMA_DRAWS_PER_CALL", per_call)
+    a = np.random.RandomState(8)
+    b = np.random.RandomState(8)
+    np.testing.assert_array_equal(plasma_fractal(64, 1.7, a), ref_plasma_fractal(64, 1.7, b))
+    assert a.random_sample() == b.random_sample()

@@ -23,7 +23,10 @@ Fidelity notes:
   256-entry float32 table, the warp writes a zero-padded 4-channel float64 copy of its float32
   results (vector sums over the lanes, here and in the sampling), each displacement field's
   ``* alpha`` and float32 cast run in the filter's last pass, and the sampling writes the clipped
-  uint8 result directly.
+  uint8 result directly. The warp and the sampling run in groups of output rows, each warping
+  only the rows its samples read, and the filters in blocks of lines: beyond the image and the
+  result, the transform holds the two float32 fields and one float64 field (about 16 bytes a
+  pixel, ``benchmarks/memory.py``), with the bytes of whole-image passes.
 """
 
 from __future__ import annotations
@@ -39,9 +42,17 @@ from PIL import Image
 from ..ops.hsv import hsv_adjust_uint8
 from ..ops.jit import kernel
 from ..ops.legacy_random import legacy_uniform
-from ..ops.opencv_warp import invert_affine_cv, warp_affine_inverse_into
+from ..ops.opencv_warp import (
+    invert_affine_cv,
+    warp_affine_inverse_into,
+    warp_affine_u8_rows_into,
+)
 from ..ops.pillow_resize import pil_box_resize
-from ..ops.scipy_ndimage import gaussian_filter_reflect_f32, map_coordinates_reflect_u8
+from ..ops.scipy_ndimage import (
+    gaussian_filter_reflect_f32,
+    map_coordinates_reflect_u8,
+    sampled_rows,
+)
 from ..profiles import Profile
 from ..registry import register_corruption
 from ..tables.corruptions import get_params
@@ -208,18 +219,10 @@ def elastic_source_points(height: int, width: int) -> np.ndarray:
     )
 
 
-@kernel
-def _unit_rgb_padded(src: np.ndarray, lut: np.ndarray, dst: np.ndarray) -> None:
-    # dst[..., :3] = lut[src] (uint8 RGB; lut[v] == float32(v) / 255), dst[..., 3] = 0
-    n = src.shape[0] * src.shape[1]
-    s = src.reshape(n, 3)
-    d = dst.reshape(n, 4)
-    zero = np.float32(0.0)
-    for p in range(n):
-        d[p, 0] = lut[s[p, 0]]
-        d[p, 1] = lut[s[p, 1]]
-        d[p, 2] = lut[s[p, 2]]
-        d[p, 3] = zero
+#: output rows of elastic transform sampled per group: each group warps only the rows of the
+#: image its samples read (its rows plus the displacements' reach), so no float copy of the
+#: whole image exists
+_ELASTIC_ROWS = 64
 
 
 @register_corruption("elastic_transform", family="digital", order=12)
@@ -248,24 +251,59 @@ def elastic_transform(
     h, w = image.shape[:2]
     pts1 = elastic_source_points(h, w)
     pts2 = pts1 + np.asarray(rng.uniform(-jitter, jitter, size=pts1.shape)).astype(np.float32)
-    matrix = cv2.getAffineTransform(pts1, pts2)
-    # warpAffine of x = image / 255 (float32), reading x through a 256-entry table
+    inverse = invert_affine_cv(cv2.getAffineTransform(pts1, pts2))
+
+    # rng.uniform(-1, 1, size=(h, w)) twice, compiled for a RandomState (same values and state);
+    # the filter may use the fresh field as its own scratch
+    dx = gaussian_filter_reflect_f32(
+        legacy_uniform(rng, -1, 1, (h, w)), sigma, alpha, overwrite_field=True
+    )
+    dy = gaussian_filter_reflect_f32(
+        legacy_uniform(rng, -1, 1, (h, w)), sigma, alpha, overwrite_field=True
+    )
     src = np.ascontiguousarray(image)
-    # (RGB padded with a zero channel, for 4-lane vector sums here and in the sampling below;
-    # the warped float32 values are held as float64, exactly)
-    if src.dtype == np.uint8 and src.shape[2:] == (3,):
-        x32 = np.empty((h, w, 4), np.float32)
-        _unit_rgb_padded(src, _UNIT32, x32)
-    else:
-        x32 = src.astype(np.float32) / 255.0
+    if src.dtype != np.uint8:  # (not from corrupt(): whole-image float passes)
+        return _warp_and_sample_float(src, inverse, dx, dy)
+    return _warp_and_sample(src, inverse, dx, dy)
+
+
+def _warp_and_sample_float(
+    src: np.ndarray, inverse: np.ndarray, dx: np.ndarray, dy: np.ndarray
+) -> np.ndarray:
+    """:func:`_warp_and_sample` of an image of another dtype (``x = float32(image) / 255``), in
+    whole-image passes."""
+    x32 = src.astype(np.float32) / 255.0
     x = np.empty(x32.shape)
-    warp_affine_inverse_into(x32, invert_affine_cv(matrix), x)
-
-    # rng.uniform(-1, 1, size=(h, w)) twice, compiled for a RandomState (same values and state)
-    dx = gaussian_filter_reflect_f32(legacy_uniform(rng, -1, 1, (h, w)), sigma, alpha)
-    dy = gaussian_filter_reflect_f32(legacy_uniform(rng, -1, 1, (h, w)), sigma, alpha)
-
-    # map_coordinates, then np.uint8(np.clip(., 0, 1) * 255) of its float32 result, fused
-    out = np.empty((h, w, src.shape[2]), np.uint8)
+    warp_affine_inverse_into(x32, inverse, x)
+    out = np.empty(src.shape, np.uint8)
     map_coordinates_reflect_u8(x, dx, dy, out)
+    return out
+
+
+def _warp_and_sample(
+    src: np.ndarray, inverse: np.ndarray, dx: np.ndarray, dy: np.ndarray
+) -> np.ndarray:
+    """``uint8(clip(map_coordinates(warpAffine(src / 255), (y + dy, x + dx)), 0, 1) * 255)``,
+    :data:`_ELASTIC_ROWS` output rows at a time.
+
+    Each group of rows warps just the rows of the image its samples read
+    (:func:`corruptbench.ops.scipy_ndimage.sampled_rows`): a warped row depends only on its
+    index, and a sampled one only on the rows it reads, so the result is the one of whole-image
+    passes. ``src / 255`` (float32) is read through a 256-entry table; the warped float32 values
+    are held as float64, exactly, with RGB padded by a zero lane (4-lane vector sums in the
+    warp's output and in the sampling).
+    """
+    h, w, channels = src.shape
+    lanes = 4 if channels == 3 else channels
+    out = np.empty((h, w, channels), np.uint8)
+    buf = np.empty((0, w, lanes))
+    for r0 in range(0, h, _ELASTIC_ROWS):
+        r1 = min(h, r0 + _ELASTIC_ROWS)
+        lo, hi = sampled_rows(dy, r0, r1)
+        lo, hi = (lo, hi) if hi >= lo else (0, 0)
+        if buf.shape[0] < hi - lo + 1:
+            buf = np.empty((hi - lo + 1, w, lanes))
+        band = buf[: hi - lo + 1]
+        warp_affine_u8_rows_into(src, _UNIT32, inverse, lo, band)
+        map_coordinates_reflect_u8(band, dx, dy, out[r0:r1], image_row0=lo, out_row0=r0)
     return out

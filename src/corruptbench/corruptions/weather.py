@@ -153,7 +153,7 @@ def snow_layer_u8(
     # A 2-D zoom is bit-identical to the reference's (H, W, 1) zoom with factor 1 on the last axis.
     layer = clipped_zoom(layer, zoom, trim=trim)
     # L[L < t] = 0; uint8(clip(L, 0, 1) * 255), truncating (float64, as the reference)
-    layer = np.where(layer < float(threshold), 0.0, layer)
+    layer[layer < float(threshold)] = 0.0  # in place: one float64 layer less at the peak
     np.clip(layer, 0.0, 1.0, out=layer)
     layer *= 255.0
     return layer.astype(np.uint8)
@@ -167,7 +167,8 @@ def snow_compose_u8(
     ``x = blend x + (1 - blend) max(x, 1.5 gray + 0.5)``, ``uint8(clip(x + F + rot180(F), 0, 1)
     * 255)`` with ``F = flakes / 255``. ``gray``: float32 H x W (the reference: OpenCV's RGB2GRAY
     of ``x``)."""
-    x = np.asarray(image, dtype=np.float32) / np.float32(255.0)
+    x = np.array(image, dtype=np.float32)  # always a copy: divided in place below
+    x /= np.float32(255.0)  # in place: one float32 image less at the peak
     out = np.empty(x.shape, dtype=np.uint8)
     # blend and 1 - blend are Python floats: float32 scalars next to the float32 image (NEP 50).
     wk.snow_compose_u8(x, gray, flakes, np.float32(blend), np.float32(1 - blend), out)
@@ -228,6 +229,7 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
     layer8 = snow_layer_u8(image.shape[:2], loc, scale, zoom, threshold, rng)
     angle = rng.uniform(-135, -45)
     blurred = motion_blur_layer(layer8, radius, sigma, angle)
+    del layer8  # the image's float32 copies are made after the layer is gone
     return snow_compose_u8(image, snow_gray(image), blurred, blend)
 
 
@@ -362,9 +364,17 @@ def water_distance(liquid8: np.ndarray) -> np.ndarray:
 def _liquid_u8(liquid: np.ndarray, threshold: float) -> np.ndarray:
     """``L[L < threshold] = 0; (L * 255).astype(int64).astype(uint8)`` for float64 ``L`` (a new
     array; values are >= 0 there, and the int64 -> uint8 cast wraps modulo 256 like the
-    reference's)."""
-    scaled = np.where(liquid < float(threshold), 0.0, liquid) * 255.0
-    return scaled.astype(np.int64).astype(np.uint8)
+    reference's). Elementwise, in blocks of rows: the temporaries stay small."""
+    out = np.empty(liquid.shape, dtype=np.uint8)
+    for r0 in range(0, liquid.shape[0], _BLOCK_ROWS):
+        block = liquid[r0 : r0 + _BLOCK_ROWS]
+        scaled = np.where(block < float(threshold), 0.0, block) * 255.0
+        out[r0 : r0 + _BLOCK_ROWS] = scaled.astype(np.int64).astype(np.uint8)
+    return out
+
+
+#: rows per block of the elementwise steps done in blocks
+_BLOCK_ROWS = 64
 
 
 def water_drops(x: np.ndarray, liquid: np.ndarray, intensity: float) -> np.ndarray:
@@ -443,12 +453,15 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
     out = np.empty(image.shape, dtype=np.uint8)
     if mode == 0:
         liquid8 = _liquid_u8(liquid, threshold)
+        del liquid  # (one float64 layer less while the distances are made)
         dist = water_distance(liquid8)
         wk.water_u8(
             np.ascontiguousarray(image), liquid8, dist, np.float32(intensity), WATER_COLOUR, out
         )
     else:
         # L[L < t] = 0 leaves L > t unchanged (t > 0): the mask is taken from the smoothed layer.
-        mask = _gaussian((liquid > threshold).astype(np.float64), intensity)
+        above = liquid > threshold
+        del liquid  # (not needed any more: one float64 layer less at the filter's peak)
+        mask = _gaussian(above.astype(np.float64), intensity)
         wk.mud_u8(np.ascontiguousarray(image), mask, _MUD_COLOUR_F64, out)
     return out

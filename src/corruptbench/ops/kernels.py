@@ -25,6 +25,9 @@ __all__ = [
     "trimmed_disk",
     "plasma_fractal",
     "plasma_raw_map",
+    "plasma_rows",
+    "plasma_extremes",
+    "PLASMA_DRAWS_PER_CALL",
     "next_pow2",
 ]
 
@@ -91,69 +94,70 @@ def next_pow2(n: int) -> int:
 
 
 @kernel
-def plasma_raw(m, u, wibbles):  # type: ignore[no-untyped-def]  # pragma: no cover
-    """The diamond-square levels of :func:`plasma_fractal`, in place on the
-    n x n float64 map ``m`` (``m[0, 0] = 0`` set here), *before* its normalisation; returns
-    ``(min, max)`` of the map.
+def plasma_rows(m, step, part, i0, u, w):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """Rows ``i0 ..`` of one part of one diamond-square level of :func:`plasma_fractal`, in
+    place on the n x n float64 map ``m``, *before* its normalisation.
 
-    ``u``: all the ``random_sample()`` draws in call order (per level: squares, diamonds of the
-    first set, diamonds of the second set, each ``k x k`` in C order); ``wibbles``: the per-level
-    ``w``. A point is ``A / 4 + w * (-w + (w - -w) * u)`` with ``A`` summed in the reference's
-    order (its ``np.roll`` pairs); the neighbours wrap around (``% k``), handled here at the last
-    row/column instead of by a modulo per point.
+    ``step``: the level's step (``k = n // step`` points a side); ``part``: 0 the squares
+    ``m[half::step, half::step]``, 1 the diamonds ``m[0::step, half::step]``, 2 the diamonds
+    ``m[half::step, 0::step]`` (the reference's order within a level); ``u``: the
+    ``random_sample()`` draws of ``len(u) // k`` rows of that part, in C order; ``w``: the
+    level's wibble. A point is ``A / 4 + w * (-w + (w - -w) * u)`` with ``A`` summed in the
+    reference's order (its ``np.roll`` pairs); the neighbours wrap around (``% k``), handled at
+    the last row/column instead of by a modulo per point. The points of one part depend only on
+    the earlier parts and levels, so its rows can be made in any grouping.
     """
     n = m.shape[0]
-    m[0, 0] = 0.0
-    step = n
-    level = 0
-    pos = 0
-    while step >= 2:
-        half = step // 2
-        k = n // step
-        w = wibbles[level]
-        lo = -w
-        span = w - lo
-        for i in range(k):  # squares: m[half::step, half::step]
+    half = step // 2
+    k = n // step
+    lo = -w
+    span = w - lo
+    for r in range(u.shape[0] // k):
+        i = i0 + r
+        base = r * k
+        if part == 0:  # squares: corners above/below, left/right
             r0 = m[i * step]
             r1 = m[((i + 1) % k) * step]
             out = m[half + i * step]
-            base = pos + i * k
             for j in range(k):
                 j1 = (j + 1) * step if j + 1 < k else 0
                 a = (r0[j * step] + r1[j * step]) + (r0[j1] + r1[j1])
                 out[half + j * step] = a / 4 + w * (lo + span * u[base + j])
-        pos += k * k
-        for i in range(k):  # diamonds m[0::step, half::step]: dr above/below, ul left/right
+        elif part == 1:  # diamonds m[0::step, half::step]: dr above/below, ul left/right
             d0 = m[half + i * step]
             d1 = m[half + ((i - 1) % k) * step]
             ul = m[i * step]
-            base = pos + i * k
             for j in range(k):
                 j1 = (j + 1) * step if j + 1 < k else 0
                 a = (d0[half + j * step] + d1[half + j * step]) + (ul[j * step] + ul[j1])
                 ul[half + j * step] = a / 4 + w * (lo + span * u[base + j])
-        pos += k * k
-        for i in range(k):  # diamonds m[half::step, 0::step]
+        else:  # diamonds m[half::step, 0::step]
             d0 = m[half + i * step]
             u0 = m[i * step]
             u1 = m[((i + 1) % k) * step]
-            base = pos + i * k
             for j in range(k):
                 j0 = (j - 1) * step if j > 0 else (k - 1) * step
                 a = (d0[half + j * step] + d0[half + j0]) + (u0[j * step] + u1[j * step])
                 d0[j * step] = a / 4 + w * (lo + span * u[base + j])
-        pos += k * k
-        step //= 2
-        level += 1
+
+
+@kernel
+def plasma_extremes(m):  # type: ignore[no-untyped-def]  # pragma: no cover
+    """``(min, max)`` of the float64 map ``m``."""
     lo_v = m[0, 0]
     hi_v = m[0, 0]
-    for i in range(n):
+    for i in range(m.shape[0]):
         row = m[i]
-        for j in range(n):
+        for j in range(m.shape[1]):
             v = row[j]
             lo_v = min(lo_v, v)
             hi_v = max(hi_v, v)
     return lo_v, hi_v
+
+
+#: random draws per ``random_sample`` call of :func:`plasma_raw_map` (512 KiB of float64): the
+#: draws of a large map come in row groups instead of one array as large as the map
+PLASMA_DRAWS_PER_CALL = 1 << 16
 
 
 def plasma_raw_map(
@@ -161,21 +165,27 @@ def plasma_raw_map(
 ) -> tuple[np.ndarray, float, float]:
     """The unnormalised plasma map of a ``RandomState`` and its ``(min, max)``: ``(m, lo, hi)``.
 
-    All levels' draws come from one ``random_sample`` call (the legacy stream of the reference's
-    per-level ``uniform`` calls), then :func:`plasma_raw` builds the map.
+    The reference's per-level ``uniform(-w, w, (k, k))`` calls, three per level (squares, then
+    the two diamond sets), are the legacy stream's ``random_sample`` draws in the same order
+    (``uniform(lo, hi)`` is ``lo + (hi - lo) * random_sample()``); they are drawn here in groups of
+    rows of at most :data:`PLASMA_DRAWS_PER_CALL` values (consecutive ``random_sample`` calls
+    continue one stream: the same values as one call), each group made into its rows by
+    :func:`plasma_rows` before the next is drawn. Memory: the map and one group of draws.
     """
-    wibbles = []
+    m = np.empty((mapsize, mapsize), dtype=np.float64)
+    m[0, 0] = 0.0
     wibble = 100.0
-    total = 0
     step = mapsize
     while step >= 2:
-        wibbles.append(wibble)
-        total += 3 * (mapsize // step) ** 2
+        k = mapsize // step
+        rows = max(1, PLASMA_DRAWS_PER_CALL // k)
+        for part in range(3):
+            for i0 in range(0, k, rows):
+                u = rng.random_sample(min(rows, k - i0) * k)
+                plasma_rows(m, step, part, i0, u, wibble)
         step //= 2
         wibble /= wibbledecay
-    u = rng.random_sample(total)
-    m = np.empty((mapsize, mapsize), dtype=np.float64)
-    lo, hi = plasma_raw(m, u, np.array(wibbles, dtype=np.float64))
+    lo, hi = plasma_extremes(m)
     return m, float(lo), float(hi)
 
 
@@ -184,10 +194,10 @@ def plasma_fractal(mapsize: int, wibbledecay: float, rng: Any) -> np.ndarray:
 
     The "wibbled mean" is ``A / 4 + w * U(-w, w)`` — the amplitude is ``w**2`` (reference quirk).
     Random draws (legacy order): per level one uniform array for the squares, then two for the
-    diamonds, each ``(mapsize / s) x (mapsize / s)``. With a ``RandomState`` all of them come from
-    one ``random_sample`` call (the same stream: legacy ``uniform(lo, hi)`` is
-    ``lo + (hi - lo) * random_sample()``) and the levels run compiled; other sources are called
-    level by level as the reference does.
+    diamonds, each ``(mapsize / s) x (mapsize / s)``. With a ``RandomState`` they come from
+    ``random_sample`` calls in row groups (the same stream: legacy ``uniform(lo, hi)`` is
+    ``lo + (hi - lo) * random_sample()``) and the levels run compiled (:func:`plasma_raw_map`);
+    other sources are called level by level as the reference does.
     """
     if mapsize < 2 or mapsize & (mapsize - 1):
         raise ValueError(f"mapsize must be a power of two >= 2, got {mapsize}")

@@ -120,7 +120,8 @@ def motion_kernel(
 def _blur_rows(padded, weights, rows, cols, out):  # pragma: no cover - compiled
     """Fused tap accumulation, ``ClampToQuantum`` and 8-bit conversion, one output row at a time.
 
-    ``padded``: float64 (Hp, Wp * C) edge-padded quanta (``257 * v``, exact); ``rows`` / ``cols``: per-tap start row and
+    ``padded``: float32 (Hp, Wp * C) edge-padded quanta (``257 * v``, exact; each converted to
+    float64 exactly where it is multiplied: 4 bytes a value instead of 8, as fast); ``rows`` / ``cols``: per-tap start row and
     start element (column offset times C) in ``padded``; ``out``: uint8 (H, W * C).
     Per element, ``acc = sum_i w[i] * (257 * v_i)`` in float64 in tap order (as effect.c does:
     each product rounded, then added), ``q = 0 | 65535 | int(acc + 0.5)``, ``out = q // 257``.
@@ -158,7 +159,7 @@ def _blur_rows(padded, weights, rows, cols, out):  # pragma: no cover - compiled
 
 @kernel
 def _pad_quanta(image, pad_top, pad_left, ch, padded):  # pragma: no cover - compiled
-    """``padded`` (float64 (Hp, Wp * C)) = ``257 * image`` edge-padded (``np.pad`` mode "edge").
+    """``padded`` (float32 (Hp, Wp * C)) = ``257 * image`` edge-padded (``np.pad`` mode "edge").
 
     ``image``: uint8 (H, W * C); the image sits at row ``pad_top``, pixel column ``pad_left``.
     """
@@ -166,7 +167,7 @@ def _pad_quanta(image, pad_top, pad_left, ch, padded):  # pragma: no cover - com
     w = n // ch
     hp, np_ = padded.shape
     wp = np_ // ch
-    lut = np.empty(256, dtype=np.float64)  # v * 257. by table (the same exact products)
+    lut = np.empty(256, dtype=np.float32)  # v * 257 by table (<= 65535: exact in float32)
     for v in range(256):
         lut[v] = v * 257.0
     for y in range(hp):
@@ -204,7 +205,7 @@ def apply_motion_kernel(
     pad_bottom = max(0, int(offsets_y.max()))
     pad_left = max(0, -int(offsets_x.min()))
     pad_right = max(0, int(offsets_x.max()))
-    padded = np.empty((h + pad_top + pad_bottom, (w + pad_left + pad_right) * ch), dtype=np.float64)
+    padded = np.empty((h + pad_top + pad_bottom, (w + pad_left + pad_right) * ch), dtype=np.float32)
     _pad_quanta(readonly(image).reshape(h, -1), pad_top, pad_left, ch, padded)
     rows = (np.asarray(offsets_y, dtype=np.int64) + pad_top).astype(np.int64)
     cols = (np.asarray(offsets_x, dtype=np.int64) + pad_left) * ch

@@ -21,6 +21,7 @@ __all__ = [
     "invert_affine_cv",
     "warp_affine_cv34",
     "warp_affine_inverse_into",
+    "warp_affine_u8_rows_into",
     "warp_perspective_cv34",
 ]
 
@@ -44,18 +45,13 @@ def _reflect101(p: int, n: int) -> int:
     return p
 
 
-@kernel
-def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None:
-    # float32 src; dst float32, or float64 to hold the float32 results exactly
-    h, w, cn = src.shape
-    oh, ow = dst.shape[0], dst.shape[1]
-    ab_scale = float(1 << AB_BITS)
-    round_delta = (1 << AB_BITS) // _INTER_TAB // 2
-    shift = AB_BITS - INTER_BITS
-    mask = _INTER_TAB - 1
+@kernel(inline="always")
+def _warp_tables(m: np.ndarray, ow: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    # OpenCV's 32 x 32 bilinear weight table and the per-column fixed-point coordinate deltas
     scale = np.float32(1.0) / np.float32(_INTER_TAB)
     one = np.float32(1.0)
-    wtab = np.empty((_INTER_TAB, _INTER_TAB, 4), np.float32)  # OpenCV's bilinear table
+    ab_scale = float(1 << AB_BITS)
+    wtab = np.empty((_INTER_TAB, _INTER_TAB, 4), np.float32)
     for iy in range(_INTER_TAB):
         ty = np.float32(iy) * scale
         for ix in range(_INTER_TAB):
@@ -69,26 +65,57 @@ def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None
     for x in range(ow):
         adelta[x] = int(np.rint(m[0, 0] * x * ab_scale))  # saturate_cast<int> rounds half to even
         bdelta[x] = int(np.rint(m[1, 0] * x * ab_scale))
+    return wtab, adelta, bdelta
+
+
+@kernel(inline="always")
+def _warp_row_origin(m: np.ndarray, y: int) -> tuple[int, int]:
+    # the fixed-point source coordinates of output row y's first pixel, rounding term included
+    ab_scale = float(1 << AB_BITS)
+    round_delta = (1 << AB_BITS) // _INTER_TAB // 2
+    x0 = int(np.rint((m[0, 1] * y + m[0, 2]) * ab_scale)) + round_delta
+    y0 = int(np.rint((m[1, 1] * y + m[1, 2]) * ab_scale)) + round_delta
+    return x0, y0
+
+
+@kernel(inline="always")
+def _warp_source(
+    x0: int, y0: int, a: int, b: int, h: int, w: int
+) -> tuple[int, int, int, int, int, int]:
+    # (xa, xb, ya, yb) of the four neighbours (BORDER_REFLECT_101) and the weight table's index
+    shift = AB_BITS - INTER_BITS
+    mask = _INTER_TAB - 1
+    xx = (x0 + a) >> shift
+    yy = (y0 + b) >> shift
+    sx = xx >> INTER_BITS
+    sy = yy >> INTER_BITS
+    if 0 <= sx < w - 1 and 0 <= sy < h - 1:
+        return sx, sx + 1, sy, sy + 1, yy & mask, xx & mask
+    return (
+        _reflect101(sx, w),
+        _reflect101(sx + 1, w),
+        _reflect101(sy, h),
+        _reflect101(sy + 1, h),
+        yy & mask,
+        xx & mask,
+    )
+
+
+@kernel
+def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None:
+    # float32 src; dst float32, or float64 to hold the float32 results exactly
+    h, w, cn = src.shape
+    oh, ow = dst.shape[0], dst.shape[1]
+    wtab, adelta, bdelta = _warp_tables(m, ow)
     for y in range(oh):
-        x0 = int(np.rint((m[0, 1] * y + m[0, 2]) * ab_scale)) + round_delta
-        y0 = int(np.rint((m[1, 1] * y + m[1, 2]) * ab_scale)) + round_delta
+        x0, y0 = _warp_row_origin(m, y)
         for x in range(ow):
-            xx = (x0 + adelta[x]) >> shift
-            yy = (y0 + bdelta[x]) >> shift
-            sx = xx >> INTER_BITS
-            sy = yy >> INTER_BITS
-            wt = wtab[yy & mask, xx & mask]
+            xa, xb, ya, yb, ty, tx = _warp_source(x0, y0, adelta[x], bdelta[x], h, w)
+            wt = wtab[ty, tx]
             w0 = wt[0]
             w1 = wt[1]
             w2 = wt[2]
             w3 = wt[3]
-            if 0 <= sx < w - 1 and 0 <= sy < h - 1:
-                xa, xb, ya, yb = sx, sx + 1, sy, sy + 1
-            else:
-                xa = _reflect101(sx, w)
-                xb = _reflect101(sx + 1, w)
-                ya = _reflect101(sy, h)
-                yb = _reflect101(sy + 1, h)
             p00 = src[ya, xa]
             p01 = src[ya, xb]
             p10 = src[yb, xa]
@@ -100,6 +127,38 @@ def _warp_affine_kernel(src: np.ndarray, m: np.ndarray, dst: np.ndarray) -> None
             else:
                 for k in range(cn):
                     d[k] = p00[k] * w0 + p01[k] * w1 + p10[k] * w2 + p11[k] * w3
+
+
+@kernel
+def _warp_affine_u8_rows(
+    src: np.ndarray, lut: np.ndarray, m: np.ndarray, row0: int, dst: np.ndarray
+) -> None:
+    # rows row0 .. row0 + len(dst) - 1 of _warp_affine_kernel's result for the float32 image
+    # lut[src] (uint8 src), read through the table instead of from an array; dst: float64 with
+    # src's channels and possibly zero ones after them (4 lanes for RGB)
+    h, w, cn = src.shape
+    ow = dst.shape[1]
+    lanes = dst.shape[2]
+    wtab, adelta, bdelta = _warp_tables(m, ow)
+    zero = np.float32(0.0)
+    for r in range(dst.shape[0]):
+        x0, y0 = _warp_row_origin(m, row0 + r)
+        for x in range(ow):
+            xa, xb, ya, yb, ty, tx = _warp_source(x0, y0, adelta[x], bdelta[x], h, w)
+            wt = wtab[ty, tx]
+            w0 = wt[0]
+            w1 = wt[1]
+            w2 = wt[2]
+            w3 = wt[3]
+            p00 = src[ya, xa]
+            p01 = src[ya, xb]
+            p10 = src[yb, xa]
+            p11 = src[yb, xb]
+            d = dst[r, x]
+            for k in range(cn):  # float32 products and sums in OpenCV's order
+                d[k] = lut[p00[k]] * w0 + lut[p01[k]] * w1 + lut[p10[k]] * w2 + lut[p11[k]] * w3
+            for k in range(cn, lanes):
+                d[k] = zero
 
 
 def invert_affine_cv(matrix: np.ndarray) -> np.ndarray:
@@ -128,6 +187,21 @@ def warp_affine_inverse_into(src: np.ndarray, inverse: np.ndarray, dst: np.ndarr
     ``dst``: C-contiguous ``h x w x C``, float32, or float64 to hold the float32 results exactly.
     """
     _warp_affine_kernel(src, inverse, dst)
+
+
+def warp_affine_u8_rows_into(
+    src: np.ndarray, lut: np.ndarray, inverse: np.ndarray, row0: int, dst: np.ndarray
+) -> None:
+    """Rows ``row0 .. row0 + len(dst) - 1`` of :func:`warp_affine_cv34` of the float32 image
+    ``lut[src]``, with the *inverse* map given, into ``dst``.
+
+    ``src``: C-contiguous uint8 ``H x W x C``; ``lut``: float32, 256 entries (e.g. ``v / 255``);
+    ``inverse``: 2 x 3 float64 (:func:`invert_affine_cv`); ``dst``: C-contiguous float64
+    ``rows x w x C'`` with ``C' >= C`` (the float32 results held exactly; channels after ``C``
+    set to 0, e.g. 4 lanes for RGB). A row depends only on its index: the rows can be made in
+    any grouping, with the values of one warp of the whole image.
+    """
+    _warp_affine_u8_rows(src, lut, inverse, int(row0), dst)
 
 
 def warp_affine_cv34(

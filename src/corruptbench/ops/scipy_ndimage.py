@@ -2,7 +2,8 @@
 
 * :func:`map_coordinates_reflect_bilinear` / :func:`map_coordinates_reflect_u8` —
   ``map_coordinates(order=1, mode='reflect')`` with SciPy's coordinate folding, weights and
-  summation order (the latter fused with the clip and uint8 cast)
+  summation order (the latter fused with the clip and uint8 cast, for any grouping of the output
+  rows: :func:`sampled_rows` says which rows of the image a group reads)
 * :func:`gaussian_filter_reflect` / :func:`gaussian_filter_reflect_f32` —
   ``gaussian_filter(mode='reflect')`` (scikit-image ``gaussian(mode='reflect')``) of a 2-D field
 """
@@ -19,6 +20,7 @@ from .jit import kernel
 __all__ = [
     "map_coordinates_reflect_bilinear",
     "map_coordinates_reflect_u8",
+    "sampled_rows",
     "gaussian_filter_reflect",
     "gaussian_filter_reflect_f32",
 ]
@@ -97,14 +99,17 @@ def _map_coordinates_kernel(
 
 @kernel
 def _map_coordinates_u8_kernel(
-    img: np.ndarray, dx: np.ndarray, dy: np.ndarray, out: np.ndarray
+    img: np.ndarray, row0: int, dx: np.ndarray, dy: np.ndarray, r0: int, out: np.ndarray
 ) -> None:
-    # _map_coordinates_kernel followed by _to_uint8_255 on its float32 result, for a float64
-    # image holding float32 values (converting them to float64 is exact), possibly padded with
-    # zero channels so that the per-channel sums run as one vector (out has the real channels).
+    # rows r0 .. r0 + len(out) - 1 of _map_coordinates_kernel followed by _to_uint8_255 on its
+    # float32 result, over the H x W displacements dx, dy, for a float64 image holding float32
+    # values (converting them to float64 is exact) of which img holds the rows row0 ..
+    # row0 + len(img) - 1 (every row these output rows sample), possibly padded with zero
+    # channels so that the per-channel sums run as one vector (out has the real channels).
     # Row by row: a branch-free pass sets up the interior samples (no folding: floor ==
     # truncation, both neighbours inside), a second one the others, a third one samples.
-    h, w, cn = img.shape
+    h, w = dx.shape
+    cn = img.shape[2]
     cno = out.shape[2]
     zero = np.float32(0.0)
     one = np.float32(1.0)
@@ -119,7 +124,8 @@ def _map_coordinates_u8_kernel(
     wxb = np.empty(w)
     ok = np.empty(w, np.bool_)
     acc = np.empty(cn)
-    for i in range(h):
+    for r in range(out.shape[0]):
+        i = r0 + r
         fi = np.float64(i)
         for j in range(w):
             cy = fi + np.float64(dy[i, j])
@@ -149,8 +155,8 @@ def _map_coordinates_u8_kernel(
                 ok[j] = oky and okx
         for j in range(w):
             if ok[j]:
-                y0 = ya[j]
-                y1 = yb[j]
+                y0 = ya[j] - row0
+                y1 = yb[j] - row0
                 x0 = xa[j]
                 x1 = xb[j]
                 wy0 = wya[j]
@@ -170,24 +176,67 @@ def _map_coordinates_u8_kernel(
                     t += p11[k] * wy1 * wx1
                     acc[k] = t
                 for k in range(cno):
-                    out[i, j, k] = np.uint8(min(max(np.float32(acc[k]), zero), one) * s255)
+                    out[r, j, k] = np.uint8(min(max(np.float32(acc[k]), zero), one) * s255)
             else:
                 for k in range(cno):
-                    out[i, j, k] = 0
+                    out[r, j, k] = 0
 
 
 def map_coordinates_reflect_u8(
-    image: np.ndarray, dx: np.ndarray, dy: np.ndarray, out: np.ndarray
+    image: np.ndarray,
+    dx: np.ndarray,
+    dy: np.ndarray,
+    out: np.ndarray,
+    *,
+    image_row0: int = 0,
+    out_row0: int = 0,
 ) -> None:
     """:func:`map_coordinates_reflect_bilinear` followed by ``np.uint8(np.clip(float32(.), 0, 1)
-    * 255)``, fused, into the uint8 ``out`` (``H x W x C'``).
+    * 255)``, fused, into the uint8 ``out``: rows ``out_row0 ..`` of the ``H x W x C'`` result.
 
-    ``image``: C-contiguous float64 ``H x W x C`` holding float32 values (converting them is
+    ``dx``, ``dy``: ``H x W`` float32 displacements. ``image``: C-contiguous float64 rows
+    ``image_row0 ..`` of the ``H x W x C`` image, holding float32 values (converting them is
     exact), possibly with zero channels after the ``C'`` real ones so that the per-channel sums
-    run as one vector (``C = 4`` for RGB); ``dx``, ``dy``: ``H x W`` float32 displacements.
+    run as one vector (``C = 4`` for RGB). Rows of the result can be made in any grouping (a
+    row's values do not depend on the others), each from the rows of the image it samples
+    (:func:`sampled_rows`): ``out`` and ``image`` need not hold the whole image.
     """
     # C-contiguous displacements: the one layout the kernel is compiled for (signature table)
-    _map_coordinates_u8_kernel(image, np.ascontiguousarray(dx), np.ascontiguousarray(dy), out)
+    _map_coordinates_u8_kernel(
+        image,
+        int(image_row0),
+        np.ascontiguousarray(dx),
+        np.ascontiguousarray(dy),
+        int(out_row0),
+        out,
+    )
+
+
+@kernel
+def _sampled_rows_kernel(dy: np.ndarray, r0: int, r1: int) -> tuple[int, int]:
+    # (first, last) row index that rows r0 .. r1 - 1 of _map_coordinates_u8_kernel read (as its
+    # _linear_setup folds them); (0, -1) when none is read
+    h = dy.shape[0]
+    lo = h
+    hi = -1
+    for i in range(r0, r1):
+        fi = np.float64(i)
+        for j in range(dy.shape[1]):
+            ok, y0, y1, _, _ = _linear_setup(fi + np.float64(dy[i, j]), h)
+            if ok:
+                lo = min(lo, min(y0, y1))
+                hi = max(hi, max(y0, y1))
+    if hi < 0:
+        return 0, -1
+    return lo, hi
+
+
+def sampled_rows(dy: np.ndarray, start: int, stop: int) -> tuple[int, int]:
+    """The first and last row of the image that rows ``start .. stop - 1`` of
+    :func:`map_coordinates_reflect_u8` read, with the displacements ``dy`` (``H x W`` float32):
+    the rows the image must hold for them (``(0, -1)``: none)."""
+    lo, hi = _sampled_rows_kernel(np.ascontiguousarray(dy), int(start), int(stop))
+    return int(lo), int(hi)
 
 
 def map_coordinates_reflect_bilinear(
@@ -206,24 +255,74 @@ def map_coordinates_reflect_bilinear(
     return out
 
 
-def _reflect_gaussian_fft(a: np.ndarray, sigma: float, truncate: float, axis: int) -> np.ndarray:
-    """The same correlation along ``axis`` as a circular convolution of the symmetric extension."""
+#: float64 values of a block of lines the FFT filter transforms at a time (2 MiB; its
+#: temporaries are a few times that, whatever the field's size)
+_FFT_BLOCK_VALUES = 1 << 18
+#: rows of a block of the direct filter (its first pass's float64 result is one block)
+_DIRECT_BLOCK_ROWS = 64
+
+
+def _reflect_gaussian_fft_into(
+    src: np.ndarray, sigma: float, truncate: float, axis: int, scale: float, dst: np.ndarray
+) -> None:
+    """``dst = correlate(src) * scale`` along ``axis`` (cast to ``dst``'s dtype), as a circular
+    convolution of the symmetric extension, in blocks of rows (``axis=1``) or columns (``axis=0``).
+
+    Each line along ``axis`` is transformed on its own (pocketfft's 1-D transforms of a batch):
+    the blocks give the bytes of one transform of the whole array (checked in the tests), and
+    only one block's extension and spectrum exist at a time. ``dst`` may be ``src`` (a block is
+    copied into its extension before its result is written).
+    """
     import scipy.fft  # here: ~0.2 s to import, and only wide filters need it
 
-    n = a.shape[axis]
+    n = src.shape[axis]
     phi = gaussian_kernel1d(sigma, truncate)
     radius = (len(phi) - 1) // 2
     x = np.arange(-radius, radius + 1)
     folded = np.bincount(np.mod(x, 2 * n), weights=phi, minlength=2 * n)  # symmetric kernel
-    ext = np.concatenate([a, np.flip(a, axis=axis)], axis=axis)
-    spec = scipy.fft.rfft(ext, axis=axis)
-    spec *= scipy.fft.rfft(folded).reshape((-1, 1) if axis == 0 else (1, -1))
-    out = scipy.fft.irfft(spec, n=2 * n, axis=axis)
-    return out[:n] if axis == 0 else out[:, :n]
+    kernel_spec = scipy.fft.rfft(folded).reshape((-1, 1) if axis == 0 else (1, -1))
+    lines = src.shape[1 - axis]
+    step = max(1, _FFT_BLOCK_VALUES // (2 * n))
+    for b0 in range(0, lines, step):
+        block = (slice(None), slice(b0, b0 + step)) if axis == 0 else (slice(b0, b0 + step),)
+        part = src[block]
+        spec = scipy.fft.rfft(
+            np.concatenate([part, np.flip(part, axis=axis)], axis=axis), axis=axis
+        )
+        spec *= kernel_spec
+        out = scipy.fft.irfft(spec, n=2 * n, axis=axis)
+        del spec
+        out = out[:n] if axis == 0 else out[:, :n]
+        if scale != 1.0:
+            out *= scale
+        dst[block] = out
+
+
+def _gaussian_fft_scaled(
+    field: np.ndarray,
+    sigma: float,
+    truncate: float,
+    scale: float,
+    out: np.ndarray,
+    *,
+    overwrite: bool,
+) -> None:
+    """``out = gaussian_filter(field, mode='reflect') * scale`` (cast to ``out``'s dtype) by FFT,
+    axis 0 then axis 1, the first pass into ``field`` itself when ``overwrite`` (else a new
+    float64 array, or ``out`` when that is float64)."""
+    if overwrite:
+        tmp = field
+    elif out.dtype == np.float64:
+        tmp = out
+    else:
+        tmp = np.empty(field.shape)
+    _reflect_gaussian_fft_into(field, sigma, truncate, 0, 1.0, tmp)
+    _reflect_gaussian_fft_into(tmp, sigma, truncate, 1, scale, out)
 
 
 @kernel
-def _correlate_reflect_rows(src: np.ndarray, wts: np.ndarray, dst: np.ndarray) -> None:
+def _correlate_reflect_rows(src: np.ndarray, wts: np.ndarray, i0: int, dst: np.ndarray) -> None:
+    # rows i0 .. i0 + len(dst) - 1 of
     # scipy.ndimage.correlate1d(src, wts, axis=0, mode='reflect') for a symmetric float64 kernel
     # (NI_Correlate1D's symmetric branch): out = x[i] * w[c], then for k = c .. 1 (outer taps
     # first) out += (x[i - k] + x[i + k]) * w[c - k], the neighbours folded half-sample
@@ -232,8 +331,9 @@ def _correlate_reflect_rows(src: np.ndarray, wts: np.ndarray, dst: np.ndarray) -
     n = src.shape[0]
     m = src.shape[1]
     c = wts.shape[0] // 2
-    for i in range(n):
-        acc = dst[i]
+    for r in range(dst.shape[0]):
+        i = i0 + r
+        acc = dst[r]
         row = src[i]
         wc = wts[c]
         for j in range(m):
@@ -322,21 +422,25 @@ def _correlate_reflect_cols_scaled(
 
 
 def _gaussian_small_scaled(
-    field: np.ndarray, sigma: float, truncate: float, scale: float, dtype: type
-) -> np.ndarray:
-    """``(scipy.ndimage.gaussian_filter(field, sigma, mode='reflect', radius) * scale)`` as ``dtype``.
+    field: np.ndarray, sigma: float, truncate: float, scale: float, out: np.ndarray
+) -> None:
+    """``out = (scipy.ndimage.gaussian_filter(field, sigma, mode='reflect', radius) * scale)``
+    cast to ``out``'s dtype.
 
     Compiled, bit-identical to SciPy (axis 0 then axis 1, float64, SciPy's symmetric-kernel
-    summation order), the scaling and cast fused into the second pass.
+    summation order), the scaling and cast fused into the second pass. The passes run in blocks
+    of rows (each row's first pass reads the field, not the block), so the first pass's float64
+    result exists one block at a time.
     """
     phi = gaussian_kernel1d(sigma, truncate)
     wts = np.ascontiguousarray(phi[::-1])  # scipy correlates with the reversed kernel
-    src = np.ascontiguousarray(field, dtype=np.float64)
-    tmp = np.empty(src.shape)
-    _correlate_reflect_rows(src, wts, tmp)
-    out: np.ndarray = np.empty(src.shape, dtype)
-    _correlate_reflect_cols_scaled(tmp, wts, float(scale), out)
-    return out
+    h, w = field.shape
+    rows = _DIRECT_BLOCK_ROWS
+    tmp = np.empty((min(rows, h), w))
+    for r0 in range(0, h, rows):
+        block = tmp[: min(rows, h - r0)]
+        _correlate_reflect_rows(field, wts, r0, block)
+        _correlate_reflect_cols_scaled(block, wts, float(scale), out[r0 : r0 + len(block)])
 
 
 @kernel
@@ -479,16 +583,28 @@ def _gaussian_folded(field: np.ndarray, sigma: float, truncate: float) -> np.nda
     return out_t.T
 
 
-def gaussian_filter_reflect_f32(field: np.ndarray, sigma: float, scale: float) -> np.ndarray:
+def gaussian_filter_reflect_f32(
+    field: np.ndarray, sigma: float, scale: float, *, overwrite_field: bool = False
+) -> np.ndarray:
     """``(gaussian_filter_reflect(field, sigma) * scale).astype(np.float32)`` (the same bytes).
 
-    For kernels filtered directly (up to 193 taps) the scaling and the cast run fused into the
-    filter's second pass.
+    For kernels filtered directly (up to 193 taps) and by FFT the scaling and the cast run fused
+    into the last pass, block by block. ``overwrite_field=True`` lets the FFT path use a
+    C-contiguous float64 ``field`` as its intermediate (its contents are then undefined), so that
+    the filter needs no float64 array of the field's size besides the field itself.
     """
     sigma = float(sigma)
     radius = int(3.0 * sigma + 0.5)
-    if sigma > 1e-15 and 2 * radius + 1 <= _DIRECT_KERNEL and field.ndim == 2:
-        return _gaussian_small_scaled(field, sigma, 3.0, scale, np.float32)
+    direct = 2 * radius + 1 <= _DIRECT_KERNEL
+    if sigma > 1e-15 and np.ndim(field) == 2 and (direct or max(np.shape(field)) > 512):
+        src = np.ascontiguousarray(field, dtype=np.float64)
+        out = np.empty(src.shape, np.float32)
+        if direct:
+            _gaussian_small_scaled(src, sigma, 3.0, scale, out)
+        else:
+            mine = overwrite_field and src is field and src.flags.writeable
+            _gaussian_fft_scaled(src, sigma, 3.0, scale, out, overwrite=mine)
+        return out
     # C order: the folded path's result is a transposed view; the cast lays it out C-contiguous
     return (gaussian_filter_reflect(field, sigma) * scale).astype(np.float32, order="C")
 
@@ -508,8 +624,8 @@ def gaussian_filter_reflect(field: np.ndarray, sigma: float, truncate: float = 3
     onto the image's period-2n symmetric extension (:func:`~corruptbench.ops.gaussian.gaussian_matrix`),
     as compiled products with the two folded operators (half of them for an even side, by the
     operator's persymmetry; no BLAS: no thread pool spinning on the other cores) for sides up to
-    512 px, or FFT convolutions beyond: equal to SciPy's up to float64 round-off (~1e-15
-    relative), which the elastic transform's float32 displacements absorb.
+    512 px, or FFT convolutions beyond (in blocks of lines): equal to SciPy's up to float64
+    round-off (~1e-15 relative), which the elastic transform's float32 displacements absorb.
     """
     field = np.asarray(field, dtype=np.float64)
     sigma = float(sigma)
@@ -517,10 +633,11 @@ def gaussian_filter_reflect(field: np.ndarray, sigma: float, truncate: float = 3
         return field.copy()
     radius = int(truncate * sigma + 0.5)
     h, w = field.shape
-    if 2 * radius + 1 <= _DIRECT_KERNEL:
-        return _gaussian_small_scaled(field, sigma, truncate, 1.0, np.float64)
-    if max(h, w) <= 512:
+    if 2 * radius + 1 > _DIRECT_KERNEL and max(h, w) <= 512:
         return _gaussian_folded(np.ascontiguousarray(field), sigma, float(truncate))
-    return _reflect_gaussian_fft(
-        _reflect_gaussian_fft(field, sigma, truncate, 0), sigma, truncate, 1
-    )
+    out = np.empty((h, w))
+    if 2 * radius + 1 <= _DIRECT_KERNEL:
+        _gaussian_small_scaled(np.ascontiguousarray(field), sigma, truncate, 1.0, out)
+    else:
+        _gaussian_fft_scaled(field, sigma, truncate, 1.0, out, overwrite=False)
+    return out

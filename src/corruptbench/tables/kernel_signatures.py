@@ -39,9 +39,6 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "uint8[:, :, ::1], int64, int64, int64[:, ::1]",
         ),
         "corruptions.digital:_channel_sums": ("readonly uint8[:, :, ::1], float64[::1]",),
-        "corruptions.digital:_unit_rgb_padded": (
-            "readonly uint8[:, :, ::1], float32[::1], float32[:, :, ::1]",
-        ),
         "datasets.jpeg_transcoder:_reoptimize": (
             "readonly uint8[::1], uint8[::1], int32[::1], int32[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint8[:, ::1], int16[:, ::1]",
         ),
@@ -108,7 +105,8 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "ops.hsv:_hsv_adjust_kernel": (
             "readonly uint8[:, ::1], uint8[:, ::1], float64, float64, float64, bool",
         ),
-        "ops.kernels:plasma_raw": ("float64[:, ::1], float64[::1], float64[::1]",),
+        "ops.kernels:plasma_extremes": ("float64[:, ::1]",),
+        "ops.kernels:plasma_rows": ("float64[:, ::1], int64, int64, int64, float64[::1], float64",),
         "ops.legacy_random_kernels:gauss_u8": (
             "readonly uint8[::1], float64[::1], float64, bool, uint32[::1], int64[::1], float64[::1], uint8[::1], bool, float64",
             "uint8[::1], float64[::1], float64, bool, uint32[::1], int64[::1], float64[::1], float64[::1], bool, float64",
@@ -127,14 +125,14 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "float64, float64, uint32[::1], int64[::1], float64[::1]",
         ),
         "ops.magick:_blur_rows": (
-            "float64[:, ::1], float64[::1], int64[::1], int64[::1], uint8[:, ::1]",
+            "float32[:, ::1], float64[::1], int64[::1], int64[::1], uint8[:, ::1]",
         ),
-        "ops.magick:_pad_quanta": ("readonly uint8[:, ::1], int64, int64, int64, float64[:, ::1]",),
+        "ops.magick:_pad_quanta": ("readonly uint8[:, ::1], int64, int64, int64, float32[:, ::1]",),
         "ops.opencv_warp:_perspective_maps": (
             "float64[::1], int64, int16[:, :, ::1], uint16[:, ::1]",
         ),
-        "ops.opencv_warp:_warp_affine_kernel": (
-            "float32[:, :, ::1], float64[:, ::1], float64[:, :, ::1]",
+        "ops.opencv_warp:_warp_affine_u8_rows": (
+            "readonly uint8[:, :, ::1], float32[::1], float64[:, ::1], int64, float64[:, :, ::1]",
         ),
         "ops.perlin:perlin_turbulence": (
             "int64[::1], float64[:, ::1], float64, float64, float64, float64, float64, float64, float64[:, ::1]",
@@ -158,14 +156,15 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "float64[:, ::1], float64[::1], float64, float32[:, ::1]",
         ),
         "ops.scipy_ndimage:_correlate_reflect_rows": (
-            "float64[:, ::1], float64[::1], float64[:, ::1]",
+            "float64[:, ::1], float64[::1], int64, float64[:, ::1]",
         ),
         "ops.scipy_ndimage:_fold_apply": (
             "readonly float64[:, ::1], readonly float64[:, ::1], readonly float64[:, ::1], float64[:, ::1], float64[:, ::1]",
         ),
         "ops.scipy_ndimage:_map_coordinates_u8_kernel": (
-            "float64[:, :, ::1], float32[:, ::1], float32[:, ::1], uint8[:, :, ::1]",
+            "float64[:, :, ::1], int64, float32[:, ::1], float32[:, ::1], int64, uint8[:, :, ::1]",
         ),
+        "ops.scipy_ndimage:_sampled_rows_kernel": ("float32[:, ::1], int64, int64",),
         "ops.scipy_spline:affine_accumulate_f32": (
             "float64[:, ::1], float64[:, ::1], float64[::1], float32, int64, float32[:, :, ::1]",
         ),
