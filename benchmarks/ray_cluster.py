@@ -113,7 +113,6 @@ def _row(mode: str, k: int, images: int, r: list[dict[str, float]], start: list[
 
 def _time_k(work: Path, src: Path, one: Path, k: int, args: argparse.Namespace) -> list[dict]:  # type: ignore[type-arg]
     """Local and Ray builds with ``k`` workers, interleaved, on a fresh loopback cluster."""
-
     with LoopbackCluster(workers=k, cpus_per_worker=1) as cluster:
         runs: dict[str, list[dict[str, float]]] = {"local": [], "ray": []}
         start: dict[str, list[float]] = {"local": [], "ray": []}

@@ -66,8 +66,8 @@ def render_report(
     from ..extras import require
 
     require("matplotlib", "the HTML report")
+    from ..results.page import render_html
     from . import contact
-    from .html import render_html
 
     sheet = strip = None
     if contact_sheet:

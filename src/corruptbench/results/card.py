@@ -1,7 +1,7 @@
 """A result's summary card and notebook fragment, and the stylesheet of the HTML report they share.
 
 What ``Results._repr_html_`` shows (:func:`render_fragment`); the report's page
-(:mod:`corruptbench.report.html`) uses the same card, figures and :data:`CSS`. Every string that
+(:mod:`corruptbench.results.page`) uses the same card, figures and :data:`CSS`. Every string that
 comes from a results file is passed through :func:`e` (:func:`html.escape`).
 """
 

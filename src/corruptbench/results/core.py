@@ -243,6 +243,21 @@ class Results:
         same folder + rename; the permissions of any new file of the user)."""
         write_text(path, self.to_text(), make_parents=True)
 
+    def to_html(self, path: str | os.PathLike[str] | None = None, *, title: str = "") -> str:
+        """This result's report page as one self-contained HTML document (:mod:`.page`: cards,
+        tables, figures, provenance; no contact sheet, which :func:`corruptbench.report.build_report`
+        adds from photos). Written atomically to ``path`` when given. Needs matplotlib.
+        ``title`` defaults to ``"corruptbench: <model>"``."""
+        from ..extras import require
+
+        require("matplotlib", "Results.to_html")
+        from .page import render_html
+
+        text = render_html([self], title=title or f"corruptbench: {self.model_id}")
+        if path is not None:
+            write_text(path, text, make_parents=True)
+        return text
+
     # ---- reading ---------------------------------------------------------------------------
     @classmethod
     def from_dict(cls, data: Any, source: str = "<results>") -> Results:

@@ -427,3 +427,19 @@ class ResultsLike(Protocol):
 
     @property
     def calibration(self) -> CalibrationResults | None: ...
+
+    # what the report page's provenance shows
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def model(self) -> dict[str, Any]: ...
+
+    @property
+    def versions(self) -> dict[str, Any]: ...
+
+    @property
+    def demo(self) -> dict[str, Any] | None: ...
+
+    @property
+    def source(self) -> str: ...

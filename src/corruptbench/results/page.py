@@ -1,4 +1,7 @@
-"""Self-contained HTML report: one file, inline CSS, figures as data URIs, no scripts, no network.
+"""The HTML page of results: one self-contained file, inline CSS, figures as data URIs, no scripts,
+no network. :meth:`corruptbench.results.Results.to_html` renders one result's page;
+:func:`corruptbench.report.render_report` adds the comparison of several files and the contact
+sheets (the examples are passed in as JPEG bytes: this module corrupts nothing).
 
 Every string that comes from a results file (model ids, paths, notes, version strings ...) is passed
 through :func:`html.escape` before it reaches the page. The stylesheet, the summary cards and the
@@ -14,9 +17,8 @@ from typing import Any
 
 from ..grid import SEVERITIES, parse_cell_key
 from ..perturbations import ALL_PERTURBATIONS
-from ..results import Results
-from ..results.card import CSS, e, figure, render_fragment, summary_card
-from ..results.format import (
+from .card import CSS, e, figure, render_fragment, summary_card
+from .format import (
     ALL_CORRUPTIONS,
     BENCHMARK_CORRUPTIONS,
     DASH,
@@ -29,7 +31,8 @@ from ..results.format import (
     sort_by_mce,
     summary_cells,
 )
-from ..results.plots import (
+from .parts import ResultsLike
+from .plots import (
     calibration_curves,
     ce_bars,
     flip_bars,
@@ -39,7 +42,7 @@ from ..results.plots import (
     score_curves,
     severity_curves,
 )
-from ..results.text import calibration_rows
+from .text import calibration_rows
 
 __all__ = ["render_html", "render_fragment", "sort_by_mce"]
 
@@ -57,7 +60,7 @@ def _heat(value: float | None) -> str:
     return f' style="background: hsl({int(120 - 120 * v)}, 70%, {int(96 - 14 * v)}%)"'
 
 
-def _comparison(results: Sequence[Results]) -> str:
+def _comparison(results: Sequence[ResultsLike]) -> str:
     rows = sort_by_mce(results)
     has_p = any(r.p is not None for r in rows)
     head = '<tr><th>#</th><th style="text-align:left">Model</th><th>Clean error</th><th>mCE</th><th>Relative mCE</th><th>Mean error</th><th>Extra mean error</th>'
@@ -83,7 +86,7 @@ def _comparison(results: Sequence[Results]) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
-def _ce_table(results: Sequence[Results]) -> str:
+def _ce_table(results: Sequence[ResultsLike]) -> str:
     rows = [r for r in results if r.c is not None]
     names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in rows if r.c)]
     head = (
@@ -118,7 +121,7 @@ def _ce_table(results: Sequence[Results]) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
-def _severity_table(res: Results) -> str:
+def _severity_table(res: ResultsLike) -> str:
     c = res.c
     assert c is not None
     head = (
@@ -146,7 +149,7 @@ def _severity_table(res: Results) -> str:
     return f'<h3>{e(res.label)}</h3><div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
-def _p_table(results: Sequence[Results]) -> str:
+def _p_table(results: Sequence[ResultsLike]) -> str:
     rows = [r for r in results if r.p is not None]
     names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in rows)]
     head = (
@@ -167,7 +170,7 @@ def _p_table(results: Sequence[Results]) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
-def _score_comparison(results: Sequence[Results]) -> str:
+def _score_comparison(results: Sequence[ResultsLike]) -> str:
     """One row per task-score grid (best mPC first): metric, P, mPC, rPC."""
     rows = [r for r in sort_by_mce(results) if r.score is not None]
     head = (
@@ -190,7 +193,7 @@ def _score_comparison(results: Sequence[Results]) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
-def _score_severity_table(res: Results) -> str:
+def _score_severity_table(res: ResultsLike) -> str:
     """A task-score grid: the score at each severity, its mean and the mean / P."""
     s = res.score
     assert s is not None
@@ -226,7 +229,7 @@ def _score_severity_table(res: Results) -> str:
     )
 
 
-def _demo_photos(res: Results) -> str:
+def _demo_photos(res: ResultsLike) -> str:
     """The demo's photo table (only for demo results that list their photos)."""
     photos = res.demo.get("photos") if res.demo is not None else None
     if not isinstance(photos, list) or not photos:
@@ -259,7 +262,7 @@ def _demo_photos(res: Results) -> str:
     )
 
 
-def _provenance(res: Results) -> str:
+def _provenance(res: ResultsLike) -> str:
     m, ds = res.model, res.dataset
     pairs: list[tuple[str, Any]] = [("results file", res.source), ("kind", res.kind)]
     for key in ("id", "source", "preprocessing", "input_size", "num_classes"):
@@ -325,7 +328,7 @@ measures the sequences' clean frames only.</li>
 
 
 def render_html(
-    results: Sequence[Results],
+    results: Sequence[ResultsLike],
     *,
     title: str = "corruptbench robustness report",
     contact_sheet: bytes | None = None,
@@ -370,7 +373,7 @@ def render_html(
 
 
 def _header(
-    results: Sequence[Results],
+    results: Sequence[ResultsLike],
     *,
     title: str,
     intro: str,
@@ -399,7 +402,7 @@ def _header(
     return parts
 
 
-def _nav(results: Sequence[Results], *, examples: bool) -> list[tuple[str, str]]:
+def _nav(results: Sequence[ResultsLike], *, examples: bool) -> list[tuple[str, str]]:
     """(anchor, title) of the sections the page has, in page order."""
     c_rows = [r for r in results if r.c is not None]
     nav = [("summary", "Summary")]
@@ -422,7 +425,7 @@ def _nav(results: Sequence[Results], *, examples: bool) -> list[tuple[str, str]]
     return nav
 
 
-def _summary_section(ordered: Sequence[Results]) -> list[str]:
+def _summary_section(ordered: Sequence[ResultsLike]) -> list[str]:
     """One summary card per result, best mCE first."""
     return [
         '<section id="summary"><h2>Summary</h2><div class="cards">',
@@ -431,7 +434,7 @@ def _summary_section(ordered: Sequence[Results]) -> list[str]:
     ]
 
 
-def _comparison_section(results: Sequence[Results]) -> list[str]:
+def _comparison_section(results: Sequence[ResultsLike]) -> list[str]:
     """The comparison table, when there are two ImageNet-C results or more."""
     if sum(1 for r in results if r.c is not None) < 2:
         return []
@@ -442,7 +445,7 @@ def _comparison_section(results: Sequence[Results]) -> list[str]:
     ]
 
 
-def _figures_section(ordered: Sequence[Results]) -> list[str]:
+def _figures_section(ordered: Sequence[ResultsLike]) -> list[str]:
     """The headline scatter (two ImageNet-C results or more), a warning when the CE baselines
     differ, CE bars, severity curves and (with ImageNet-P results) flip-probability bars."""
     c_rows = [r for r in ordered if r.c is not None]
@@ -491,7 +494,7 @@ def _figures_section(ordered: Sequence[Results]) -> list[str]:
     return parts
 
 
-def _c_sections(ordered: Sequence[Results]) -> list[str]:
+def _c_sections(ordered: Sequence[ResultsLike]) -> list[str]:
     """CE per corruption (all ImageNet-C results side by side), then errors by severity."""
     if not any(r.c is not None for r in ordered):
         return []
@@ -505,7 +508,7 @@ def _c_sections(ordered: Sequence[Results]) -> list[str]:
     ]
 
 
-def _p_section(ordered: Sequence[Results]) -> list[str]:
+def _p_section(ordered: Sequence[ResultsLike]) -> list[str]:
     """Flip probability and top-5 distance per perturbation (ImageNet-P results only)."""
     if not any(r.p is not None for r in ordered):
         return []
@@ -516,7 +519,7 @@ def _p_section(ordered: Sequence[Results]) -> list[str]:
     ]
 
 
-def _score_figures(ordered: Sequence[Results]) -> list[str]:
+def _score_figures(ordered: Sequence[ResultsLike]) -> list[str]:
     """Task score against severity per family, and the mean score / P per corruption."""
     return [
         figure(
@@ -535,7 +538,7 @@ def _score_figures(ordered: Sequence[Results]) -> list[str]:
     ]
 
 
-def _score_section(ordered: Sequence[Results]) -> list[str]:
+def _score_section(ordered: Sequence[ResultsLike]) -> list[str]:
     """P, mPC, rPC of every task-score grid, then each grid by severity."""
     if not any(r.score is not None for r in ordered):
         return []
@@ -572,7 +575,7 @@ def _examples_section(
     ]
 
 
-def _calibration_by_severity(res: Results) -> str:
+def _calibration_by_severity(res: ResultsLike) -> str:
     """Clean, then each severity's mean over the corruptions measured: NLL, Brier, ECE, top-1 /
     top-5 error, mean confidence."""
     cal = res.calibration
@@ -592,7 +595,7 @@ def _calibration_by_severity(res: Results) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
-def _calibration_cells(res: Results) -> str:
+def _calibration_cells(res: ResultsLike) -> str:
     """ECE and NLL of every cell: one row per corruption, severities 1..5 (eval-p: one row per
     perturbation's clean frames)."""
     cal = res.calibration
@@ -627,7 +630,7 @@ def _calibration_cells(res: Results) -> str:
     return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
 
 
-def _calibration_section(ordered: Sequence[Results]) -> list[str]:
+def _calibration_section(ordered: Sequence[ResultsLike]) -> list[str]:
     """ECE and NLL against severity, reliability diagrams (clean vs the worst severity), and per
     model the numbers by severity and per cell."""
     rows = [r for r in ordered if r.calibration is not None]
