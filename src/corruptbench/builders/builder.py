@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..datasets.imagenet_c import level_dirname
+from ..datasets.imagenet_c import LEVEL_NAMES, level_dirname
 from ..errors import Arg
 from ..grid import SEVERITIES, Grid, GridError, default_subset, select
 from ..pipeline import ITEM_SEED_FORMULA, Source, SourceItem, spread_subset
@@ -245,6 +245,10 @@ def _check_level_names(grid: Grid, level_names: str | None) -> None:
     ``cbar``): any other name is refused before any work."""
     if level_names in (None, "severity"):
         return
+    if level_names not in LEVEL_NAMES:
+        raise BuildError(
+            Arg("level_names"), f" must be one of {', '.join(LEVEL_NAMES)}, got {level_names!r}"
+        )
     for name in grid.names:
         try:
             level_dirname(name, 1, level_names)

@@ -61,6 +61,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="default: npy for cifar, else jpeg",
     )
+    _add_suite_arguments(p)
+    add_list_argument(
+        p, "--severities", default=["1-5"], metavar="S", help="severities, e.g. 1-5 (default), 3"
+    )
+    _add_tree_arguments(p)
+    add_quality_argument(
+        p,
+        f"JPEG quality of the outputs (default {DATASET_QUALITY}, as ImageNet-C; --layout tree: each "
+        "source's own "
+        "quality when its quantisation tables are libjpeg's scaled tables, else 95)",
+        default=None,
+    )
+    add_build_args(p)
+    p.set_defaults(func=run, on_interrupt=build_interrupted)
+
+
+def _add_suite_arguments(p: argparse.ArgumentParser) -> None:
+    """--suite, --corruptions and --level-names: which corruptions, and how their level folders
+    are named."""
     p.add_argument(
         "--suite",
         choices=corruption_suites(),
@@ -78,9 +97,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "extra, noise, blur, weather, digital; cbar: imagenet_c_bar (default), cifar10_c_bar "
         "(default with --profile cifar), all, benchmark, extra, a family",
     )
-    add_list_argument(
-        p, "--severities", default=["1-5"], metavar="S", help="severities, e.g. 1-5 (default), 3"
+    p.add_argument(
+        "--level-names",
+        choices=LEVEL_NAMES,
+        default=None,
+        help="--format jpeg: level folders 1..5 (severity, default; ImageNet-C and the released "
+        "ImageNet-C-bar) or named by the original level, as make_imagenet_c_bar.py writes them "
+        "(value: caustic_refraction/2.35/; --suite cbar only)",
     )
+
+
+def _add_tree_arguments(p: argparse.ArgumentParser) -> None:
+    """--layout and the options of --layout tree."""
     p.add_argument(
         "--layout",
         choices=LAYOUTS,
@@ -103,23 +131,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="--layout tree: do not link the copied files into each OUT/<corruption>/<severity>/",
     )
-    p.add_argument(
-        "--level-names",
-        choices=LEVEL_NAMES,
-        default=None,
-        help="--format jpeg: level folders 1..5 (severity, default; ImageNet-C and the released "
-        "ImageNet-C-bar) or named by the original level, as make_imagenet_c_bar.py writes them "
-        "(value: caustic_refraction/2.35/; --suite cbar only)",
-    )
-    add_quality_argument(
-        p,
-        f"JPEG quality of the outputs (default {DATASET_QUALITY}, as ImageNet-C; --layout tree: each "
-        "source's own "
-        "quality when its quantisation tables are libjpeg's scaled tables, else 95)",
-        default=None,
-    )
-    add_build_args(p)
-    p.set_defaults(func=run, on_interrupt=build_interrupted)
 
 
 def run(args: argparse.Namespace) -> int:
