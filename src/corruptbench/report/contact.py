@@ -102,7 +102,13 @@ def corruption_grid(
 
 def _encode(canvas: Image.Image) -> bytes:
     buf = io.BytesIO()
-    canvas.save(buf, format="JPEG", quality=90, subsampling=0, optimize=True)
+    try:
+        canvas.save(buf, format="JPEG", quality=90, subsampling=0, optimize=True)
+    except OSError:
+        # Pillow gives an optimised JPEG a buffer of one byte per pixel; a sheet of noisy
+        # cells (C-bar's) can need more ("Suspension not allowed here"): plain Huffman tables
+        buf = io.BytesIO()
+        canvas.save(buf, format="JPEG", quality=90, subsampling=0)
     return buf.getvalue()
 
 
