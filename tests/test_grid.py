@@ -118,3 +118,29 @@ def test_perturbation_difficulties_above_one_only_for_noise() -> None:
     )
     with pytest.raises(GridError, match="difficulties 2 and 3 exist only for gaussian_noise"):
         select("p", ["rotate", "tilt"], [2, 3])
+
+
+def test_suites_defaults_and_reference_order() -> None:
+    """The suite a command takes is checked; with no names, ImageNet-C's 19, or for ``cbar`` the
+    benchmark whose level table the profile reads (CIFAR-10-C-bar's ten for ``cifar``)."""
+    assert grid.check_suite("c", "cbar") == "cbar"
+    with pytest.raises(GridError, match="^suite must be one of imagenet_c, cbar, got 'x'$"):
+        grid.check_suite("c", "x")
+    with pytest.raises(GridError, match="^suite must be one of imagenet_c, got 'cbar'$"):
+        select("p", suite="cbar")
+    with pytest.raises(GridError, match="^suite must be one of imagenet_c, cbar, got 'x'$"):
+        select("c", suite="x")
+    assert grid.default_subset() == "all" and grid.default_subset("imagenet_c", "cifar") == "all"
+    assert grid.default_subset("cbar") == grid.default_subset("cbar", "tiny") == "imagenet_c_bar"
+    assert grid.default_subset("cbar", "cifar") == "cifar10_c_bar"
+    bar = grid.subsets("c", "cbar")
+    assert "sparkles" in bar["imagenet_c_bar"] and "ripple" in bar["cifar10_c_bar"]
+    assert len(bar["imagenet_c_bar"]) == len(bar["cifar10_c_bar"]) == 10
+    assert grid.suite_of("sparkles") == "cbar" and grid.suite_of("fog") == "imagenet_c"
+    assert grid.reference_order(["sparkles", "fog", "gaussian_noise"]) == (
+        "gaussian_noise",
+        "fog",
+        "sparkles",
+    )
+    g = select("c", "imagenet_c_bar", [1], suite="cbar")
+    assert g.names == bar["imagenet_c_bar"] and g.suite == "cbar"

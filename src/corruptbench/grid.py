@@ -32,7 +32,15 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .errors import Arg, ArgumentError
-from .registry import canonical_name, corruption_specs, perturbation_specs, resolve_alias, suggest
+from .registry import (
+    canonical_name,
+    corruption_specs,
+    corruption_suites,
+    perturbation_specs,
+    resolve_alias,
+    suggest,
+)
+from .tables.cbar import table_key
 
 __all__ = [
     "GridKind",
@@ -48,6 +56,10 @@ __all__ = [
     "SUBSET_ALIASES",
     "subsets",
     "subset_names",
+    "check_suite",
+    "default_subset",
+    "suite_of",
+    "reference_order",
     "resolve_name",
     "resolve_names",
     "check_levels",
@@ -162,6 +174,38 @@ def subset_names(kind: str, subset: str, suite: str = "imagenet_c") -> tuple[str
             f"unknown subset {subset!r}{suggest(key, list(known))} (choices: {', '.join(known)})"
         )
     return known[key]
+
+
+def check_suite(kind: str, suite: object) -> str:
+    """``suite`` when ``kind`` has it: for corruptions a registered suite
+    (:func:`corruptbench.registry.corruption_suites`: ``imagenet_c``, ``cbar``), for perturbations
+    ``imagenet_c`` only (ImageNet-P's). Else a :class:`GridError` naming the argument ``suite``."""
+    known = corruption_suites() if kind == "c" else ("imagenet_c",)
+    if not isinstance(suite, str) or suite not in known:
+        raise GridError(Arg("suite"), f" must be one of {', '.join(known)}, got {suite!r}")
+    return suite
+
+
+def default_subset(suite: str = "imagenet_c", profile: str | None = None) -> str:
+    """The corruptions a command takes when none are named: the subset of ``suite`` named after
+    the benchmark whose level table ``profile`` reads (:func:`corruptbench.tables.cbar.table_key`:
+    ``cifar10_c_bar`` for ``cifar``, else ``imagenet_c_bar``: CIFAR-10-C-bar's or ImageNet-C-bar's
+    ten), else ``all`` (ImageNet-C's 19)."""
+    key = table_key(profile or "imagenet")
+    return key if key in subsets("c", suite) else "all"
+
+
+def suite_of(name: str) -> str:
+    """The suite of the registered corruption ``name`` (canonical, as :func:`resolve_name`
+    returns it)."""
+    return next(s.suite for s in corruption_specs(None) if s.name == name)
+
+
+def reference_order(names: Sequence[str]) -> tuple[str, ...]:
+    """The registered corruptions among ``names`` suite by suite (ImageNet-C's first), each
+    suite in its reference order: the order results files and reports list them in."""
+    wanted = set(names)
+    return tuple(s.name for s in corruption_specs(None) if s.name in wanted)
 
 
 def resolve_name(kind: str, name: object, *, suite: str | None = None) -> str:
@@ -299,6 +343,7 @@ def select(
     """
     if kind not in GRID_KINDS:
         raise GridError(f"kind must be 'c' or 'p', got {kind!r}")
+    check_suite(kind, suite)
     grid = Grid(kind, resolve_names(kind, names, suite=suite), check_levels(kind, levels), suite)
     if not grid.cells:
         noise = ", ".join(s.name for s in _specs("p", None) if s.noise)

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import tarfile
 from pathlib import Path
 
+import numpy as np
 import pytest
+from PIL import Image
 
-from builders.support import FAST, make_source, run_c
+from builders.support import FAST, make_source, run_c, tree, write_batch
+from corruptbench import corrupt
 from corruptbench.builders import BuildError, BuildSummary, ItemResult, build, format_summary
 from corruptbench.errors import ArgumentError
+from corruptbench.grid import subsets
+from corruptbench.ops.preprocess import profile_preprocess
+from corruptbench.pipeline import item_seed, open_source
+
+
+def tar_members(path: Path) -> dict[str, bytes]:
+    """Every member of a tar shard: name -> bytes."""
+    with tarfile.open(path) as tf:
+        return {m.name: tf.extractfile(m).read() for m in tf if m.isfile()}  # type: ignore[union-attr]
 
 
 def test_arguments_are_checked_before_any_work(tmp_path: Path) -> None:
@@ -270,3 +284,132 @@ def test_a_full_disk_leaves_no_temporary_files(tmp_path: Path) -> None:
     again = subprocess.run([*cmd, "--no-progress"], capture_output=True, text=True, cwd=REPO)
     assert again.returncode == 0, again.stderr
     assert json.loads((out / "shards.json").read_text())["complete"]
+
+
+# ------------------------------------------------------------------------------------------------
+# ImageNet-C-bar / CIFAR-10-C-bar (suite cbar)
+# ------------------------------------------------------------------------------------------------
+#: two ImageNet-C-bar corruptions with random draws (a compiled noise, a Python-loop pattern)
+CBAR_FAST = ["blue_noise_sample", "checkerboard_cutout"]
+
+
+def _pillow_jpeg(arr: np.ndarray) -> bytes:
+    """make_imagenet_c_bar.py's save: ``Image.fromarray(np.uint8(image)).save(path, quality=85,
+    optimize=True)``."""
+    buf = io.BytesIO()
+    Image.fromarray(np.uint8(arr)).save(buf, format="JPEG", quality=85, optimize=True)
+    return buf.getvalue()
+
+
+def test_imagenet_c_bar_build_value_named_levels_and_bytes(tmp_path: Path) -> None:
+    """make-c --suite cbar: <corruption>/<level>/<wnid>/<file>.JPEG, Resize(256) +
+    CenterCrop(224), corrupt with the item's seed at ImageNet-C-bar's level, Pillow's q85
+    optimize bytes; the level folders named 1..5 or by value hold the same files."""
+    src = make_source(tmp_path, 3)
+    kw = dict(profile="imagenet", fmt="jpeg", levels=[1, 2, 3, 4, 5], workers=1, progress=False)
+    value = build(
+        "c", src, tmp_path / "v", names=CBAR_FAST, suite="cbar", level_names="value", **kw
+    )
+    plain = build("c", src, tmp_path / "s", names=CBAR_FAST, suite="cbar", **kw)
+    assert value.exit_code == plain.exit_code == 0 and value.written == 3 * 2 * 5
+    v_tree, s_tree = tree(tmp_path / "v"), tree(tmp_path / "s")
+    levels = {
+        "blue_noise_sample": (0.8, 1.6, 2.4, 4.0, 5.6),
+        "checkerboard_cutout": (2, 3, 4, 5, 6),
+    }
+    for name, values in levels.items():
+        assert sorted(p.name for p in (tmp_path / "v" / name).iterdir()) == sorted(
+            f"{x:.2f}" for x in values
+        )
+    for rel in [p.relative_to(src).as_posix() for p in sorted(src.rglob("*.JPEG"))]:
+        img = profile_preprocess(Image.open(src / rel), "imagenet")
+        for name in CBAR_FAST:
+            for s, level in enumerate(levels[name], 1):
+                out = corrupt(img, name, s, rng=item_seed(0, "c", name, s, rel))
+                data = (tmp_path / "s" / name / str(s) / rel).read_bytes()
+                assert data == _pillow_jpeg(out)
+                assert v_tree[f"{name}/{level:.2f}/{rel}"] == s_tree[f"{name}/{s}/{rel}"]
+    manifest = json.loads((tmp_path / "v" / "manifest.json").read_text())
+    assert manifest["params"]["suite"] == "cbar"
+    assert manifest["params"]["level_names"] == "value"
+    assert manifest["layout"] == "<corruption>/<level value>/<class>/<file> (JPEG)"
+    assert "level_names" not in json.loads((tmp_path / "s" / "manifest.json").read_text())["params"]
+
+
+def test_imagenet_c_manifests_name_no_suite_or_level_naming(tmp_path: Path) -> None:
+    """The suite and the level naming are recorded only when not the default: an ImageNet-C
+    build's manifest (and its resume) is as before."""
+    src = make_source(tmp_path, 1)
+    run_c(src, tmp_path / "out", names=["gaussian_noise"], levels=[1])
+    params = json.loads((tmp_path / "out" / "manifest.json").read_text())["params"]
+    assert "suite" not in params and "level_names" not in params
+    assert run_c(src, tmp_path / "out", names=["gaussian_noise"], levels=[1]).nothing_to_do
+
+
+def test_cbar_defaults_are_the_profiles_benchmark(tmp_path: Path) -> None:
+    """No names: ImageNet-C-bar's ten, CIFAR-10-C-bar's ten with the cifar profile (checked
+    before any work, through the one grid)."""
+    src = make_source(tmp_path, 1)
+    kw = dict(fmt="jpeg", levels=[1], workers=1, progress=False, limit=1)
+    with pytest.raises(BuildError, match="^suite must be one of imagenet_c, cbar, got 'cbarr'$"):
+        build("c", src, tmp_path / "x", profile="imagenet", suite="cbarr", **kw)
+    assert subsets("c", "cbar")["imagenet_c_bar"] != subsets("c", "cbar")["cifar10_c_bar"]
+    write_batch(tmp_path / "test_batch", 4)
+    build("c", tmp_path / "test_batch", tmp_path / "c", profile="cifar", fmt="npy", levels=[1],
+          suite="cbar", workers=1, progress=False)  # fmt: skip
+    names = json.loads((tmp_path / "c" / "manifest.json").read_text())["params"]["corruptions"]
+    assert names == list(subsets("c", "cbar")["cifar10_c_bar"])
+    assert sorted(p.stem for p in (tmp_path / "c").glob("*.npy")) == sorted([*names, "labels"])
+
+
+def test_level_names_are_refused_where_they_do_not_apply(tmp_path: Path) -> None:
+    src = make_source(tmp_path, 1)
+    with pytest.raises(BuildError, match="^level_names 'value': 'fog' has no level values"):
+        run_c(src, tmp_path / "o", names=["fog", "sparkles"], level_names="value")
+    with pytest.raises(BuildError, match="^level_names applies to --format jpeg only$"):
+        run_c(src, tmp_path / "o", fmt="webdataset", names=["sparkles"], level_names="value")
+    with pytest.raises(BuildError, match="^level_names must be one of severity, value, got 'x'"):
+        run_c(src, tmp_path / "o", names=["sparkles"], level_names="x")
+    assert not (tmp_path / "o").exists()
+
+
+def test_cifar10_c_bar_build_as_make_cifar10_c_bar(tmp_path: Path) -> None:
+    """make-c --suite cbar --profile cifar on a CIFAR batch: <corruption>.npy (5 x N, 32, 32, 3)
+    severity-major and labels.npy (5 x N) as make_cifar10_c_bar.py, each image corrupted at
+    CIFAR-10-C-bar's level with its item seed (the batch's row names it)."""
+    images, labels = write_batch(tmp_path / "test_batch", 6)
+    s = build("c", tmp_path / "test_batch", tmp_path / "out", profile="cifar", fmt="npy",
+              names=["pinch_and_twirl", "sparkles"], levels=[1, 2, 3, 4, 5], suite="cbar",
+              workers=1, progress=False)  # fmt: skip
+    assert s.exit_code == 0
+    arr = np.load(tmp_path / "out" / "pinch_and_twirl.npy")
+    assert arr.shape == (30, 32, 32, 3) and arr.dtype == np.uint8
+    assert np.array_equal(np.load(tmp_path / "out" / "labels.npy"), np.tile(labels, 5))
+    source = open_source(tmp_path / "test_batch")
+    for sev in (1, 5):
+        for i, item in enumerate(source.items):
+            rng = item_seed(0, "c", "pinch_and_twirl", sev, item.rel)
+            want = corrupt(images[i], "pinch_and_twirl", sev, profile="cifar", rng=rng)
+            assert np.array_equal(arr[(sev - 1) * 6 + i], want)
+
+
+def test_tiny_imagenet_c_bar_and_shards(tmp_path: Path) -> None:
+    """Tiny-ImageNet-C-bar (ours: the tiny profile, 64 px, ImageNet-C-bar's levels) and the
+    WebDataset format of a C-bar build hold the same JPEG bytes as the folder build."""
+    src = make_source(tmp_path, 2)
+    kw = dict(
+        profile="tiny", names=["sparkles"], levels=[2], suite="cbar", workers=1, progress=False
+    )
+    build("c", src, tmp_path / "tiny", fmt="jpeg", **kw)
+    build("c", src, tmp_path / "shards", fmt="webdataset", **kw)
+    files = sorted((tmp_path / "tiny" / "sparkles" / "2").rglob("*.JPEG"))
+    assert len(files) == 2
+    with Image.open(files[0]) as im:
+        assert im.size == (64, 64)
+    rel = files[0].relative_to(tmp_path / "tiny" / "sparkles" / "2").as_posix()
+    img = profile_preprocess(Image.open(src / rel), "tiny")
+    want = corrupt(img, "sparkles", 2, profile="tiny", rng=item_seed(0, "c", "sparkles", 2, rel))
+    assert files[0].read_bytes() == _pillow_jpeg(want)
+    (tar,) = (tmp_path / "shards").glob("sparkles-2-*.tar")
+    jpgs = {n: d for n, d in tar_members(tar).items() if n.endswith(".jpg")}
+    assert sorted(jpgs.values()) == sorted(f.read_bytes() for f in files)

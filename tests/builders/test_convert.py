@@ -25,6 +25,7 @@ from builders.support import (
     tree,
     write_batch,
 )
+from corruptbench.builders import BuildError
 from corruptbench.builders.convert import convert, format_convert_summary
 from corruptbench.cli import main
 from corruptbench.datasets.imagenet import wnid_to_index
@@ -101,6 +102,30 @@ def test_the_jpeg_samples_equal_make_c_shards(released: Path, tmp_path: Path) ->
             assert [(k, m["jpg"], m["cls"], t) for k, m, t in made] == [
                 (k, m["jpg"], m["cls"], t) for k, m, t in conv
             ]
+
+
+def test_convert_of_value_named_cbar_levels(tmp_path: Path) -> None:
+    """ImageNet-C-bar with level folders named by value (``1.50``, make_imagenet_c_bar.py's):
+    the shards name the severity and hold make-c's webdataset samples; a folder whose value is
+    not a level of the corruption is refused before any work."""
+    src = make_source(tmp_path, 3)
+    cells = dict(names=["sparkles"], levels=[1, 4], suite="cbar", shard_size=3)
+    run_c(src, tmp_path / "value", level_names="value", **cells)
+    run_c(src, tmp_path / "made", fmt="webdataset", **cells)
+    assert sorted(p.name for p in (tmp_path / "value" / "sparkles").iterdir()) == ["1.00", "5.00"]
+    assert convert(tmp_path / "value", tmp_path / "conv", shard_size=3).samples == 6
+    for level in (1, 4):
+        made, conv = (
+            _cell(tmp_path / "made", "sparkles", level),
+            _cell(tmp_path / "conv", "sparkles", level),
+        )
+        assert [(k, m["jpg"], m["cls"]) for k, m, _ in made] == [
+            (k, m["jpg"], m["cls"]) for k, m, _ in conv
+        ]
+    (tmp_path / "value" / "sparkles" / "2.50" / "n01440764").mkdir(parents=True)
+    with pytest.raises(BuildError, match="sparkles/2.50: not a level of sparkles"):
+        convert(tmp_path / "value", tmp_path / "conv2")
+    assert not (tmp_path / "conv2").exists()
 
 
 def test_convert_selects_cells_and_skips_bad_files(released: Path, tmp_path: Path) -> None:

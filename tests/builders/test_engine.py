@@ -81,6 +81,25 @@ def test_sigkill_and_resume_gives_identical_bytes_npy(tmp_path: Path) -> None:
     assert np.load(full / "glass_blur.npy").shape == (2500, 32, 32, 3)
 
 
+def test_cbar_two_workers_and_sigkill_resume_give_one_workers_bytes(tmp_path: Path) -> None:
+    """ImageNet-C-bar with value-named level folders: 2 workers, and a run killed with SIGKILL
+    and resumed, write exactly the bytes of one worker (item seeds, as make-c's)."""
+    src = make_source(tmp_path, 8)
+    opts = ["--suite", "cbar", "--level-names", "value", "--no-progress", "--corruptions",
+            "blue_noise_sample,checkerboard_cutout,sparkles"]  # fmt: skip
+    one, two, killed = tmp_path / "one", tmp_path / "two", tmp_path / "killed"
+    assert main(["make-c", str(src), str(one), *opts, "--workers", "1"]) == 0
+    assert main(["make-c", str(src), str(two), *opts, "--workers", "2"]) == 0
+    assert len(list(one.rglob("*.JPEG"))) == 8 * 3 * 5
+    assert (one / "sparkles" / "5.00").is_dir()
+    assert tree(two) == tree(one)
+    cmd = cli_cmd("make-c", str(src), str(killed), *opts, "--workers", "2")
+    kill_when(cmd, lambda: len(list(killed.rglob("*.JPEG"))) >= 12)
+    assert 12 <= len(list(killed.rglob("*.JPEG"))) < 8 * 3 * 5
+    assert subprocess.run(cmd, capture_output=True).returncode == 0
+    assert tree(killed) == tree(one)
+
+
 @pytest.mark.slow
 def test_one_worker_two_workers_and_ray_give_identical_bytes(tmp_path: Path) -> None:
     """Ray as on a user's machine: ``make-c --ray auto --workers 2`` starts its own Ray."""

@@ -14,6 +14,7 @@ from builders.support import make_source, tree, write_batch
 from corruptbench import corrupt
 from corruptbench.cli import main
 from corruptbench.datasets import cifar
+from corruptbench.grid import subsets
 from corruptbench.pipeline import item_seed
 from support import IMAGENET_SAMPLE, need_shared
 
@@ -518,3 +519,37 @@ def test_an_interrupted_build_stops_its_workers_and_says_so(tmp_path: Path, how:
     )
     assert again.returncode == 0, again.stderr
     assert json.loads((out / "shards.json").read_text())["complete"]
+
+
+def test_suite_cbar_defaults_subsets_and_level_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--suite cbar: the default is the profile's benchmark (ImageNet-C-bar's ten here), its
+    subsets resolve, --level-names value names the folders as make_imagenet_c_bar.py; wrong
+    combinations are refused naming the flags before any work."""
+    src = make_source(tmp_path, 1)
+    out = tmp_path / "out"
+    rc = main(["make-c", str(src), str(out), "--suite", "cbar", "--corruptions", "noise",
+               "--severities", "1", "--level-names", "value", "--no-progress"])  # fmt: skip
+    assert rc == 0, capsys.readouterr().err
+    names = json.loads((out / "manifest.json").read_text())["params"]["corruptions"]
+    assert names == list(subsets("c", "cbar")["noise"])
+    assert (out / "single_frequency_greyscale" / "1.00").is_dir()  # its level 1 is 1.0
+    bad = tmp_path / "bad"
+    assert (
+        main(["make-c", str(src), str(bad), "--level-names", "value", "--corruptions", "fog"]) == 2
+    )
+    assert "--level-names 'value': 'fog' has no level values" in capsys.readouterr().err
+    assert main(["make-c", str(src), str(bad), "--suite", "cbar", "--format", "webdataset",
+                 "--level-names", "value"]) == 2  # fmt: skip
+    assert "--level-names applies to --format jpeg only" in capsys.readouterr().err
+    assert main(["make-c", str(src), str(bad), "--suite", "cbar", "--corruptions", "fog_x"]) == 2
+    assert not bad.exists()
+    # the default of the suite: the profile's benchmark, listed in the manifest
+    write_batch(tmp_path / "test_batch", 2)
+    rc = main(["make-c", str(tmp_path / "test_batch"), str(tmp_path / "c"), "--suite", "cbar",
+               "--profile", "cifar", "--severities", "1", "--no-progress"])  # fmt: skip
+    assert rc == 0
+    params = json.loads((tmp_path / "c" / "manifest.json").read_text())["params"]
+    assert params["corruptions"] == list(subsets("c", "cbar")["cifar10_c_bar"])
+    assert params["suite"] == "cbar"

@@ -134,3 +134,19 @@ def test_an_unreadable_array_is_named(tmp_path: Path) -> None:
         cifar.load_npy(tmp_path / "fog.npy", mmap=False)
     with pytest.raises(FileNotFoundError):
         cifar.load_npy(tmp_path / "absent.npy")
+
+
+def test_cifar_c_bar_layout_in_its_suites_order(tmp_path: Path) -> None:
+    """CIFAR-10-C-bar's arrays: with ``suite="cbar"`` listed in the suite's order and its other
+    corruptions missing; with ImageNet-C's suite (the default) they are extra files after it."""
+    n = 3
+    for name in ("sparkles", "blue_noise_sample"):
+        np.save(tmp_path / f"{name}.npy", np.zeros((5 * n, 32, 32, 3), np.uint8))
+    np.save(tmp_path / "labels.npy", np.zeros(5 * n, np.uint8))
+    idx = cifar.scan_cifar_c(tmp_path, suite="cbar")
+    assert list(idx.files) == ["sparkles", "blue_noise_sample"] and idx.n == n  # the registry's
+    assert "ripple" in idx.missing and "fog" not in idx.missing
+    plain = cifar.scan_cifar_c(tmp_path)
+    assert list(plain.files) == ["blue_noise_sample", "sparkles"]  # extra files: sorted
+    assert "fog" in plain.missing
+    assert "ripple" not in plain.missing

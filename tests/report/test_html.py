@@ -140,3 +140,27 @@ def test_calibration_section(three: list[Path], tmp_path: Path) -> None:
     fog3 = cal.cell("fog", 3)
     assert fog3 is not None and f"{100 * fog3['ece']:.1f}%" in section
     assert "<b>Calibration</b>" in html  # how to read it
+
+
+def test_cbar_section_and_contact_sheet(three: list[Path], tmp_path: Path) -> None:
+    """A file holding both suites shows both: ImageNet-C's sections and the C-bar one (errors per
+    corruption and level with the level values, per-corruption means, the mean, the figure), and
+    the C-bar contact sheet of the sample photo."""
+    from results.support import make_cbar
+
+    both = write(tmp_path, "both.json", make_cbar("lite0", with_c=True, n=10))
+    only = write(tmp_path, "only.json", make_cbar("r50", 0.8, n=4, seed=1))
+    sample = np.random.default_rng(0).integers(0, 256, (230, 260, 3), dtype=np.uint8)
+    html = render_report([Results.from_json(p) for p in (*three, both, only)], sample=sample)
+    section = html[html.index('<section id="cbar">') :]
+    section = section[: section.index("</section>")]
+    assert "<h2>ImageNet-C-bar: top-1 error per corruption and level</h2>" in section
+    assert 'alt="C-bar error against level"' in section
+    res = Results.from_json(both)
+    assert res.cbar is not None and res.c is not None
+    assert f"<b>{100 * res.cbar.mean_error:.1f}%</b>" in section  # type: ignore[operator]
+    assert "<td>2.35, 3.2, 4.9, 6.6, 9.15</td>" in section  # caustic refraction's levels
+    assert "(partial: 4/10)" in section  # the other result covers 4 of the ten
+    assert '<a href="#cbar">ImageNet-C-bar</a>' in html and 'id="ce"' in html
+    assert 'alt="C-bar contact sheet"' in html
+    assert "C-bar levels</dt><dd>imagenet_c_bar.csv (ImageNet-C-bar)" in html

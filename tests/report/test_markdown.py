@@ -124,3 +124,32 @@ def test_csv_cells_never_run_as_formulas(tmp_path: Path) -> None:
     assert {r["model"] for r in rows} == {"'" + evil}
     assert all(not r[k].startswith(("=", "+", "@")) for r in rows for k in r)
     assert all(float(r["value"]) >= 0 for r in rows if r["value"])
+
+
+def test_cbar_in_markdown_and_csv(tmp_path: Path) -> None:
+    """C-bar results: a comparison (benchmark, clean, mean, per-corruption means) and each
+    result's errors per level in Markdown; one number per row in the CSV."""
+    from corruptbench.results import Results
+    from results.support import make_cbar, write
+
+    path = write(tmp_path, "c.json", make_cbar("m", n=2, benchmark="cifar10_c_bar"))
+    res = Results.from_json(path)
+    cb = res.cbar
+    assert cb is not None
+    out = tmp_path / "r.md"
+    assert main(["report", str(path), "--out", str(out)]) == 0
+    md = out.read_text(encoding="utf-8")
+    assert "### ImageNet-C-bar / CIFAR-10-C-bar (top-1 error)" in md
+    assert "### CIFAR-10-C-bar by level: m" in md
+    assert f"| m | CIFAR-10-C-bar | 25.0% | {100 * cb.mean_error:.1f}% (partial: 2/10) |" in md  # type: ignore[operator]
+    assert "| Brownish noise | 2.5 4 5.5 6.5 7 |" in md  # cifar10_c_bar.csv's levels
+    out = tmp_path / "r.csv"
+    assert main(["report", str(path), "--format", "csv", "--out", str(out)]) == 0
+    rows = list(csv.DictReader(out.open(encoding="utf-8")))
+    by = {(r["metric"], r["name"], r["severity"]): float(r["value"]) for r in rows if r["value"]}
+    name = next(iter(cb.errors))
+    assert by["cbar_error", name, "3"] == pytest.approx(cb.errors[name][2])  # type: ignore[arg-type]
+    assert by["cbar_level", name, "3"] == cb.levels[name][2]
+    assert by["cbar_mean_error", "cifar10_c_bar", ""] == pytest.approx(cb.mean_error)
+    assert by["clean_error", "", ""] == 0.25
+    assert ("cbar_extra_mean_error", "cifar10_c_bar", "") not in by  # none outside the ten

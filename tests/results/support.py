@@ -191,3 +191,39 @@ def make_partial(model_id: str, n: int, clean: float = 0.25) -> dict:
     errors = {k: [0.2, 0.3, 0.4, 0.5, 0.6] for k in BENCHMARK_CORRUPTIONS[:n]}
     keep = {k: v for k, v in data.items() if k in ("schema", "kind", "model", "dataset")}
     return Results.from_dict({**keep, "errors": errors, "clean_error": clean}).to_dict()
+
+
+def make_cbar(
+    model_id: str,
+    scale: float = 1.0,
+    *,
+    benchmark: str = "imagenet_c_bar",
+    n: int = 10,
+    clean: float | None = 0.25,
+    with_c: bool = False,
+    seed: int = 0,
+) -> dict:
+    """An eval-c results object with a C-bar part: the first ``n`` of ``benchmark``'s ten
+    corruptions, errors rising with the level (whole numbers of 400 images), written as
+    corruptbench writes it; ``with_c``: an ImageNet-C part too (:func:`make_results`, the same
+    clean error)."""
+    from corruptbench.grid import subsets
+    from corruptbench.results import CBarResults, Results
+
+    rng = np.random.default_rng(seed)
+    names = subsets("c", "cbar")[benchmark][:n]
+    errors = {
+        name: [round(min(1.0, scale * (0.2 + 0.1 * s) * rng.uniform(0.9, 1.1)) * 400) / 400
+               for s in range(5)]
+        for name in names
+    }  # fmt: skip
+    part = CBarResults(benchmark, errors, {k: [400] * 5 for k in errors}, clean, 400)
+    if with_c:
+        data = make_results(model_id, scale, clean or 0.0, seed=seed)
+        data["clean_count"] = 400  # one clean cell: the parts agree
+        data["clean_error"] = clean
+    else:
+        data = make_results(model_id, scale, 0.0, seed=seed)
+        data = {k: v for k, v in data.items() if k in ("schema", "kind", "model", "dataset")}
+    data["cbar"] = part.to_dict()
+    return Results.from_dict(data, "cbar.json").to_dict()

@@ -68,3 +68,13 @@ def test_the_card_names_the_protocol_and_its_leaderboard_figures() -> None:
         f"<dt>Corruption accuracy, 75 cells (RobustBench corruptions_acc)</dt><dd>{acc}</dd>"
         in (card)
     )
+
+
+def test_cbar_card_and_figure() -> None:
+    from results.support import make_cbar
+
+    res = Results.from_dict(make_cbar("m", n=4), "m.json")
+    html = render_fragment([res])
+    assert "ImageNet-C-bar mean error" in html and 'alt="C-bar error vs level"' in html
+    assert '<span class="badge">partial: 4/10</span>' in html
+    assert 'alt="CE per corruption"' not in html  # no ImageNet-C part

@@ -6,6 +6,8 @@ import csv
 import io
 from pathlib import Path
 
+import pytest
+
 from corruptbench.metrics import load_p_baseline
 from corruptbench.results import Results, to_csv
 from results.support import make_results
@@ -57,3 +59,24 @@ def test_score_table_reads_back(tmp_path: Path) -> None:
     assert text.splitlines()[:2] == ["corruption,severity,score", "clean,0,0.36"]
     back = results_from_table(tmp_path / "m.csv", metric="box AP")
     assert back.score == res.score  # the scores are written with repr: exact
+
+
+def test_cbar_rows(tmp_path: Path) -> None:
+    """eval-c --csv of a file of both suites: the ImageNet-C rows, the C-bar rows (their mean
+    over the levels, no CE), one clean row, mCE and the C-bar mean."""
+    from results.support import make_cbar
+
+    res = Results.from_dict(make_cbar("m", with_c=True, n=2), "m.json")
+    assert res.cbar is not None
+    rows = list(csv.reader(io.StringIO(to_csv(res))))
+    names = [r[0] for r in rows]
+    assert names[20:22] == list(res.cbar.errors)  # after the header and the 19
+    sparkle = rows[20]
+    assert sparkle[7:9] == ["", ""] and sparkle[9] == "400"
+    assert float(sparkle[6]) == pytest.approx(res.cbar.corruption_errors()[sparkle[0]])
+    assert names.count("clean") == 1 and names[-2] == "mCE"
+    assert rows[-1][0] == "partial imagenet_c_bar mean (2 of 10)"
+    assert float(rows[-1][6]) == pytest.approx(res.cbar.mean_error)
+    only = Results.from_dict(make_cbar("m"), "o.json")
+    rows = list(csv.reader(io.StringIO(to_csv(only))))
+    assert [r[0] for r in rows[-2:]] == ["clean", "imagenet_c_bar mean"]

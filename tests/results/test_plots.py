@@ -291,3 +291,42 @@ def test_reliability_diagram_clean_vs_the_worst_severity() -> None:
     png = reliability_diagram([res])
     assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
     assert plt.get_fignums() == []
+
+
+def test_cbar_curves_draw_each_corruptions_errors_per_level() -> None:
+    """One panel per C-bar corruption (the registry's order), one line per model at 100 x its
+    errors, the clean error at 0, ticks naming the level values; dashed outside the benchmark."""
+    from corruptbench.results.plots import cbar_curves, cbar_curves_figure
+    from results.support import make_cbar
+
+    a = Results.from_dict(make_cbar("a", n=3), "a.json")
+    data = make_cbar("b", 0.8, n=2, seed=1)
+    data["cbar"]["errors"]["ripple"] = [0.5] * 5  # CIFAR-10-C-bar's, outside ImageNet-C-bar
+    data["cbar"]["counts"]["ripple"] = [400] * 5
+    for key in ("levels", "corruption_errors", "mean_error", "extra_mean_error"):
+        del data["cbar"][key]
+    b = Results.from_dict(data, "b.json")
+    fig = cbar_curves_figure([a, b])
+    assert fig is not None
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in axes] == [
+        "Single frequency greyscale",
+        "Cocentric sine waves",
+        "Plasma noise",
+        "Ripple",
+    ]
+    for ax, name in zip(axes, ("single_frequency_greyscale", "cocentric_sine_waves")):
+        lines = {ln.get_label(): ln for ln in ax.get_lines()}
+        for res in (a, b):
+            assert res.cbar is not None
+            ys = lines[res.label].get_ydata()
+            want = [res.cbar.clean_error, *res.cbar.errors[name]]
+            assert np.allclose(ys, [100 * v for v in want])  # type: ignore[operator]
+    ticks = [t.get_text() for t in axes[0].get_xticklabels()]
+    assert ticks == ["clean", "1\n1", "2\n1.5", "3\n2", "4\n4.5", "5\n5"]
+    (ripple,) = axes[3].get_lines()
+    assert ripple.get_linestyle() == "--" and len(axes[2].get_lines()) == 1
+    plt.close(fig)
+    png = cbar_curves([a])
+    assert png is not None and Image.open(io.BytesIO(png)).format == "PNG"
+    assert cbar_curves_figure([Results.from_dict(make_results("c", 1.0, 0.2), "c.json")]) is None

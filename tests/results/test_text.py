@@ -148,3 +148,32 @@ def test_calibration_headline_and_table() -> None:
     sev3 = next(ln for ln in lines if ln[:2] == ["sev", "3"])
     assert sev3[2] == "2/15" and sev3[5] == f"{100 * means['ece'][2]:.1f}%"
     assert not any(ln[:2] == ["sev", "2"] for ln in lines)  # not measured: no row
+
+
+def test_cbar_headline_table_and_notes() -> None:
+    """A C-bar part: its clean error (no ImageNet-C part to show it), test_c_bar.py's mean named
+    after the benchmark, partial when fewer than its ten corruptions; a table of the errors per
+    level with the levels' values and the mean row."""
+    from results.support import make_cbar
+
+    res = Results.from_dict(make_cbar("m", n=3), "m.json")
+    cb = res.cbar
+    assert cb is not None
+    rows = dict(headline_rows(res))
+    assert rows["Clean error"] == "25.0%"
+    label = "ImageNet-C-bar mean error [partial: 3/10 corruptions; not the benchmark's]"
+    assert rows[label] == f"{100 * cb.mean_error:.1f}%"  # type: ignore[operator]
+    text = res.summary()
+    assert "ImageNet-C-bar, top-1 error in % (test_c_bar.py's metric" in text
+    plasma = next(ln for ln in text.splitlines() if ln.lstrip().startswith("Plasma noise"))
+    assert plasma.rstrip().endswith("4.75 7 8.5 9.25 10")
+    assert f"{100 * cb.mean_error:.1f}" in next(  # type: ignore[operator]
+        ln for ln in text.splitlines() if ln.lstrip().startswith("mean (partial: 3/10)")
+    )
+    assert "note: the ImageNet-C-bar mean is partial; not at all five levels:" in text
+    both = Results.from_dict(make_cbar("m", with_c=True, benchmark="cifar10_c_bar"), "b.json")
+    rows = headline_rows(both)
+    assert [k for k, _ in rows].count("Clean error") == 1  # shown once, by the ImageNet-C part
+    assert "CIFAR-10-C-bar mean error" in dict(rows)
+    text = both.summary()
+    assert "ImageNet-C, all numbers in %" in text and "CIFAR-10-C-bar, top-1 error" in text

@@ -1,5 +1,5 @@
-"""ImageNetC, CIFAR10C / CIFAR100C and ImageNetP (corruptbench.torch.datasets) on make-c / make-p
-builds of real photos: class indices, severity slices, frames, and the errors they raise."""
+"""ImageNetC, CIFAR10C / CIFAR100C, ImageNetP, ImageNetCBar and CIFAR10CBar
+(corruptbench.torch.datasets) on make-c / make-p builds of real photos: class indices, severity slices, frames, and the errors they raise."""
 
 from __future__ import annotations
 
@@ -15,7 +15,14 @@ torch = pytest.importorskip("torch")
 from corruptbench.builders import build  # noqa: E402
 from corruptbench.datasets import wnid_to_index  # noqa: E402
 from corruptbench.errors import ArgumentError  # noqa: E402
-from corruptbench.torch import CIFAR10C, CIFAR100C, ImageNetC, ImageNetP  # noqa: E402
+from corruptbench.torch import (  # noqa: E402
+    CIFAR10C,
+    CIFAR100C,
+    CIFAR10CBar,
+    ImageNetC,
+    ImageNetCBar,
+    ImageNetP,
+)
 from photos import photo_arrays, photo_folder  # noqa: E402
 
 CELLS = ["fog", "contrast"]
@@ -243,3 +250,65 @@ def test_imagenet_p_errors(imagenet_p: Path, tmp_path: Path) -> None:
         ImageNetP(imagenet_p, "brightness", 4)
     with pytest.raises(ArgumentError, match="unknown perturbation 'brightnes'"):
         ImageNetP(imagenet_p, "brightnes")
+
+
+@pytest.fixture(scope="module")
+def cbar_builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """make-c --suite cbar of 3 bundled photos (sparkles, severities 1 and 3): level folders
+    named by value (``1.50``, as make_imagenet_c_bar.py) and by severity (the release's)."""
+    base = tmp_path_factory.mktemp("cbar")
+    src = photo_folder(base / "val", 3)
+    kw = dict(profile="imagenet", fmt="jpeg", names=["sparkles"], levels=[1, 3], suite="cbar")
+    build("c", src, base / "value", level_names="value", progress=False, **kw)
+    build("c", src, base / "severity", progress=False, **kw)
+    return {"value": base / "value", "severity": base / "severity"}
+
+
+def test_imagenet_c_bar_reads_both_level_namings(cbar_builds: dict[str, Path]) -> None:
+    """Severity 3 of sparkles is the folder ``3`` or ``3.00`` (imagenet_c_bar.csv's level): the
+    same files, the same ImageNet class indices; the paper's spellings resolve."""
+    by_value = ImageNetCBar(cbar_builds["value"], "sparkles", 3)
+    by_severity = ImageNetCBar(cbar_builds["severity"], "Sparkles", 3)
+    assert by_value.cell.name == "3.00" and by_severity.cell.name == "3"
+    assert len(by_value) == len(by_severity) == 3 and by_value.corruption == "sparkles"
+    assert [lab for _, lab in by_value.samples] == [lab for _, lab in by_severity.samples]
+    for (a, _), (b, _) in zip(by_value.samples, by_severity.samples):
+        assert a.read_bytes() == b.read_bytes()
+    image, label = by_value[0]
+    assert image.size == (224, 224) and label == by_value.samples[0][1]
+    with pytest.raises(
+        FileNotFoundError, match=r"corruption: .*single_frequency_greyscale is miss"
+    ):
+        ImageNetCBar(cbar_builds["value"], "single_frequency_grayscale", 1)  # the paper's spelling
+
+
+def test_imagenet_c_bar_errors(cbar_builds: dict[str, Path], tmp_path: Path) -> None:
+    with pytest.raises(ArgumentError, match="^corruption: .*'fog'"):
+        ImageNetCBar(cbar_builds["value"], "fog", 1)  # ImageNet-C's, not of suite cbar
+    with pytest.raises(ArgumentError, match="^corruption: unknown corruption 'sparkles'"):
+        ImageNetC(cbar_builds["value"], "sparkles", 1)  # and the other way round
+    with pytest.raises(FileNotFoundError, match=r"severity: no folder of severity 2 in .*sparkles"):
+        ImageNetCBar(cbar_builds["value"], "sparkles", 2)
+    bad = tmp_path / "sparkles" / "2.50" / "n01440764"
+    bad.mkdir(parents=True)
+    with pytest.raises(ArgumentError, match="sparkles/2.50: not a level of sparkles"):
+        ImageNetCBar(tmp_path, "sparkles", 1)
+
+
+def test_cifar10_c_bar_on_a_make_c_build(tmp_path: Path) -> None:
+    """make-c --suite cbar --profile cifar: CIFAR10CBar reads severity s's N rows of
+    ``<corruption>.npy`` with labels.npy's classes."""
+    images = np.stack(
+        [np.asarray(Image.fromarray(a).resize((32, 32))) for _, _, a in photo_arrays()]
+    )
+    labels = [3, 1, 8, 0, 9, 5][: len(images)]
+    batch = write_cifar_batch(tmp_path / "test_batch", images, labels)
+    build("c", batch, tmp_path / "c10cb", profile="cifar", fmt="npy", names=["ripple"],
+          levels=[1, 2, 3, 4, 5], suite="cbar", progress=False)  # fmt: skip
+    arr = np.load(tmp_path / "c10cb" / "ripple.npy")
+    n = len(images)
+    ds = CIFAR10CBar(tmp_path / "c10cb", "ripple", 4)
+    assert len(ds) == n and ds.targets == labels
+    assert np.array_equal(np.asarray(ds[1][0]), arr[3 * n + 1])
+    with pytest.raises(ArgumentError, match="^corruption: .*'fog'"):
+        CIFAR10CBar(tmp_path / "c10cb", "fog", 1)

@@ -177,6 +177,20 @@ def test_imagenet_c_bar_level_folders(tmp_path):
     ]
 
 
+def test_a_cbar_build_with_value_named_levels(tmp_path):
+    """make-c --suite cbar --level-names value: verify finds each level under its value folder
+    (the manifest's naming and profile) and names a missing one by its folder."""
+    out = tmp_path / "out"
+    run_c(make_source(tmp_path, 2), out, names=["sparkles"], suite="cbar", level_names="value")
+    report = check(out)
+    assert report.ok, format_report(report)
+    assert [c.key for c in report.cells] == [
+        f"sparkles/{v}" for v in ("1.00", "2.00", "3.00", "5.00", "6.00")
+    ]
+    shutil.rmtree(out / "sparkles" / "3.00")
+    assert check(out).missing_cells == ["sparkles/3.00"]
+
+
 def test_usage_errors(tmp_path):
     with pytest.raises(VerifyError, match="folder not found"):
         check(tmp_path / "nope")

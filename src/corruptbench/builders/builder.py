@@ -11,10 +11,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..datasets.imagenet_c import LEVEL_NAMES, level_dirname
 from ..errors import Arg
-from ..grid import SEVERITIES, Grid, GridError, resolve_names, select
+from ..grid import SEVERITIES, Grid, GridError, default_subset, select
 from ..pipeline import ITEM_SEED_FORMULA, Source, SourceItem, spread_subset
 from ..progress import progress as make_progress
+from ..registry import corruption_suites
 from ..safe_text import printable
 from ..validation import check_quality
 from ..version import __version__
@@ -78,8 +80,9 @@ def build(
     *,
     profile: str,
     fmt: str,
-    names: Sequence[str],
+    names: str | Sequence[str] | None = None,
     levels: Sequence[int],
+    suite: str = "imagenet_c",
     seed: int = 0,
     workers: int = 1,
     ray: str | None = None,
@@ -91,6 +94,7 @@ def build(
     shard_size: int | None = None,
     copy_files: Sequence[str] | None = None,
     links: bool | None = None,
+    level_names: str | None = None,
     progress: str | bool = "auto",
 ) -> BuildSummary:
     """Build (or resume) a corrupted dataset. The Python API behind make-c / make-p.
@@ -104,10 +108,17 @@ def build(
         fmt: a format of :data:`FORMATS`: ``jpeg`` / ``npy`` / ``tree`` / ``webdataset`` for c,
             ``mp4`` / ``npy`` / ``webdataset`` for p. ``tree``: every image of SRC at its own size
             and in its own format (:mod:`corruptbench.builders.tree`; also :func:`build_tree`).
-        names: corruptions (or perturbations) and subsets, in output order
-            (:func:`corruptbench.grid.resolve_names`).
+        names: corruptions (or perturbations) and subsets of ``suite``, in output order
+            (:func:`corruptbench.grid.resolve_names`); None: the suite's default for the profile
+            (:func:`corruptbench.grid.default_subset`: ImageNet-C's 19; for ``cbar``
+            CIFAR-10-C-bar's ten with the ``cifar`` profile, else ImageNet-C-bar's ten); make-p:
+            the 14 perturbations.
         levels: severities 1..5 (c) or difficulties 1..3 (p; levels above 1 only apply to the
             noise perturbations: :attr:`corruptbench.grid.Grid.cells`).
+        suite: the corruption suite whose subsets and default ``names`` resolve: ``imagenet_c``
+            or ``cbar`` (ImageNet-C-bar / CIFAR-10-C-bar: the corruptions of Mintun et al. 2021,
+            their levels by the profile: :mod:`corruptbench.tables.cbar`); recorded in the
+            manifest when not ``imagenet_c``.
         seed: base seed of :func:`~corruptbench.pipeline.item_seed`.
         workers: local worker processes (1 = in this process), or CPUs for a local Ray.
         ray: None (local), ``"auto"`` (start or join Ray via ``ray.init()``) or a Ray address.
@@ -124,6 +135,10 @@ def build(
         copy_files: (tree) glob patterns of files copied once into OUT, not corrupted.
         links: (tree) link the copied files into every ``<corruption>/<severity>/`` folder
             (default True).
+        level_names: (jpeg) how the level folders are named
+            (:data:`~corruptbench.datasets.imagenet_c.LEVEL_NAMES`): ``severity`` (default:
+            ``1``..``5``, as ImageNet-C and the released ImageNet-C-bar) or ``value`` (corruptions
+            of suite ``cbar`` only: the level, as make_imagenet_c_bar.py names them, ``2.35``).
         progress: ``"auto"`` (a rich bar on a terminal, plain lines otherwise), ``"bar"``,
             ``"lines"`` or ``"off"`` (:func:`corruptbench.progress.progress`); True = auto,
             False = off.
@@ -139,8 +154,11 @@ def build(
         "pix_fmt": pix_fmt,
         "copy_files": copy_files or None,
         "links": links,
+        "level_names": level_names,
     }
-    grid, output = _check(kind, fmt, names, levels, limit, options)
+    if names is None and kind == "c" and suite in corruption_suites():
+        names = default_subset(suite, profile)
+    grid, output = _check(kind, fmt, names, levels, limit, options, suite)
     shown = Path(out)
     # absolute paths travel to the workers: a Ray worker's working directory is not the driver's
     out = Path(os.path.abspath(out))
@@ -279,10 +297,11 @@ def _stopped(
 def _check(
     kind: str,
     fmt: str,
-    names: Sequence[str],
+    names: str | Sequence[str] | None,
     levels: Sequence[int],
     limit: int | None,
     options: dict[str, Any],
+    suite: str = "imagenet_c",
 ) -> tuple[Grid, OutputFormat]:
     """The grid and the output format, every argument checked (BuildError naming it)."""
     if kind not in FORMATS:
@@ -300,9 +319,27 @@ def _check(
     if limit is not None and limit < 1:
         raise BuildError(Arg("limit"), f" must be >= 1, got {limit}")
     try:
-        return select(kind, list(names), list(levels)), output
+        grid = select(kind, names, list(levels), suite=suite)
     except GridError as exc:
         raise BuildError(*exc.parts) from None
+    _check_level_names(grid, options.get("level_names"))
+    return grid, output
+
+
+def _check_level_names(grid: Grid, level_names: str | None) -> None:
+    """Level folders named by value exist for corruptions with level values only (suite
+    ``cbar``): any other name is refused before any work."""
+    if level_names in (None, "severity"):
+        return
+    if level_names not in LEVEL_NAMES:
+        raise BuildError(
+            Arg("level_names"), f" must be one of {', '.join(LEVEL_NAMES)}, got {level_names!r}"
+        )
+    for name in grid.names:
+        try:
+            level_dirname(name, 1, level_names)
+        except ValueError as exc:
+            raise BuildError(Arg("level_names"), f" {level_names!r}: {exc}") from None
 
 
 def _check_places(src: Path, out: Path, shown: Path, source: Source, grid: Grid) -> None:
@@ -357,6 +394,9 @@ def _manifest(
     params: dict[str, Any] = {
         "command": f"make-{grid.kind}",
         "profile": profile,
+        # the suite whose subsets the names were chosen from; absent for ImageNet-C, so the
+        # manifests of ImageNet-C builds (and their resumes) are unchanged
+        **({"suite": grid.suite} if grid.suite != "imagenet_c" else {}),
         "format": fmt,
         gk.names_arg: list(grid.names),
         gk.levels_arg: list(grid.levels),
@@ -453,9 +493,10 @@ def build_tree(
     src: str | os.PathLike[str],
     out: str | os.PathLike[str],
     *,
-    corruptions: str | Sequence[str] = "all",
+    corruptions: str | Sequence[str] | None = None,
     severities: Sequence[int] = SEVERITIES,
     profile: str = "imagenet",
+    suite: str = "imagenet_c",
     quality: int | None = None,
     copy_files: Sequence[str] | None = None,
     links: bool = True,
@@ -473,7 +514,9 @@ def build_tree(
     Args:
         src: the dataset root (images at any depth).
         out: output folder (new, empty, or an earlier run with the same parameters: resumed).
-        corruptions: a subset name (``all``, ``benchmark``: the 15 of COCO-C, a family) or names.
+        corruptions: a subset name of ``suite`` (``all``, ``benchmark``: the 15 of COCO-C, a
+            family) or names; None: the suite's default (:func:`corruptbench.grid.default_subset`:
+            ImageNet-C's 19, ImageNet-C-bar's ten).
         severities: severities 1..5.
         profile: the parameter tables (default ``imagenet``, the COCO-C convention), used at
             every image size.
@@ -483,22 +526,20 @@ def build_tree(
             ``OUT/<relative path>``, e.g. ``["annotations"]``; never corrupted.
         links: give every ``OUT/<corruption>/<severity>/`` relative links to the copied files,
             so each is a complete dataset root.
+        suite: ``imagenet_c`` or ``cbar``, as :func:`build`.
         seed, workers, ray, limit, progress: as :func:`build`.
 
     Returns:
         The run's :class:`BuildSummary` (``exit_code`` 1 when an item failed).
     """
-    try:
-        names = resolve_names("c", corruptions)
-    except GridError as exc:
-        raise BuildError(*exc.parts) from None
     return build(
         "c",
         src,
         out,
         profile=profile,
         fmt="tree",
-        names=names,
+        names=corruptions,
+        suite=suite,
         levels=list(severities),
         seed=seed,
         workers=workers,

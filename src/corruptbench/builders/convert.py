@@ -41,6 +41,7 @@ from ..datasets.webdataset import (
 )
 from ..errors import Arg
 from ..fileio import temp_path
+from ..grid import Cell
 from ..pipeline import Source, SourceItem, batch_rel, folder_label_kind, hash_lines
 from ..progress import progress as make_progress
 from ..registry import canonical_name
@@ -323,7 +324,10 @@ def _meta(c: str, s: int, source: str, file: str | None, wnid: str | None) -> di
 
 
 def _plan_tree(src: Path, names: list[str] | None, sevs: list[int]) -> _Plan:
-    index = scan_imagenet_c(src, names, sevs)
+    try:  # ImageNet-C-bar's level folders may be named by value (2.35): a bad value is refused
+        index = scan_imagenet_c(src, names, sevs)
+    except ValueError as exc:
+        raise BuildError(str(exc)) from None
     media_of = {".jpg": "jpg", ".jpeg": "jpg"}
     exts = {p.suffix.lower() for v in index.cells.values() for p, _ in v}
     medias = sorted({media_of.get(e, e.lstrip(".")) for e in exts})
@@ -346,7 +350,7 @@ def _plan_tree(src: Path, names: list[str] | None, sevs: list[int]) -> _Plan:
         kind,
         None,
         hash_lines(
-            f"{c}/{s}/{p.relative_to(src / c / str(s)).as_posix()}"
+            f"{c}/{s}/{p.relative_to(src / c / index.level_dirs[Cell(c, s)]).as_posix()}"
             for (c, s), v in index.cells.items()
             for p, _ in v
         ),

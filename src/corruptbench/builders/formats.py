@@ -47,7 +47,7 @@ class OutputFormat:
 #: kind ("c", "p") -> format name -> its writer and options (the CLI's --format choices)
 FORMATS: dict[str, dict[str, OutputFormat]] = {
     "c": {
-        "jpeg": OutputFormat("writers:JpegTreeWriter", ("quality",)),
+        "jpeg": OutputFormat("writers:JpegTreeWriter", ("quality", "level_names")),
         "npy": OutputFormat("writers:NpyCWriter"),
         "tree": OutputFormat("tree:TreeWriter", ("quality", "copy_files", "links")),
         "webdataset": OutputFormat("shards:WebDatasetCWriter", ("quality",)),

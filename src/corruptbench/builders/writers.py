@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..datasets.imagenet import ImageLoadError
+from ..datasets.imagenet_c import LEVEL_NAMES, level_dirname
 from ..datasets.video import (
     DEFAULT_PIX_FMT,
     DEFAULT_PRESET,
@@ -36,6 +37,7 @@ from ..datasets.video import (
     perturbation_dirname,
     write_mp4,
 )
+from ..errors import Arg
 from ..fileio import temp_path
 from ..pipeline import Source, SourceItem
 from ..profiles import PROFILES
@@ -165,19 +167,39 @@ class FileTreeWriter(Writer):
 @dataclass(frozen=True)
 class JpegTreeWriter(FileTreeWriter):
     """make-c: ``<corruption>/<severity>/<relative path>`` as JPEG (``quality``, optimised Huffman
-    tables: the bytes of Pillow's ``save(..., quality=q, optimize=True)``)."""
+    tables: the bytes of Pillow's ``save(..., quality=q, optimize=True)``).
+
+    ``level_names="value"`` (corruptions of suite ``cbar``): the level folders are named by the
+    original level of ``profile``'s table, as make_imagenet_c_bar.py names them (``2.35``:
+    :func:`~corruptbench.datasets.imagenet_c.level_dirname`)."""
 
     format: ClassVar[str] = "jpeg"
     quality: int = DATASET_QUALITY
+    level_names: str = "severity"
+    profile: str = "imagenet"
+
+    def __post_init__(self) -> None:
+        if self.level_names not in LEVEL_NAMES:
+            raise BuildError(
+                Arg("level_names"),
+                f" must be one of {', '.join(LEVEL_NAMES)}, got {self.level_names!r}",
+            )
 
     def layout(self) -> str:
-        return "<corruption>/<severity>/<class>/<file> (JPEG)"
+        level = "<level value>" if self.level_names == "value" else "<severity>"
+        return f"<corruption>/{level}/<class>/<file> (JPEG)"
 
     def manifest_params(self) -> dict[str, Any]:
-        return {"jpeg_quality": self.quality}
+        # recorded only when not the default, so ImageNet-C manifests stay as they were
+        named = {"level_names": self.level_names} if self.level_names != "severity" else {}
+        return {"jpeg_quality": self.quality, **named}
 
     def target(self, name: str, level: int, rel: str) -> str:
-        return os.path.join(self.out, name, str(level), output_name(rel, "jpeg"))
+        folder = str(level) if self.level_names == "severity" else self._value_dir(name, level)
+        return os.path.join(self.out, name, folder, output_name(rel, "jpeg"))
+
+    def _value_dir(self, name: str, level: int) -> str:
+        return level_dirname(name, level, self.level_names, self.profile)
 
     def output_key(self, rel: str) -> str | None:
         return output_name(rel, "jpeg").lower()

@@ -79,6 +79,8 @@ FLAGS = {
     "accept_unverified": "--accept-unverified",
     "retries": "--retries",
     "timeout": "--timeout",
+    "suite": "--suite",
+    "level_names": "--level-names",
 }
 
 

@@ -8,6 +8,7 @@ import argparse
 from ..corruptions import ALL_CORRUPTIONS
 from ..evaluation.common import CORRUPT_ON
 from ..protocols import DEFAULT_PROTOCOL, PROTOCOLS
+from ..registry import corruption_suites
 from .options import (
     add_list_argument,
     add_model_args,
@@ -30,7 +31,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Top-1 error per corruption and severity, CE, mCE (AlexNet-normalised), relative mCE. "
         "D: an ImageNet-C folder <corruption>/<severity>/<wnid>/<file> or a CIFAR-10/100-C folder "
         "(<corruption>.npy + labels.npy). ImageNet-C images are used as they are (no Resize(256)/"
-        "CenterCrop again); --clean images get Resize(256)+CenterCrop(224).",
+        "CenterCrop again); --clean images get Resize(256)+CenterCrop(224). ImageNet-C-bar "
+        "(level folders 1..5 or 2.35-style) and CIFAR-10-C-bar (<corruption>.npy + labels.npy): "
+        "test_c_bar.py's top-1 errors, their mean per corruption and overall.",
     )
     add_model_args(p)
     p.add_argument(
@@ -49,14 +52,24 @@ def register(sub: argparse._SubParsersAction) -> None:
         "= the mean error over the 15 benchmark corruptions (the reference's CIFAR test.py "
         "prints the mean over all 19)",
     )
+    p.add_argument(
+        "--suite",
+        choices=corruption_suites(),
+        default=None,
+        help="imagenet_c or cbar (ImageNet-C-bar / CIFAR-10-C-bar: test_c_bar.py's top-1 "
+        "errors, per-corruption and overall means, no normalisation); default: the data's (a "
+        "folder naming any ImageNet-C corruption is imagenet_c, one naming C-bar corruptions "
+        "only cbar; --on-the-fly: imagenet_c)",
+    )
     add_list_argument(
         p,
         "--corruptions",
         default=None,
         metavar="NAME",
-        help="corruption names and subsets (benchmark, extra, all, noise, blur, weather, "
+        help="corruption names and subsets of --suite (benchmark, extra, all, noise, blur, weather, "
         f"digital); default the --protocol's: all 19 for full ({', '.join(ALL_CORRUPTIONS)}), "
-        "the 15 benchmark ones for robustbench",
+        "the 15 benchmark ones for robustbench; --suite cbar: the data's benchmark "
+        "(imagenet_c_bar, or cifar10_c_bar for CIFAR data)",
     )
     p.add_argument(
         "--corrupt-on",
@@ -90,6 +103,7 @@ def run(args: argparse.Namespace) -> int:
         clean=args.clean,
         corruptions=None if args.corruptions is None else split_list(args.corruptions),
         severities=parse_levels(args.severities, "c"),
+        suite=args.suite,
         baseline=args.baseline,
         corrupt_on=args.corrupt_on,
         protocol=args.protocol,

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corruptions import ALL_CORRUPTIONS
+from ..grid import resolve_names
 
 __all__ = [
     "load_npy",
@@ -76,10 +76,16 @@ def _load(path: Path, mmap: bool) -> np.ndarray:
 
 
 def scan_cifar_c(
-    root: str | os.PathLike[str], corruptions: Iterable[str] | None = None
+    root: str | os.PathLike[str],
+    corruptions: Iterable[str] | None = None,
+    *,
+    suite: str = "imagenet_c",
 ) -> CifarCIndex:
-    """Index a CIFAR-10-C style folder (any subset of ``<corruption>.npy`` present).
+    """Index a CIFAR-10-C style folder (any subset of ``<corruption>.npy`` present; also
+    CIFAR-10-C-bar's).
 
+    ``corruptions``: the names to look for (default: every corruption of ``suite``,
+    :func:`corruptbench.grid.resolve_names`, then any other ``.npy`` but ``labels.npy``).
     ``n`` (images per severity) comes from ``labels.npy`` when present, else from the first array.
     Raises ValueError when an array does not have the ``(5N, H, W, 3)`` uint8 shape.
     """
@@ -95,14 +101,15 @@ def scan_cifar_c(
         if nlab % 5:
             raise ValueError(f"{labels}: {nlab} labels is not 5 x N")
         index.n = nlab // 5
+    known = resolve_names("c", None, suite=suite)
     names = (
         wanted
         if wanted is not None
-        else list(ALL_CORRUPTIONS)
+        else list(known)
         + sorted(
             p.stem
             for p in root.glob("*.npy")
-            if p.stem != "labels" and p.stem not in ALL_CORRUPTIONS and not p.name.startswith(".")
+            if p.stem != "labels" and p.stem not in known and not p.name.startswith(".")
         )
     )
     for name in names:

@@ -1,5 +1,7 @@
 """eval-c: top-1 error per corruption and severity, CE, mCE and relative mCE of one model, and the
-calibration of its softmax per cell (NLL, Brier, ECE, top-5 error: :mod:`.calibration`)."""
+calibration of its softmax per cell (NLL, Brier, ECE, top-5 error: :mod:`.calibration`); for the
+corruptions of ImageNet-C-bar / CIFAR-10-C-bar (suite ``cbar``) the metric of test_c_bar.py
+(:class:`~corruptbench.results.CBarResults`)."""
 
 from __future__ import annotations
 
@@ -12,9 +14,20 @@ from typing import Any
 
 import numpy as np
 
-from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
+from ..corruptions import BENCHMARK_CORRUPTIONS
 from ..errors import Arg, ArgumentError
-from ..grid import CLEAN, SEVERITIES, Cell, Grid, cell_key, select
+from ..grid import (
+    CLEAN,
+    SEVERITIES,
+    Cell,
+    Grid,
+    cell_key,
+    check_suite,
+    default_subset,
+    reference_order,
+    select,
+    suite_of,
+)
 from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
 from ..models.adapt import ModelLike, evaluation_mode, resolve_model
 from ..profiles import PROFILES
@@ -23,6 +36,7 @@ from ..protocols import DEFAULT_PROTOCOL, EvalProtocol, resolve_protocol
 from ..results import (
     Baseline,
     CalibrationResults,
+    CBarResults,
     CResults,
     DatasetInfo,
     Results,
@@ -30,6 +44,7 @@ from ..results import (
     now,
     resolve_baseline,
 )
+from ..tables.cbar import table_key
 from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
 from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
@@ -42,6 +57,7 @@ from .layouts import (
     OnTheFlyC,
     Selection,
     open_c_layout,
+    peek_c,
 )
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
@@ -58,6 +74,7 @@ def evaluate_c(
     clean: str | os.PathLike[str] | None = None,
     corruptions: Sequence[str] | None = None,
     severities: Sequence[int] | None = None,
+    suite: str | None = None,
     mean: Sequence[float] = IMAGENET_MEAN,
     std: Sequence[float] = IMAGENET_STD,
     input_size: int = 224,
@@ -95,9 +112,20 @@ def evaluate_c(
         clean: Clean images for the clean error of stored data (ImageNet folder:
             ``Resize(256)+CenterCrop(224)``; CIFAR: a batch file or a folder of 32 x 32 class
             sub-folders).
-        corruptions: Names or subsets (``benchmark``, ``extra``, ``all``, a family); default the
-            protocol's (``full``: all 19; ``robustbench``: the 15 benchmark ones).
+        corruptions: Names or subsets of ``suite`` (``benchmark``, ``extra``, ``all``, a family;
+            for ``cbar`` also ``imagenet_c_bar``, ``cifar10_c_bar``); default the protocol's
+            (``full``: all 19; ``robustbench``: the 15 benchmark ones), for the ``cbar`` suite the
+            benchmark of the data's profile (:func:`corruptbench.grid.default_subset`:
+            CIFAR-10-C-bar's ten for CIFAR data, else ImageNet-C-bar's ten).
         severities: Subset of 1..5 (default all five).
+        suite: ``imagenet_c`` or ``cbar`` (ImageNet-C-bar / CIFAR-10-C-bar, Mintun et al. 2021);
+            ``None`` (default): the data's (:func:`~corruptbench.evaluation.layouts.peek_c`: a
+            folder naming any ImageNet-C corruption is ``imagenet_c``, one naming C-bar
+            corruptions only ``cbar``; clean images on the fly ``imagenet_c``). It decides the
+            default corruptions and the subsets; the results hold each corruption in its
+            suite's part: ImageNet-C's (CE, mCE) and C-bar's (``Results.cbar``: test_c_bar.py's
+            top-1 errors and means, no normalisation), a grid of both suites both parts. A C-bar
+            folder's level folders may be ``1``..``5`` or the levels (``2.35``).
         mean, std: Per-channel normalisation of a module / callable's input (after ``/255``).
         input_size: Its input size: images that are not ``input_size`` square are resized
             (bilinear); ImageNet-C images are 224 already.
@@ -164,6 +192,7 @@ def evaluate_c(
             clean=clean,
             corruptions=corruptions,
             severities=severities,
+            suite=suite,
             batch_size=batch_size,
             limit=limit,
             seed=seed,
@@ -218,8 +247,13 @@ def _plan_c(
     corrupt_on: str,
     protocol: str,
     verify_shards: str = "hash",
+    suite: str | None = None,
 ) -> _CPlan:
-    proto, grid = _protocol_grid(protocol, corruptions, severities)
+    if isinstance(data, OnTheFly):
+        data = OnTheFly(data.open())  # opened once: the profile is read from it before the plan
+    found, hint = peek_c(data)
+    suite = found if suite is None else _suite(suite)
+    proto, grid = _protocol_grid(protocol, corruptions, severities, suite, profile or hint)
     _check_protocol_model(proto, model)
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
@@ -254,7 +288,7 @@ def _plan_c(
             " (its clean error is computed from SRC)",
         )
     # the names in the reference order: the order results files and reports use
-    names = [n for n in ALL_CORRUPTIONS if n in grid.names]
+    names = list(reference_order(grid.names))
     images = _protocol_images(proto)
     sel = Selection(
         names,
@@ -282,17 +316,40 @@ def _plan_c(
     return _CPlan(grid, layout, clean_set, base, on_device, limit, seed, proto)
 
 
+def _suite(suite: str) -> str:
+    """``suite`` checked (:func:`corruptbench.grid.check_suite`), or :class:`EvalError`."""
+    try:
+        return check_suite("c", suite)
+    except ArgumentError as exc:
+        raise EvalError(*exc.parts) from None
+
+
 def _protocol_grid(
-    protocol: str, corruptions: Sequence[str] | None, severities: Sequence[int] | None
+    protocol: str,
+    corruptions: Sequence[str] | None,
+    severities: Sequence[int] | None,
+    suite: str = "imagenet_c",
+    profile: str | None = None,
 ) -> tuple[EvalProtocol, Grid]:
-    """The protocol and the grid it evaluates: its corruptions and severities by default; other
-    ones are refused when the protocol fixes the benchmark (a subset of its cells is allowed)."""
+    """The protocol and the grid it evaluates: its corruptions (for the ``cbar`` suite the
+    benchmark of ``profile``) and severities by default; other ones are refused when the
+    protocol fixes the benchmark (a subset of its cells is allowed)."""
     try:
         proto = resolve_protocol(protocol)
+        if proto.fixed and suite != "imagenet_c":
+            raise EvalError(
+                f"protocol {proto.name} evaluates ImageNet-C's corruptions, not those of suite "
+                f"{suite!r}: use ",
+                Arg("protocol", "full", python='protocol="full"'),
+            )
+        default = (
+            proto.corruption_names() if suite == "imagenet_c" else default_subset(suite, profile)
+        )
         grid = select(
             "c",
-            proto.corruption_names() if corruptions is None else corruptions,
+            default if corruptions is None else corruptions,
             proto.severities if severities is None else severities,
+            suite=suite,
         )
     except ArgumentError as exc:
         raise EvalError(*exc.parts) from None
@@ -537,22 +594,35 @@ def _resumed(prev: Results, plan: _CPlan, calibration: CellCalibration) -> Tally
     and whose calibration statistics it holds (restored into ``calibration``)."""
     tally: Tally = {}
     run = prev.run or {}
-    if prev.c is None or run.get("limit") != plan.limit or run.get("seed") != plan.seed:
+    if (prev.c is None and prev.cbar is None) or run.get("limit") != plan.limit:
+        return tally
+    if run.get("seed") != plan.seed:
         return tally
     old_fp = run.get("cell_fingerprints", {})
     for cell in plan.want:
         key = cell_key(cell)
         if old_fp.get(key) != plan.layout.fingerprints.get(key):
             continue
-        if cell == CLEAN:
-            e, n = prev.c.clean_error, prev.c.clean_count
-        else:
-            pos = SEVERITIES.index(cell[1])
-            e = (prev.c.errors.get(cell[0]) or [None] * len(SEVERITIES))[pos]
-            n = (prev.c.counts.get(cell[0]) or [None] * len(SEVERITIES))[pos]
+        e, n = _previous_cell(prev, cell)
         if e is not None and n and calibration.restore(prev.calibration, key, int(n)):
             tally[cell] = [int(round((1.0 - e) * n)), int(n), 0]
     return tally
+
+
+def _previous_cell(prev: Results, cell: Cell) -> tuple[float | None, int | None]:
+    """The error and image count a results file holds for ``cell``: a C-bar corruption's in its
+    C-bar part, the others' (and the clean cell's, when it has one) in the ImageNet-C part."""
+    part: CResults | CBarResults | None
+    if cell == CLEAN:
+        part = prev.c if prev.c is not None else prev.cbar
+        return (part.clean_error, part.clean_count) if part is not None else (None, None)
+    part = prev.cbar if suite_of(cell.name) == "cbar" else prev.c
+    if part is None:
+        return None, None
+    pos = SEVERITIES.index(cell[1])
+    e = (part.errors.get(cell[0]) or [None] * len(SEVERITIES))[pos]
+    n = (part.counts.get(cell[0]) or [None] * len(SEVERITIES))[pos]
+    return e, n
 
 
 def _grid_rows(
@@ -599,15 +669,19 @@ def _c_results(
     calibration: CalibrationResults | None = None,
 ) -> Results:
     layout = plan.layout
-    names = [n for n in ALL_CORRUPTIONS if n in plan.grid.names]
-    errors, counts = _grid_rows(names, tally)
+    names = list(reference_order(plan.grid.names))
+    inc = [n for n in names if suite_of(n) != "cbar"]
+    bar = [n for n in names if suite_of(n) == "cbar"]
     clean = tally.get(CLEAN)
     clean_error = 1.0 - clean[0] / clean[1] if clean and clean[1] else None
-    summary = plan.baseline.summarize_c(errors, clean_error)
+    clean_count = clean[1] if clean and clean[1] else None
     notes = list(layout.notes) + list(extra_notes) + _missing_notes(names, tally)
-    if summary.partial:
-        n_ce = sum(1 for n in BENCHMARK_CORRUPTIONS if summary.ce.get(n) is not None)
-        notes.append(f"partial: mCE over {n_ce} of the 15 benchmark corruptions")
+    c = _c_part(plan, inc, tally, clean_error, clean_count, notes) if inc else None
+    cbar = None
+    if bar:
+        errors, counts = _grid_rows(bar, tally)
+        benchmark = table_key(layout.profile)
+        cbar = CBarResults(benchmark, errors, counts, clean_error, clean_count)
     return Results(
         kind="c",
         model=model.info(),
@@ -621,24 +695,43 @@ def _c_results(
             notes=notes,
             protocol=plan.protocol.name,
         ),
-        c=CResults(
-            errors=errors,
-            clean_error=clean_error,
-            ce={c: summary.ce.get(c) for c in names},
-            relative_ce={c: summary.relative_ce.get(c) for c in names},
-            mce=summary.mce,
-            relative_mce=summary.relative_mce,
-            mean_error=summary.mean_error,
-            extra_mean_error=summary.extra_mean_error,
-            baseline=plan.baseline.name,
-            partial=bool(summary.partial),
-            missing=list(summary.missing),
-            counts=counts,
-            clean_count=clean[1] if clean and clean[1] else None,
-        ),
+        c=c,
+        cbar=cbar,
         calibration=calibration,
         versions=library_versions(),
         time_s=round(elapsed, 3),
         created=now(),
         run=run,
+    )
+
+
+def _c_part(
+    plan: _CPlan,
+    names: list[str],
+    tally: Tally,
+    clean_error: float | None,
+    clean_count: int | None,
+    notes: list[str],
+) -> CResults:
+    """The ImageNet-C part: errors, CE and mCE against the plan's baseline (a note when the
+    mCE is partial)."""
+    errors, counts = _grid_rows(names, tally)
+    summary = plan.baseline.summarize_c(errors, clean_error)
+    if summary.partial:
+        n_ce = sum(1 for n in BENCHMARK_CORRUPTIONS if summary.ce.get(n) is not None)
+        notes.append(f"partial: mCE over {n_ce} of the 15 benchmark corruptions")
+    return CResults(
+        errors=errors,
+        clean_error=clean_error,
+        ce={c: summary.ce.get(c) for c in names},
+        relative_ce={c: summary.relative_ce.get(c) for c in names},
+        mce=summary.mce,
+        relative_mce=summary.relative_mce,
+        mean_error=summary.mean_error,
+        extra_mean_error=summary.extra_mean_error,
+        baseline=plan.baseline.name,
+        partial=bool(summary.partial),
+        missing=list(summary.missing),
+        counts=counts,
+        clean_count=clean_count,
     )

@@ -48,7 +48,8 @@ def render_report(
     """Render validated results as ``html``, ``md`` or ``csv`` text.
 
     For HTML with ``contact_sheet=True`` the sheet shows ``grid`` (``(clean, {corruption: images})``,
-    as the demo passes it) or, without it, ``sample`` (default: scikit-image's chelsea) corrupted here.
+    as the demo passes it) or, without it, ``sample`` (default: scikit-image's chelsea) corrupted here;
+    with C-bar results a second sheet shows ``sample`` under their benchmark's ten corruptions.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -69,8 +70,9 @@ def render_report(
     from ..results.page import render_html
     from . import contact
 
-    sheet = strip = None
+    sheet = strip = cbar_sheet = None
     if contact_sheet:
+        image = sample
         if grid is None:
             image = contact.sample_image() if sample is None else sample
             if not sample_name:
@@ -82,6 +84,7 @@ def render_report(
                 )
         sheet = contact.contact_sheet(*grid)
         strip = contact.perturbation_strip(sequences or {})
+        cbar_sheet = _cbar_sheet(results, image)
     return render_html(
         results,
         title=title,
@@ -90,6 +93,23 @@ def render_report(
         sample_name=sample_name,
         intro=intro,
         warnings=mismatches,
+        cbar_sheet=cbar_sheet,
+    )
+
+
+def _cbar_sheet(results: Sequence[Results], image: np.ndarray | None) -> bytes | None:
+    """The C-bar contact sheet of the first C-bar benchmark among ``results`` (ImageNet-C-bar's
+    ten, or CIFAR-10-C-bar's at 32 px), of ``image`` (default: scikit-image's chelsea); ``None``
+    without C-bar results."""
+    from . import contact
+
+    benchmark = next((r.cbar.benchmark for r in results if r.cbar is not None), None)
+    if benchmark is None:
+        return None
+    photo = contact.sample_image() if image is None else image
+    clean, grid = contact.cbar_grid(photo, benchmark)
+    return contact.cbar_contact_sheet(
+        clean, grid, benchmark, cell=224 if clean.shape[0] > 32 else 96
     )
 
 

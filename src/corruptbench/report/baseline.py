@@ -112,8 +112,8 @@ def _merged(c_res: Results, p_res: Results) -> Results:
 def dataset_mismatches(results: Sequence[Results]) -> list[str]:
     """Warnings for results that compare models on different data.
 
-    ImageNet-C style errors (eval-c, demo) are compared among themselves, ImageNet-P ones and task
-    scores likewise; each group whose data differ gets one line naming which results were
+    ImageNet-C style errors (eval-c, demo) are compared among themselves, C-bar ones, ImageNet-P
+    ones and task scores likewise; each group whose data differ gets one line naming which results were
     measured on which data (display labels, so repeated model ids are told apart). The data are
     compared by their content fingerprints when every result of the group has one (the same
     images in a folder or in WebDataset shards are the same data), else by fingerprint.
@@ -123,6 +123,7 @@ def dataset_mismatches(results: Sequence[Results]) -> list[str]:
     out: list[str] = []
     groups = (
         ("ImageNet-C", [r for r in results if r.c is not None]),
+        ("C-bar", [r for r in results if r.cbar is not None]),
         ("ImageNet-P", [r for r in results if r.p is not None]),
         ("task-score", [r for r in results if r.score is not None]),
     )
@@ -190,7 +191,8 @@ def apply_baseline(results: Sequence[Results], baseline: str | None) -> list[Res
     """
     if baseline is None:
         return list(results)
-    need_c = any(res.c is not None for res in results)
+    # C-bar parts are never normalised (test_c_bar.py's errors), but are eval-c results
+    need_c = any(res.c is not None or res.cbar is not None for res in results)
     ref = resolve_baseline(baseline, need="c" if need_c else "p", candidates=results)
     return [_renormalised(res, ref) for res in results]
 

@@ -8,18 +8,22 @@ blur and JPEG artefacts look exactly as the network sees them; it is stored as a
 from __future__ import annotations
 
 import io
+import textwrap
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from ..grid import SEVERITIES
+from ..grid import SEVERITIES, subsets
 from ..results.format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, pretty
+from ..tables.cbar import benchmark_levels
 
 __all__ = [
     "sample_image",
     "corruption_grid",
     "contact_sheet",
+    "cbar_grid",
+    "cbar_contact_sheet",
     "perturbation_sequences",
     "perturbation_strip",
 ]
@@ -70,23 +74,26 @@ def corruption_grid(
     corruptions: Sequence[str] | None = None,
     severities: Sequence[int] = SEVERITIES,
     seed: int = 0,
+    profile: str = "imagenet",
 ) -> tuple[np.ndarray, dict[str, list[np.ndarray | None]]]:
     """Corrupt one photo (Resize(256) + CenterCrop(224) first) with every corruption and severity.
 
     Corruptions that are not available (not registered, or failing) give ``None`` cells.
+    ``profile``: the parameter tables; any but ``imagenet`` takes ``image`` as it is (e.g. a
+    32 x 32 image for ``cifar``).
 
     Returns:
         ``(clean_224, {corruption: [image or None per severity]})``.
     """
     from ..api import corrupt
 
-    clean = _to_224(image)
+    clean = _to_224(image) if profile == "imagenet" else np.asarray(image, dtype=np.uint8)
     grid: dict[str, list[np.ndarray | None]] = {}
     for k, name in enumerate(corruptions or ALL_CORRUPTIONS):
         cells: list[np.ndarray | None] = []
         for s in severities:
             try:
-                cells.append(corrupt(clean, name, s, profile="imagenet", rng=seed + 1000 * k + s))
+                cells.append(corrupt(clean, name, s, profile=profile, rng=seed + 1000 * k + s))
             except Exception:  # unavailable corruption: leave a blank cell, the sheet says "n/a"
                 cells.append(None)
         grid[name] = cells
@@ -95,12 +102,21 @@ def corruption_grid(
 
 def _encode(canvas: Image.Image) -> bytes:
     buf = io.BytesIO()
-    canvas.save(buf, format="JPEG", quality=90, subsampling=0, optimize=True)
+    try:
+        canvas.save(buf, format="JPEG", quality=90, subsampling=0, optimize=True)
+    except OSError:
+        # Pillow gives an optimised JPEG a buffer of one byte per pixel; a sheet of noisy
+        # cells (C-bar's) can need more ("Suspension not allowed here"): plain Huffman tables
+        buf = io.BytesIO()
+        canvas.save(buf, format="JPEG", quality=90, subsampling=0)
     return buf.getvalue()
 
 
 def _sheet(
-    rows: Sequence[tuple[str, Sequence[np.ndarray | None]]], headers: Sequence[str], cell: int
+    rows: Sequence[tuple[str, Sequence[np.ndarray | None]]],
+    headers: Sequence[str],
+    cell: int,
+    resample: Image.Resampling = Image.Resampling.BILINEAR,
 ) -> bytes:
     n_cols = max(len(cells) for _, cells in rows)
     width = _LEFT + n_cols * (cell + _GAP)
@@ -137,7 +153,7 @@ def _sheet(
                 continue
             tile = Image.fromarray(np.asarray(img, dtype=np.uint8)[..., :3])
             if tile.size != (cell, cell):
-                tile = tile.resize((cell, cell), Image.Resampling.BILINEAR)
+                tile = tile.resize((cell, cell), resample)
             canvas.paste(tile, (x, y))
     return _encode(canvas)
 
@@ -153,6 +169,48 @@ def contact_sheet(
         rows.append((label, [clean, *cells]))
     headers = ["clean"] + [f"severity {s}" for s in range(1, n_sev + 1)]
     return _sheet(rows, headers, cell)
+
+
+def cbar_grid(
+    image: np.ndarray,
+    benchmark: str = "imagenet_c_bar",
+    *,
+    corruptions: Sequence[str] | None = None,
+    seed: int = 0,
+) -> tuple[np.ndarray, dict[str, list[np.ndarray | None]]]:
+    """One photo under C-bar corruptions (default the benchmark's ten) at severities 1..5 with
+    the benchmark's levels (:func:`corruption_grid`): at 224 x 224 (Resize(256) + CenterCrop(224))
+    for ``imagenet_c_bar``, for ``cifar10_c_bar`` at 32 x 32 (that crop shrunk with a box filter,
+    the size of CIFAR's images), as each dataset holds them."""
+    clean = _to_224(image)
+    profile = "imagenet"
+    if benchmark == "cifar10_c_bar":
+        clean = np.asarray(Image.fromarray(clean).resize((32, 32), Image.Resampling.BOX))
+        profile = "cifar"
+    names = list(corruptions or subsets("c", "cbar")[benchmark])
+    return corruption_grid(clean, corruptions=names, seed=seed, profile=profile)
+
+
+def cbar_contact_sheet(
+    clean: np.ndarray,
+    grid: Mapping[str, Sequence[np.ndarray | None]],
+    benchmark: str = "imagenet_c_bar",
+    *,
+    cell: int = 224,
+) -> bytes:
+    """JPEG bytes of :func:`cbar_grid`'s images: one row per corruption, labelled with the range
+    of its levels in ``benchmark``'s table, columns clean + severities; 32 px images are shown
+    enlarged without smoothing (nearest neighbour), so each pixel stays visible."""
+    rows = []
+    for name, cells in grid.items():
+        levels = benchmark_levels(name, benchmark)
+        title = "\n".join(textwrap.wrap(pretty(name), 19))  # the label column is 170 px wide
+        rows.append((f"{title}\nlevels {levels[0]:g}-{levels[-1]:g}", [clean, *cells]))
+    headers = ["clean"] + [f"severity {s}" for s in SEVERITIES]
+    small = clean.shape[0] < cell
+    return _sheet(
+        rows, headers, cell, Image.Resampling.NEAREST if small else Image.Resampling.BILINEAR
+    )
 
 
 def perturbation_sequences(

@@ -6,12 +6,14 @@ import csv
 import io
 from collections.abc import Callable, Sequence
 
-from ..grid import SEVERITIES, parse_cell_key
+from ..grid import SEVERITIES, parse_cell_key, reference_order
 from ..perturbations import ALL_PERTURBATIONS
-from ..results import CalibrationResults, Results
+from ..results import CalibrationResults, CBarResults, Results
 from ..results.format import (
     ALL_CORRUPTIONS,
     EXTRA_CORRUPTIONS,
+    cbar_mean_cell,
+    cbar_title,
     leaderboard_rows,
     num,
     pct,
@@ -19,7 +21,7 @@ from ..results.format import (
     score_num,
     summary_cells,
 )
-from ..results.parts import CALIBRATION_GROUPS, CALIBRATION_METRICS
+from ..results.parts import CALIBRATION_METRICS
 from ..results.text import calibration_rows
 from ..safe_text import csv_cell
 
@@ -91,7 +93,8 @@ def _score_sections(rows: Sequence[Results]) -> list[str]:
 
 def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) -> str:
     """Markdown tables: headline comparison (sorted by mCE), CE per corruption, error by severity,
-    ImageNet-P, task scores (P, mPC, rPC). Percentages with one decimal (flip probabilities with
+    ImageNet-C-bar / CIFAR-10-C-bar (test_c_bar.py's errors and means), ImageNet-P, task scores
+    (P, mPC, rPC). Percentages with one decimal (flip probabilities with
     two), task scores as measured. ``warnings`` (e.g. results from different datasets) are quoted
     under the heading."""
     from ..results.format import sort_by_mce  # not .html: Markdown needs no matplotlib
@@ -110,6 +113,9 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
         parts += _ce_table(c_rows)
         for r in c_rows:
             parts += _severity_table(r)
+    cbar_rows = [r for r in ordered if r.cbar is not None]
+    if cbar_rows:
+        parts += _cbar_sections(cbar_rows)
     if p_rows:
         parts += _p_table(p_rows)
     if s_rows:
@@ -200,6 +206,44 @@ def _severity_table(r: Results) -> list[str]:
     return [f"### Top-1 error by severity: {_md_cell(r.label)}", "", _table(header, rows), ""]
 
 
+def _cbar_sections(rows: Sequence[Results]) -> list[str]:
+    """C-bar results: one row per model (benchmark, clean error, mean error, each corruption's
+    mean over its levels), then each model's error per corruption and level."""
+    names = list(reference_order([n for r in rows if r.cbar for n in r.cbar.errors]))
+    table = []
+    for r in rows:
+        cb = r.cbar
+        assert cb is not None
+        means = cb.corruption_errors()
+        table.append(
+            [_md_cell(r.label), cbar_title(cb), pct(cb.clean_error), cbar_mean_cell(cb)]
+            + [pct(means.get(n)) for n in names]
+        )
+    header = ["Model", "Benchmark", "Clean error", "Mean error", *(pretty(n) for n in names)]
+    parts = ["### ImageNet-C-bar / CIFAR-10-C-bar (top-1 error)", "", _table(header, table), ""]
+    parts += [
+        "Mean error = test_c_bar.py's mean over the benchmark's ten corruptions x five levels; "
+        "per corruption, the mean over its levels. No baseline, no normalisation.",
+        "",
+    ]
+    for r in rows:
+        cb = r.cbar
+        assert cb is not None
+        means, levels, inside = cb.corruption_errors(), cb.levels, set(cb.corruptions)
+        body = [
+            [pretty(n) + ("" if n in inside else " (not in the mean)")]
+            + [" ".join(f"{v:g}" for v in levels[n])]
+            + [pct(v) for v in values]
+            + [pct(means.get(n))]
+            for n, values in cb.errors.items()
+        ]
+        body.append([f"**mean of {cbar_title(cb)}**", "", *[""] * 5, cbar_mean_cell(cb)])
+        header = ["Corruption", "levels", "1", "2", "3", "4", "5", "mean"]
+        parts += [f"### {cbar_title(cb)} by level: {_md_cell(r.label)}", ""]
+        parts += [_table(header, body), ""]
+    return parts
+
+
 def _p_table(p_rows: Sequence[Results]) -> list[str]:
     """Flip probability and top-5 distance per perturbation, the ImageNet-P results side by side."""
     names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)]
@@ -266,6 +310,10 @@ def render_csv(results: Sequence[Results]) -> str:
     ``partial_mce`` and ``partial_relative_mce``: the means over those evaluated), for a protocol
     with a leaderboard ``clean_acc`` and ``corruptions_acc`` (``name``: the protocol, e.g.
     ``robustbench``),
+    for C-bar results ``cbar_mean_error`` and ``cbar_extra_mean_error`` (``name``: the benchmark,
+    ``imagenet_c_bar`` or ``cifar10_c_bar``), ``cbar_error`` and ``cbar_level`` (the level's value)
+    per corruption and severity 1..5, ``cbar_corruption_error`` (a corruption's mean over its
+    levels) and, without an ImageNet-C part, ``clean_error``,
     or for task-score grids ``clean_score`` (P), ``mpc``, ``rpc``, ``score`` (a cell),
     ``score_mean`` and ``relative_score`` (mean / P of a corruption); ``name`` is the corruption /
     perturbation (empty for model-level numbers); ``severity`` is 1..5 for ``error`` and ``score``
@@ -322,6 +370,8 @@ def render_csv(results: Sequence[Results]) -> str:
             ):
                 for name, v in table.items():
                     row(r, metric, name, None, v)
+        if r.cbar is not None:
+            _cbar_csv(r.cbar, lambda *a, r=r: row(r, *a), clean=c is None)
         g = r.score
         if g is not None:
             row(r, "clean_score", "", None, g.clean)
@@ -339,6 +389,21 @@ def render_csv(results: Sequence[Results]) -> str:
     return buf.getvalue()
 
 
+def _cbar_csv(cb: CBarResults, row: Callable[..., None], clean: bool) -> None:
+    """The C-bar rows of one result (see :func:`render_csv`); ``clean``: with its clean error
+    (when no ImageNet-C part gave it)."""
+    if clean:
+        row("clean_error", "", None, cb.clean_error)
+    row("cbar_mean_error", cb.benchmark, None, cb.mean_error)
+    row("cbar_extra_mean_error", cb.benchmark, None, cb.extra_mean_error)
+    means, levels = cb.corruption_errors(), cb.levels
+    for name, values in cb.errors.items():
+        for s, v in zip(SEVERITIES, values):
+            row("cbar_error", name, s, v)
+            row("cbar_level", name, s, levels[name][s - 1])
+        row("cbar_corruption_error", name, None, means.get(name))
+
+
 def _calibration_csv(cal: CalibrationResults, row: Callable[..., None]) -> None:
     """The calibration rows of one result (see :func:`render_csv`)."""
     row("ece_bins", "", None, cal.ece_bins)
@@ -347,7 +412,7 @@ def _calibration_csv(cal: CalibrationResults, row: Callable[..., None]) -> None:
         for metric in CALIBRATION_METRICS[1:]:
             row(metric, cell.name, cell.level, m[metric])
     if cal.has_severities:
-        for group in CALIBRATION_GROUPS:
+        for group in cal.groups():
             means = cal.severity_means(group)
             for i, sev in enumerate(SEVERITIES):
                 row("corruptions_measured", group, sev, means["corruptions"][i])

@@ -1,7 +1,9 @@
 """One results type for eval-c, eval-p, the demo and the report (schema ``corruptbench.results/1``).
 
 * :mod:`~corruptbench.results.core` — :class:`Results`: ``to_json`` / ``from_json``, validated.
-* :mod:`~corruptbench.results.parts` — its parts :class:`CResults`, :class:`PResults`,
+* :mod:`~corruptbench.results.cbar_part` — the ImageNet-C-bar / CIFAR-10-C-bar part, read back
+  checked.
+* :mod:`~corruptbench.results.parts` — its parts :class:`CResults`, :class:`CBarResults`, :class:`PResults`,
   :class:`ScoreResults`, :class:`DatasetInfo`, and ``ResultsLike``, what its views read of it.
 * :mod:`~corruptbench.results.calibration` — the calibration part (NLL, Brier, ECE per cell):
   :func:`make_calibration_part`, reading it back checked.
@@ -27,7 +29,14 @@ from .baselines import BUILT_IN_BASELINES, Baseline, resolve_baseline
 from .calibration import make_calibration_part
 from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
-from .parts import CalibrationResults, CResults, DatasetInfo, PResults, ScoreResults
+from .parts import (
+    CalibrationResults,
+    CBarResults,
+    CResults,
+    DatasetInfo,
+    PResults,
+    ScoreResults,
+)
 from .provenance import library_versions, model_key, now
 from .scores import make_score_part
 
@@ -41,6 +50,7 @@ __all__ = [
     "KINDS",
     "Results",
     "CResults",
+    "CBarResults",
     "PResults",
     "ScoreResults",
     "CalibrationResults",

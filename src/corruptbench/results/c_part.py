@@ -34,7 +34,6 @@ __all__ = ["parse_c", "summarize_errors", "BUILT_IN_C_BASELINES"]
 
 #: the baselines whose errors corruptbench knows, so that a file's CEs can be recomputed
 BUILT_IN_C_BASELINES = ("alexnet", "uniform")
-_WHOLE = 1e-6  #: how far ``(1 - error) * count`` may be from an integer (float rounding)
 
 
 def summarize_errors(
@@ -54,14 +53,6 @@ def summarize_errors(
         raise Reader(source).fail(f"cannot compute CE: {exc}") from None
 
 
-def _row(r: Reader, where: str, values: Any, what: str) -> None:
-    """A per-severity row is a list with one entry per severity of the grid."""
-    if not isinstance(values, list) or len(values) != len(SEVERITIES):
-        raise r.fail(
-            f"{where} must be a list of {len(SEVERITIES)} {what}, got {short_repr(values)}"
-        )
-
-
 def _errors(r: Reader, data: Mapping[str, Any]) -> dict[str, list[float | None]]:
     raw = r.obj(data, "errors", "")
     assert raw is not None
@@ -70,25 +61,11 @@ def _errors(r: Reader, data: Mapping[str, Any]) -> dict[str, list[float | None]]
     errors: dict[str, list[float | None]] = {}
     for key, values in raw.items():
         name = r.name(key, ALL_CORRUPTIONS, "corruption", "'errors'")
-        _row(r, f"errors[{key!r}]", values, "per-severity errors (null where absent)")
+        r.severity_row(f"errors[{key!r}]", values, "per-severity errors (null where absent)")
         errors[name] = [
             r.number(v, f"errors[{key!r}][severity {s}]") for s, v in zip(SEVERITIES, values)
         ]
     return {n: errors[n] for n in ALL_CORRUPTIONS if n in errors}
-
-
-def _whole(r: Reader, error: float | None, count: int | None, where: str) -> None:
-    """An error measured on ``count`` images is a whole number of them wrong."""
-    if count is None or error is None:
-        return
-    if count == 0:
-        raise r.fail(f"{where}: an error over 0 images")
-    wrong = error * count
-    if abs(wrong - round(wrong)) > _WHOLE * max(1, count):
-        raise r.fail(
-            f"{where}: error {error!r} is not a whole number of its {count} images "
-            f"({wrong:g} wrong); the error and the count disagree"
-        )
 
 
 def _counts(
@@ -100,13 +77,13 @@ def _counts(
         name = r.name(key, ALL_CORRUPTIONS, "corruption", "'counts'")
         if values is None:
             continue
-        _row(r, f"counts[{key!r}]", values, "image counts")
+        r.severity_row(f"counts[{key!r}]", values, "image counts")
         counts[name] = [
             r.integer(v, f"counts[{key!r}][severity {s}]") for s, v in zip(SEVERITIES, values)
         ]
         row = errors.get(name, [None] * len(SEVERITIES))
         for s, e, n in zip(SEVERITIES, row, counts[name]):
-            _whole(r, e, n, f"errors[{key!r}][severity {s}]")
+            r.whole(e, n, f"errors[{key!r}][severity {s}]")
     return counts
 
 
@@ -208,7 +185,7 @@ def parse_c(r: Reader, data: Mapping[str, Any]) -> CResults:
     counts = _counts(r, data, errors)
     clean_error = r.number(data.get("clean_error"), "'clean_error'")
     clean_count = r.integer(data.get("clean_count"), "'clean_count'")
-    _whole(r, clean_error, clean_count, "'clean_error'")
+    r.whole(clean_error, clean_count, "'clean_error'")
     baseline = data.get("baseline", "alexnet")
     if baseline is None:
         baseline = "alexnet"

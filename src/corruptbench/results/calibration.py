@@ -45,11 +45,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from ..corruptions import ALL_CORRUPTIONS
-from ..grid import CLEAN, SEVERITIES, Cell, parse_cell_key
+from ..grid import CLEAN, SEVERITIES, Cell, parse_cell_key, reference_order, suite_of
 from ..metrics.calibration import CalibrationStats
 from ..perturbations import ALL_PERTURBATIONS
-from .parts import CalibrationResults, CResults, PResults
+from ..registry import corruption_specs
+from .parts import CalibrationResults, CBarResults, CResults, PResults
 from .reader import Reader, short_repr
 
 __all__ = ["make_calibration_part", "parse_calibration"]
@@ -57,13 +57,18 @@ __all__ = ["make_calibration_part", "parse_calibration"]
 _REL_TOL = 1e-9  # another writer may sum in another order; a real disagreement is far larger
 
 
+#: every registered corruption, suite by suite (ImageNet-C's 19, then C-bar's 30), in order
+_CORRUPTIONS = reference_order([s.name for s in corruption_specs(None)])
+
+
 def _order(cell: Cell) -> tuple[int, int, int]:
-    """Clean first, then the corruptions' cells in the grid's order, then eval-p's frames."""
+    """Clean first, then the corruptions' cells in the grid's order (ImageNet-C's, then
+    C-bar's), then eval-p's frames."""
     if cell == CLEAN:
         return (0, 0, 0)
     if cell.level == 0:
         return (2, ALL_PERTURBATIONS.index(cell.name), 0)
-    return (1, ALL_CORRUPTIONS.index(cell.name), cell.level)
+    return (1, _CORRUPTIONS.index(cell.name), cell.level)
 
 
 def _readable(bins: int, ece_bins: int) -> bool:
@@ -104,7 +109,7 @@ def _cell(key: str) -> Cell:
     cell = parse_cell_key(key)
     known = (
         cell == CLEAN
-        or (cell.name in ALL_CORRUPTIONS and cell.level in SEVERITIES)
+        or (cell.name in _CORRUPTIONS and cell.level in SEVERITIES)
         or (cell.name in ALL_PERTURBATIONS and cell.level == 0)
     )
     if not known:
@@ -118,7 +123,12 @@ def _cell(key: str) -> Cell:
 # reading
 # ------------------------------------------------------------------------------------------------
 def parse_calibration(
-    r: Reader, data: Mapping[str, Any], *, c: CResults | None, p: PResults | None
+    r: Reader,
+    data: Mapping[str, Any],
+    *,
+    c: CResults | None,
+    p: PResults | None,
+    cbar: CBarResults | None = None,
 ) -> CalibrationResults | None:
     """The checked ``calibration`` object of a results file (``None`` when it has none).
 
@@ -147,11 +157,11 @@ def parse_calibration(
         part = make_calibration_part(stats, obj.get("ece_bins"))  # type: ignore[arg-type]
     except ValueError as exc:
         raise r.fail(f"calibration: {exc}") from None
-    if c is not None:
-        _check_c(r, part, c)
+    if c is not None or cbar is not None:
+        _check_c(r, part, c, cbar)
     if p is not None:
         _check_p(r, part, p)
-    if c is None and p is None and part.stats:
+    if c is None and p is None and cbar is None and part.stats:
         raise r.fail("'calibration' is given but the file has no ImageNet-C or -P part")
     _check_derived(r, obj, part)
     return part
@@ -218,19 +228,30 @@ def _check_cell(r: Reader, key: str, s: CalibrationStats, n: int | None, err: fl
         )
 
 
-def _check_c(r: Reader, part: CalibrationResults, c: CResults) -> None:
+def _check_c(
+    r: Reader, part: CalibrationResults, c: CResults | None, cbar: CBarResults | None
+) -> None:
+    """eval-c's cells against the part holding each: a C-bar corruption's against the ``cbar``
+    part, the others (and the clean cell, when the file has them) against the ImageNet-C part."""
     for key, s in part.stats.items():
         cell = parse_cell_key(key)
-        if cell == CLEAN:
-            _check_cell(r, key, s, c.clean_count, c.clean_error)
-        elif cell.level == 0:
+        if cell.level == 0 and cell != CLEAN:
             raise r.fail(
                 f"'calibration.stats' has {key!r}, a perturbation's cell, in eval-c results"
             )
+        holder: CResults | CBarResults | None
+        if cell == CLEAN:
+            holder = c if c is not None else cbar
+        else:
+            holder = cbar if suite_of(cell.name) == "cbar" else c
+        if holder is None:
+            _check_cell(r, key, s, None, None)
+        elif cell == CLEAN:
+            _check_cell(r, key, s, holder.clean_count, holder.clean_error)
         else:
             pos = SEVERITIES.index(cell.level)
-            counts = c.counts.get(cell.name) or [None] * len(SEVERITIES)
-            errors = c.errors.get(cell.name) or [None] * len(SEVERITIES)
+            counts = holder.counts.get(cell.name) or [None] * len(SEVERITIES)
+            errors = holder.errors.get(cell.name) or [None] * len(SEVERITIES)
             _check_cell(r, key, s, counts[pos], errors[pos])
 
 

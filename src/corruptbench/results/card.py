@@ -12,10 +12,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .format import DASH, leaderboard_rows, partial_tag, pct, sort_by_mce
+from .format import DASH, cbar_partial_tag, leaderboard_rows, partial_tag, pct, sort_by_mce
 from .parts import ResultsLike
-from .plots import ce_bars, flip_bars, png_data_uri, rpc_bars, score_curves, severity_curves
-from .text import calibration_headline, score_headline
+from .plots import (
+    cbar_curves,
+    ce_bars,
+    flip_bars,
+    png_data_uri,
+    rpc_bars,
+    score_curves,
+    severity_curves,
+)
+from .text import calibration_headline, cbar_headline, score_headline
 
 __all__ = ["CSS", "e", "figure", "summary_card", "render_fragment"]
 
@@ -134,6 +142,10 @@ def summary_card(res: ResultsLike) -> str:
         items += leaderboard_rows(res)
         if c.partial:
             badge = f'<span class="badge">{partial_tag(c)}</span>'
+    if res.cbar is not None:
+        items += [(k, e(v)) for k, v in cbar_headline(res.cbar, with_clean=c is None)]
+        if res.cbar.partial and not badge:
+            badge = f'<span class="badge">{e(cbar_partial_tag(res.cbar))}</span>'
     if p is not None:
         items += [("mFR", pct(p.mfr)), ("mT5D", pct(p.mt5d))]
         fps = list(p.flip_probability.values())
@@ -161,7 +173,8 @@ def render_fragment(results: Sequence[ResultsLike]) -> str:
 
     What ``Results._repr_html_`` shows: the page's summary card of each result, then the
     CE-per-corruption figure (or, when no corruption has all five severities and so no CE, the
-    error-against-severity figure), and the flip-probability figure of ImageNet-P results.
+    error-against-severity figure), the C-bar error-against-level figure of C-bar results and
+    the flip-probability figure of ImageNet-P results.
     Figures are inline PNG data URIs; no script, no network.
 
     Args:
@@ -192,6 +205,15 @@ def render_fragment(results: Sequence[ResultsLike]) -> str:
                 severity_curves(ordered),
                 "Error vs severity",
                 "Top-1 error against severity (severity 0 = clean error).",
+            )
+        )
+    if any(r.cbar is not None for r in ordered):
+        parts.append(
+            figure(
+                cbar_curves(ordered),
+                "C-bar error vs level",
+                "ImageNet-C-bar / CIFAR-10-C-bar: top-1 error against level, one panel per "
+                "corruption (the level's value under its number).",
             )
         )
     if any(r.score is not None for r in ordered):

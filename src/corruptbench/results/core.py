@@ -3,7 +3,8 @@
 A results file (schema ``corruptbench.results/1``) is one JSON object with ``schema``, ``kind``
 (``"c"``, ``"p"``, ``"demo"`` or ``"score"``), ``model``, ``dataset``, ``versions``, ``time_s``,
 ``created``, then the ImageNet-C part (``errors``, ``ce``, ``mce`` ...) at the top level and/or the
-ImageNet-P part (top level for ``kind="p"``, under ``"p"`` for a demo file), or, for
+ImageNet-C-bar / CIFAR-10-C-bar part under ``"cbar"`` (:mod:`~corruptbench.results.cbar_part`; an
+eval-c file holds either or both) and/or the ImageNet-P part (top level for ``kind="p"``, under ``"p"`` for a demo file), or, for
 ``kind="score"`` (:func:`corruptbench.evaluate_grid`, ``corruptbench score``), the task-score grid
 under ``"score"`` (:mod:`~corruptbench.results.scores`), then eval-c / eval-p's ``calibration`` (NLL,
 Brier, ECE per cell: :mod:`~corruptbench.results.calibration`), then ``run`` (eval-c / eval-p /
@@ -34,7 +35,15 @@ from ..perturbations import ALL_PERTURBATIONS
 from ..protocols import DEFAULT_PROTOCOL, PROTOCOLS, leaderboard
 from .c_part import parse_c, summarize_errors
 from .calibration import parse_calibration
-from .parts import CalibrationResults, CResults, DatasetInfo, PResults, ScoreResults
+from .cbar_part import CBAR_KEY, parse_cbar
+from .parts import (
+    CalibrationResults,
+    CBarResults,
+    CResults,
+    DatasetInfo,
+    PResults,
+    ScoreResults,
+)
 from .reader import Reader, short_repr, type_name
 from .scores import parse_score
 
@@ -44,6 +53,7 @@ __all__ = [
     "SCHEMA_MAJOR",
     "KINDS",
     "CResults",
+    "CBarResults",
     "PResults",
     "ScoreResults",
     "DatasetInfo",
@@ -78,6 +88,7 @@ class Results:
     c: CResults | None = None
     p: PResults | None = None
     score: ScoreResults | None = None
+    cbar: CBarResults | None = None
     calibration: CalibrationResults | None = None
     versions: dict[str, Any] = field(default_factory=dict)
     time_s: float | None = None
@@ -94,6 +105,18 @@ class Results:
     @property
     def model_id(self) -> str:
         return str(self.model.get("id", ""))
+
+    @property
+    def suites(self) -> tuple[str, ...]:
+        """The corruption suites whose results the file holds: ``imagenet_c`` (the ImageNet-C
+        part, :attr:`c`), ``cbar`` (ImageNet-C-bar / CIFAR-10-C-bar, :attr:`cbar`)."""
+        return tuple(name for name, part in (("imagenet_c", self.c), ("cbar", self.cbar)) if part)
+
+    @property
+    def cbar_mean_error(self) -> float | None:
+        """The C-bar mean error (test_c_bar.py's ``overall-avg`` over the benchmark's cells
+        evaluated; see :class:`~corruptbench.results.CBarResults`)."""
+        return None if self.cbar is None else self.cbar.mean_error
 
     # the headline numbers, for interactive use
     @property
@@ -195,6 +218,7 @@ class Results:
             "partial_relative_mce": self.partial_relative_mce,
             "mfr": self.mfr,
             "mt5d": self.mt5d,
+            "cbar_mean_error": self.cbar_mean_error,
             "P": self.clean_score,
             "mPC": self.mpc,
             "rPC": self.rpc,
@@ -220,6 +244,8 @@ class Results:
             out.update(self.c.to_dict())
             if self.leaderboard is not None:
                 out["leaderboard"] = self.leaderboard  # derived, not read back
+        if self.cbar is not None:
+            out[CBAR_KEY] = self.cbar.to_dict()
         if self.p is not None and self.kind == "p":
             out.update(self.p.to_dict())
         if self.demo is not None:
@@ -437,8 +463,10 @@ def _parse(data: Any, source: str) -> Results:
     c = p = score = None
     if kind == "score":
         score = parse_score(r, data)
-    if kind in ("c", "demo"):
+    # an eval-c file of C-bar corruptions only has no ImageNet-C keys
+    if kind == "demo" or kind == "c" and ("errors" in data or data.get(CBAR_KEY) is None):
         c = parse_c(r, data)
+    cbar = parse_cbar(r, data, c) if kind == "c" else None
     if kind == "p":
         p = _parse_p(r, data, "")
     elif kind == "demo" and data.get("p") is not None:
@@ -454,7 +482,8 @@ def _parse(data: Any, source: str) -> Results:
         c=c,
         p=p,
         score=score,
-        calibration=parse_calibration(r, data, c=c, p=p),
+        cbar=cbar,
+        calibration=parse_calibration(r, data, c=c, p=p, cbar=cbar),
         versions=versions or {},
         time_s=data.get("time_s"),
         created=created,

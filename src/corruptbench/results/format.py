@@ -8,7 +8,7 @@ from typing import TypeVar
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES
 from ..registry import corruption_registry
-from .parts import CResults, ResultsLike
+from .parts import CBarResults, CResults, ResultsLike
 
 _R = TypeVar("_R", bound=ResultsLike)
 
@@ -53,6 +53,27 @@ def score_num(value: float | None) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return DASH
     return f"{value:.4g}" if abs(value) < 1e4 else f"{value:.0f}"
+
+
+#: the C-bar benchmarks as the views name them
+CBAR_TITLES = {"imagenet_c_bar": "ImageNet-C-bar", "cifar10_c_bar": "CIFAR-10-C-bar"}
+
+
+def cbar_title(cbar: CBarResults) -> str:
+    """``"ImageNet-C-bar"`` or ``"CIFAR-10-C-bar"``: the benchmark whose levels the part holds."""
+    return CBAR_TITLES.get(cbar.benchmark, cbar.benchmark)
+
+
+def cbar_partial_tag(cbar: CBarResults) -> str:
+    """``"partial: 7/10"`` when the C-bar mean covers fewer than the benchmark's ten corruptions
+    at all five levels, else ``""``."""
+    return f"partial: {cbar.covered}/{len(cbar.corruptions)}" if cbar.partial else ""
+
+
+def cbar_mean_cell(cbar: CBarResults) -> str:
+    """The C-bar mean error as a percentage, labelled ``"(partial: 7/10)"`` when partial."""
+    tag = cbar_partial_tag(cbar)
+    return pct(cbar.mean_error) + (f" ({tag})" if tag and cbar.mean_error is not None else "")
 
 
 def partial_tag(c: CResults) -> str:
@@ -107,6 +128,10 @@ __all__ = [
     "leaderboard_rows",
     "partial_tag",
     "mce_cell",
+    "CBAR_TITLES",
+    "cbar_title",
+    "cbar_partial_tag",
+    "cbar_mean_cell",
     "sort_by_mce",
 ]
 
@@ -131,7 +156,8 @@ def leaderboard_rows(r: ResultsLike) -> list[tuple[str, str]]:
 def sort_by_mce(results: Sequence[_R]) -> list[_R]:
     """Models with an mCE first, best (lowest) first; then those with a partial mCE (over fewer
     than the 15 corruptions: not comparable with an mCE), lowest first; then task-score grids
-    with an mPC, best (highest) first; then the rest in the given order."""
+    with an mPC, best (highest) first; then C-bar results by their mean error, lowest first;
+    then the rest in the given order."""
 
     def key(r: _R) -> tuple[int, float]:
         if r.c is not None and r.c.mce is not None:
@@ -140,6 +166,8 @@ def sort_by_mce(results: Sequence[_R]) -> list[_R]:
             return (1, r.c.partial_mce)
         if r.score is not None and r.score.mpc is not None:
             return (2, -r.score.mpc)
-        return (3, 0.0)
+        if r.cbar is not None and r.cbar.mean_error is not None:
+            return (3, r.cbar.mean_error)
+        return (4, 0.0)
 
     return sorted(results, key=key)

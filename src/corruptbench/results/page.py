@@ -15,14 +15,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from ..grid import SEVERITIES, parse_cell_key
+from ..grid import SEVERITIES, parse_cell_key, reference_order
 from ..perturbations import ALL_PERTURBATIONS
 from .card import CSS, e, figure, render_fragment, summary_card
 from .format import (
     ALL_CORRUPTIONS,
     BENCHMARK_CORRUPTIONS,
+    CBAR_TITLES,
     DASH,
     EXTRA_CORRUPTIONS,
+    cbar_mean_cell,
+    cbar_title,
     mce_cell,
     num,
     pct,
@@ -34,6 +37,7 @@ from .format import (
 from .parts import ResultsLike
 from .plots import (
     calibration_curves,
+    cbar_curves,
     ce_bars,
     flip_bars,
     headline_scatter,
@@ -229,6 +233,92 @@ def _score_severity_table(res: ResultsLike) -> str:
     )
 
 
+def _cbar_comparison(rows: Sequence[ResultsLike]) -> str:
+    """One row per C-bar result: its benchmark, clean error, mean error (test_c_bar.py's
+    ``overall-avg``) and each corruption's mean over its levels (``<name>-avg``)."""
+    names = list(reference_order([n for r in rows if r.cbar for n in r.cbar.errors]))
+    head = (
+        '<tr><th style="text-align:left">Model</th><th>benchmark</th><th>clean</th><th>mean</th>'
+        + "".join(f'<th class="name">{e(pretty(n))}</th>' for n in names)
+        + "</tr>"
+    )
+    body = []
+    for r in rows:
+        cb = r.cbar
+        assert cb is not None
+        means = cb.corruption_errors()
+        body.append(
+            f'<tr><td class="name">{e(r.label)}</td><td>{e(cbar_title(cb))}</td>'
+            f"<td>{pct(cb.clean_error)}</td><td><b>{e(cbar_mean_cell(cb))}</b></td>"
+            + "".join(f"<td{_heat(means.get(n))}>{pct(means.get(n))}</td>" for n in names)
+            + "</tr>"
+        )
+    return f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+
+
+def _cbar_table(res: ResultsLike) -> str:
+    """One C-bar result: the top-1 error of each corruption at each level (the level's value
+    under it), the corruption's mean, then the mean over the benchmark's cells."""
+    cb = res.cbar
+    assert cb is not None
+    head = (
+        "<tr><th>Corruption</th><th>levels</th>"
+        + "".join(f"<th>sev {s}</th>" for s in SEVERITIES)
+        + "<th>mean</th><th>images / level</th></tr>"
+    )
+    means, levels, inside = cb.corruption_errors(), cb.levels, set(cb.corruptions)
+    first_out = next((n for n in cb.errors if n not in inside), None)
+    body = []
+    for name, values in cb.errors.items():
+        cls = ' class="sep"' if name == first_out else ""
+        label = e(pretty(name)) + (
+            "" if name in inside else ' <span class="muted small">(not in the mean)</span>'
+        )
+        counts = sorted({x for x in cb.counts.get(name) or [] if x is not None})
+        cells = f"<td>{e(', '.join(f'{v:g}' for v in levels[name]))}</td>"
+        cells += "".join(f"<td{_heat(v)}>{pct(v)}</td>" for v in values)
+        cells += f"<td><b>{pct(means.get(name))}</b></td>"
+        cells += f"<td>{e(', '.join(map(str, counts)) or DASH)}</td>"
+        body.append(f"<tr{cls}><td>{label}</td>{cells}</tr>")
+    n_in = sum(1 for n in cb.errors if n in inside)
+    body.insert(
+        n_in,
+        f'<tr class="mean"><td>Mean of {e(cbar_title(cb))}</td><td></td>'
+        + "<td></td>" * len(SEVERITIES)
+        + f"<td>{e(cbar_mean_cell(cb))}</td><td></td></tr>",
+    )
+    return (
+        f"<h3>{e(res.label)}: {e(cbar_title(cb))}</h3>"
+        f'<div class="scroll"><table>{head}{"".join(body)}</table></div>'
+    )
+
+
+def _cbar_section(ordered: Sequence[ResultsLike]) -> list[str]:
+    """ImageNet-C-bar / CIFAR-10-C-bar results: the comparison, the error-against-level figure
+    (a panel per corruption) and each result's errors per corruption and level."""
+    rows = [r for r in ordered if r.cbar is not None]
+    if not rows:
+        return []
+    titles = " and ".join(dict.fromkeys(cbar_title(r.cbar) for r in rows if r.cbar))
+    return [
+        f'<section id="cbar"><h2>{e(titles)}: top-1 error per corruption and level</h2>',
+        '<p class="muted">The metric of test_c_bar.py (Mintun, Kirillov &amp; Xie 2021): top-1 '
+        "error of each corruption at each of its five levels, the mean per corruption and the "
+        "mean over the benchmark's ten corruptions x five levels; no baseline, no "
+        "normalisation. Not comparable with ImageNet-C's mCE.</p>",
+        _cbar_comparison(rows),
+        figure(
+            cbar_curves(rows),
+            "C-bar error against level",
+            "Top-1 error against level, one panel per corruption (each tick: the severity and "
+            "the level's value; clean = the clean error where measured); dashed: a corruption "
+            "outside the result's benchmark.",
+        ),
+        *(_cbar_table(r) for r in rows),
+        "</section>",
+    ]
+
+
 def _demo_photos(res: ResultsLike) -> str:
     """The demo's photo table (only for demo results that list their photos)."""
     photos = res.demo.get("photos") if res.demo is not None else None
@@ -271,10 +361,15 @@ def _provenance(res: ResultsLike) -> str:
     for key in ("path", "layout", "protocol", "profile", "fingerprint", "num_images"):
         if getattr(ds, key) is not None:
             pairs.append((f"dataset {key}", getattr(ds, key)))
+    pairs.append(("suites", ", ".join(res.suites) or DASH))
     if res.c is not None:
         pairs.append(("ImageNet-C baseline", res.c.baseline))
         if res.c.missing:
             pairs.append(("missing from mCE", ", ".join(res.c.missing)))
+    if res.cbar is not None:
+        pairs.append(("C-bar levels", f"{res.cbar.benchmark}.csv ({cbar_title(res.cbar)})"))
+        if res.cbar.missing:
+            pairs.append(("missing from the C-bar mean", ", ".join(res.cbar.missing)))
     if res.score is not None:
         pairs.append(("task metric", res.score.metric))
         if res.score.partial:
@@ -322,6 +417,11 @@ minus the mean confidence within equal-width confidence bins, weighted by the bi
 stated; a results file also gives 30). Per severity, the mean over the corruptions measured, every
 corruption weighted alike; the reliability diagram pools the cells of the worst severity. eval-p
 measures the sequences' clean frames only.</li>
+<li><b>ImageNet-C-bar / CIFAR-10-C-bar</b> (Mintun, Kirillov &amp; Xie 2021): 10 other corruptions
+at 5 levels each (each level is a value of the original code's level scale, shown with it); the numbers
+are the top-1 error per corruption and level, its mean per corruption and the mean over the ten
+corruptions' cells, as the original test_c_bar.py computes them (no baseline). Corruptions outside the
+benchmark are shown apart and never enter its mean.</li>
 <li>All rates are fractions in the results files and percentages here.</li>
 </ul>
 """
@@ -336,6 +436,7 @@ def render_html(
     sample_name: str = "",
     intro: str = "",
     warnings: Sequence[str] = (),
+    cbar_sheet: bytes | None = None,
 ) -> str:
     """Render the report for one or more validated results as a single HTML document.
 
@@ -347,21 +448,24 @@ def render_html(
         sample_name: Description of the contact-sheet photo (escaped).
         intro: Extra paragraph shown under the title (escaped), e.g. the demo's disclaimer.
         warnings: Shown prominently under the title (e.g. results from different datasets).
+        cbar_sheet: JPEG bytes of the contact sheet of the C-bar corruptions of the results
+            (:func:`~corruptbench.report.contact.contact_sheet` of their benchmark's ten).
     """
     results = list(results)
     ordered = sort_by_mce(results)
-    examples = bool(contact_sheet or perturbation_strip)
+    examples = bool(contact_sheet or perturbation_strip or cbar_sheet)
     parts = _header(results, title=title, intro=intro, warnings=warnings, examples=examples)
     parts += _summary_section(ordered)
     parts += _comparison_section(results)
     parts += _figures_section(ordered)
     parts += _c_sections(ordered)
+    parts += _cbar_section(ordered)
     parts += _p_section(ordered)
     parts += _score_section(ordered)
     parts += _calibration_section(ordered)
     parts += [_demo_photos(r) for r in ordered]
     if examples:
-        parts += _examples_section(contact_sheet, perturbation_strip, sample_name)
+        parts += _examples_section(contact_sheet, perturbation_strip, sample_name, cbar_sheet)
     parts.append('<section id="provenance"><h2>Provenance</h2>')
     parts += [_provenance(r) for r in ordered]
     parts.append("</section>")
@@ -411,6 +515,9 @@ def _nav(results: Sequence[ResultsLike], *, examples: bool) -> list[tuple[str, s
     nav.append(("figures", "Figures"))
     if c_rows:
         nav += [("ce", "CE per corruption"), ("severity", "Error by severity")]
+    cbar = list(dict.fromkeys(CBAR_TITLES[r.cbar.benchmark] for r in results if r.cbar))
+    if cbar:
+        nav.append(("cbar", " / ".join(cbar)))
     if any(r.p is not None for r in results):
         nav.append(("imagenet-p", "ImageNet-P"))
     if any(r.score is not None for r in results):
@@ -551,9 +658,12 @@ def _score_section(ordered: Sequence[ResultsLike]) -> list[str]:
 
 
 def _examples_section(
-    contact_sheet: bytes | None, perturbation_strip: bytes | None, sample_name: str
+    contact_sheet: bytes | None,
+    perturbation_strip: bytes | None,
+    sample_name: str,
+    cbar_sheet: bytes | None = None,
 ) -> list[str]:
-    """The contact sheet and the ImageNet-P frames of the sample photo."""
+    """The contact sheet, the ImageNet-P frames and the C-bar contact sheet of the sample photo."""
     who = f" ({e(sample_name)})" if sample_name else ""
     return [
         '<section id="examples"><h2>What the corruptions look like</h2>',
@@ -568,6 +678,15 @@ def _examples_section(
             perturbation_strip,
             "ImageNet-P frames",
             f"Evenly spaced frames of ImageNet-P sequences of the same photo{who}; flip probability counts how often the prediction changes along such a sequence.",
+            mime="image/jpeg",
+            cls="sheet",
+        ),
+        figure(
+            cbar_sheet,
+            "C-bar contact sheet",
+            f"The same photo{who} under the C-bar corruptions of the results at each of their "
+            "five levels (row labels give the level values), at 224&times;224 "
+            "(Resize(256) + CenterCrop(224)).",
             mime="image/jpeg",
             cls="sheet",
         ),

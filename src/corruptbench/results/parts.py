@@ -1,6 +1,7 @@
 """The parts of a :class:`~corruptbench.results.Results`, and what the views of one read of it.
 
-:class:`CResults` (ImageNet-C), :class:`PResults` (ImageNet-P), :class:`ScoreResults` (a task-score
+:class:`CResults` (ImageNet-C), :class:`CBarResults` (ImageNet-C-bar / CIFAR-10-C-bar),
+:class:`PResults` (ImageNet-P), :class:`ScoreResults` (a task-score
 grid: P, mPC, rPC), :class:`CalibrationResults` (NLL, Brier, ECE, top-5 per cell) and
 :class:`DatasetInfo` are the typed sections of a results file. :class:`ResultsLike` is the face a ``Results`` shows to its views
 (text.py, card.py, plots.py, format.py): typed against it, they sit below ``core.py``, which calls
@@ -14,12 +15,15 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
-from ..grid import CLEAN, SEVERITIES, cell_key, parse_cell_key
+from ..grid import CLEAN, SEVERITIES, cell_key, parse_cell_key, subsets
 from ..metrics.calibration import CalibrationStats, stored_bins
 from ..metrics.task import ScoreSummary, cell_name
+from ..tables.cbar import BENCHMARK_TABLES, benchmark_levels
 
 __all__ = [
     "CResults",
+    "CBarResults",
+    "CBAR_BENCHMARKS",
     "PResults",
     "ScoreResults",
     "CalibrationResults",
@@ -108,6 +112,120 @@ class CResults:
             "mean_error": self.mean_error,
             "extra_mean_error": self.extra_mean_error,
             "extra_ce": self.extra_ce,
+            "partial": self.partial,
+            "missing": self.missing,
+        }
+
+
+#: the C-bar benchmarks, each named by its level table: ``imagenet_c_bar`` (ImageNet-C-bar: every
+#: profile but ``cifar``, Tiny-ImageNet-C-bar included) and ``cifar10_c_bar`` (CIFAR-10-C-bar)
+CBAR_BENCHMARKS: tuple[str, ...] = tuple(BENCHMARK_TABLES)
+
+
+def _mean(values: list[float]) -> float | None:
+    return math.fsum(values) / len(values) if values else None
+
+
+@dataclass(frozen=True)
+class CBarResults:
+    """The ImageNet-C-bar / CIFAR-10-C-bar part of a results file (corruptions of suite ``cbar``;
+    :mod:`corruptbench.results.cbar_part` reads it back checked).
+
+    The metric is that of ``test_c_bar.py`` (facebookresearch/augmentation-corruption, commit
+    ba4d5a5, ``imagenet_c_bar/``; Mintun, Kirillov, Xie, NeurIPS 2021): the top-1 error of each
+    corruption and level, its mean per corruption over the levels evaluated (the script's
+    ``<name>-avg``) and the mean over every cell evaluated (``overall-avg``); no baseline, no
+    normalisation. Everything but the measurements is derived (properties), so it cannot
+    disagree with them. Fractions here; the script prints percentages.
+
+    Attributes:
+        benchmark: The level table the cells were corrupted with (:data:`CBAR_BENCHMARKS`:
+            ``imagenet_c_bar`` or ``cifar10_c_bar``); its ten corruptions are the benchmark.
+        errors: Corruption -> its errors at severities 1..5 (``None``: not evaluated).
+        counts: Corruption -> the images of each of those cells.
+        clean_error: The error on the clean images (when measured; not part of the metric).
+        clean_count: Their number.
+    """
+
+    benchmark: str
+    errors: dict[str, list[float | None]]
+    counts: dict[str, list[int | None]] = field(default_factory=dict)
+    clean_error: float | None = None
+    clean_count: int | None = None
+
+    @property
+    def corruptions(self) -> tuple[str, ...]:
+        """The benchmark's ten corruptions (the suite's subset named after it)."""
+        return subsets("c", "cbar")[self.benchmark]
+
+    @property
+    def levels(self) -> dict[str, list[float]]:
+        """Corruption -> the original levels of severities 1..5 (``2.35``, ...:
+        :func:`~corruptbench.tables.cbar.benchmark_levels`)."""
+        return {n: list(benchmark_levels(n, self.benchmark)) for n in self.errors}
+
+    def level_key(self, name: str, severity: int) -> str:
+        """test_c_bar.py's key of a cell: ``"caustic_refraction-2.35"``."""
+        return f"{name}-{benchmark_levels(name, self.benchmark)[severity - 1]:.2f}"
+
+    def corruption_errors(self) -> dict[str, float | None]:
+        """Corruption -> the mean of its errors over the levels evaluated (test_c_bar.py's
+        ``<name>-avg``; ``None`` where none was)."""
+        return {n: _mean([v for v in row if v is not None]) for n, row in self.errors.items()}
+
+    def _cells(self, benchmark: bool) -> list[float]:
+        inside = set(self.corruptions)
+        return [
+            v
+            for n, row in self.errors.items()
+            if (n in inside) == benchmark
+            for v in row
+            if v is not None
+        ]
+
+    @property
+    def mean_error(self) -> float | None:
+        """The mean error over every cell of the benchmark's corruptions evaluated: test_c_bar.py's
+        ``overall-avg`` (with all 10 x 5 cells, also the mean of the ten corruption means)."""
+        return _mean(self._cells(benchmark=True))
+
+    @property
+    def extra_mean_error(self) -> float | None:
+        """The mean error over the cells of the other corruptions evaluated (outside the
+        benchmark: never in :attr:`mean_error`)."""
+        return _mean(self._cells(benchmark=False))
+
+    @property
+    def missing(self) -> list[str]:
+        """The benchmark's corruptions not evaluated at all five levels."""
+        return [
+            n
+            for n in self.corruptions
+            if n not in self.errors or any(v is None for v in self.errors[n])
+        ]
+
+    @property
+    def partial(self) -> bool:
+        """Whether :attr:`mean_error` covers fewer than the benchmark's 10 x 5 cells."""
+        return bool(self.missing)
+
+    @property
+    def covered(self) -> int:
+        """How many of the benchmark's corruptions have all five levels."""
+        return len(self.corruptions) - len(self.missing)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The file's ``cbar`` object, keys in file order (the derived ones after the measured)."""
+        return {
+            "benchmark": self.benchmark,
+            "errors": self.errors,
+            "counts": self.counts,
+            "clean_error": self.clean_error,
+            "clean_count": self.clean_count,
+            "levels": self.levels,
+            "corruption_errors": self.corruption_errors(),
+            "mean_error": self.mean_error,
+            "extra_mean_error": self.extra_mean_error,
             "partial": self.partial,
             "missing": self.missing,
         }
@@ -219,11 +337,15 @@ class ScoreResults:
 
 #: the numbers of one cell's calibration, in file order (:meth:`CalibrationStats.summary`)
 CALIBRATION_METRICS = ("n", "nll", "brier", "ece", "top1_error", "top5_error", "mean_confidence")
-#: the corruptions the per-severity means are taken over: the 15 benchmark ones, all 19
+#: the corruptions the per-severity means are taken over: the 15 benchmark ones, all 19, the 30
+#: of C-bar (a file has the C-bar group when it measured C-bar cells, the others when it measured
+#: ImageNet-C cells or no C-bar cell: :meth:`CalibrationResults.groups`)
 CALIBRATION_GROUPS: dict[str, tuple[str, ...]] = {
     "benchmark": BENCHMARK_CORRUPTIONS,
     "all": ALL_CORRUPTIONS,
+    "cbar": subsets("c", "cbar")["all"],
 }
+_IMAGENET_C_GROUPS = ("benchmark", "all")
 
 
 @dataclass(frozen=True)
@@ -286,6 +408,26 @@ class CalibrationResults:
                 out[key] = summary
         return out
 
+    def _measured(self, group: str) -> bool:
+        names = set(CALIBRATION_GROUPS[group])
+        return any(parse_cell_key(k).name in names for k in self.stats)
+
+    def groups(self) -> tuple[str, ...]:
+        """The groups of :data:`CALIBRATION_GROUPS` the severity means are given for: ImageNet-C's
+        (``benchmark``, ``all``) when an ImageNet-C cell was measured or no C-bar cell was, and
+        ``cbar`` when a C-bar cell was."""
+        cbar = self._measured("cbar")
+        ours = _IMAGENET_C_GROUPS if self._measured("all") or not cbar else ()
+        return (*ours, *(("cbar",) if cbar else ()))
+
+    def main_group(self) -> str:
+        """The group the views show the severity means of: the 15 benchmark corruptions when any
+        was measured, else all 19 when any was, else C-bar's when any was."""
+        for group in ("benchmark", "all", "cbar"):
+            if self._measured(group):
+                return group
+        return "all"
+
     def _severity_cells(self, severity: int, group: str) -> list[CalibrationStats]:
         names = CALIBRATION_GROUPS[group]
         return [
@@ -294,7 +436,8 @@ class CalibrationResults:
 
     def severity_means(self, group: str = "benchmark") -> dict[str, list[Any]]:
         """Per severity 1..5, the mean of each number over the corruptions of ``group``
-        (``"benchmark"``: the 15, ``"all"``: the 19; :data:`CALIBRATION_GROUPS`) measured at that
+        (``"benchmark"``: the 15, ``"all"``: the 19, ``"cbar"``: C-bar's 30;
+        :data:`CALIBRATION_GROUPS`) measured at that
         severity, every corruption weighted alike (as the mean error); ``"corruptions"`` says how
         many were (fewer than the group's size: a partial mean). ``None`` where none was."""
         out: dict[str, list[Any]] = {"corruptions": []}
@@ -351,9 +494,7 @@ class CalibrationResults:
             "bins": self.bins,
             "cells": self.cells(),
             "severity_means": (
-                {g: self.severity_means(g) for g in CALIBRATION_GROUPS}
-                if self.has_severities
-                else None
+                {g: self.severity_means(g) for g in self.groups()} if self.has_severities else None
             ),
             "stats": {k: s.to_dict() for k, s in self.stats.items()},
         }
@@ -417,6 +558,9 @@ class ResultsLike(Protocol):
     def c(self) -> CResults | None: ...
 
     @property
+    def cbar(self) -> CBarResults | None: ...
+
+    @property
     def p(self) -> PResults | None: ...
 
     @property
@@ -443,3 +587,6 @@ class ResultsLike(Protocol):
 
     @property
     def source(self) -> str: ...
+
+    @property
+    def suites(self) -> tuple[str, ...]: ...

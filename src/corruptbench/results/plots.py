@@ -18,10 +18,10 @@ matplotlib.use("Agg")  # no display; must precede pyplot
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
-from ..grid import SEVERITIES
+from ..grid import SEVERITIES, reference_order
 from ..perturbations import ALL_PERTURBATIONS
 from .format import ALL_CORRUPTIONS, EXTRA_CORRUPTIONS, FAMILIES, family_of, pretty  # noqa: E402
-from .parts import CALIBRATION_GROUPS, CalibrationResults, ResultsLike  # noqa: E402
+from .parts import CALIBRATION_GROUPS, ResultsLike  # noqa: E402
 
 __all__ = [
     "png_data_uri",
@@ -39,6 +39,8 @@ __all__ = [
     "rpc_bars_figure",
     "calibration_curves",
     "calibration_curves_figure",
+    "cbar_curves",
+    "cbar_curves_figure",
     "reliability_diagram",
     "reliability_diagram_figure",
 ]
@@ -292,6 +294,71 @@ def flip_bars_figure(results: Sequence[ResultsLike]) -> plt.Figure | None:
         return fig
 
 
+def cbar_curves(results: Sequence[ResultsLike], max_models: int = 8) -> bytes | None:
+    """C-bar top-1 error against level, a panel per corruption (:func:`cbar_curves_figure`), as
+    PNG bytes; ``None`` without C-bar results."""
+    with plt.rc_context(_STYLE):
+        return _png(cbar_curves_figure(results, max_models))
+
+
+def cbar_curves_figure(results: Sequence[ResultsLike], max_models: int = 8) -> plt.Figure | None:
+    """ImageNet-C-bar / CIFAR-10-C-bar: top-1 error (%) against severity 1..5, one panel per
+    corruption (the registry's order; ticks: the severity and its level value in the first
+    result's table; 0 = the clean error where measured), one line per model, dashed for a
+    corruption outside the result's benchmark."""
+    rows = [r for r in results if r.cbar is not None][:max_models]
+    if not rows:
+        return None
+    parts = [r.cbar for r in rows if r.cbar is not None]
+    names = list(reference_order([n for part in parts for n in part.errors]))
+    has_clean = any(part.clean_error is not None for part in parts)
+    ncols = min(5, len(names))
+    nrows = -(-len(names) // ncols)
+    labels = distinct_short_labels([r.label for r in rows], 32)
+    colors = _model_colors(len(rows))
+    with plt.rc_context(_STYLE):
+        fig, axes = plt.subplots(
+            nrows, ncols, figsize=(2.9 * ncols, 2.6 * nrows), sharey=True, squeeze=False
+        )
+        for k, (ax, name) in enumerate(zip(axes.flat, names)):
+            levels = next(part.levels[name] for part in parts if name in part.errors)
+            for part, label, color, marker in zip(parts, labels, colors, _MARKERS * 2):
+                values = part.errors.get(name)
+                if values is None:
+                    continue
+                ys = [part.clean_error, *values] if has_clean else list(values)
+                ax.plot(
+                    range(0 if has_clean else 1, 6),
+                    [np.nan if v is None else 100 * v for v in ys],
+                    color=color,
+                    marker=marker,
+                    ms=3.5,
+                    lw=1.4,
+                    ls="-" if name in part.corruptions else "--",
+                    label=label,
+                )
+            ticks = [f"{s}\n{v:g}" for s, v in zip(SEVERITIES, levels)]
+            ax.set_xticks(range(0 if has_clean else 1, 6), (["clean"] if has_clean else []) + ticks)
+            ax.set_title(pretty(name), fontsize=9)
+            ax.set_ylim(0, 100)
+            if k % ncols == 0:
+                ax.set_ylabel("Top-1 error (%)")
+        for ax in list(axes.flat)[len(names) :]:
+            ax.set_visible(False)
+        if len(rows) > 1:
+            fig.legend(
+                *axes.flat[0].get_legend_handles_labels(),
+                fontsize=8,
+                frameon=False,
+                loc="lower center",
+                ncol=min(4, len(rows)),
+                bbox_to_anchor=(0.5, 1.0),
+            )
+        fig.suptitle("C-bar: top-1 error against level (severity; level value)", y=1.0, fontsize=10)
+        fig.tight_layout()
+        return fig
+
+
 def _family_panels() -> list[tuple[str, list[str]]]:
     """(title, corruptions) of the paper's Figure 1 families, then the 4 extra corruptions."""
     panels = [
@@ -400,12 +467,6 @@ def rpc_bars_figure(results: Sequence[ResultsLike]) -> plt.Figure | None:
         return fig
 
 
-def _calibration_group(cal: CalibrationResults) -> str:
-    """The corruptions a model's severity means are drawn for: the 15 benchmark ones when any was
-    measured, else all 19."""
-    return "benchmark" if any(cal.severity_means("benchmark")["corruptions"]) else "all"
-
-
 def calibration_curves(results: Sequence[ResultsLike], max_models: int = 8) -> bytes | None:
     """ECE and NLL against severity (:func:`calibration_curves_figure`) as PNG bytes; ``None``
     without calibrated ImageNet-C results."""
@@ -430,12 +491,13 @@ def calibration_curves_figure(
         for res, label, color, marker in zip(rows, labels, _model_colors(len(rows)), _MARKERS * 2):
             cal = res.calibration
             assert cal is not None
-            group = _calibration_group(cal)
+            group = cal.main_group()
             means = cal.severity_means(group)
             clean = cal.clean or {}
             counts = sorted({n for n in means["corruptions"] if n})
             size = len(CALIBRATION_GROUPS[group])
-            cover = f"{'/'.join(map(str, counts))} of {size}"
+            of = "C-bar" if group == "cbar" else f"of {size}"
+            cover = f"{'/'.join(map(str, counts))} {of}"
             for ax, metric, scale in ((axes[0], "ece", 100.0), (axes[1], "nll", 1.0)):
                 ys = [clean.get(metric), *means[metric]]
                 ax.plot(
@@ -503,9 +565,11 @@ def reliability_diagram_figure(
             if clean is not None and clean.n:
                 _reliability_line(ax, clean, bins, "clean", color="tab:blue", marker="o", ms=4)
             worst = cal.worst_severity
-            pooled = cal.pooled(worst) if worst is not None else None
+            # ImageNet-C's 19 pooled; C-bar's corruptions for a result of those only
+            group = "cbar" if cal.main_group() == "cbar" else "all"
+            pooled = cal.pooled(worst, group) if worst is not None else None
             if pooled is not None and worst is not None:
-                n = cal.severity_means("all")["corruptions"][SEVERITIES.index(worst)]
+                n = cal.severity_means(group)["corruptions"][SEVERITIES.index(worst)]
                 _reliability_line(
                     ax,
                     pooled,

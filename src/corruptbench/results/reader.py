@@ -6,6 +6,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..grid import SEVERITIES
 from ..registry import canonical_name
 
 __all__ = ["Reader", "type_name", "short_repr", "agrees", "REL_TOL"]
@@ -13,6 +14,7 @@ __all__ = ["Reader", "type_name", "short_repr", "agrees", "REL_TOL"]
 #: how far a stored derived number may be from the recomputed one: another writer may sum in
 #: another order; a real disagreement is far larger
 REL_TOL = 1e-9
+_WHOLE = 1e-6  #: how far ``(1 - error) * count`` may be from an integer (float rounding)
 
 
 class Reader:
@@ -88,6 +90,27 @@ class Reader:
         if key not in allowed:
             raise self.fail(f"{where} names an unknown {what} {raw!r}")
         return key
+
+    def severity_row(self, where: str, values: Any, what: str) -> None:
+        """A per-severity row is a list with one entry per severity of the grid (1..5)."""
+        if not isinstance(values, list) or len(values) != len(SEVERITIES):
+            raise self.fail(
+                f"{where} must be a list of {len(SEVERITIES)} {what}, got {short_repr(values)}"
+            )
+
+    def whole(self, error: float | None, count: int | None, where: str) -> None:
+        """An error measured on ``count`` images is a whole number of them wrong (up to float
+        rounding); a count of 0 with an error is refused."""
+        if count is None or error is None:
+            return
+        if count == 0:
+            raise self.fail(f"{where}: an error over 0 images")
+        wrong = error * count
+        if abs(wrong - round(wrong)) > _WHOLE * max(1, count):
+            raise self.fail(
+                f"{where}: error {error!r} is not a whole number of its {count} images "
+                f"({wrong:g} wrong); the error and the count disagree"
+            )
 
     def rate_map(
         self,

@@ -16,19 +16,29 @@ from .format import (
     BENCHMARK_CORRUPTIONS,
     DASH,
     EXTRA_CORRUPTIONS,
+    cbar_partial_tag,
+    cbar_title,
     leaderboard_rows,
     num,
     pct,
     pretty,
     score_num,
 )
-from .parts import CALIBRATION_GROUPS, CalibrationResults, CResults, ResultsLike, ScoreResults
+from .parts import (
+    CALIBRATION_GROUPS,
+    CalibrationResults,
+    CBarResults,
+    CResults,
+    ResultsLike,
+    ScoreResults,
+)
 
 __all__ = [
     "write_summary",
     "summary_text",
     "headline_rows",
     "score_headline",
+    "cbar_headline",
     "calibration_headline",
     "calibration_rows",
 ]
@@ -41,6 +51,8 @@ def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
     if c is not None:
         rows += _c_headline(c)
         rows += leaderboard_rows(res)
+    if res.cbar is not None:
+        rows += cbar_headline(res.cbar, with_clean=c is None)
     if p is not None:
         if p.mfr is not None:
             rows.append(("mFR", pct(p.mfr)))
@@ -59,15 +71,24 @@ def headline_rows(res: ResultsLike) -> list[tuple[str, str]]:
     return rows
 
 
-def _group(cal: CalibrationResults) -> str:
-    """The group the severity means are shown for: the 15 benchmark corruptions when any was
-    measured, else all 19."""
-    return "benchmark" if any(cal.severity_means("benchmark")["corruptions"]) else "all"
-
-
 def _partial(count: int, group: str) -> str:
+    """``" [partial: 3/15]"`` when the mean covers fewer than ImageNet-C's group; C-bar's means
+    are over the C-bar corruptions measured (no fixed set of 30 is a benchmark)."""
     size = len(CALIBRATION_GROUPS[group])
-    return "" if count == size else f" [partial: {count}/{size}]"
+    return "" if count == size or group == "cbar" else f" [partial: {count}/{size}]"
+
+
+def _covered(count: int, group: str) -> str:
+    """How many corruptions a severity mean covers: ``"3 of 15"``; C-bar's: ``"10 C-bar"``."""
+    return f"{count} C-bar" if group == "cbar" else f"{count} of {len(CALIBRATION_GROUPS[group])}"
+
+
+#: what the severity means of each group are over, for titles
+_GROUP_TITLES = {
+    "benchmark": "15 benchmark corruptions",
+    "all": "19 corruptions",
+    "cbar": "C-bar corruptions",
+}
 
 
 def calibration_headline(cal: CalibrationResults) -> list[tuple[str, str]]:
@@ -85,7 +106,7 @@ def calibration_headline(cal: CalibrationResults) -> list[tuple[str, str]]:
         )
     worst = cal.worst_severity
     if worst is not None:
-        group = _group(cal)
+        group = cal.main_group()
         means = cal.severity_means(group)
         i = SEVERITIES.index(worst)
         rows.append(
@@ -106,24 +127,24 @@ def calibration_rows(cal: CalibrationResults) -> list[tuple[str, str, dict]]:
     if cal.clean is not None:
         out.append(("clean", DASH, cal.clean))
     if cal.has_severities:
-        group = _group(cal)
+        group = cal.main_group()
         means = cal.severity_means(group)
         for i, sev in enumerate(SEVERITIES):
             count = means["corruptions"][i]
             if count:
-                covered = f"{count} of {len(CALIBRATION_GROUPS[group])}"
+                covered = _covered(count, group)
                 out.append((f"severity {sev}", covered, {k: v[i] for k, v in means.items()}))
     return out
 
 
 def _calibration_table(cal: CalibrationResults) -> Table:
     """Clean and per severity, narrow enough for an 80-column terminal."""
-    group = _group(cal)
+    group = cal.main_group()
     t = Table(
         title=escape(
             f"Calibration (ECE: {cal.ece_bins} bins; top-1 / top-5: errors; conf.: mean "
             "confidence); severities: mean over the "
-            + ("15 benchmark corruptions" if group == "benchmark" else "19 corruptions")
+            + _GROUP_TITLES[group]
             + " measured (how many: n)"
         ),
         title_justify="left",
@@ -135,7 +156,7 @@ def _calibration_table(cal: CalibrationResults) -> Table:
     for label, covered, m in calibration_rows(cal):
         t.add_row(
             label.replace("severity ", "sev "),
-            covered.replace(" of ", "/"),
+            covered.replace(" of ", "/").replace(" C-bar", ""),
             num(m["nll"], 3),
             num(m["brier"], 3),
             pct(m["ece"]),
@@ -165,6 +186,20 @@ def _c_headline(c: CResults) -> list[tuple[str, str]]:
         (f"Mean error, {of}", pct(c.mean_error)),
         ("Mean error, 4 extra corruptions", pct(c.extra_mean_error)),
     ]
+
+
+def cbar_headline(cbar: CBarResults, with_clean: bool = True) -> list[tuple[str, str]]:
+    """(label, value) pairs of a C-bar part: the clean error (``with_clean``: when no ImageNet-C
+    part shows it), test_c_bar.py's mean error over the benchmark's cells (named partial over
+    fewer than its ten corruptions at five levels) and the mean over other C-bar corruptions."""
+    title = cbar_title(cbar)
+    rows = [("Clean error", pct(cbar.clean_error))] if with_clean else []
+    tag = cbar_partial_tag(cbar)
+    label = f"{title} mean error" + (f" [{tag} corruptions; not the benchmark's]" if tag else "")
+    rows.append((label, pct(cbar.mean_error)))
+    if cbar.extra_mean_error is not None:
+        rows.append((f"Mean error, C-bar corruptions outside {title}", pct(cbar.extra_mean_error)))
+    return rows
 
 
 def score_headline(s: ScoreResults) -> list[tuple[str, str]]:
@@ -219,6 +254,37 @@ def _c_table(res: ResultsLike) -> Table:
             _p(c.ce.get(name)),
             _p(c.relative_ce.get(name)),
         )
+    return t
+
+
+def _cbar_table(cbar: CBarResults) -> Table:
+    """Top-1 error per corruption and level, its mean, the level values; then the mean."""
+    title = cbar_title(cbar)
+    t = Table(
+        title=escape(f"{title}, top-1 error in % (test_c_bar.py's metric: no normalisation)"),
+        title_justify="left",
+        caption=f"* not one of {title}'s ten corruptions, not in its mean",
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+    )
+    t.add_column("Corruption", no_wrap=True)
+    for s in SEVERITIES:
+        t.add_column(f"sev{s}", justify="right", no_wrap=True)
+    t.add_column("mean", justify="right", style="bold", no_wrap=True)
+    t.add_column("levels", justify="left", no_wrap=True)
+    means, levels = cbar.corruption_errors(), cbar.levels
+    inside = set(cbar.corruptions)
+    for name, values in cbar.errors.items():
+        t.add_row(
+            pretty(name) + ("" if name in inside else " *"),
+            *[_p(v) for v in values],
+            _p(means.get(name)),
+            " ".join(f"{v:g}" for v in levels[name]),
+        )
+    t.add_section()
+    tag = cbar_partial_tag(cbar)
+    t.add_row(f"mean ({tag})" if tag else "mean", *[""] * 5, _p(cbar.mean_error), "", style="bold")
     return t
 
 
@@ -330,6 +396,8 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         console.print(printable("data: " + ", ".join(bits)), markup=False, highlight=False)
     if res.c is not None:
         console.print(_c_table(res))
+    if res.cbar is not None:
+        console.print(_cbar_table(res.cbar))
     if res.p is not None:
         console.print(_p_table(res))
     if res.score is not None:
@@ -339,6 +407,11 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     notes: list[str] = []
     if res.c is not None and res.c.partial and res.c.missing:
         notes.append("mCE is partial; missing: " + ", ".join(res.c.missing))
+    if res.cbar is not None and res.cbar.partial:
+        notes.append(
+            f"the {cbar_title(res.cbar)} mean is partial; not at all five levels: "
+            + ", ".join(res.cbar.missing)
+        )
     if res.p is not None:
         notes.extend(res.p.notes)
     if res.score is not None and res.score.partial:

@@ -43,6 +43,7 @@ __all__ = [
     "OUR_LEVEL_INDICES",
     "BENCHMARK_TABLES",
     "table_key",
+    "benchmark_levels",
     "cbar_levels",
     "cbar_level",
     "level_source",
@@ -188,14 +189,21 @@ def table_key(profile: str) -> str:
     return "cifar10_c_bar" if profile == "cifar" else "imagenet_c_bar"
 
 
-def cbar_levels(name: str, profile: str) -> tuple[float, ...]:
-    """The five original levels (severities 1..5) of corruption ``name`` for ``profile``: its row
-    of the benchmark table, else :data:`OUR_LEVEL_INDICES` of its 10-level row."""
-    five, ten, _, _ = BENCHMARK_TABLES[table_key(profile)]
+def benchmark_levels(name: str, benchmark: str) -> tuple[float, ...]:
+    """The five original levels (severities 1..5) of corruption ``name`` in ``benchmark``
+    (``imagenet_c_bar`` or ``cifar10_c_bar``): its row of the benchmark's table, else
+    :data:`OUR_LEVEL_INDICES` of its 10-level row of the same dataset."""
+    five, ten, _, _ = BENCHMARK_TABLES[benchmark]
     if name in five:
         return five[name]
     row = ten[CSV_ROW_NAMES.get(name, name)]
     return tuple(row[i] for i in OUR_LEVEL_INDICES)
+
+
+def cbar_levels(name: str, profile: str) -> tuple[float, ...]:
+    """The five original levels (severities 1..5) of corruption ``name`` for ``profile``
+    (:func:`benchmark_levels` of :func:`table_key`)."""
+    return benchmark_levels(name, table_key(profile))
 
 
 def cbar_level(name: str, severity: int, profile: str) -> float:

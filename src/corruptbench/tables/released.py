@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .cbar import IMAGENET_C_BAR
+
 __all__ = [
     "Checksum",
     "ReleasedFile",
@@ -184,21 +186,10 @@ _NO_TINY_MD5 = (
 )
 
 #: ImageNet-C-bar's ten corruptions and the five severity levels of each (Mintun et al. 2021;
-#: facebookresearch/augmentation-corruption commit ba4d5a5, imagenet_c_bar/imagenet_c_bar.csv);
-#: the released folders are named by the level (``2.35``), formatted ``{:.2f}`` by
-#: make_imagenet_c_bar.py
-IMAGENET_C_BAR_LEVELS: dict[str, tuple[float, ...]] = {
-    "caustic_refraction": (2.35, 3.2, 4.9, 6.6, 9.15),
-    "inverse_sparkles": (1.0, 2.0, 4.0, 9.0, 10.0),
-    "sparkles": (1.0, 2.0, 3.0, 5.0, 6.0),
-    "perlin_noise": (4.6, 5.2, 5.8, 7.6, 8.8),
-    "blue_noise_sample": (0.8, 1.6, 2.4, 4.0, 5.6),
-    "plasma_noise": (4.75, 7.0, 8.5, 9.25, 10.0),
-    "checkerboard_cutout": (2.0, 3.0, 4.0, 5.0, 6.0),
-    "cocentric_sine_waves": (3.0, 5.0, 8.0, 9.0, 10.0),
-    "single_frequency_greyscale": (1.0, 1.5, 2.0, 4.5, 5.0),
-    "brownish_noise": (1.0, 2.0, 3.0, 4.0, 5.0),
-}
+#: facebookresearch/augmentation-corruption commit ba4d5a5, imagenet_c_bar/imagenet_c_bar.csv,
+#: transcribed once in :data:`corruptbench.tables.cbar.IMAGENET_C_BAR`); the released folders are
+#: named by the level (``2.35``), formatted ``{:.2f}`` by make_imagenet_c_bar.py, or ``1``..``5``
+IMAGENET_C_BAR_LEVELS: dict[str, tuple[float, ...]] = dict(IMAGENET_C_BAR)
 
 #: MNIST-C's corruption folders (``identity`` = the clean images): TFDS 4.9.10,
 #: tensorflow_datasets/image_classification/mnist_corrupted.py lines 46-63 (_CORRUPTIONS)

@@ -4,8 +4,9 @@
   ``torch.Generator``);
 * :class:`Corrupt` — the same as an ``nn.Module`` / torchvision-style transform;
 * :class:`RandomCorruption` — samples a corruption and a severity per call (augmentation);
-* :class:`ImageNetC`, :class:`CIFAR10C`, :class:`CIFAR100C`, :class:`ImageNetP` — datasets of the
-  released layouts with the right class indices (:mod:`.datasets`);
+* :class:`ImageNetC`, :class:`CIFAR10C`, :class:`CIFAR100C`, :class:`ImageNetP`,
+  :class:`ImageNetCBar`, :class:`CIFAR10CBar` — datasets of the released layouts with the right
+  class indices (:mod:`.datasets`);
 * :class:`CorruptedDataset` — any dataset of images corrupted item by item exactly as make-c does
   (:mod:`.corrupted`).
 
@@ -32,7 +33,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without torch
 
 from .context import BatchImpl
 from .corrupted import CorruptedDataset
-from .datasets import CIFAR10C, CIFAR100C, ImageNetC, ImageNetP
+from .datasets import CIFAR10C, CIFAR100C, CIFAR10CBar, ImageNetC, ImageNetCBar, ImageNetP
 from .functional import (
     BACKENDS,
     CPU_LIBRARY_DISPATCH,
@@ -57,5 +58,7 @@ __all__ = [
     "CIFAR10C",
     "CIFAR100C",
     "ImageNetP",
+    "ImageNetCBar",
+    "CIFAR10CBar",
     "CorruptedDataset",
 ]

@@ -1,4 +1,5 @@
-"""``torch.utils.data.Dataset`` s of the released layouts: ImageNet-C, CIFAR-10/100-C, ImageNet-P.
+"""``torch.utils.data.Dataset`` s of the released layouts: ImageNet-C, CIFAR-10/100-C, ImageNet-P,
+ImageNet-C-bar and CIFAR-10-C-bar.
 
 One dataset is one cell of the benchmark (a corruption at a severity, a perturbation at a
 difficulty), as the papers' evaluation loops read it. Items are ``(image, label)`` with a PIL
@@ -12,6 +13,9 @@ image (what ``transform`` makes of it when given) and the class index:
 * CIFAR-10-C / CIFAR-100-C: ``labels.npy``. Each ``<corruption>.npy`` holds ``5 x N`` images in
   severity order (the release: N = 10,000); N is read from ``labels.npy`` (a file of another
   length is refused, never truncated or padded), so a build of any number of images works.
+* ImageNet-C-bar / CIFAR-10-C-bar (:class:`ImageNetCBar`, :class:`CIFAR10CBar`): the same layouts
+  with the 30 corruptions of suite ``cbar``; ImageNet-C-bar's level folders may be ``1``..``5``
+  or named by the level (``2.35``, as make_imagenet_c_bar.py writes them).
 
 Errors name the argument: a missing ``root`` or cell raises ``FileNotFoundError`` saying what is
 there; a bad name, severity or array length raises
@@ -38,12 +42,22 @@ from torch.utils.data import Dataset
 from ..corruptions import ALL_CORRUPTIONS
 from ..datasets.cifar import load_npy
 from ..datasets.imagenet import IMAGE_EXTENSIONS, imagenet_wnids, load_image, wnid_to_index
+from ..datasets.imagenet_c import level_folders
 from ..errors import Arg, ArgumentError
-from ..grid import DIFFICULTIES, SEVERITIES
+from ..grid import DIFFICULTIES, SEVERITIES, GridError
+from ..grid import resolve_name as resolve_grid_name
 from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 from ..registry import resolve_name
 
-__all__ = ["ImageNetC", "CIFAR10C", "CIFAR100C", "ImageNetP", "CLASS_INDEX"]
+__all__ = [
+    "ImageNetC",
+    "CIFAR10C",
+    "CIFAR100C",
+    "ImageNetP",
+    "ImageNetCBar",
+    "CIFAR10CBar",
+    "CLASS_INDEX",
+]
 
 Transform = Callable[[Any], Any] | None
 
@@ -152,7 +166,7 @@ class ImageNetC(Dataset[tuple[Any, int]]):
         classes: str = "imagenet",
     ) -> None:
         self.root = _root(root, "<corruption>/<severity>/<wnid>/<file>")
-        self.corruption = _name(corruption, ALL_CORRUPTIONS, "corruption")
+        self.corruption = self._corruption(corruption)
         self.severity = _level(severity, SEVERITIES, "severity")
         self.transform, self.target_transform = transform, target_transform
         top = self.root / self.corruption
@@ -160,9 +174,7 @@ class ImageNetC(Dataset[tuple[Any, int]]):
             raise FileNotFoundError(
                 f"corruption: {top} is missing; {self.root} holds {_listing(self.root)}"
             )
-        cell = top / str(self.severity)
-        if not cell.is_dir():
-            raise FileNotFoundError(f"severity: {cell} is missing; {top} holds {_listing(top)}")
+        cell = self._cell(top)
         entries = _scan_classes(cell, IMAGE_EXTENSIONS)
         if not entries:
             raise FileNotFoundError(
@@ -170,6 +182,18 @@ class ImageNetC(Dataset[tuple[Any, int]]):
             )
         labels = _class_labels([w for _, w in entries], classes, cell)
         self.samples: list[tuple[Path, int]] = [(p, labels[w]) for p, w in entries]
+
+    @staticmethod
+    def _corruption(value: str) -> str:
+        """The corruption name (one of ImageNet-C's 19)."""
+        return _name(value, ALL_CORRUPTIONS, "corruption")
+
+    def _cell(self, top: Path) -> Path:
+        """The folder of :attr:`severity` under ``top`` (``<root>/<corruption>``)."""
+        cell = top / str(self.severity)
+        if not cell.is_dir():
+            raise FileNotFoundError(f"severity: {cell} is missing; {top} holds {_listing(top)}")
+        return cell
 
     def __len__(self) -> int:
         return len(self.samples)
@@ -232,7 +256,7 @@ class CIFAR10C(Dataset[tuple[Any, int]]):
         target_transform: Transform = None,
     ) -> None:
         self.root = _root(root, "<corruption>.npy files and labels.npy")
-        self.corruption = _name(corruption, ALL_CORRUPTIONS, "corruption")
+        self.corruption = self._corruption(corruption)
         self.severity = _level(severity, SEVERITIES, "severity")
         self.transform, self.target_transform = transform, target_transform
         labels_path = self.root / "labels.npy"
@@ -276,6 +300,11 @@ class CIFAR10C(Dataset[tuple[Any, int]]):
             )
         self._images: np.ndarray | None = None
 
+    @staticmethod
+    def _corruption(value: str) -> str:
+        """The corruption name (one of the 19)."""
+        return _name(value, ALL_CORRUPTIONS, "corruption")
+
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
         state["_images"] = None  # each process maps the file itself
@@ -308,6 +337,67 @@ class CIFAR100C(CIFAR10C):
     """CIFAR-100-C: the layout of :class:`CIFAR10C`, labels 0..99."""
 
     num_classes = 100
+
+
+def _cbar_name(value: str) -> str:
+    """A corruption of suite ``cbar`` (the paper's spellings too), or an ArgumentError naming
+    ``corruption``."""
+    try:
+        return resolve_grid_name("c", value, suite="cbar")
+    except (TypeError, GridError) as exc:
+        raise ArgumentError(Arg("corruption"), f": {exc}") from None
+
+
+class ImageNetCBar(ImageNetC):
+    """One cell of an ImageNet-C-bar folder: ``<root>/<corruption>/<level>/<wnid>/<file>``.
+
+    The released ImageNet-C-bar, a ``make-c --suite cbar`` build, or Tiny-ImageNet-C-bar (ours):
+    the layout of :class:`ImageNetC` with the corruptions of suite ``cbar`` (ImageNet-C-bar's ten,
+    and any other of the 30 a build holds; the paper's spellings accepted). The level folder of
+    ``severity`` is ``<severity>`` (``1``..``5``) or the level itself, as make_imagenet_c_bar.py
+    names it (``caustic_refraction/2.35/``: severity 1 of imagenet_c_bar.csv;
+    :func:`~corruptbench.datasets.imagenet_c.level_severity`). Arguments, items and errors as
+    :class:`ImageNetC`; a level folder whose value is not one of the corruption's five levels is
+    refused.
+
+    Examples:
+        >>> ds = ImageNetCBar("/data/ImageNet-C-Bar", "caustic_refraction", 1)  # doctest: +SKIP
+        >>> ds.cell.name  # doctest: +SKIP
+        '2.35'
+    """
+
+    @staticmethod
+    def _corruption(value: str) -> str:
+        return _cbar_name(value)
+
+    def _cell(self, top: Path) -> Path:
+        try:
+            folders = level_folders(self.root, self.corruption)
+        except ValueError as exc:
+            raise ArgumentError(str(exc)) from None
+        if self.severity not in folders:
+            raise FileNotFoundError(
+                f"severity: no folder of severity {self.severity} in {top} (named "
+                f"{self.severity} or by its level); it holds {_listing(top)}"
+            )
+        self.cell = top / folders[self.severity]
+        return self.cell
+
+
+class CIFAR10CBar(CIFAR10C):
+    """One severity of one corruption of CIFAR-10-C-bar: ``<root>/<corruption>.npy`` +
+    ``labels.npy``, as make_cifar10_c_bar.py writes them (``5 x N`` images, severity-major) and
+    ``make-c --suite cbar --profile cifar`` does; the layout and checks of :class:`CIFAR10C`
+    with the corruptions of suite ``cbar`` (CIFAR-10-C-bar's ten, and any other of the 30 a
+    build holds).
+
+    Examples:
+        >>> ds = CIFAR10CBar("/data/CIFAR-10-C-Bar", "pinch_and_twirl", 5)  # doctest: +SKIP
+    """
+
+    @staticmethod
+    def _corruption(value: str) -> str:
+        return _cbar_name(value)
 
 
 class ImageNetP(Dataset[tuple[Any, int]]):

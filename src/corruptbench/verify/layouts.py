@@ -36,6 +36,7 @@ import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
 from ..datasets.imagenet import is_wnid
+from ..datasets.imagenet_c import level_dirname
 from ..datasets.webdataset import SHARD_INDEX, shard_problem
 from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 from ..progress import Progress
@@ -400,12 +401,9 @@ def _build(
         exts: tuple[str, ...] = (".mp4",)
     else:
         dirs = sorted({n for n, _ in cells})
-        present = [
-            (f"{n}/{v}", str(root / n / str(v))) for n, v in cells if (root / n / str(v)).is_dir()
-        ]
-        report.missing_cells.extend(
-            f"{n}/{v}" for n, v in cells if not (root / n / str(v)).is_dir()
-        )
+        named = [(n, _build_level_dir(params, n, v)) for n, v in cells]
+        present = [(f"{n}/{d}", str(root / n / d)) for n, d in named if (root / n / d).is_dir()]
+        report.missing_cells.extend(f"{n}/{d}" for n, d in named if not (root / n / d).is_dir())
         exts = IMAGE_EXTENSIONS if fmt == "jpeg" else ()
     with bar_factory(len(present)) as bar:
         reports, files, notes = check_cells(
@@ -423,6 +421,16 @@ def _build(
     if extras.extra:
         report.cells.insert(0, extras)
     return report
+
+
+def _build_level_dir(params: dict[str, Any], name: str, level: int) -> str:
+    """The folder of one level of a make-c build: ``3``, or with ``level_names`` ``value`` (an
+    ImageNet-C-bar build) the level of the build's profile (``2.35``)."""
+    naming = str(params.get("level_names") or "severity")
+    try:
+        return level_dirname(name, level, naming, str(params.get("profile") or "imagenet"))
+    except ValueError as exc:
+        raise VerifyError(f"manifest.json: {exc}") from None
 
 
 def _has_classes(cells: list[tuple[str, str]]) -> bool:

@@ -20,6 +20,7 @@ import os
 from pathlib import Path
 
 from ...errors import Arg
+from ...registry import corruption_specs, corruption_suites
 from ..common import EvalError
 from .base import ImageIds, Item, Layout, OnTheFly, Selection
 from .cifar_c import CifarCFolder
@@ -27,7 +28,7 @@ from .cifar_p import CifarPFolder
 from .clean import CleanImages
 from .imagenet_c import ImageNetCFolder
 from .imagenet_p import ImageNetPFolder
-from .on_the_fly import OnTheFlyC, OnTheFlyP
+from .on_the_fly import OnTheFlyC, OnTheFlyP, default_profile
 from .webdataset import WebDatasetC, WebDatasetP
 
 __all__ = [
@@ -48,6 +49,7 @@ __all__ = [
     "C_FOLDERS",
     "P_FOLDERS",
     "open_c_layout",
+    "peek_c",
     "open_p_layout",
     "DataArg",
 ]
@@ -66,6 +68,29 @@ def _folder(data: str | os.PathLike[str]) -> Path:
     if not root.is_dir():
         raise EvalError(Arg("data"), f" {root}: folder not found")
     return root
+
+
+def peek_c(data: DataArg) -> tuple[str, str | None]:
+    """eval-c's data before it is opened: its corruption suite, and its profile where the data
+    says it.
+
+    The suite is the first registered one (ImageNet-C's first:
+    :func:`~corruptbench.registry.corruption_suites`) that has a corruption the data names (its
+    top-level folders, ``<corruption>.npy`` files or ``shards.json`` cells), so a folder holding
+    any ImageNet-C name is read as ImageNet-C; clean images corrupted on the fly, and data that
+    names none, are ``imagenet_c``. The profile: ``cifar`` for a CIFAR-C folder, what a shard index
+    or a make-c ``manifest.json`` records, the source's
+    (:func:`~.on_the_fly.default_profile`) on the fly; else None.
+    """
+    if isinstance(data, OnTheFly):
+        return "imagenet_c", default_profile(data.open())
+    root = _folder(data)
+    cls = next(c for c in C_FOLDERS if c.detect(root))
+    names, profile = cls.peek(root)
+    for suite in corruption_suites():
+        if names & {s.name for s in corruption_specs(suite)}:
+            return suite, profile
+    return "imagenet_c", profile
 
 
 def open_c_layout(

@@ -32,6 +32,11 @@ class CifarCFolder(Layout):
     def detect(root: Path) -> bool:
         return (root / "labels.npy").is_file()
 
+    @staticmethod
+    def peek(root: Path) -> tuple[set[str], str | None]:
+        """The ``<corruption>.npy`` names; the profile is ``cifar``."""
+        return {p.stem for p in root.glob("*.npy") if p.stem != "labels"}, "cifar"
+
     @classmethod
     def open(
         cls, root: Path, sel: Selection, num_classes: int | None, profile: str | None

@@ -1,6 +1,8 @@
 """ImageNet-C folders: ``<root>/<corruption>/<severity>/<wnid>/<file>``.
 
-Also Tiny-ImageNet-C, ImageNet-64x64-C, ImageNet-C 299 and what ``make-c`` writes. Labels: a
+Also Tiny-ImageNet-C, ImageNet-64x64-C, ImageNet-C 299, ImageNet-C-bar (level folders ``1``..``5``
+or named by the level, ``2.35``: :func:`~corruptbench.datasets.imagenet_c.level_severity`) and
+what ``make-c`` writes. Labels: a
 wnid's standard 1000-class index (position in the sorted list of the 1000 ILSVRC-2012 wnids),
 whatever subset of classes is present; for a model with another number of outputs (e.g. Tiny
 ImageNet, 200) the index among the sorted wnid folders present. The images are used as they are
@@ -17,11 +19,43 @@ from typing import Any, ClassVar
 from ...grid import Cell
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
+from ...tables.cbar import table_key
 from ..common import EvalError, content_digest, files_fingerprint, label_mapper
 from ..readers import ImageFileReader
-from .base import Item, Layout, Selection, keys_of, select_positions
+from .base import Item, Layout, Selection, keys_of, manifest_profile, select_positions
 
 __all__ = ["ImageNetCFolder"]
+
+
+def _first_files(folder: Path, n: int) -> list[Path]:
+    """Up to ``n`` files of ``folder`` or of its first sub-folder (a cell's first class)."""
+    entries = sorted(p for p in folder.iterdir() if not p.name.startswith("."))
+    files = [p for p in entries if p.is_file()][:n]
+    sub = next((p for p in entries if p.is_dir()), None)
+    if not files and sub is not None:
+        files = sorted(p for p in sub.iterdir() if p.is_file() and not p.name.startswith("."))[:n]
+    return files
+
+
+def _detect(root: Path, names: list[str]) -> str:
+    """The profile of the first readable image of the first level folder of a requested
+    corruption (its size: :func:`~corruptbench.profiles.detect_profile`); ``imagenet`` when
+    there is none."""
+    from PIL import Image
+
+    for name in names:
+        top = root / name
+        levels = sorted(p for p in top.iterdir() if p.is_dir()) if top.is_dir() else []
+        if not levels:
+            continue
+        for path in _first_files(levels[0], 10):
+            try:
+                with Image.open(path) as im:
+                    return detect_profile(im.height, im.width)
+            except (OSError, ValueError):
+                continue
+        break
+    return "imagenet"
 
 
 @dataclass
@@ -41,33 +75,37 @@ class ImageNetCFolder(Layout):
         """Any folder without a CIFAR ``labels.npy`` (checked last)."""
         return True
 
+    @staticmethod
+    def peek(root: Path) -> tuple[set[str], str | None]:
+        """The top-level folder names, and the profile a make-c ``manifest.json`` records."""
+        names = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
+        return names, manifest_profile(root)
+
     @classmethod
     def open(
         cls, root: Path, sel: Selection, num_classes: int | None, profile: str | None
     ) -> ImageNetCFolder:
         from ...datasets.imagenet_c import scan_imagenet_c
 
-        index = scan_imagenet_c(root, sel.names, sel.levels)
+        profile = profile or _detect(root, sel.names)
+        try:
+            index = scan_imagenet_c(root, sel.names, sel.levels, profile=profile)
+        except ValueError as exc:
+            raise EvalError(str(exc)) from None
         if not index.cells:
             raise EvalError(
                 f"{root}: no ImageNet-C cells found (expected <corruption>/<severity>/<wnid>/<file> for "
                 f"{', '.join(sel.names[:3])}...); is this the right folder?"
             )
-        if profile is None:
-            profile = "imagenet"
-            from PIL import Image
-
-            for path, _ in [e for items in index.cells.values() for e in items[:5]][:20]:
-                try:
-                    with Image.open(path) as im:
-                        profile = detect_profile(im.height, im.width)
-                    break
-                except (OSError, ValueError):
-                    continue
         lay = cls(root, profile, cells=list(index.cells), missing=list(index.missing))
         if index.extra_dirs:
             lay.notes.append(
                 f"ignored folders (not requested corruptions): {', '.join(index.extra_dirs)}"
+            )
+        if index.value_named:
+            lay.notes.append(
+                "level folders named by value (make_imagenet_c_bar.py's '{:.2f}') read as "
+                f"severities 1..5 of {table_key(profile)}.csv: {', '.join(index.value_named)}"
             )
         if any(w is None for items in index.cells.values() for _, w in items):
             raise EvalError(
@@ -78,7 +116,7 @@ class ImageNetCFolder(Layout):
         unlisted = 0
         for cell, entries in index.cells.items():
             keys = keys_of(entries)
-            rows = select_positions(keys, sel, str(root / cell.name / str(cell.level)))
+            rows = select_positions(keys, sel, str(root / cell.name / index.level_dirs[cell]))
             lay._rows[cell] = rows
             lay._keys.update(keys[i] for i in rows)
             lay.fingerprints[lay.key(cell)] = files_fingerprint(root, (entries[i][0] for i in rows))

@@ -194,6 +194,13 @@ class WebDatasetC(_Shards):
 
     kind: ClassVar[str] = "c"
 
+    @staticmethod
+    def peek(root: Path) -> tuple[set[str], str | None]:
+        """The names of the cells ``shards.json`` lists, and the profile it records."""
+        doc = _open_index(root, "c")
+        profile = doc.get("profile")
+        return {c.name for c in _rows(doc)}, profile if isinstance(profile, str) else None
+
     _label: Callable[[ShardSample], int] | None = None
     _sources: set[str] = field(default_factory=set)  #: "source" of the selected samples
     _per_cell: int = 0  #: samples in a full cell (CIFAR: rows of the batch)
