@@ -104,65 +104,47 @@ def evaluate_c(
             :mod:`corruptbench.models`) or a :class:`~corruptbench.models.LoadedModel`, which bring
             their own preprocessing. A module runs in ``eval()`` mode under
             ``torch.inference_mode()``; its training flags and device are restored afterwards.
-        data: An ImageNet-C folder, a CIFAR-10/100-C folder or a WebDataset shard folder of
-            make-c / ``corruptbench convert`` (``shards.json``; layout detected), or
-            :class:`~corruptbench.evaluation.layouts.OnTheFly` (a clean image folder, CIFAR batch or
-            in-memory images corrupted in the loader exactly as make-c does; the clean error is
-            then computed from it too).
+        data: An ImageNet-C, CIFAR-10/100-C or WebDataset shard folder (layout detected), or
+            :class:`~corruptbench.evaluation.layouts.OnTheFly` (clean images corrupted in the
+            loader exactly as make-c does; the clean error comes from them too).
         clean: Clean images for the clean error of stored data (ImageNet folder:
             ``Resize(256)+CenterCrop(224)``; CIFAR: a batch file or a folder of 32 x 32 class
             sub-folders).
-        corruptions: Names or subsets of ``suite`` (``benchmark``, ``extra``, ``all``, a family;
-            for ``cbar`` also ``imagenet_c_bar``, ``cifar10_c_bar``); default the protocol's
-            (``full``: all 19; ``robustbench``: the 15 benchmark ones), for the ``cbar`` suite the
-            benchmark of the data's profile (:func:`corruptbench.grid.default_subset`:
-            CIFAR-10-C-bar's ten for CIFAR data, else ImageNet-C-bar's ten).
+        corruptions: Names or subsets of ``suite`` (``benchmark``, ``extra``, ``all``, a family,
+            ``imagenet_c_bar``, ``cifar10_c_bar``); default the protocol's, for ``cbar`` the data
+            profile's benchmark (:func:`corruptbench.grid.default_subset`).
         severities: Subset of 1..5 (default all five).
         suite: ``imagenet_c`` or ``cbar`` (ImageNet-C-bar / CIFAR-10-C-bar, Mintun et al. 2021);
-            ``None`` (default): the data's (:func:`~corruptbench.evaluation.layouts.peek_c`: a
-            folder naming any ImageNet-C corruption is ``imagenet_c``, one naming C-bar
-            corruptions only ``cbar``; clean images on the fly ``imagenet_c``). It decides the
-            default corruptions and the subsets; the results hold each corruption in its
-            suite's part: ImageNet-C's (CE, mCE) and C-bar's (``Results.cbar``: test_c_bar.py's
-            top-1 errors and means, no normalisation), a grid of both suites both parts. A C-bar
-            folder's level folders may be ``1``..``5`` or the levels (``2.35``).
+            default the data's (:func:`~corruptbench.evaluation.layouts.peek_c`). It decides the
+            default corruptions and subsets; each corruption's results go to its suite's part
+            (``Results.c``: CE, mCE; ``Results.cbar``: test_c_bar.py's errors and means). C-bar
+            level folders may be ``1``..``5`` or the levels (``2.35``).
         mean, std: Per-channel normalisation of a module / callable's input (after ``/255``).
-        input_size: Its input size: images that are not ``input_size`` square are resized
-            (bilinear); ImageNet-C images are 224 already.
-        device: Where the model runs (default: the device of the module's parameters, else
-            ``"cpu"``); a module elsewhere is moved there for the run and back afterwards.
+        input_size: Its input size (other sizes are resized, bilinear).
+        device: Where the model runs (default: its parameters' device, else ``"cpu"``; moved back after).
         batch_size: Images per model call.
-        limit: Use at most this many images per cell (a seeded subset, the same images per cell);
-            refused by a protocol that fixes the images.
+        limit: At most this many images per cell (a seeded subset, the same in every cell).
         seed: Base seed of on-the-fly corruption (as ``make-c --seed``) and of the ``limit`` subset.
         profile: Parameter profile for on-the-fly/clean preparation (default: detected).
-        baseline: ``auto`` (AlexNet for ImageNet, uniform for CIFAR), ``alexnet``, ``uniform`` or an
-            eval-c results file of the baseline model.
-        corrupt_on: On-the-fly only. ``workers``: CPU data-loader workers, the exact make-c
-            pixels; ``device``: the model's device with :func:`corruptbench.torch.corrupt_batch`
-            (fast on a GPU; seeded per batch, not make-c's bytes); ``auto``: device on CUDA.
-        protocol: ``full`` (the paper's: every image of the data, 19 corruptions, mCE) or
-            ``robustbench`` (RobustBench's ImageNet-C leaderboard: exactly its 5,000 listed
-            images in every cell and, with ``clean``, in the clean folder, refused when some are
-            absent; the 15 benchmark corruptions x 5 severities; 224 x 224 images to a 224 model,
-            no crop; the results add its ``clean_acc`` and ``corruptions_acc``). See
+        baseline: ``auto`` (AlexNet for ImageNet, else uniform), ``alexnet``, ``uniform``, a file.
+        corrupt_on: On-the-fly only. ``workers``: CPU loader workers, make-c's exact pixels;
+            ``device``: :func:`corruptbench.torch.corrupt_batch` on the model's device (seeded per
+            batch, not make-c's bytes); ``auto``: device on CUDA.
+        protocol: ``full`` (the paper's: every image, 19 corruptions, mCE) or ``robustbench``
+            (its leaderboard's 5,000 listed images in every cell and the clean folder, the 15
+            benchmark corruptions, 224 px, no crop, no ``limit``; adds ``clean_acc``, ``corruptions_acc``):
             :mod:`corruptbench.protocols`. The results' ``dataset.protocol`` names it.
-        name: The model's id in the results and reports (default: a module's class name, a
-            source's own id).
-        ece_bins: Equal-width confidence bins of the expected calibration error (default 15, as
-            google/robustness_metrics; Ovadia et al. 2019 use 30, which the results file also
-            gives: ``res.calibration.stats["fog/3"].ece(bins=30)``).
-        progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
-            ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
-            otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
+        name: The model's id in the results (default: a module's class name, a source's id).
+        ece_bins: Equal-width confidence bins of the ECE (default 15, as google/robustness_metrics;
+            Ovadia et al. 2019's 30 is stored too: ``res.calibration.stats["fog/3"].ece(bins=30)``).
+        progress: :func:`corruptbench.progress.progress`: ``True`` / ``"auto"`` (a bar in a
+            notebook or terminal, else lines every ~10 s), ``False`` / ``"off"``, ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
             new processes that import the caller's script: in a script, call this under
             ``if __name__ == "__main__":``.
-        verify_shards: WebDataset shards only: ``"hash"`` (default) compares every shard of the
-            requested cells with ``shards.json`` (size, sample count and SHA-256, a full read:
-            see ``benchmarks/shard_verify.py`` for the cost) and refuses one that differs;
-            ``"count"`` checks sizes and sample counts only, for storage you trust
-            (``eval-c --trust-shards``).
+        verify_shards: WebDataset shards: ``"hash"`` (default) checks each requested shard's size,
+            sample count and SHA-256 against ``shards.json`` (cost: ``benchmarks/shard_verify.py``)
+            and refuses one that differs; ``"count"`` sizes and counts only (``--trust-shards``).
 
     Returns:
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
