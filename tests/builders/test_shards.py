@@ -319,6 +319,24 @@ def test_one_worker_two_workers_and_ray_give_identical_shards(
     assert len(list(one.glob("*.tar"))) == 4 * 3
 
 
+@pytest.mark.slow
+def test_cbar_shards_on_the_cluster_equal_one_workers(ray_cluster: Any, tmp_path: Path) -> None:
+    """ImageNet-C-bar shards built on the loopback cluster: the bytes of one local worker (each
+    image drawn from its item seed, wherever it runs)."""
+    src = make_source(tmp_path, 3)
+    names = ["sparkles", "blue_noise_sample"]
+    one, ray_out = tmp_path / "one", tmp_path / "ray"
+    run_c(src, one, names=names, levels=[1, 4], suite="cbar", fmt="webdataset", shard_size=2)
+    text = make_c_with_ray(
+        [str(src), str(ray_out), "--suite", "cbar", "--corruptions",
+         ",".join(names), "--severities", "1,4", "--format", "webdataset", "--shard-size", "2",
+         "--no-progress", "--ray", ray_cluster.address], ray_cluster.driver_env(),
+    )  # fmt: skip
+    assert "3 made in this run" in text and "0 failed" in text, text
+    assert tree(one) == tree(ray_out)
+    assert len(list(one.glob("sparkles-*.tar"))) == 2 * 2
+
+
 def test_cli_shard_size_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = make_source(tmp_path, 1)
     assert main(["make-c", str(src), str(tmp_path / "o"), "--shard-size", "5"]) == 2
