@@ -1,9 +1,10 @@
 """Deprecated import path of :mod:`corruptbench.builders` (the dataset builders).
 
 Up to version 0.1.0 the builders lived in ``corruptbench.build``, and the README showed
-``from corruptbench.build import build_tree``. A package folder named ``build`` is skipped by
-pytest's and ruff's default excludes, so it moved to :mod:`corruptbench.builders`; this module keeps
-the documented names importable and says where they went.
+``from corruptbench.build import build_tree``. pytest's default ``norecursedirs`` skips folders
+named ``build`` (so ``tests/build`` never ran), so the package and its tests moved to
+:mod:`corruptbench.builders`; this module keeps the documented names importable and says where
+they went.
 """
 
 from __future__ import annotations
