@@ -111,3 +111,20 @@ def test_option_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["score", str(a), "--report", str(tmp_path / "r.pdf")]) == 2
     assert "cannot tell the report format" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == ["a.csv"]
+
+
+def test_scale_option_and_mixed_scales(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33 item 10: a table mixing fractions with percentages is one error line naming
+    --scale; --scale percent accepts a weak model's scores below 1 %."""
+    rows = [(n, s, v if s == 0 else v * 100) for n, s, v in table_rows(seed=9)]
+    mixed = write_table(tmp_path / "mixed.csv", rows)
+    assert main(["score", str(mixed)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "fractions mixed with percentages" in err and "(or pass --scale percent if" in err
+    assert len(err.splitlines()) == 1
+    weak = write_table(tmp_path / "weak.csv", [(n, s, 2.0 if s == 0 else 0.5) for n, s, _ in rows])
+    assert main(["score", str(weak)]) == 2
+    capsys.readouterr()
+    assert main(["score", str(weak), "--scale", "percent"]) == 0
+    assert main(["score", str(weak), "--scale", "fraction"]) == 2
+    assert "above 1: outside the fraction scale 0..1 (--scale fraction)" in capsys.readouterr().err

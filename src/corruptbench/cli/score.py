@@ -23,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "the clean score; any higher-is-better score: box AP, mask AP, mIoU, accuracy) and "
             "print P (clean score), mPC (mean over the 15 benchmark corruptions x 5 severities) "
             "and rPC = mPC / P of Michaelis et al. (2019). Every table is checked first (a NaN "
-            "score, a missing cell, a severity outside 0..5, a cell given twice, a clean score "
-            "of 0 are one error line each); then the results files and the report are written."
+            "or -1 score - COCOeval's 'undefined' -, a missing cell, a severity outside 0..5, a "
+            "cell given twice, a clean score of 0, scores off their scale or on two scales are "
+            "one error line each); then the results files and the report are written."
         ),
     )
     p.add_argument(
@@ -49,6 +50,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="score",
         metavar="HEADER",
         help="the header of the score column (default score; other columns are ignored)",
+    )
+    p.add_argument(
+        "--scale",
+        choices=("fraction", "percent"),
+        default=None,
+        help="the tables' scores are fractions (0..1) or percentages (0..100); default: "
+        "detected per table (fractions when no score is above 1), and a table mixing the two "
+        "is refused",
     )
     p.add_argument(
         "--partial",
@@ -106,7 +115,12 @@ def run(args: argparse.Namespace) -> int:
     results = unique_labels(
         [
             results_from_table(
-                table, name=name, metric=args.metric, column=args.column, partial=args.partial
+                table,
+                name=name,
+                metric=args.metric,
+                column=args.column,
+                partial=args.partial,
+                scale=args.scale,
             )
             for table, name in zip(args.tables, names)
         ]
