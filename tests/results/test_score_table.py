@@ -220,3 +220,47 @@ def test_only_plain_ascii_numbers(tmp_path: Path, cell: str, text: str) -> None:
     what = "is not an integer" if cell == "severity" else "must be a number, got"
     with pytest.raises(ValueError, match=rf"line 9: .*{what}"):
         results_from_table(path)
+
+
+def test_a_long_table_is_streamed_in_constant_memory(tmp_path: Path) -> None:
+    """Issue 33 item 11: the old reader held ~19x the file in memory (text, lines, rows); rows
+    are now read one at a time, so a 6 MB table peaks at a few lines' worth."""
+    import tracemalloc
+
+    rows = table_rows(seed=10)
+    note = "x" * 60_000
+    path = write_table(
+        tmp_path / "wide.csv",
+        [(n, s, v, note) for n, s, v in rows],
+        header="corruption,severity,score,note",
+    )
+    assert path.stat().st_size > 4_000_000
+    tracemalloc.start()
+    try:
+        clean, grid = read_score_table(path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert clean == 0.363 and grid["fog"] == [v for n, s, v in rows if n == "fog"]
+    assert peak < 1_000_000, peak
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"corruption,severity,score\n" + b"fog," * 20_000 + b"\n", r"line 2: longer than 65536"),
+        (b"x" * 100_000, r"t.csv, line 1: longer than 65536 characters: not a score table"),
+        (b"corruption,severity,score\nfog,1,0.2\n\xff\xfe\x00garbage", r"t.csv: not UTF-8 text"),
+        (
+            b"corruption,severity,score\nfog,1,0.2\x00\n",
+            r"line 2: the score of fog/1 must be a number",
+        ),
+        (b'corruption,severity,score,n\nfog,1,0.2,"' + b"x\n" * 70_000, r"field larger than"),
+    ],
+)
+def test_too_large_or_garbage_tables_are_one_line(tmp_path: Path, content: bytes, message) -> None:
+    path = tmp_path / "t.csv"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=message) as info:
+        read_score_table(path)
+    assert str(info.value).startswith(str(path)) and "\n" not in str(info.value)

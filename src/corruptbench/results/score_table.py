@@ -19,8 +19,8 @@ Reading follows Python's :mod:`csv` module (the ``excel`` dialect: RFC 4180 quot
 inside a quoted field doubled), as Python's csv, Excel and pandas write it; the separator is the
 one of ``,`` tab ``;`` that splits the header into the wanted columns. The table is streamed
 row by row, so memory stays constant in its length (the grid holds at most 20 x 5 cells); a line
-over :data:`MAX_LINE` characters, a NUL byte or text that is not UTF-8 ends the read with one line
-naming the line number. Scores are plain ASCII decimal numbers on one scale per table
+over :data:`MAX_LINE` characters (or a quoted field over the :mod:`csv` module's field limit) or
+text that is not UTF-8 ends the read with one line. Scores are plain ASCII decimal numbers on one scale per table
 (:func:`~corruptbench.metrics.check_scale`: fractions 0..1 or percentages 0..100, detected or
 given with ``scale=``); -1, COCOeval's "undefined", is refused like NaN.
 """
@@ -58,10 +58,8 @@ def _lines(fh: IO[str], path: Path) -> Iterator[str]:
         try:
             line = fh.readline(MAX_LINE + 1)
         except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"{path}, line {number + 1}: not UTF-8 text ({exc.reason} at byte "
-                f"{exc.start}): not a score table"
-            ) from None
+            # the decoder reads ahead of the line: no line number to give
+            raise ValueError(f"{path}: not UTF-8 text ({exc.reason}): not a score table") from None
         if not line:
             return
         number += 1
