@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import Arg, ArgumentError
 from ..safe_text import printable
+from .options import check_output
 
 __all__ = ["register", "run"]
 
@@ -126,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         ]
     )
     files: dict[Path, str] = {}
+    tables = [("the input table", t) for t in args.tables]
     if args.out_dir is not None:
         for res in results:
             path = Path(args.out_dir) / f"{_file_name(res.label)}.json"
@@ -133,8 +135,11 @@ def run(args: argparse.Namespace) -> int:
                 raise ArgumentError(
                     f"two tables would both be written to {path}; give distinct ", Arg("names")
                 )
+            check_output(path, "--out-dir's", writes="results:score", inputs=tables)
             files[path] = res.to_text()
     if args.report:
+        written = [("the results file", p) for p in files]
+        check_output(args.report, "--report", writes="report", inputs=[*tables, *written])
         # rendered before anything is written: a report that fails leaves no results files
         files[Path(args.report)] = render_report(results, fmt or "html", contact_sheet=False)
     for line in _table_lines(results):
