@@ -154,7 +154,7 @@ def _shard_data(root: Path) -> GridData:
 def _refuse_other_suites(root: Path, names: list[str]) -> None:
     """The error for cells that are not ImageNet-C's: another registered suite's (ImageNet-C-bar)
     by name, else an unknown corruption."""
-    suites = {}
+    suites: dict[str, list[str]] = {}
     for name in names:
         try:
             suites.setdefault(suite_of(name), []).append(name)
