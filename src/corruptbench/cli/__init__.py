@@ -73,6 +73,7 @@ FLAGS = {
     "to": "--to",
     "shard_size": "--shard-size",
     "partial": "--partial",
+    "scale": "--scale",
     "names": "--names",
     "parts": "--parts",
     "checksums": "--checksum",
