@@ -1,18 +1,22 @@
 """A real HTTP server on 127.0.0.1 (``http.server`` in a thread of the test process) that serves
 files and Zenodo-style record JSON, and injects faults on request.
 
-``/files/<name>`` serves ``files[name]`` (``Range: bytes=N-`` answered with 206 unless
-``no_range``); ``/api/records/<id>`` serves ``records[id]`` as JSON. ``faults[name]`` is a list of
-faults consumed one per request of that path: ``"cut"`` (headers for the whole body, half of it,
-then the connection closes), ``"429"`` (with ``Retry-After: <retry_after>``), ``"503"``,
-``"404"``, ``"stall"`` (no answer for ``stall_s`` seconds, then the file), ``"drip"`` (one byte
-every ``drip_s`` seconds), ``"half-stall"`` (half the body, then ``stall_s`` seconds of
-silence), ``"endless"`` (the file, then zeros without end, no ``Content-Length``), ``"cut-at:N"``
-(no ``Content-Length``; the first N bytes, then the connection closes). Every file has a strong
-``ETag`` (its MD5) and ``Last-Modified``; ``If-Range`` with another ETag gets the whole file
-(200), as RFC 9110 §13.1.5 says (``ignore_if_range`` turns that off). ``redirects[name]``
-answers ``302`` with that location. Every request is logged as
-``(path, Range header or None, status)``.
+``/files/<name>`` serves ``files[name]`` with a strong ``ETag`` (its MD5) and a ``Last-Modified``;
+``Range: bytes=N-`` is answered with 206 unless ``no_range``, or when ``If-Range`` names another
+ETag (then the whole file, 200, as RFC 9110 §13.1.5 says; ``ignore_if_range`` turns that off).
+``/api/records/<id>`` serves ``records[id]`` as JSON; ``redirects[name]`` answers 302 with that
+location. ``faults[name]`` is a list of faults consumed one per request of that path:
+
+* ``"cut"``: headers for the whole body, half of it, then the connection closes;
+* ``"429"`` (with ``Retry-After: <retry_after>``), ``"503"``, ``"404"``;
+* ``"stall"``: no answer for ``stall_s`` seconds, then the file;
+* ``"drip"``: one byte every ``drip_s`` seconds;
+* ``"half-stall"``: half the body, then ``stall_s`` seconds of silence;
+* ``"endless"``: no ``Content-Length``; the file, then ``endless_bytes`` of zeros;
+* ``"cut-at:N"``: no ``Content-Length``; the first N bytes, then the connection closes.
+
+``changes[name]`` replaces the file right after a fault of it was served (a file that changes
+between two requests). Every request is logged as ``(path, Range header or None, status)``.
 """
 
 from __future__ import annotations
@@ -39,6 +43,9 @@ class Site:
     drip_s: float = 0.05
     ignore_if_range: bool = False
     redirects: dict[str, str] = field(default_factory=dict)
+    #: ``files[name]`` becomes ``changes[name]`` right after a fault of ``name`` was served
+    changes: dict[str, bytes] = field(default_factory=dict)
+    endless_bytes: int = 8 << 20
     log: list[tuple[str, str | None, int]] = field(default_factory=list)
     base: str = ""
 
@@ -115,11 +122,15 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
             self.send_header("Last-Modified", "Mon, 01 Jan 2024 00:00:00 GMT")
             self.end_headers()
             if kind is not None and self._fault_body(kind, body):
+                if name in site.changes:
+                    site.files[name] = site.changes.pop(name)
                 return
             if kind == "cut":
                 self.wfile.write(body[: len(body) // 2])
                 self.wfile.flush()
                 self.close_connection = True
+                if name in site.changes:
+                    site.files[name] = site.changes.pop(name)
                 return
             self.wfile.write(body)
 
@@ -136,9 +147,9 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
                     self.wfile.write(body[: len(body) // 2])
                     self.wfile.flush()
                     time.sleep(site.stall_s)
-                elif kind == "endless":
+                elif kind == "endless":  # endless to a reader that stops in time
                     self.wfile.write(body)
-                    while True:
+                    for _ in range(site.endless_bytes >> 16):
                         self.wfile.write(bytes(1 << 16))
                 elif kind.startswith("cut-at:"):
                     self.wfile.write(body[: int(kind.split(":")[1])])

@@ -461,13 +461,20 @@ def _copy_body(t: _Transfer, resp: Any, fd: int, got: int, limit: int | None) ->
             window_t, window_got = now, got
 
 
-def _start(t: _Transfer, have: int, resp: Any) -> tuple[int, int | None, int]:
+def _start(
+    t: _Transfer, have: int, resp: Any, saved: dict[str, Any]
+) -> tuple[int, int | None, int]:
     """Decide from the response where the body goes: ``(file flags, total, bytes kept)``."""
     if resp.status == 206:
         first, total = parse_content_range(resp.headers.get("Content-Range"))
-        if first == have:
+        now = _validator_of(resp)
+        same = all(saved.get(k) == v for k, v in now.items())  # a server ignoring If-Range
+        if first == have and same and saved.get("total") in (None, total):
             return os.O_WRONLY | os.O_APPEND, total, have
-        t.log(f"{t.part.name}: the server resumed at byte {first}, not {have}; restarting")
+        t.log(
+            f"{t.part.name}: the server resumed at byte {first} of another version of the file "
+            f"(or not at byte {have}); restarting from byte 0"
+        )
         raise _BodyError("restart")
     if have:
         t.log(
@@ -511,7 +518,7 @@ def _fetch_once(t: _Transfer, pool: urllib3.PoolManager, tries_left: int) -> int
             discard_part(t.part)
             raise _BodyError("restart")
         try:
-            flags, total, have = _start(t, have, resp)
+            flags, total, have = _start(t, have, resp, saved)
         except _BodyError:
             discard_part(t.part)
             raise
