@@ -455,7 +455,7 @@ def _copy_body(t: _Transfer, resp: Any, fd: int, got: int, limit: int | None) ->
             rate = (got - window_got) / (now - window_t)
             if rate < t.policy.min_rate:
                 raise _BodyError(
-                    f"stalled: {rate:.0f} bytes/s over {now - window_t:.0f} s (less than "
+                    f"stalled: {rate:.0f} bytes/s over {now - window_t:.1f} s (less than "
                     f"{t.policy.min_rate:.0f} bytes/s) at byte {got}"
                 )
             window_t, window_got = now, got
