@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from corruptbench.cli import main
-from download.archives import cifar_c_tar
+from download.archives import cifar_c_tar, md5, tar_bytes
 from download.server import Site, serve
 
 
@@ -92,3 +92,43 @@ def test_a_mirror_cannot_override_the_packages_checksum(
     assert "(tensorflow-datasets 4.9.10" in captured.out
     assert captured.out.count("announces") == 1 and "announces" not in captured.err
     assert list(tmp_path.iterdir()) == []  # no .part, no .mismatch
+
+
+def test_a_given_checksum_is_named_plainly_and_each_outcome_printed_once(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 33 item 21: "verified (md5 from given with --checksum)", and a failure printed
+    # twice ("FAILED:" in the log, then "failed:" in the summary)
+    data = tar_bytes([("ImageNet-C-Bar/blue_noise_sample/0.8/x.JPEG", b"x", None)], gz=True)
+    with serve(Site(files={"imagenet_c_bar.tar.gz": data})) as site:
+        argv = ["download", "imagenet-c-bar", str(tmp_path / "ok"), "--no-progress"]
+        argv += ["--base-url", site.base + "/files"]
+        assert main([*argv, "--checksum", f"imagenet_c_bar.tar.gz=md5:{md5(data).value}"]) == 0
+        err = capsys.readouterr().err
+        assert "imagenet_c_bar.tar.gz: verified (md5 from --checksum)" in err
+        argv[2] = str(tmp_path / "bad")
+        assert main([*argv, "--checksum", "imagenet_c_bar.tar.gz=md5:" + "0" * 32]) == 1
+    out, err = capsys.readouterr()
+    assert out.count("does not match") == 1 and "does not match" not in err
+    assert out.startswith("failed: imagenet_c_bar.tar.gz: the downloaded file does not match")
+
+
+def test_a_checksum_the_table_has_is_refused_in_a_whole_sentence(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 33 item 21: the message ended "...only used for files without"
+    argv = ["download", "cifar10-c", str(tmp_path), "--checksum", "CIFAR-10-C.tar=md5:" + "0" * 32]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("a checksum you give is only used for a file the table has none for")
+
+
+def test_the_expansion_limit_is_named_by_its_flag(tmp_path, capsys) -> None:
+    data = tar_bytes([("ImageNet-C-Bar/zeros.bin", bytes(1 << 20), None)], gz=True)
+    with serve(Site(files={"imagenet_c_bar.tar.gz": data})) as site:
+        argv = ["download", "imagenet-c-bar", str(tmp_path), "--no-progress", "--accept-unverified"]
+        argv += ["--base-url", site.base + "/files", "--max-extract-size", "1000"]
+        assert main(argv) == 1
+    out = capsys.readouterr().out
+    assert "add up to more than 1000 bytes" in out
+    assert out.rstrip().endswith("raise the limit with --max-extract-size BYTES")
