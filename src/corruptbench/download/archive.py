@@ -372,7 +372,7 @@ def _run(
                 pos = raw.tell()
                 if i % 1000 == 999:
                     # tarfile keeps every header it has read; ImageNet-C's archives hold 750,000
-                    tf.members = []
+                    tf.members = []  # type: ignore[attr-defined]
             _check_end(tf)
     summary.top_level = tuple(t for t in tops if t)
 
