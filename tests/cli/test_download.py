@@ -132,3 +132,14 @@ def test_the_expansion_limit_is_named_by_its_flag(tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert "add up to more than 1000 bytes" in out
     assert out.rstrip().endswith("raise the limit with --max-extract-size BYTES")
+
+
+def test_dry_run_gives_imagenet_cs_sizes_with_their_source(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 33 item 21: --dry-run said "unknown" for ImageNet-C's size
+    assert main(["download", "imagenet-c", str(tmp_path), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "unknown" not in out
+    assert "size: about 21 GB (rounded; kkirchheim/pytorch-ood on GitHub" in out  # noise.tar
+    assert "total: about 62 GB" in out

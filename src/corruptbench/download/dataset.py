@@ -216,11 +216,17 @@ def format_plan(plan: DownloadPlan) -> str:
     """The plan as text (``--dry-run``): per file its URLs, size, checksum and their sources."""
     d = plan.dataset
     lines = [f"{d.name}: {d.title}", f"  homepage: {d.homepage}", f"  into: {plan.dest}"]
-    known = 0
+    known = approx = 0
     for fp in plan.files:
         e = fp.entry
-        size = f"{e.size} bytes ({_gb(e.size)}; {e.size_source})" if e.size else "unknown"
+        if e.size:
+            size = f"{e.size} bytes ({_gb(e.size)}; {e.size_source})"
+        elif e.approx_gb:
+            size = f"about {e.approx_gb} GB ({e.approx_source})"
+        else:
+            size = "unknown"
         known += e.size or 0
+        approx += 0 if e.size else (e.approx_gb or 0) * 10**9
         lines.append(f"  {e.name} [part {e.part}]: {fp.state}")
         if e.contents:
             lines.append(f"    holds: {', '.join(e.contents)}")
@@ -237,9 +243,12 @@ def format_plan(plan: DownloadPlan) -> str:
         else:
             lines.append(f"    checksum: unknown ({e.unknown})")
     free = _free_bytes(plan.dest)
-    unknown = sum(1 for f in plan.files if not f.entry.size)
-    total = f"{_gb(known)} known" if known else "unknown (the server tells each size)"
-    if known and unknown:
+    unknown = sum(1 for f in plan.files if not f.entry.size and not f.entry.approx_gb)
+    if known or approx:
+        total = f"about {(known + approx) / 1e9:.0f} GB" if approx else f"{_gb(known)} known"
+    else:
+        total = "unknown (the server tells each size)"
+    if (known or approx) and unknown:
         total += f" ({unknown} of {len(plan.files)} sizes unknown)"
     there = _gb(free) if free is not None else "unknown"
     lines.append(f"  total: {total}; free space there: {there}")
