@@ -182,3 +182,15 @@ def test_received_bytes_are_kept_when_a_read_times_out(site, tmp_path):
     with pytest.raises(DownloadError, match="timed out at byte 100000 .gave up after 1 tries; the"):
         get(site, "x.tar", part, quick(attempts=1, timeout_s=0.3), [])
     assert part.read_bytes() == data[:100_000]
+
+
+def test_http_redirects_are_followed_and_a_long_retry_after_is_refused(site, tmp_path):
+    data = os.urandom(3000)
+    site.files["real.tar"] = data
+    site.redirects["x.tar"] = site.url("real.tar")
+    part = tmp_path / "x.tar.part"
+    assert get(site, "x.tar", part, quick(), []) == len(data) and part.read_bytes() == data
+    site.faults["real.tar"] = ["429"]
+    site.retry_after = "100000"
+    with pytest.raises(DownloadError, match=r"HTTP 429 Too Many Requests; the server asks to "):
+        get(site, "real.tar", tmp_path / "y.part", quick(max_retry_after_s=60), [])

@@ -4,6 +4,7 @@ safely. See :mod:`corruptbench.download`."""
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import TYPE_CHECKING
 
 from ..safe_text import printable
@@ -116,7 +117,7 @@ def _checksums(values: list[str]) -> dict[str, Checksum]:
 
 def run(args: argparse.Namespace) -> int:
     from ..download import RetryPolicy, download, format_plan, plan_download
-    from ..errors import Arg, ArgumentError
+    from ..errors import Arg, ArgumentError, DownloadError
     from . import FLAGS
 
     if args.retries < 1 or args.timeout <= 0 or args.stall_timeout <= 0:
@@ -133,21 +134,25 @@ def run(args: argparse.Namespace) -> int:
         )
         print(printable(format_plan(plan), keep_newlines=True))
         return 0
-    summary = download(
-        args.name,
-        args.dir,
-        parts=parts,
-        base_url=args.base_url,
-        checksums=checksums,
-        accept_unverified=args.accept_unverified,
-        extract_files=not args.no_extract,
-        keep_archives=args.keep_archives,
-        max_extract_bytes=args.max_extract_size,
-        policy=RetryPolicy(
-            attempts=args.retries, timeout_s=args.timeout, stall_s=args.stall_timeout
-        ),
-        progress="off" if args.no_progress else "auto",
-    )
+    try:
+        summary = download(
+            args.name,
+            args.dir,
+            parts=parts,
+            base_url=args.base_url,
+            checksums=checksums,
+            accept_unverified=args.accept_unverified,
+            extract_files=not args.no_extract,
+            keep_archives=args.keep_archives,
+            max_extract_bytes=args.max_extract_size,
+            policy=RetryPolicy(
+                attempts=args.retries, timeout_s=args.timeout, stall_s=args.stall_timeout
+            ),
+            progress="off" if args.no_progress else "auto",
+        )
+    except DownloadError as exc:  # before any file: Zenodo's record API could not be read
+        print(printable(f"corruptbench download: error: {exc.render(FLAGS)}"), file=sys.stderr)
+        return 1
     for f in summary.files:
         if f.error is not None:  # the message names the file
             print(printable(f"failed: {f.error.render(FLAGS)}"))
