@@ -3,6 +3,12 @@ match the package's table (exit 1, named), against a real server on 127.0.0.1.""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import pytest
 
 from corruptbench.cli import main
@@ -143,3 +149,31 @@ def test_dry_run_gives_imagenet_cs_sizes_with_their_source(
     assert "unknown" not in out
     assert "size: about 21 GB (rounded; kkirchheim/pytorch-ood on GitHub" in out  # noise.tar
     assert "total: about 62 GB" in out
+
+
+@pytest.mark.slow  # a CLI process (~4 s on the 2-core machine)
+def test_ctrl_c_keeps_every_byte_received_as_the_message_says(tmp_path) -> None:
+    # issue 33 item 21: an interrupted read lost what it had buffered (up to 1 MiB), although
+    # the message says the bytes fetched so far are kept
+    data = os.urandom(300_000)
+    site = Site(files={"imagenet_c_bar.tar.gz": data}, stall_s=30.0)
+    site.faults["imagenet_c_bar.tar.gz"] = ["half-stall"]
+    with serve(site):
+        argv = ["download", "imagenet-c-bar", str(tmp_path), "--no-progress"]
+        argv += ["--accept-unverified", "--base-url", site.base + "/files"]
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "corruptbench", *argv],
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        deadline = time.monotonic() + 60
+        while not site.log and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # the first half has arrived; the server is silent
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert (tmp_path / "imagenet_c_bar.tar.gz.part").read_bytes() == data[:150_000]
+    assert "every byte received so far is kept" in err
