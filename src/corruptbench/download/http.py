@@ -57,6 +57,7 @@ from urllib3.exceptions import (
     NewConnectionError,
     ProtocolError,
     ReadTimeoutError,
+    ResponseError,
     SSLError,
 )
 from urllib3.util.retry import Retry
@@ -193,9 +194,11 @@ def _reason(exc: BaseException | None) -> str:
 
 
 class _Retry(Retry):
-    """``urllib3.Retry`` with the rules of the module docstring (``hooks``: policy, label, log)."""
+    """``urllib3.Retry`` with the rules of the module docstring (``hooks``: policy, label, log,
+    tries). Redirects have their own budget (``redirect``); failed tries of any kind share one
+    (urllib3's ``total`` would count redirects too: one redirect would use up ``--retries 1``)."""
 
-    hooks: tuple[RetryPolicy, str, Callable[[str], None]] | None = None
+    hooks: tuple[RetryPolicy, str, Callable[[str], None], int] | None = None
 
     def new(self, **kw: Any) -> _Retry:
         out = super().new(**kw)
@@ -223,11 +226,19 @@ class _Retry(Retry):
                     f"{what}: redirected to {target}; only http and https redirects are "
                     f"followed, not {scheme or 'a URL without a scheme'}"
                 )
-        return super().increment(method, url, response, error, _pool, _stacktrace)
+        new = super().increment(method, url, response, error, _pool, _stacktrace)
+        if self.hooks is not None and new.failed_tries() >= self.hooks[3]:
+            status = response.status if response is not None else 0
+            raise MaxRetryError(_pool, url or "", error or ResponseError(_status_text(status)))
+        return new
+
+    def failed_tries(self) -> int:
+        """The tries so far that failed (redirects are not failures)."""
+        return sum(1 for h in self.history if h.redirect_location is None)
 
     def sleep(self, response: Any = None) -> None:
         assert self.hooks is not None
-        policy, what, log = self.hooks
+        policy, what, log, _ = self.hooks
         last = self.history[-1] if self.history else None
         why = _status_text(last.status) if last and last.status else _reason(last and last.error)
         retry_after = None
@@ -238,7 +249,7 @@ class _Retry(Retry):
                 f"{what}: {why}; the server asks to retry after {retry_after:.0f} s "
                 f"(more than {policy.max_retry_after_s:.0f} s); try again later"
             )
-        tries = len(self.history)
+        tries = self.failed_tries()
         wait = policy.delay(tries, retry_after)
         log(f"{what}: {why}; retrying in {wait:.1f} s (try {tries + 1} of {policy.attempts})")
         policy.sleep(wait)
@@ -246,7 +257,7 @@ class _Retry(Retry):
 
 def _retry(policy: RetryPolicy, what: str, log: Callable[[str], None], left: int) -> _Retry:
     r = _Retry(
-        total=max(0, left - 1),
+        total=None,  # see _Retry
         redirect=10,
         status_forcelist=RETRY_STATUS,
         allowed_methods=frozenset({"GET"}),
@@ -254,7 +265,7 @@ def _retry(policy: RetryPolicy, what: str, log: Callable[[str], None], left: int
         raise_on_status=False,
         respect_retry_after_header=True,
     )
-    r.hooks = (policy, what, log)
+    r.hooks = (policy, what, log, max(1, left))
     return r
 
 
