@@ -19,7 +19,15 @@ from corruptbench.download import RetryPolicy, download, format_plan, plan_downl
 from corruptbench.download.archive import read_extracted
 from corruptbench.errors import ArgumentError
 from corruptbench.tables.released import ReleasedFile
-from download.archives import cifar_c_tar, dataset, imagenet_c_part, md5, sha256, tar_bytes
+from download.archives import (
+    cifar_c_tar,
+    dataset,
+    imagenet_c_part,
+    md5,
+    sha256,
+    sparse_tar,
+    tar_bytes,
+)
 from download.server import Site, serve
 
 
@@ -502,3 +510,15 @@ def test_the_default_expansion_limit_comes_from_the_archive_size(site, tmp_path)
     assert not (tmp_path / "a/z").exists()
     summary = run(site, table, tmp_path / "b", max_extract_bytes=5 << 20)
     assert summary.ok and (tmp_path / "b/z/zeros.bin").stat().st_size == 4 << 20
+
+
+def test_a_sparse_tar_cannot_expand_past_its_size(site, tmp_path):
+    # issue 33 item 21: a 10 kB sparse tar wrote 2 GB (here 64 MB: what the old code wrote)
+    data = sparse_tar(64 << 20)
+    assert len(data) == 10240
+    site.files["s.tar"] = data
+    summary = run(site, dataset("s", [entry(site, "s.tar", data)]), tmp_path)
+    (out,) = summary.files
+    assert out.status == "failed" and "'s/big.bin'" in out.detail
+    assert f"add up to more than {int(10240 * 1.05) + (1 << 20)} bytes" in out.detail
+    assert not (tmp_path / "s").exists()
