@@ -16,7 +16,8 @@ location. ``faults[name]`` is a list of faults consumed one per request of that 
 * ``"cut-at:N"``: no ``Content-Length``; the first N bytes, then the connection closes.
 
 ``changes[name]`` replaces the file right after a fault of it was served (a file that changes
-between two requests). Every request is logged as ``(path, Range header or None, status)``.
+between two requests). It also answers as an HTTP proxy would (``GET http://host/files/x``),
+for any host. Every request is logged as ``(path, Range header or None, status)``.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import hashlib
 import json
 import threading
 import time
+import urllib.parse
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -74,7 +76,7 @@ def _handler(site: Site) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(body)
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's name
-            path = self.path.split("?")[0]
+            path = urllib.parse.urlsplit(self.path).path  # absolute-form too: a proxy's
             rng = self.headers.get("Range")
             fault = site.faults.get(path.rsplit("/", 1)[-1], [])
             kind = fault.pop(0) if fault else None

@@ -196,3 +196,17 @@ def test_http_redirects_are_followed_and_a_long_retry_after_is_refused(site, tmp
     site.retry_after = "100000"
     with pytest.raises(DownloadError, match=r"HTTP 429 Too Many Requests; the server asks to "):
         get(site, "real.tar", tmp_path / "y.part", quick(max_retry_after_s=60), [])
+
+
+def test_the_proxy_the_environment_names_is_used(site, tmp_path, monkeypatch):
+    # urllib took proxies from the environment; urllib3 alone does not: kept as it was
+    data = os.urandom(3000)
+    site.files["x.tar"] = data
+    for var in ("no_proxy", "NO_PROXY", "HTTP_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("http_proxy", site.base)
+    part = tmp_path / "x.tar.part"
+    # the name is never resolved here: the proxy (the test server) is asked for it
+    url = "http://mirror.invalid/files/x.tar"
+    assert fetch(url, part, policy=quick(), log=print, desc="t", progress_mode="off") == 3000
+    assert part.read_bytes() == data and site.log == [("/files/x.tar", None, 200)]

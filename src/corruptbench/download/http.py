@@ -1,7 +1,8 @@
 """HTTP transfers: :mod:`urllib3` for the connection, with a hand-written resume and stall check.
 
 What :mod:`urllib3` does here (a dependency of ``requests``, now a core dependency): connection
-pools, HTTPS with the system's certificates, separate connect and read timeouts
+pools, HTTPS with the system's certificates, proxies (``ProxyManager``, for the proxy the
+environment names), separate connect and read timeouts
 (``urllib3.Timeout``), and, through ``urllib3.Retry``, the retries of a request before its body:
 ``429`` / ``5xx`` with ``Retry-After`` honoured, dropped connections and timeouts, and redirects.
 :class:`_Retry` adds three rules to it: a redirect is followed only to ``http`` / ``https``
@@ -43,6 +44,7 @@ import re
 import socket
 import time
 import urllib.parse
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -269,11 +271,17 @@ def _retry(policy: RetryPolicy, what: str, log: Callable[[str], None], left: int
     return r
 
 
-def _pool(policy: RetryPolicy) -> urllib3.PoolManager:
-    return urllib3.PoolManager(
-        headers={"User-Agent": _USER_AGENT, "Accept-Encoding": "identity"},
-        timeout=urllib3.Timeout(connect=policy.timeout_s, read=policy.timeout_s),
-    )
+def _pool(policy: RetryPolicy, url: str) -> urllib3.PoolManager:
+    """The connections for ``url``: through the proxy the environment names for its scheme
+    (``http_proxy`` / ``https_proxy``, unless ``no_proxy`` covers the host, read by
+    :func:`urllib.request.getproxies`, as urllib did), else direct."""
+    headers = {"User-Agent": _USER_AGENT, "Accept-Encoding": "identity"}
+    timeout = urllib3.Timeout(connect=policy.timeout_s, read=policy.timeout_s)
+    parts = urllib.parse.urlsplit(url)
+    proxy = urllib.request.getproxies().get(parts.scheme.lower())
+    if proxy and not urllib.request.proxy_bypass(parts.hostname or ""):
+        return urllib3.ProxyManager(proxy, headers=headers, timeout=timeout)
+    return urllib3.PoolManager(headers=headers, timeout=timeout)
 
 
 def _open(
@@ -316,7 +324,7 @@ def get_json(url: str, *, policy: RetryPolicy, log: Callable[[str], None]) -> An
     Raises:
         DownloadError: not reachable, or not JSON.
     """
-    pool = _pool(policy)
+    pool = _pool(policy, url)
     resp = _open(pool, url, {}, _retry(policy, url, log, policy.attempts), url, policy.attempts)
     try:
         body = resp.read()
@@ -582,7 +590,7 @@ def fetch(
     what = f"{path.name.removesuffix('.part')} from {url}"
     bar = _ByteBar(desc, progress_mode)
     t = _Transfer(url, path, what, policy, log, bar, expected_size, size_source)
-    pool = _pool(policy)
+    pool = _pool(policy, url)
     try:
         for attempt in range(1, policy.attempts + 1):
             try:
