@@ -110,3 +110,14 @@ def test_a_link_planted_as_the_lock_is_refused_and_its_target_untouched(tmp_path
         with OutLock(out, out, "make-c"):
             pass
     assert victim.read_text() == "precious\n"
+    # nor through a linked .corruptbench folder holding a file named lock
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "lock").write_text("precious\n")
+    out2 = tmp_path / "out2"
+    out2.mkdir()
+    (out2 / ".corruptbench").symlink_to(elsewhere)
+    with pytest.raises(BuildError, match=r"\.corruptbench is a symbolic link"):
+        with OutLock(out2, out2, "make-c"):
+            pass
+    assert (elsewhere / "lock").read_text() == "precious\n"

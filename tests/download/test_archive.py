@@ -157,3 +157,16 @@ def files_of(root: Path) -> list[str]:
     return sorted(
         str(p.relative_to(root)) for p in root.rglob("*") if ".corruptbench" not in p.parts
     )
+
+
+def test_the_bookkeeping_is_never_written_through_a_linked_folder(tmp_path):
+    arc = tmp_path / "a.tar"
+    arc.write_bytes(tar_bytes([("d/a.txt", b"a", None)]))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    dest = tmp_path / "out"
+    dest.mkdir()
+    (dest / ".corruptbench").symlink_to(elsewhere)
+    with pytest.raises(UnsafeArchive, match=r"\.corruptbench is a symbolic link"):
+        extract(arc, dest, progress_mode="off")
+    assert list(elsewhere.iterdir()) == [] and not (dest / "d").exists()

@@ -91,6 +91,11 @@ class OutLock:
         self.note = ""
 
     def __enter__(self) -> OutLock:
+        if self.path.parent.is_symlink():  # the lock would be made (or truncated) elsewhere
+            raise BuildError(
+                f"{self.path.parent} is a symbolic link; the lock is never opened through one "
+                "(remove it and run again)"
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while self.fd is None:
             try:  # never through a link planted there: its target would be truncated

@@ -404,6 +404,9 @@ def extract(
     archive, dest = Path(archive), Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     root = os.path.realpath(dest)
+    for folder in (dest / os.path.dirname(STATE_DIR), dest / STATE_DIR):
+        if folder.is_symlink():  # the bookkeeping would be written elsewhere
+            raise UnsafeArchive(f"{folder} is a symbolic link; it is never written through")
     ledger = _Ledger(state_path(dest, archive.name, "members"))
     x = _Extraction(root, ledger, max_bytes, archive.name)
     summary = ExtractSummary(archive.name)
