@@ -1,7 +1,9 @@
 """Safe, resumable extraction of the released archives (tar, tar.gz, zip) into a folder.
 
 Safety: every member is checked before anything is written for it, first by our own rules (which
-name the member), then by :func:`tarfile.data_filter` (PEP 706). Refused: absolute paths
+name the member), then by :func:`tarfile.data_filter` (PEP 706; called per member rather than as
+``extractall(filter="data")`` because the files are written here: atomically, counted against the
+size limit, and listed for resuming). Refused: absolute paths
 (``/etc/x``, ``C:/x``), any ``..`` component, symbolic links whose target is absolute or leaves
 the folder, hard links to anything but an earlier member, device files and FIFOs, and any member
 whose folder resolves (through a symbolic link already on disk) outside the folder. A link's
