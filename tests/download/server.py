@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import threading
 import time
 import urllib.parse
@@ -183,3 +184,16 @@ def serve(site: Site) -> Iterator[Site]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+def loopback_only(monkeypatch: Any) -> None:
+    """Name resolution as offline: every name but ``127.0.0.1`` fails at once with the error the
+    resolver gives without a network (``EAI_NONAME``), so no query leaves the machine."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host: Any, *args: Any, **kw: Any) -> Any:
+        if host in ("127.0.0.1", b"127.0.0.1"):
+            return real(host, *args, **kw)
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)

@@ -28,7 +28,7 @@ from download.archives import (
     sparse_tar,
     tar_bytes,
 )
-from download.server import Site, serve
+from download.server import Site, loopback_only, serve
 
 
 class Waits:
@@ -438,16 +438,7 @@ def test_an_endless_response_stops_at_the_published_size(site, tmp_path):
 
 @pytest.fixture
 def offline(monkeypatch):
-    """Name resolution as offline: every name but 127.0.0.1 fails at once, as the resolver
-    answers without a network (EAI_NONAME); no query leaves the machine."""
-    real = socket.getaddrinfo
-
-    def getaddrinfo(host, *args, **kw):
-        if host in ("127.0.0.1", b"127.0.0.1"):
-            return real(host, *args, **kw)
-        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    loopback_only(monkeypatch)
 
 
 def test_offline_every_mirror_fails_at_once_with_one_line(offline, tmp_path):

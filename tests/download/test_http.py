@@ -19,7 +19,7 @@ from corruptbench.download.http import (
     parse_content_range,
     parse_retry_after,
 )
-from download.server import Site, serve
+from download.server import Site, loopback_only, serve
 
 
 def test_retry_after_seconds_and_http_dates():
@@ -205,6 +205,7 @@ def test_the_proxy_the_environment_names_is_used(site, tmp_path, monkeypatch):
     for var in ("no_proxy", "NO_PROXY", "HTTP_PROXY"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("http_proxy", site.base)
+    loopback_only(monkeypatch)  # were the proxy not used, the name would not resolve
     part = tmp_path / "x.tar.part"
     # the name is never resolved here: the proxy (the test server) is asked for it
     url = "http://mirror.invalid/files/x.tar"
