@@ -80,6 +80,7 @@ FLAGS = {
     "accept_unverified": "--accept-unverified",
     "retries": "--retries",
     "timeout": "--timeout",
+    "max_extract_bytes": "--max-extract-size",
     "suite": "--suite",
     "level_names": "--level-names",
 }
