@@ -4,6 +4,11 @@ Each function has the signature ``f(image, severity, *, profile, rng)`` and rece
 read-only uint8 H x W x 3 array; it returns an array in the [0, 255] domain (float or uint8) that the
 dispatcher truncates to uint8. Use :func:`corruptbench.corrupt` rather than calling them directly.
 
+Each is the table lookup of its severity's parameters plus its function of the parameters,
+``<name>_p(image, *, <params>, rng)`` (same input contract; exported here), whose docstring gives
+each parameter's unit, range and formula: :mod:`.params` (:func:`params_of`,
+:func:`apply_params`, the checked entry point).
+
 Importing this package registers the 19 corruptions (:mod:`corruptbench.registry`); the name lists
 below are derived from those registrations. The order is the reference's ``corruption_tuple``
 (imagenet_c/__init__.py:5-8 of the imagenet-c 0.0.3 package;
@@ -29,8 +34,47 @@ from . import (  # noqa: F401
     noise,
     weather,
 )
+from .blur import defocus_blur_p, gaussian_blur_p, glass_blur_p, motion_blur_p, zoom_blur_p
+from .digital import (
+    brightness_p,
+    contrast_p,
+    elastic_transform_p,
+    jpeg_compression_p,
+    pixelate_p,
+    saturate_p,
+)
+from .noise import gaussian_noise_p, impulse_noise_p, shot_noise_p, speckle_noise_p
+from .params import apply_params, params_of
+from .weather import fog_p, frost_p, snow_p, spatter_p
 
-__all__ = ["ALL_CORRUPTIONS", "BENCHMARK_CORRUPTIONS", "EXTRA_CORRUPTIONS", "FAMILIES"]
+__all__ = [
+    "ALL_CORRUPTIONS",
+    "BENCHMARK_CORRUPTIONS",
+    "EXTRA_CORRUPTIONS",
+    "FAMILIES",
+    "params_of",
+    "apply_params",
+    # the functions of the parameters, ImageNet-C's in the reference order
+    "gaussian_noise_p",
+    "shot_noise_p",
+    "impulse_noise_p",
+    "defocus_blur_p",
+    "glass_blur_p",
+    "motion_blur_p",
+    "zoom_blur_p",
+    "snow_p",
+    "frost_p",
+    "fog_p",
+    "brightness_p",
+    "contrast_p",
+    "elastic_transform_p",
+    "pixelate_p",
+    "jpeg_compression_p",
+    "speckle_noise_p",
+    "gaussian_blur_p",
+    "spatter_p",
+    "saturate_p",
+]
 
 #: All 19 corruptions in the reference order: the 15 benchmark corruptions, then the 4 extra.
 ALL_CORRUPTIONS: tuple[str, ...] = tuple(s.name for s in corruption_specs())

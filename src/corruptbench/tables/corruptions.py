@@ -27,7 +27,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["TABLES", "get_params", "ELASTIC_SCALE", "SPATTER_COLOURS"]
+__all__ = ["TABLES", "get_params", "ELASTIC_SCALE", "SPATTER_COLOURS", "PROFILE_PARAMS"]
 
 
 #: spatter's liquid colours, RGB 0..255 (make_imagenet_c.py spatter: water ``175 / 255.``,
@@ -202,6 +202,16 @@ _CIFAR: dict[str, tuple[Any, ...]] = {
     ),
     "saturate": ((0.3, 0), (0.1, 0), (1.5, 0), (2, 0.1), (2.5, 0.2)),
 }
+
+#: the parameters a corruption takes from the dataset profile rather than from its table:
+#: corruption -> {parameter: attribute of :class:`corruptbench.profiles.Profile`} (frost's
+#: texture rescale of make_tinyimagenet_c.py / make_cifar_c.py, fog's plasma map size)
+PROFILE_PARAMS: MappingProxyType[str, MappingProxyType[str, str]] = MappingProxyType(
+    {
+        "frost": MappingProxyType({"texture_scale": "frost_scale"}),
+        "fog": MappingProxyType({"mapsize": "fog_mapsize"}),
+    }
+)
 
 #: profile name -> corruption name -> five per-severity parameter entries (read-only views).
 TABLES: MappingProxyType[str, MappingProxyType[str, tuple[Any, ...]]] = MappingProxyType(
