@@ -20,7 +20,7 @@ from corruptbench.registry import corruption_specs
 from corruptbench.tables.corruptions import TABLES
 from support import pattern_image
 
-SPECS = {s.name: s for s in corruption_specs("imagenet_c")}
+SPECS = {s.name: s for s in corruption_specs(None)}
 IMG = pattern_image(48, 40, seed=3)  # non-square
 
 
@@ -136,3 +136,30 @@ def test_out_of_range_parameters_name_the_problem():
     params = dict(params_of("spatter", 1), mode=2)
     with pytest.raises(ValueError, match="mode must be 0 .water. or 1 .mud."):
         apply_params(IMG, "spatter", params, rng=0)
+
+
+def test_cbar_params_are_the_class_formulas():
+    """ImageNet-C-bar's parameters are the original class's formulas of the level
+    (``float_parameter(level, maxval) = level * maxval / 10``) at the tables' levels."""
+    from corruptbench.tables.cbar import cbar_level
+
+    assert params_of("sparkles", 1) == {"radius": 1.0 * 0.1 / 10}  # imagenet_c_bar.csv: 1.0
+    assert params_of("scatter", 1) == {"radius": 0.5}  # ours: level 1 of the 10-level row
+    # color_dither: 14 - int(level) levels per channel; ours: 3.0 -> 11
+    assert params_of("color_dither", 1) == {"levels": 11}
+    level = cbar_level("perspective_no_bars", 4, "cifar")
+    assert params_of("perspective_no_bars", 4, "cifar") == {
+        "shear": level * 0.1 / 10,
+        "shift": level,
+        "zoom": level * 0.15 / 10,
+        "perspective": level,
+    }
+    assert params_of("pinch_and_twirl", 5, "cifar") == {
+        "twirl": 10.0 * (np.pi / 2) / 10,  # cifar10_c_bar.csv: 10.0
+        "pinch": 10.0 * 0.4 / 10 + 0.1,
+    }
+
+
+def test_cbar_out_of_range_parameters_name_the_problem():
+    with pytest.raises(ValueError, match="levels must be in 2..256"):
+        apply_params(IMG, "color_dither", {"levels": 1})

@@ -35,6 +35,34 @@ from . import (  # noqa: F401
     weather,
 )
 from .blur import defocus_blur_p, gaussian_blur_p, glass_blur_p, motion_blur_p, zoom_blur_p
+from .cbar_blur import (
+    chromatic_abberation_p,
+    circular_motion_blur_p,
+    scatter_p,
+    transverse_chromatic_abberation_p,
+)
+from .cbar_color import bleach_bypass_p, color_dither_p, hue_shift_p, pseudocolor_p, technicolor_p
+from .cbar_distortion import (
+    caustic_refraction_p,
+    fish_eye_p,
+    pinch_and_twirl_p,
+    ripple_p,
+    water_drop_p,
+)
+from .cbar_noise import (
+    blue_noise_p,
+    brownish_noise_p,
+    caustic_noise_p,
+    cocentric_sine_waves_p,
+    inverse_sparkles_p,
+    perlin_noise_p,
+    plasma_noise_p,
+    single_frequency_greyscale_p,
+    sparkles_p,
+    voronoi_noise_p,
+)
+from .cbar_obscure import blue_noise_sample_p, checkerboard_cutout_p, lines_p
+from .cbar_pil import color_balance_p, perspective_no_bars_p, quadrilateral_no_bars_p
 from .digital import (
     brightness_p,
     contrast_p,
@@ -74,6 +102,37 @@ __all__ = [
     "gaussian_blur_p",
     "spatter_p",
     "saturate_p",
+    # ImageNet-C-bar's, in the original transform_list's order
+    "color_balance_p",
+    "quadrilateral_no_bars_p",
+    "perspective_no_bars_p",
+    "single_frequency_greyscale_p",
+    "cocentric_sine_waves_p",
+    "plasma_noise_p",
+    "voronoi_noise_p",
+    "caustic_noise_p",
+    "perlin_noise_p",
+    "blue_noise_p",
+    "brownish_noise_p",
+    "scatter_p",
+    "chromatic_abberation_p",
+    "transverse_chromatic_abberation_p",
+    "circular_motion_blur_p",
+    "bleach_bypass_p",
+    "technicolor_p",
+    "pseudocolor_p",
+    "hue_shift_p",
+    "color_dither_p",
+    "checkerboard_cutout_p",
+    "sparkles_p",
+    "inverse_sparkles_p",
+    "lines_p",
+    "blue_noise_sample_p",
+    "pinch_and_twirl_p",
+    "caustic_refraction_p",
+    "fish_eye_p",
+    "water_drop_p",
+    "ripple_p",
 ]
 
 #: All 19 corruptions in the reference order: the 15 benchmark corruptions, then the 4 extra.
