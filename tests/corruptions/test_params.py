@@ -101,6 +101,8 @@ def test_params_of_refuses(args, error, text):
         ({"std": float("nan")}, "std must be finite"),
         ({"std": True}, "std must be a number"),
         ({"std": [0.1]}, "std must be a number"),
+        ({"std": "0.1"}, "std must be a number"),
+        ({"std": 1j}, "std must be a number"),
     ],
 )
 def test_apply_params_refuses(params, text):
@@ -131,11 +133,20 @@ def test_apply_params_layouts_and_checks():
 
 
 def test_out_of_range_parameters_name_the_problem():
-    with pytest.raises(ValueError, match="quality must be in 1..100"):
+    with pytest.raises(ValueError, match="quality must be in 1..100, got 0"):
         apply_params(IMG, "jpeg_compression", {"quality": 0})
     params = dict(params_of("spatter", 1), mode=2)
-    with pytest.raises(ValueError, match="mode must be 0 .water. or 1 .mud."):
+    with pytest.raises(ValueError, match=r"mode \(0 water, 1 mud\) must be in 0..1, got 2"):
         apply_params(IMG, "spatter", params, rng=0)
+    # a count is a whole number: an interpolated 1.5 is refused, 2.0 is 2
+    params = dict(params_of("glass_blur", 1), max_delta=1.5)
+    with pytest.raises(ValueError, match="glass_blur's max_delta must be a whole number, got 1.5"):
+        apply_params(IMG, "glass_blur", params, rng=0)
+    params = dict(params_of("glass_blur", 1), iterations=2.0)
+    assert np.array_equal(
+        apply_params(IMG, "glass_blur", params, rng=0),
+        apply_params(IMG, "glass_blur", params_of("glass_blur", 1), rng=0),
+    )
 
 
 def test_cbar_params_are_the_class_formulas():
@@ -161,5 +172,5 @@ def test_cbar_params_are_the_class_formulas():
 
 
 def test_cbar_out_of_range_parameters_name_the_problem():
-    with pytest.raises(ValueError, match="levels must be in 2..256"):
+    with pytest.raises(ValueError, match="levels must be in 2..256, got 1"):
         apply_params(IMG, "color_dither", {"levels": 1})

@@ -24,7 +24,7 @@ from ..ops.legacy_random_kernels import glass_shuffle_mt
 from ..ops.zoom import zoom_blur_u8
 from ..profiles import Profile
 from ..registry import register_corruption
-from .params import severity_params
+from .params import severity_params, whole_param
 
 __all__ = [
     "defocus_blur",
@@ -196,6 +196,8 @@ def glass_blur_p(
         iterations: passes of the shuffle over the image, an int >= 0. Published: 1 .. 3.
         rng: legacy-style random source.
     """
+    max_delta = whole_param(max_delta, "glass_blur's max_delta", 0)
+    iterations = whole_param(iterations, "glass_blur's iterations", 0)
     # the reference's np.uint8(gaussian(...) * 255): truncation, no clip
     x = gaussian_blur_u8(image, sigma, clip=False)
     glass_shuffle(x, max_delta, iterations, rng)

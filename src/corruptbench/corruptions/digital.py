@@ -55,7 +55,7 @@ from ..ops.scipy_ndimage import (
 )
 from ..profiles import Profile
 from ..registry import register_corruption
-from .params import severity_params
+from .params import severity_params, whole_param
 
 __all__ = [
     "brightness",
@@ -268,15 +268,13 @@ def jpeg_compression_p(image: np.ndarray, *, quality: int) -> np.ndarray:
 
     Args:
         image: read-only uint8 H x W x 3.
-        quality: Pillow's JPEG quality, an int in 1..100 (a float is truncated, ``int(q)``).
+        quality: Pillow's JPEG quality, a whole number in 1..100.
             Published: 25 .. 7 (imagenet), 80 .. 40 (cifar).
 
     Returns:
         uint8 H x W x 3.
     """
-    q = int(quality)
-    if not 1 <= q <= 100:
-        raise ValueError(f"jpeg_compression's quality must be in 1..100, got {quality!r}")
+    q = whole_param(quality, "jpeg_compression's quality", 1, 100)
     buf = io.BytesIO()
     Image.fromarray(np.ascontiguousarray(image)).save(buf, "JPEG", quality=q)
     return simplejpeg.decode_jpeg(

@@ -39,7 +39,22 @@ from ..validation import check_image, check_severity
 from .cbar_common import SUITE as CBAR_SUITE
 from .cbar_common import level_of, level_params
 
-__all__ = ["params_of", "apply_params", "severity_params"]
+__all__ = ["params_of", "apply_params", "severity_params", "whole_param"]
+
+
+def whole_param(value: Any, name: str, lo: int, hi: int | None = None) -> int:
+    """A parameter that counts something (pixels of an offset, passes, levels) as an int in
+    ``lo..hi``: an int, or a float with no fractional part (``2.0``); anything else is refused
+    in one line naming ``name`` (an interpolated ``1.5`` is the caller's to round)."""
+    number: Any = value
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        number = int(value)
+    if isinstance(number, (bool, np.bool_)) or not isinstance(number, (int, np.integer)):
+        raise ValueError(f"{name} must be a whole number, got {value!r}")
+    if number < lo or (hi is not None and number > hi):
+        allowed = f"in {lo}..{hi}" if hi is not None else f">= {lo}"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return int(number)
 
 
 def _profile(profile: str | Profile) -> Profile:
@@ -120,8 +135,10 @@ def _check_params(name: str, names: tuple[str, ...], params: Any) -> dict[str, A
     out: dict[str, Any] = {}
     for key in names:
         value = params[key]
-        if value is not None and not isinstance(value, str):
-            if isinstance(value, (bool, np.bool_)) or not np.isscalar(value):
+        if value is not None:  # None: frost's texture_scale (no rescale)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(
+                value, (int, float, np.integer, np.floating)
+            ):
                 raise ArgumentError(
                     Arg("params"), f": {name}'s {key} must be a number, got {value!r}"
                 )

@@ -30,7 +30,7 @@ from ..ops.zoom import clipped_zoom
 from ..profiles import Profile
 from ..registry import register_corruption
 from ..tables.corruptions import SPATTER_COLOURS
-from .params import severity_params
+from .params import severity_params, whole_param
 
 __all__ = [
     "snow",
@@ -382,7 +382,7 @@ def fog_p(
         uint8 H x W x 3: the float64 result, truncated (one fused pass after the plasma).
     """
     h, w = image.shape[:2]
-    mapsize = max(int(mapsize), next_pow2(max(h, w)))
+    mapsize = max(whole_param(mapsize, "fog's mapsize", 1), next_pow2(max(h, w)))
     haze, lo, span = _plasma(mapsize, decay, rng)
     out = np.empty(image.shape, dtype=np.uint8)
     wk.fog_u8(np.ascontiguousarray(image), haze, lo, span, float(strength), out)
@@ -542,8 +542,7 @@ def spatter_p(
         uint8 H x W x 3: the float32 result, truncated (the elementwise steps run fused,
         :mod:`corruptbench.ops.weather_stages`).
     """
-    if mode not in (0, 1):
-        raise ValueError(f"spatter's mode must be 0 (water) or 1 (mud), got {mode!r}")
+    mode = whole_param(mode, "spatter's mode (0 water, 1 mud)", 0, 1)
     loc, scale = mean, std
     h, w = image.shape[:2]
     liquid = _gaussian(
