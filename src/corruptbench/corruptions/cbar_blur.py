@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.cbar_kernels import scatter_u8
+from ..ops.cbar_kernels_blur import scatter_u8
 from ..ops.scipy_spline import affine_accumulate_f32, spline_taps, zoom_shift_u8
 from ..profiles import Profile
 from .cbar_common import float_parameter, register_cbar, short_side

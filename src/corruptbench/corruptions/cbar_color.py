@@ -4,7 +4,7 @@ technicolor, pseudocolor, hue_shift, color_dither.
 Parameters are drawn like the original classes' ``sample_parameters()`` (``corrupt.py``,
 facebookresearch/augmentation-corruption commit ba4d5a5); levels: :mod:`corruptbench.tables.cbar`.
 All work per pixel, at any size, in the compiled kernels of
-:mod:`corruptbench.ops.cbar_kernels`: bleach_bypass and technicolor do the original's NumPy
+:mod:`corruptbench.ops.cbar_kernels_color`: bleach_bypass and technicolor do the original's NumPy
 expressions per pixel (float64, and no clip before the ``uint8`` cast: values outside 0..255 wrap,
 as NumPy's cast does on x86); hue_shift does scikit-image's HSV conversion in float32 as the
 original calls it.
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.cbar_kernels import (
+from ..ops.cbar_kernels_color import (
     bleach_bypass_u8,
     color_dither_u8,
     hue_shift_u8,
@@ -25,7 +25,7 @@ from ..ops.cbar_kernels import (
 )
 from ..profiles import Profile
 from .cbar_common import TWO, float_parameter, int_parameter, register_cbar
-from .params import severity_params
+from .params import severity_params, whole_param
 
 __all__ = [
     "bleach_bypass",
@@ -190,16 +190,14 @@ def color_dither_p(image: np.ndarray, *, levels: int) -> np.ndarray:
     """Error-diffusion dithering to ``levels`` levels per channel.
 
     Error-diffusion dithering to ``levels`` levels per channel (corrupt.py ``ColorDither``, with
-    its diffusion as written: see :func:`corruptbench.ops.cbar_kernels.color_dither_u8`). Draws
+    its diffusion as written: see :func:`corruptbench.ops.cbar_kernels_color.color_dither_u8`). Draws
     nothing.
 
     Args:
         image: read-only uint8 H x W x 3.
-        levels: the levels per channel, an int in 2..256 (``14 - int(level)``: 2 .. 14).
+        levels: the levels per channel, a whole number in 2..256 (``14 - int(level)``: 2 .. 14).
     """
-    levels = int(levels)
-    if not 2 <= levels <= 256:
-        raise ValueError(f"color_dither's levels must be in 2..256, got {levels}")
+    levels = whole_param(levels, "color_dither's levels", 2, 256)
     out = np.empty_like(image)
     color_dither_u8(image, dither_table(levels), image.copy(), out)
     return out

@@ -4,7 +4,7 @@ caustic_refraction, fish_eye, water_drop, ripple.
 Each resamples the image through the original's ``bilinear_interpolation`` (``utils/image.py``)
 at warped points; parameters are drawn like the classes' ``sample_parameters()`` (``corrupt.py``,
 facebookresearch/augmentation-corruption commit ba4d5a5). The compiled warps are in
-:mod:`corruptbench.ops.cbar_kernels`; levels: :mod:`corruptbench.tables.cbar`; sizes:
+:mod:`corruptbench.ops.cbar_kernels_distortion`; levels: :mod:`corruptbench.tables.cbar`; sizes:
 :mod:`.cbar_common`.
 """
 
@@ -14,14 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.cbar_kernels import (
-    caustic_field,
+from ..ops.cbar_kernels_distortion import (
     caustic_refraction_f64,
     fish_eye_f32,
     pinch_and_twirl_f32,
     ripple_u8,
     water_drop_u8,
 )
+from ..ops.cbar_kernels_noise import caustic_field
 from ..profiles import Profile
 from ..rng import scratch_rng
 from .cbar_common import TWO, float_parameter, register_cbar, short_side

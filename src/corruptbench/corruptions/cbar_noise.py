@@ -4,7 +4,7 @@ brownish_noise, sparkles, inverse_sparkles.
 
 Each function draws the parameters of the original class's ``sample_parameters()`` from ``rng``
 (same calls, same order) and applies its ``transform`` through the compiled kernels of
-:mod:`corruptbench.ops.cbar_kernels`, :mod:`corruptbench.ops.perlin` and
+:mod:`corruptbench.ops.cbar_kernels_noise`, :mod:`corruptbench.ops.perlin` and
 :mod:`corruptbench.ops.fourier_noise` (``corrupt.py``, facebookresearch/augmentation-corruption
 commit ba4d5a5). Levels: :mod:`corruptbench.tables.cbar`; sizes: :mod:`.cbar_common`.
 """
@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.cbar_kernels import (
+from ..ops.cbar_kernels_noise import (
     add_gray_field_u8,
     caustic_field,
     cocentric_sine_u8,

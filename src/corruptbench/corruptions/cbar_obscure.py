@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ops.cbar_kernels import checkerboard_u8
+from ..ops.cbar_kernels_obscure import checkerboard_u8
 from ..ops.fourier_noise import spectral_field
 from ..profiles import Profile
 from ..rng import scratch_rng
