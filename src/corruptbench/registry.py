@@ -67,6 +67,9 @@ class CorruptionSpec:
     #: the function of the parameters, ``apply(image, *, <params>, rng)`` (``rng`` only when
     #: :attr:`random`): what :attr:`func` calls with its severity's parameters
     apply: Callable[..., Any] | None = None
+    #: ``(param, low, high, low_open)`` of the parameters with a domain (None: unbounded; the
+    #: low end excluded when ``low_open``), checked by :func:`corruptbench.apply_params`
+    bounds: tuple[tuple[str, float | None, float | None, bool], ...] = ()
 
     @property
     def benchmark(self) -> bool:
@@ -164,6 +167,7 @@ def register_corruption(
     aliases: Sequence[str] = (),
     params: Sequence[str] = (),
     apply: Callable[..., Any] | None = None,
+    bounds: Mapping[str, tuple[float | None, float | None, bool]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register a corruption function under ``name`` with its metadata.
 
@@ -171,7 +175,7 @@ def register_corruption(
     (``extra=True``) has ``family=None``. ``aliases``: other spellings that resolve to ``name``
     (written in any form :func:`canonical_name` accepts). ``params``: the keyword parameters of
     ``apply``, the function of the parameters that the registered function of the severity
-    calls.
+    calls; ``bounds``: ``param -> (low, high, low_open)`` for those with a domain.
     """
     if suite == "imagenet_c" and (family is None) != extra:
         raise ValueError(
@@ -193,6 +197,7 @@ def register_corruption(
                 aliases=tuple(canonical_name(a) for a in aliases),
                 params=tuple(params),
                 apply=apply,
+                bounds=tuple((k, *v) for k, v in (bounds or {}).items()),
             )
         )
         return func

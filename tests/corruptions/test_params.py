@@ -110,6 +110,37 @@ def test_apply_params_refuses(params, text):
         apply_params(IMG, "gaussian_noise", params, rng=0)
 
 
+@pytest.mark.parametrize(
+    ("name", "changed", "text"),
+    [
+        ("shot_noise", {"photons": 0}, "shot_noise's photons must be > 0, got 0"),
+        ("impulse_noise", {"amount": 1.5}, r"impulse_noise's amount must be in \[0, 1\], got 1.5"),
+        ("pixelate", {"factor": -1}, r"pixelate's factor must be in \(0, 1\], got -1"),
+        ("snow", {"zoom": 0.5}, "snow's zoom must be >= 1, got 0.5"),
+        ("fish_eye", {"eta": 0.9}, "fish_eye's eta must be >= 1, got 0.9"),
+    ],
+)
+def test_apply_params_refuses_values_outside_the_domain(name, changed, text):
+    with pytest.raises(ValueError, match=text):
+        apply_params(IMG, name, {**params_of(name, 1), **changed}, rng=0)
+
+
+@pytest.mark.parametrize("name", list(SPECS))
+def test_published_parameters_are_inside_the_domain(name):
+    """Every published parameter (every severity and profile) lies in the spec's bounds (so the
+    bounds refuse nothing a table holds)."""
+    spec = SPECS[name]
+    for profile in _profiles(name):
+        for severity in range(1, 6):
+            params = params_of(name, severity, profile)
+            for key, low, high, low_open in spec.bounds:
+                value = params[key]
+                if value is None:
+                    continue
+                assert low is None or (value > low if low_open else value >= low), (key, value)
+                assert high is None or value <= high, (key, value)
+
+
 def test_apply_params_between_levels():
     """A parameter between two published levels gives a corruption between them (what continuous
     severities use): gaussian noise's mean absolute change grows with ``std``."""

@@ -24,7 +24,7 @@ from ..ops.legacy_random_kernels import glass_shuffle_mt
 from ..ops.zoom import zoom_blur_u8
 from ..profiles import Profile
 from ..registry import register_corruption
-from .params import severity_params, whole_param
+from .params import NONNEGATIVE, POSITIVE, severity_params, whole_param
 
 __all__ = [
     "defocus_blur",
@@ -123,6 +123,7 @@ def gaussian_blur_p(image: np.ndarray, *, sigma: float) -> np.ndarray:
     random=False,
     params=("sigma",),
     apply=gaussian_blur_p,
+    bounds={"sigma": NONNEGATIVE},
 )
 def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255``.
@@ -210,6 +211,7 @@ def glass_blur_p(
     order=4,
     params=("sigma", "max_delta", "iterations"),
     apply=glass_blur_p,
+    bounds={"sigma": NONNEGATIVE},
 )
 def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Glass blur: Gaussian blur, local pixel shuffle, Gaussian blur.
@@ -278,6 +280,7 @@ def _defocus_by_channel(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     random=False,
     params=("radius", "alias_blur"),
     apply=defocus_blur_p,
+    bounds={"radius": POSITIVE, "alias_blur": NONNEGATIVE},
 )
 def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255``.
@@ -328,7 +331,12 @@ def _is_gray(image: np.ndarray) -> bool:
 
 
 @register_corruption(
-    "motion_blur", family="blur", order=5, params=("radius", "sigma"), apply=motion_blur_p
+    "motion_blur",
+    family="blur",
+    order=5,
+    params=("radius", "sigma"),
+    apply=motion_blur_p,
+    bounds={"radius": NONNEGATIVE, "sigma": POSITIVE},
 )
 def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)``.
@@ -369,6 +377,7 @@ def zoom_blur_p(image: np.ndarray, *, stop: float, step: float) -> np.ndarray:
     random=False,
     params=("stop", "step"),
     apply=zoom_blur_p,
+    bounds={"step": POSITIVE},
 )
 def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Zoom blur: mean of the image and its centre zooms.

@@ -17,7 +17,7 @@ from ..ops.cbar_kernels_blur import scatter_u8
 from ..ops.scipy_spline import affine_accumulate_f32, spline_taps, zoom_shift_u8
 from ..profiles import Profile
 from .cbar_common import float_parameter, register_cbar, short_side
-from .params import severity_params
+from .params import NONNEGATIVE, severity_params
 
 __all__ = [
     "scatter",
@@ -67,6 +67,7 @@ def scatter_p(image: np.ndarray, *, radius: float, rng: Any) -> np.ndarray:
     order=11,
     params=("radius",),
     apply=scatter_p,
+    bounds={"radius": NONNEGATIVE},
     from_level=lambda level: (float(level),),
 )
 def scatter(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -110,6 +111,7 @@ def chromatic_abberation_p(image: np.ndarray, *, shift: float, rng: Any) -> np.n
     aliases=("chromatic_aberration",),
     params=("shift",),
     apply=chromatic_abberation_p,
+    bounds={"shift": NONNEGATIVE},
     from_level=lambda level: (float(level),),
 )
 def chromatic_abberation(
@@ -164,6 +166,7 @@ def transverse_chromatic_abberation_p(
     aliases=("transverse_chromatic_aberration",),
     params=("magnification",),
     apply=transverse_chromatic_abberation_p,
+    bounds={"magnification": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 0.5),),
 )
 def transverse_chromatic_abberation(
@@ -231,6 +234,7 @@ def circular_motion_blur_p(image: np.ndarray, *, angle: float) -> np.ndarray:
     random=False,
     params=("angle",),
     apply=circular_motion_blur_p,
+    bounds={"angle": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 15),),
 )
 def circular_motion_blur(

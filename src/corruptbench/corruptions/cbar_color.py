@@ -25,7 +25,7 @@ from ..ops.cbar_kernels_color import (
 )
 from ..profiles import Profile
 from .cbar_common import TWO, float_parameter, int_parameter, register_cbar
-from .params import severity_params, whole_param
+from .params import UNIT, severity_params, whole_param
 
 __all__ = [
     "bleach_bypass",
@@ -64,6 +64,7 @@ def bleach_bypass_p(image: np.ndarray, *, amount: float) -> np.ndarray:
     random=False,
     params=("amount",),
     apply=bleach_bypass_p,
+    bounds={"amount": UNIT},
     from_level=lambda level: (float_parameter(level, 1.0),),
 )
 def bleach_bypass(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -96,6 +97,7 @@ def technicolor_p(image: np.ndarray, *, amount: float) -> np.ndarray:
     random=False,
     params=("amount",),
     apply=technicolor_p,
+    bounds={"amount": UNIT},
     from_level=lambda level: (float_parameter(level, 1.0),),
 )
 def technicolor(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -132,6 +134,7 @@ def pseudocolor_p(image: np.ndarray, *, amount: float, rng: Any) -> np.ndarray:
     order=17,
     params=("amount",),
     apply=pseudocolor_p,
+    bounds={"amount": UNIT},
     from_level=lambda level: (float_parameter(level, 0.5),),
 )
 def pseudocolor(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:

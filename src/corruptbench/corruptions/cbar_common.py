@@ -23,7 +23,7 @@ its own pixel grid, with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -98,6 +98,7 @@ def register_cbar(
     params: Sequence[str] = (),
     apply: Callable[..., Any] | None = None,
     from_level: Callable[[float], tuple[Any, ...]] | None = None,
+    bounds: Mapping[str, tuple[float | None, float | None, bool]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a corruption of the ``cbar`` suite: its tags are the benchmarks that use it
     (:func:`benchmark_tags`), or ``cbar_extra`` (then ``extra=True``) when none does; ``order`` is
@@ -105,7 +106,8 @@ def register_cbar(
     the repository's ``experiments/overlap/augmentations/`` that holds it (``noise`` for
     additive_noise.py, ``blur``, ``color``, ``obscure``, ``distortion``, ``pil``); ``params``,
     ``apply``: its function of the parameters and their names; ``from_level``: the original
-    level -> the parameter values (:func:`level_params`)."""
+    level -> the parameter values (:func:`level_params`); ``bounds``: as
+    :func:`~corruptbench.registry.register_corruption`'s."""
     if from_level is not None:
         _FROM_LEVEL[name] = from_level
     tags = benchmark_tags(name)
@@ -121,6 +123,7 @@ def register_cbar(
         aliases=aliases,
         params=params,
         apply=apply,
+        bounds=bounds,
     )
 
 

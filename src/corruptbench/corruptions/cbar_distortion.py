@@ -25,7 +25,7 @@ from ..ops.cbar_kernels_noise import caustic_field
 from ..profiles import Profile
 from ..rng import scratch_rng
 from .cbar_common import TWO, float_parameter, register_cbar, short_side
-from .params import severity_params
+from .params import NONNEGATIVE, severity_params
 
 __all__ = [
     "pinch_and_twirl",
@@ -76,6 +76,7 @@ def pinch_and_twirl_p(image: np.ndarray, *, twirl: float, pinch: float, rng: Any
     order=25,
     params=("twirl", "pinch"),
     apply=pinch_and_twirl_p,
+    bounds={"twirl": NONNEGATIVE, "pinch": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, np.pi / 2), float_parameter(level, 0.4) + 0.1),
 )
 def pinch_and_twirl(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -129,6 +130,7 @@ def caustic_refraction_p(
     order=26,
     params=("displacement", "lighting"),
     apply=caustic_refraction_p,
+    bounds={"displacement": NONNEGATIVE, "lighting": NONNEGATIVE},
     from_level=lambda level: (float(level), float_parameter(level, 2.0)),
 )
 def caustic_refraction(
@@ -175,6 +177,7 @@ def fish_eye_p(image: np.ndarray, *, eta: float, rng: Any) -> np.ndarray:
     order=27,
     params=("eta",),
     apply=fish_eye_p,
+    bounds={"eta": (1.0, None, False)},
     from_level=lambda level: (float_parameter(level, 2.0) + 1.0,),
 )
 def fish_eye(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -224,6 +227,7 @@ def water_drop_p(image: np.ndarray, *, amplitude: float, rng: Any) -> np.ndarray
     order=28,
     params=("amplitude",),
     apply=water_drop_p,
+    bounds={"amplitude": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 0.25),),
 )
 def water_drop(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -264,6 +268,7 @@ def ripple_p(image: np.ndarray, *, amplitude: float, rng: Any) -> np.ndarray:
     order=29,
     params=("amplitude",),
     apply=ripple_p,
+    bounds={"amplitude": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 0.025),),
 )
 def ripple(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:

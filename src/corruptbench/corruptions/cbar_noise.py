@@ -29,7 +29,7 @@ from ..ops.perlin import perlin_tables, perlin_turbulence
 from ..profiles import Profile
 from ..rng import scratch_rng
 from .cbar_common import TWO, float_parameter, register_cbar, short_side
-from .params import severity_params
+from .params import NONNEGATIVE, UNIT, severity_params
 
 __all__ = [
     "single_frequency_greyscale",
@@ -86,6 +86,7 @@ def single_frequency_greyscale_p(image: np.ndarray, *, amplitude: float, rng: An
     aliases=("single_frequency_grayscale",),
     params=("amplitude",),
     apply=single_frequency_greyscale_p,
+    bounds={"amplitude": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 196),),
 )
 def single_frequency_greyscale(
@@ -143,6 +144,7 @@ def cocentric_sine_waves_p(image: np.ndarray, *, intensity: float, rng: Any) -> 
     aliases=("concentric_sine_waves",),
     params=("intensity",),
     apply=cocentric_sine_waves_p,
+    bounds={"intensity": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 128),),
 )
 def cocentric_sine_waves(
@@ -193,6 +195,7 @@ def plasma_noise_p(image: np.ndarray, *, intensity: float, rng: Any) -> np.ndarr
     order=5,
     params=("intensity",),
     apply=plasma_noise_p,
+    bounds={"intensity": (0.0, 255.0, False)},
     from_level=lambda level: (float_parameter(level, 64),),
 )
 def plasma_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -233,6 +236,7 @@ def voronoi_noise_p(image: np.ndarray, *, intensity: float, rng: Any) -> np.ndar
     order=6,
     params=("intensity",),
     apply=voronoi_noise_p,
+    bounds={"intensity": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 255),),
 )
 def voronoi_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -271,6 +275,7 @@ def caustic_noise_p(image: np.ndarray, *, intensity: float, rng: Any) -> np.ndar
     order=7,
     params=("intensity",),
     apply=caustic_noise_p,
+    bounds={"intensity": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 255),),
 )
 def caustic_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -314,6 +319,7 @@ def perlin_noise_p(image: np.ndarray, *, alpha: float, rng: Any) -> np.ndarray:
     order=8,
     params=("alpha",),
     apply=perlin_noise_p,
+    bounds={"alpha": UNIT},
     from_level=lambda level: (float_parameter(level, 0.50),),
 )
 def perlin_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -353,6 +359,7 @@ def blue_noise_p(image: np.ndarray, *, intensity: float, rng: Any) -> np.ndarray
     order=9,
     params=("intensity",),
     apply=blue_noise_p,
+    bounds={"intensity": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 196),),
 )
 def blue_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -385,6 +392,7 @@ def brownish_noise_p(image: np.ndarray, *, intensity: float, rng: Any) -> np.nda
     order=10,
     params=("intensity",),
     apply=brownish_noise_p,
+    bounds={"intensity": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 64),),
 )
 def brownish_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -434,6 +442,7 @@ def sparkles_p(image: np.ndarray, *, radius: float, rng: Any) -> np.ndarray:
     order=21,
     params=("radius",),
     apply=sparkles_p,
+    bounds={"radius": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 0.1),),
 )
 def sparkles(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -481,6 +490,7 @@ def inverse_sparkles_p(image: np.ndarray, *, coverage: float, rng: Any) -> np.nd
     order=22,
     params=("coverage",),
     apply=inverse_sparkles_p,
+    bounds={"coverage": (0.0, 100.0, False)},
     from_level=lambda level: (float_parameter(level, 65),),
 )
 def inverse_sparkles(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:

@@ -18,7 +18,7 @@ from ..ops.fourier_noise import spectral_field
 from ..profiles import Profile
 from ..rng import scratch_rng
 from .cbar_common import float_parameter, register_cbar, short_side
-from .params import severity_params
+from .params import NONNEGATIVE, UNIT, severity_params
 
 __all__ = [
     "checkerboard_cutout",
@@ -62,6 +62,7 @@ def checkerboard_cutout_p(image: np.ndarray, *, fraction: float, rng: Any) -> np
     order=20,
     params=("fraction",),
     apply=checkerboard_cutout_p,
+    bounds={"fraction": UNIT},
     from_level=lambda level: (float_parameter(level, 1.0),),
 )
 def checkerboard_cutout(
@@ -122,6 +123,7 @@ def lines_p(image: np.ndarray, *, density: float, rng: Any) -> np.ndarray:
     order=23,
     params=("density",),
     apply=lines_p,
+    bounds={"density": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 1.0),),
 )
 def lines(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:

@@ -17,7 +17,7 @@ import numpy as np
 from ..ops.pillow_transform import enhance_color_u8, quad_coefficients, transform_no_bars_u8
 from ..profiles import Profile
 from .cbar_common import float_parameter, register_cbar
-from .params import severity_params
+from .params import NONNEGATIVE, severity_params
 
 __all__ = [
     "color_balance",
@@ -55,6 +55,7 @@ def color_balance_p(image: np.ndarray, *, shift: float, rng: Any) -> np.ndarray:
     order=0,
     params=("shift",),
     apply=color_balance_p,
+    bounds={"shift": NONNEGATIVE},
     from_level=lambda level: (float_parameter(level, 1.0),),
 )
 def color_balance(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
@@ -103,6 +104,7 @@ def quadrilateral_no_bars_p(image: np.ndarray, *, extent: float, rng: Any) -> np
     order=1,
     params=("extent",),
     apply=quadrilateral_no_bars_p,
+    bounds={"extent": NONNEGATIVE},
     from_level=lambda level: (float(level),),
 )
 def quadrilateral_no_bars(
@@ -169,6 +171,12 @@ def perspective_no_bars_p(
     order=2,
     params=("shear", "shift", "zoom", "perspective"),
     apply=perspective_no_bars_p,
+    bounds={
+        "shear": NONNEGATIVE,
+        "shift": NONNEGATIVE,
+        "zoom": NONNEGATIVE,
+        "perspective": NONNEGATIVE,
+    },
     from_level=lambda level: (
         float_parameter(level, 0.1),
         float(level),

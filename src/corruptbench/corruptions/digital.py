@@ -55,7 +55,7 @@ from ..ops.scipy_ndimage import (
 )
 from ..profiles import Profile
 from ..registry import register_corruption
-from .params import severity_params, whole_param
+from .params import NONNEGATIVE, severity_params, whole_param
 
 __all__ = [
     "brightness",
@@ -108,6 +108,7 @@ def brightness_p(image: np.ndarray, *, delta: float) -> np.ndarray:
     random=False,
     params=("delta",),
     apply=brightness_p,
+    bounds={"delta": (-1.0, 1.0, False)},
 )
 def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Brightness: HSV ``V = clip(V + c, 0, 1)``, back to RGB, ``clip * 255``.
@@ -144,6 +145,7 @@ def saturate_p(image: np.ndarray, *, factor: float, offset: float) -> np.ndarray
     random=False,
     params=("factor", "offset"),
     apply=saturate_p,
+    bounds={"factor": NONNEGATIVE, "offset": (-1.0, 1.0, False)},
 )
 def saturate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Saturation: HSV ``S = clip(S * c0 + c1, 0, 1)``, back to RGB, ``clip * 255``.
@@ -187,6 +189,7 @@ def contrast_p(image: np.ndarray, *, factor: float) -> np.ndarray:
     random=False,
     params=("factor",),
     apply=contrast_p,
+    bounds={"factor": NONNEGATIVE},
 )
 def contrast(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Contrast: ``clip((x - mean) * c + mean, 0, 1) * 255`` per channel.
@@ -245,6 +248,7 @@ def pixelate_p(image: np.ndarray, *, factor: float) -> np.ndarray:
     random=False,
     params=("factor",),
     apply=pixelate_p,
+    bounds={"factor": (0.0, 1.0, True)},
 )
 def pixelate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Pixelation: Pillow BOX resize to ``(int(W c), int(H c))`` and BOX back to ``(W, H)``.
@@ -382,6 +386,7 @@ def elastic_transform_p(
     order=12,
     params=("alpha", "sigma", "jitter"),
     apply=elastic_transform_p,
+    bounds={"alpha": NONNEGATIVE, "sigma": NONNEGATIVE, "jitter": NONNEGATIVE},
 )
 def elastic_transform(
     image: np.ndarray, severity: int, *, profile: Profile, rng: Any

@@ -30,7 +30,7 @@ from ..ops.legacy_random import PoissonPlan, choice_threshold, legacy_normal_u8,
 from ..ops.legacy_random_kernels import impulse_u8
 from ..profiles import Profile
 from ..registry import register_corruption
-from .params import severity_params
+from .params import NONNEGATIVE, POSITIVE, UNIT, severity_params
 
 __all__ = [
     "gaussian_noise",
@@ -108,7 +108,12 @@ def gaussian_noise_p(image: np.ndarray, *, std: float, rng: Any) -> np.ndarray:
 
 
 @register_corruption(
-    "gaussian_noise", family="noise", order=0, params=("std",), apply=gaussian_noise_p
+    "gaussian_noise",
+    family="noise",
+    order=0,
+    params=("std",),
+    apply=gaussian_noise_p,
+    bounds={"std": NONNEGATIVE},
 )
 def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Additive Gaussian noise: ``clip(x + N(0, c^2), 0, 1) * 255``.
@@ -147,7 +152,14 @@ def shot_noise_p(image: np.ndarray, *, photons: float, rng: Any) -> np.ndarray:
     return z
 
 
-@register_corruption("shot_noise", family="noise", order=1, params=("photons",), apply=shot_noise_p)
+@register_corruption(
+    "shot_noise",
+    family="noise",
+    order=1,
+    params=("photons",),
+    apply=shot_noise_p,
+    bounds={"photons": POSITIVE},
+)
 def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Poisson (shot) noise: ``clip(Poisson(x * c) / c, 0, 1) * 255``.
 
@@ -196,7 +208,12 @@ def impulse_noise_p(image: np.ndarray, *, amount: float, rng: Any) -> np.ndarray
 
 
 @register_corruption(
-    "impulse_noise", family="noise", order=2, params=("amount",), apply=impulse_noise_p
+    "impulse_noise",
+    family="noise",
+    order=2,
+    params=("amount",),
+    apply=impulse_noise_p,
+    bounds={"amount": UNIT},
 )
 def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Salt-and-pepper noise of scikit-image 0.13.1 ``random_noise(mode='s&p', amount=c)``.
@@ -227,7 +244,13 @@ def speckle_noise_p(image: np.ndarray, *, std: float, rng: Any) -> np.ndarray:
 
 
 @register_corruption(
-    "speckle_noise", family=None, order=15, extra=True, params=("std",), apply=speckle_noise_p
+    "speckle_noise",
+    family=None,
+    order=15,
+    extra=True,
+    params=("std",),
+    apply=speckle_noise_p,
+    bounds={"std": NONNEGATIVE},
 )
 def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
     """Multiplicative (speckle) noise: ``clip(x + x * N(0, c^2), 0, 1) * 255``.

@@ -39,7 +39,20 @@ from ..validation import check_image, check_severity
 from .cbar_common import SUITE as CBAR_SUITE
 from .cbar_common import level_of, level_params
 
-__all__ = ["params_of", "apply_params", "severity_params", "whole_param"]
+__all__ = [
+    "params_of",
+    "apply_params",
+    "severity_params",
+    "whole_param",
+    "NONNEGATIVE",
+    "POSITIVE",
+    "UNIT",
+]
+
+#: parameter domains for the registrations' ``bounds``: ``(low, high, low_open)``
+NONNEGATIVE = (0.0, None, False)
+POSITIVE = (0.0, None, True)
+UNIT = (0.0, 1.0, False)
 
 
 def whole_param(value: Any, name: str, lo: int, hi: int | None = None) -> int:
@@ -150,6 +163,20 @@ def _check_params(name: str, names: tuple[str, ...], params: Any) -> dict[str, A
     return out
 
 
+def _check_bounds(name: str, bounds: Any, params: Mapping[str, Any]) -> None:
+    for key, low, high, low_open in bounds:
+        value = params[key]
+        if value is None:
+            continue
+        below = low is not None and (value <= low if low_open else value < low)
+        if below or (high is not None and value > high):
+            if high is None:
+                allowed = f"{'>' if low_open else '>='} {low:g}"
+            else:
+                allowed = f"in {'(' if low_open else '['}{low:g}, {high:g}]"
+            raise ArgumentError(Arg("params"), f": {name}'s {key} must be {allowed}, got {value!r}")
+
+
 def apply_params(
     image: np.ndarray,
     corruption: str,
@@ -173,12 +200,14 @@ def apply_params(
         uint8 array of the input's shape.
 
     Raises:
-        ArgumentError: a missing, unknown or non-finite parameter (one line naming it).
+        ArgumentError: a missing, unknown or non-finite parameter, or one outside its domain
+            (the spec's ``bounds``; one line naming it).
     """
     spec = get_corruption(corruption)
     if spec.apply is None:  # pragma: no cover - every registered corruption has one
         raise ValueError(f"{spec.name} has no function of its parameters")
     kwargs = _check_params(spec.name, spec.params, params)
+    _check_bounds(spec.name, spec.bounds, kwargs)
     rgb, restore = check_image(image)
     if spec.random:
         with lent_rng(rng) as r:

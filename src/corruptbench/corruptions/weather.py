@@ -30,7 +30,7 @@ from ..ops.zoom import clipped_zoom
 from ..profiles import Profile
 from ..registry import register_corruption
 from ..tables.corruptions import SPATTER_COLOURS
-from .params import severity_params, whole_param
+from .params import NONNEGATIVE, POSITIVE, UNIT, severity_params, whole_param
 
 __all__ = [
     "snow",
@@ -268,6 +268,13 @@ def snow_p(
     order=7,
     params=("mean", "std", "zoom", "threshold", "blur_radius", "blur_sigma", "blend"),
     apply=snow_p,
+    bounds={
+        "std": NONNEGATIVE,
+        "zoom": (1.0, None, False),
+        "blur_radius": NONNEGATIVE,
+        "blur_sigma": POSITIVE,
+        "blend": UNIT,
+    },
 )
 def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Snow: a zoomed, thresholded, motion-blurred noise layer over a brightened image.
@@ -332,6 +339,7 @@ def frost_p(
     order=8,
     params=("image_weight", "frost_weight", "texture_scale"),
     apply=frost_p,
+    bounds={"image_weight": NONNEGATIVE, "frost_weight": NONNEGATIVE, "texture_scale": POSITIVE},
 )
 def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Frost: a random crop of a frost texture blended in.
@@ -390,7 +398,12 @@ def fog_p(
 
 
 @register_corruption(
-    "fog", family="weather", order=9, params=("strength", "decay", "mapsize"), apply=fog_p
+    "fog",
+    family="weather",
+    order=9,
+    params=("strength", "decay", "mapsize"),
+    apply=fog_p,
+    bounds={"strength": NONNEGATIVE, "decay": POSITIVE},
 )
 def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Fog: a plasma-fractal haze added and the range compressed.
@@ -572,6 +585,7 @@ def spatter_p(
     extra=True,
     params=("mean", "std", "sigma", "threshold", "intensity", "mode"),
     apply=spatter_p,
+    bounds={"std": NONNEGATIVE, "sigma": NONNEGATIVE, "intensity": NONNEGATIVE},
 )
 def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
     """Spatter: water drops (mode 0) or mud (mode 1) on the lens.
