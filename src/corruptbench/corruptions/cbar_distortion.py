@@ -54,7 +54,8 @@ def pinch_and_twirl_p(image: np.ndarray, *, twirl: float, pinch: float, rng: Any
     Args:
         image: read-only uint8 H x W x 3.
         twirl: each lens's turn at its centre in radians, >= 0 (``level * pi / 20``).
-        pinch: the lenses' pinch exponent's amount, >= 0 (``level * 0.04 + 0.1``).
+        pinch: the pinch exponent: a point at relative distance ``d`` from a lens's centre
+            moves out by the factor ``sin(pi d / 2) ** -pinch``, >= 0 (``level * 0.04 + 0.1``).
         rng: legacy random source.
     """
     h, w = image.shape[:2]
