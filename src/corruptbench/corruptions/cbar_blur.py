@@ -195,13 +195,12 @@ def _rotation(angle: float, h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
 def circular_motion_blur_p(image: np.ndarray, *, angle: float) -> np.ndarray:
     """Rotational blur: 21 weighted copies rotated about the centre.
 
-    21 copies rotated over ``+-angle`` degrees (``level * 1.5``), weighted ``exp(-2 t^2)`` (``t`` from -1 to
-    1), as corrupt.py ``CircularMotionBlur`` with ``scipy.ndimage.rotate`` (order 3,
+    21 copies rotated over ``+-angle`` degrees (``level * 1.5``), weighted ``exp(-2 t^2)`` (``t``
+    from -1 to 1), as corrupt.py ``CircularMotionBlur`` with ``scipy.ndimage.rotate`` (order 3,
     ``reshape=False``). ``rotate`` spline-filters each channel before each rotation; the
-    coefficients do not depend on the angle, so they are computed once per channel here and the
-    21 rotations sample them (``affine_transform(..., prefilter=False)``, compiled in
-    :mod:`corruptbench.ops.scipy_spline`).
-    Draws nothing.
+    coefficients do not depend on the angle, so they are computed once per channel here and the 21
+    rotations sample them (``affine_transform(..., prefilter=False)``, compiled in
+    :mod:`corruptbench.ops.scipy_spline`). Draws nothing.
 
     Args:
         image: read-only uint8 H x W x 3.

@@ -193,8 +193,8 @@ def color_dither_p(image: np.ndarray, *, levels: int) -> np.ndarray:
     """Error-diffusion dithering to ``levels`` levels per channel.
 
     Error-diffusion dithering to ``levels`` levels per channel (corrupt.py ``ColorDither``, with
-    its diffusion as written: see :func:`corruptbench.ops.cbar_kernels_color.color_dither_u8`). Draws
-    nothing.
+    its diffusion as written: see :func:`corruptbench.ops.cbar_kernels_color.color_dither_u8`).
+    Draws nothing.
 
     Args:
         image: read-only uint8 H x W x 3.

@@ -189,7 +189,8 @@ def perspective_no_bars(
 ) -> np.ndarray:
     """A random projective warp (Pillow PERSPECTIVE), no black bars.
 
-    :func:`perspective_no_bars_p` with ``shear = level / 100``, ``shift = level``, ``zoom = level * 0.015``, ``perspective = level``.
+    :func:`perspective_no_bars_p` with ``shear = level / 100``, ``shift = level``,
+    ``zoom = level * 0.015``, ``perspective = level``.
     """
     params = severity_params("perspective_no_bars", severity, profile)
     return perspective_no_bars_p(image, **params, rng=rng)

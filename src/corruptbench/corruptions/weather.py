@@ -367,9 +367,9 @@ def fog_p(
 
     Reference: imagenet_c/corruptions.py:235-241, make_imagenet_c.py:381-387.
 
-    With ``c = (strength, wibbledecay) = (strength, decay)`` and ``x = image / 255`` (float64), ``m = max(x)`` (all
-    channels, before the fog): ``x += strength * plasma_fractal(mapsize, wibbledecay)[:H, :W]``;
-    ``out = clip(x * m / (m + strength), 0, 1) * 255``.
+    With ``x = image / 255`` (float64) and ``m = max(x)`` (all channels, before the fog):
+    ``x += strength * plasma_fractal(mapsize, decay)[:H, :W]`` (``decay`` is the reference's
+    ``wibbledecay``); ``out = clip(x * m / (m + strength), 0, 1) * 255``.
 
     Draws: the plasma fractal's uniforms (see :func:`corruptbench.ops.kernels.plasma_fractal`).
     Non-native sizes: the map is ``max(mapsize, next_pow2(max(H, W)))`` square (the profile's map

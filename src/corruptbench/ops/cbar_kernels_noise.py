@@ -1,5 +1,6 @@
 """The compiled kernels of ImageNet-C-bar's additive noises (corrupt.py of
-facebookresearch/augmentation-corruption, commit ba4d5a5; :mod:`corruptbench.corruptions.cbar_noise`).
+facebookresearch/augmentation-corruption, commit ba4d5a5;
+:mod:`corruptbench.corruptions.cbar_noise`).
 
 The conventions (NumPy scalar semantics, libm ``pow``, NumPy's remainder) and the shared helpers
 are :mod:`corruptbench.ops.cbar_kernels`'.

@@ -1,5 +1,6 @@
 """The compiled kernel of ImageNet-C-bar's checkerboard cutout (corrupt.py of
-facebookresearch/augmentation-corruption, commit ba4d5a5; :mod:`corruptbench.corruptions.cbar_obscure`).
+facebookresearch/augmentation-corruption, commit ba4d5a5;
+:mod:`corruptbench.corruptions.cbar_obscure`).
 
 The conventions (NumPy scalar semantics, libm ``pow``, NumPy's remainder) and the shared helpers
 are :mod:`corruptbench.ops.cbar_kernels`'.
