@@ -14,7 +14,7 @@ import pytest
 
 import corruptbench
 from corruptbench import corruptions
-from corruptbench.corruptions import apply_params, params_of
+from corruptbench.corruptions import ParamCorruption, apply_params, params_of
 from corruptbench.profiles import PROFILES
 from corruptbench.registry import corruption_specs
 from corruptbench.tables.corruptions import TABLES
@@ -205,3 +205,20 @@ def test_cbar_params_are_the_class_formulas():
 def test_cbar_out_of_range_parameters_name_the_problem():
     with pytest.raises(ValueError, match="levels must be in 2..256, got 1"):
         apply_params(IMG, "color_dither", {"levels": 1})
+
+
+def test_param_corruption_is_apply_params_with_its_arguments():
+    """The transform object: the severity's parameters with some overridden, checked once at
+    construction; a RandomState's stream goes on from call to call."""
+    t = ParamCorruption("fog", severity=2, profile="cifar", strength=0.6)
+    assert t.params == {**params_of("fog", 2, "cifar"), "strength": 0.6}
+    assert repr(t) == "ParamCorruption('fog', strength=0.6, decay=3, mapsize=32)"
+    assert np.array_equal(t(IMG, rng=4), apply_params(IMG, "fog", t.params, rng=4))
+    noise = ParamCorruption("gaussian_noise", std=0.1)
+    rs = np.random.RandomState(0)
+    first, second = noise(IMG, rng=rs), noise(IMG, rng=rs)
+    assert not np.array_equal(first, second)
+    with pytest.raises(ValueError, match="gaussian_noise has no parameter 'sigma'"):
+        ParamCorruption("gaussian_noise", sigma=1)
+    with pytest.raises(ValueError, match="shot_noise's photons must be > 0"):
+        ParamCorruption("shot_noise", photons=-1)

@@ -72,7 +72,7 @@ from .digital import (
     saturate_p,
 )
 from .noise import gaussian_noise_p, impulse_noise_p, shot_noise_p, speckle_noise_p
-from .params import apply_params, params_of
+from .params import ParamCorruption, apply_params, params_of
 from .weather import fog_p, frost_p, snow_p, spatter_p
 
 __all__ = [
@@ -82,6 +82,7 @@ __all__ = [
     "FAMILIES",
     "params_of",
     "apply_params",
+    "ParamCorruption",
     # the functions of the parameters, ImageNet-C's in the reference order
     "gaussian_noise_p",
     "shot_noise_p",

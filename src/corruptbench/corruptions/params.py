@@ -42,6 +42,7 @@ from .cbar_common import level_of, level_params
 __all__ = [
     "params_of",
     "apply_params",
+    "ParamCorruption",
     "severity_params",
     "whole_param",
     "NONNEGATIVE",
@@ -219,3 +220,44 @@ def apply_params(
     if out.dtype != np.uint8:
         out = out.astype(np.uint8)
     return restore(out)
+
+
+class ParamCorruption:
+    """A transform object for one corruption with fixed parameters (torchvision v2's pattern: the
+    function :func:`apply_params`, and this object that holds its arguments).
+
+    ``ParamCorruption("fog", strength=2.0)`` takes the other parameters from ``severity`` (default
+    3) and ``profile`` (:func:`params_of`) and overrides ``strength``; the parameters are checked
+    once, here. Calling it on an image (anything :func:`corruptbench.corrupt` takes) applies them
+    with ``rng`` (None: fresh randomness every call; a ``RandomState`` or ``Generator``: its stream
+    goes on from call to call; an int: the same draws every call).
+
+    Examples:
+        >>> import numpy as np
+        >>> t = ParamCorruption("gaussian_noise", std=0.1)
+        >>> t
+        ParamCorruption('gaussian_noise', std=0.1)
+        >>> t(np.zeros((8, 8, 3), np.uint8), rng=0).shape
+        (8, 8, 3)
+    """
+
+    def __init__(
+        self,
+        corruption: str,
+        *,
+        severity: int = 3,
+        profile: str | Profile = "imagenet",
+        **params: Any,
+    ) -> None:
+        spec = get_corruption(corruption)
+        merged = {**params_of(spec.name, severity, profile), **params}
+        self.corruption = spec.name
+        self.params = _check_params(spec.name, spec.params, merged)
+        _check_bounds(spec.name, spec.bounds, self.params)
+
+    def __call__(self, image: np.ndarray, *, rng: RNGLike = None) -> np.ndarray:
+        return apply_params(image, self.corruption, self.params, rng=rng)
+
+    def __repr__(self) -> str:
+        args = "".join(f", {k}={v!r}" for k, v in self.params.items())
+        return f"ParamCorruption({self.corruption!r}{args})"
