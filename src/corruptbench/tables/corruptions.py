@@ -10,6 +10,10 @@ numbers as ``imagenet_c/corruptions.py:122-424`` of the imagenet-c 0.0.3 package
 * ``tiny``      (64 px)  — ``make_tinyimagenet_c.py`` = ``make_imagenet_64_c.py``
 * ``cifar``     (32 px)  — ``make_cifar_c.py``
 
+The values of an entry are, in order, the keyword parameters that the corruption's registration
+names (the spec's ``params``; :func:`corruptbench.corruptions.params_of` zips them), then those of
+:data:`PROFILE_PARAMS`, which come from the profile.
+
 Conventions:
 
 * ``zoom_blur`` entries are ``(stop, step)`` of ``np.arange(1, stop, step)`` — the factor list is
