@@ -5,8 +5,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .api import ALL_CORRUPTIONS, CORRUPTIONS, EXTRA_CORRUPTIONS, corrupt, get_corruption_names
+from .corruptions import apply_params, params_of
 from .kernel_cache import warmup
 from .profiles import PROFILES
+from .registry import list_corruptions
 from .version import __version__
 
 __all__ = [
@@ -17,6 +19,9 @@ __all__ = [
     "OnTheFly",
     "Results",
     "get_corruption_names",
+    "list_corruptions",
+    "params_of",
+    "apply_params",
     "CORRUPTIONS",
     "EXTRA_CORRUPTIONS",
     "ALL_CORRUPTIONS",
