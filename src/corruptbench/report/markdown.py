@@ -22,7 +22,7 @@ from ..results.format import (
     summary_cells,
 )
 from ..results.parts import CALIBRATION_METRICS
-from ..results.text import calibration_rows
+from ..results.text import calibration_cell_rows, calibration_rows
 from ..safe_text import csv_cell
 
 __all__ = ["render_markdown", "render_csv"]
@@ -280,10 +280,8 @@ def _calibration_sections(label: str, cal: CalibrationResults) -> list[str]:
     header = ["", "corruptions", "NLL", "Brier", f"ECE ({cal.ece_bins} bins)", "top-1 error"]
     parts += [_table([*header, "top-5 error", "mean confidence"], table), ""]
     if cal.has_severities:
-        names = [n for n in ALL_CORRUPTIONS if any(cal.cell(n, s) for s in SEVERITIES)]
         table = []
-        for n in names:
-            cells = [cal.cell(n, s) or {} for s in SEVERITIES]
+        for n, cells in calibration_cell_rows(cal):
             table.append(
                 [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")]
                 + [pct(c.get("ece")) for c in cells]

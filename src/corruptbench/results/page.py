@@ -46,7 +46,7 @@ from .plots import (
     score_curves,
     severity_curves,
 )
-from .text import calibration_rows
+from .text import calibration_cell_rows, calibration_rows
 
 __all__ = ["render_html", "render_fragment", "sort_by_mce"]
 
@@ -415,7 +415,8 @@ the accuracy. <b>NLL</b>: mean negative log-likelihood of the true class (nats).
 squared distance of the probability vector from the one-hot label (0 to 2). <b>ECE</b>: the accuracy
 minus the mean confidence within equal-width confidence bins, weighted by the bins' shares (bins as
 stated; a results file also gives 30). Per severity, the mean over the corruptions measured, every
-corruption weighted alike; the reliability diagram pools the cells of the worst severity. eval-p
+corruption weighted alike: the one severity ECE of every table, figure and legend (the reliability
+diagram's curve pools the cells of the worst severity; its legend gives that mean). eval-p
 measures the sequences' clean frames only.</li>
 <li><b>ImageNet-C-bar / CIFAR-10-C-bar</b> (Mintun, Kirillov &amp; Xie 2021): 10 other corruptions
 at 5 levels each (each level is a value of the original code's level scale, shown with it); the numbers
@@ -728,15 +729,13 @@ def _calibration_cells(res: ResultsLike) -> str:
         ]
         head = "<tr><th>Clean frames of</th><th>sequences</th><th>ECE</th><th>NLL</th></tr>"
         return f'<div class="scroll"><table>{head}{"".join(rows)}</table></div>'
-    names = [n for n in ALL_CORRUPTIONS if any(cal.cell(n, s) for s in SEVERITIES)]
     head = (
         "<tr><th rowspan=2>Corruption</th><th colspan=5>ECE</th><th colspan=5>NLL</th></tr><tr>"
         + "".join(f"<th>sev {s}</th>" for s in SEVERITIES) * 2
         + "</tr>"
     )
     body = []
-    for name in names:
-        cells = [cal.cell(name, s) or {} for s in SEVERITIES]
+    for name, cells in calibration_cell_rows(cal):
         label = e(pretty(name)) + (
             ' <span class="muted small">(extra)</span>' if name in EXTRA_CORRUPTIONS else ""
         )

@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import io
+from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..grid import SEVERITIES
+from ..grid import SEVERITIES, parse_cell_key, reference_order
 from ..safe_text import printable
 from .format import (
     BENCHMARK_CORRUPTIONS,
@@ -41,6 +42,7 @@ __all__ = [
     "cbar_headline",
     "calibration_headline",
     "calibration_rows",
+    "calibration_cell_rows",
 ]
 
 
@@ -135,6 +137,15 @@ def calibration_rows(cal: CalibrationResults) -> list[tuple[str, str, dict]]:
                 covered = _covered(count, group)
                 out.append((f"severity {sev}", covered, {k: v[i] for k, v in means.items()}))
     return out
+
+
+def calibration_cell_rows(cal: CalibrationResults) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The per-cell calibration by corruption: ``(name, [numbers at severity 1..5])`` for every
+    corruption measured at a severity, ImageNet-C's then C-bar's, each in reference order
+    (``{}`` at a severity not measured); empty for eval-p results (clean frames only)."""
+    measured = [parse_cell_key(k) for k in cal.stats]
+    names = reference_order([c.name for c in measured if c.level in SEVERITIES])
+    return [(n, [cal.cell(n, s) or {} for s in SEVERITIES]) for n in names]
 
 
 def _calibration_table(cal: CalibrationResults) -> Table:
