@@ -177,3 +177,41 @@ def test_cbar_headline_table_and_notes() -> None:
     assert "CIFAR-10-C-bar mean error" in dict(rows)
     text = both.summary()
     assert "ImageNet-C, all numbers in %" in text and "CIFAR-10-C-bar, top-1 error" in text
+
+
+def _numbers(res: Results) -> list[str]:
+    """Every number of the per-cell tables of ``res``, as the terminal view writes it."""
+    from corruptbench.results.format import pct, score_num
+
+    out: list[str] = []
+    if res.cbar is not None:
+        out += [pct(v).rstrip("%") for vals in res.cbar.errors.values() for v in vals]
+        out += [f"{v:g}" for vals in res.cbar.levels.values() for v in vals]
+    if res.c is not None:
+        out += [pct(v).rstrip("%") for vals in res.c.errors.values() for v in vals]
+        out += [pct(v).rstrip("%") for v in res.c.ce.values()]
+    if res.score is not None:
+        out += [score_num(v) for vals in res.score.scores.values() for v in vals]
+    return out
+
+
+def test_every_number_is_whole_at_80_columns_and_in_a_log(capsys: object) -> None:
+    """Issue 33 item 25: at 80 columns (a terminal, or a log file, where rich also uses 80) the
+    C-bar and task-score tables cut their numbers to '2…' / '40.…'. Numbers never wrap nor are
+    cut; names and level lists wrap instead."""
+    from corruptbench.report import print_summary
+    from results.support import make_cbar, make_score_results
+
+    results = [
+        Results.from_dict(make_cbar("lite0", with_c=True, n=10), "cbar.json"),
+        Results.from_dict(make_score_results("frcnn", 0.4), "score.json"),
+        scaled("alexnet-like", 1.0),
+    ]
+    for res in results:
+        text = summary_text(res, width=80)
+        assert "…" not in text and max(map(len, text.splitlines())) <= 80
+        words = set(text.split())
+        assert set(_numbers(res)) <= words, set(_numbers(res)) - words
+        print_summary(res)  # on pytest's captured stdout: not a terminal, as in a log
+        log = capsys.readouterr().out  # type: ignore[attr-defined]
+        assert "…" not in log and set(_numbers(res)) <= set(log.split())
