@@ -215,3 +215,38 @@ def test_every_number_is_whole_at_80_columns_and_in_a_log(capsys: object) -> Non
         print_summary(res)  # on pytest's captured stdout: not a terminal, as in a log
         log = capsys.readouterr().out  # type: ignore[attr-defined]
         assert "…" not in log and set(_numbers(res)) <= set(log.split())
+
+
+def test_footnotes_only_when_a_row_is_marked() -> None:
+    """Issue 33 item 26: '* extra corruption, not part of mCE' printed under tables without an
+    extra corruption (and the C-bar one under the ten alone)."""
+    from results.support import make_cbar, make_partial, make_score_results
+
+    only15 = Results.from_dict(make_partial("p", 15), "p.json")
+    text = summary_text(only15)
+    assert "*" not in text
+    assert "* extra corruption" in summary_text(scaled("all19", 1.0))
+    cbar = summary_text(Results.from_dict(make_cbar("c", n=10), "c.json"))
+    assert "* not one of" not in cbar and "*" not in cbar
+    fog = make_score_results("s", 0.4, names=("fog", "snow"))
+    assert "*" not in summary_text(Results.from_dict(fog, "s.json"))
+
+
+def test_a_partial_note_tells_evaluated_severities_from_absent_corruptions() -> None:
+    """Issue 33 item 26: a robustbench run stopped after gaussian_noise/1 said 'missing:
+    gaussian_noise, shot_noise, ...' as if gaussian_noise had not been evaluated."""
+    data = {
+        "schema": "corruptbench.results/1",
+        "kind": "c",
+        "model": {"id": "m"},
+        "errors": {"gaussian_noise": [0.5, None, None, None, None]},
+        "counts": {"gaussian_noise": [4, None, None, None, None]},
+        "clean_error": 0.25,
+        "clean_count": 4,
+        "dataset": {"protocol": "robustbench"},
+    }
+    text = " ".join(summary_text(Results.from_dict(data, "m.json"), width=400).split())
+    assert (
+        "note: mCE is partial; gaussian_noise (severity 1 only); not evaluated: "
+        "shot_noise, impulse_noise," in text
+    )

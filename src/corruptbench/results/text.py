@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 from rich import box
@@ -20,7 +20,9 @@ from .format import (
     EXTRA_CORRUPTIONS,
     cbar_partial_tag,
     cbar_title,
+    layout_label,
     leaderboard_rows,
+    missing_text,
     num,
     pct,
     pretty,
@@ -172,6 +174,11 @@ def _table(
     return t
 
 
+def _footnote(text: str, rows: Iterable[str], marked: Collection[str]) -> str | None:
+    """``text``, the footnote of the rows marked ``*``, when any of ``rows`` is ``marked``."""
+    return text if any(name in marked for name in rows) else None
+
+
 def calibration_cell_rows(cal: CalibrationResults) -> list[tuple[str, list[dict[str, Any]]]]:
     """The per-cell calibration by corruption: ``(name, [numbers at severity 1..5])`` for every
     corruption measured at a severity, ImageNet-C's then C-bar's, each in reference order
@@ -265,7 +272,7 @@ def _c_table(res: ResultsLike) -> Table:
         f"ImageNet-C, all numbers in % (CE baseline: {c.baseline})",
         "Corruption",
         (*_SEVERITY_COLUMNS, "mean", "CE", "rel.CE"),
-        caption="* extra corruption, not part of mCE",
+        caption=_footnote("* extra corruption, not part of mCE", c.errors, EXTRA_CORRUPTIONS),
         bold="CE",
     )
     means = c.mean_errors()
@@ -293,7 +300,11 @@ def _cbar_table(cbar: CBarResults) -> Table:
         f"{title}, top-1 error in % (test_c_bar.py's metric: no normalisation)",
         "Corruption",
         (*_SEVERITY_COLUMNS, "mean"),
-        caption=f"* not one of {title}'s ten corruptions, not in its mean",
+        caption=_footnote(
+            f"* not one of {title}'s ten corruptions, not in its mean",
+            cbar.errors,
+            set(cbar.errors) - set(cbar.corruptions),
+        ),
         bold="mean",
         text="levels",
     )
@@ -339,7 +350,7 @@ def _score_table(res: ResultsLike) -> Table:
         f"{s.metric} per corruption and severity (rel. = mean / P)",
         "Corruption",
         (*_SEVERITY_COLUMNS, "mean", "rel."),
-        caption="* extra corruption, not part of mPC",
+        caption=_footnote("* extra corruption, not part of mPC", s.scores, EXTRA_CORRUPTIONS),
         bold="mean",
     )
     means = s.corruption_means()
@@ -397,7 +408,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         head.add_row(escape(label), value)
     console.print()
     console.print(head)
-    bits = [str(v) for v in (ds.layout, ds.profile) if v]
+    bits = [str(v) for v in (layout_label(res), ds.profile) if v]
     if ds.protocol is not None:
         bits.append(f"protocol {ds.protocol}")
     if ds.num_images is not None:
@@ -418,7 +429,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         console.print(_calibration_table(res.calibration))
     notes: list[str] = []
     if res.c is not None and res.c.partial and res.c.missing:
-        notes.append("mCE is partial; missing: " + ", ".join(res.c.missing))
+        notes.append("mCE is partial; " + missing_text(res.c))
     if res.cbar is not None and res.cbar.partial:
         notes.append(
             f"the {cbar_title(res.cbar)} mean is partial; not at all five levels: "
