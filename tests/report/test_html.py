@@ -209,4 +209,4 @@ def test_a_combined_report_shows_each_cbar_benchmarks_sheet() -> None:
     html = render_report(both)
     sheets = re.findall(r'alt="(C-bar contact sheet[^"]*)"', html)
     assert sheets == ["C-bar contact sheet", "C-bar contact sheet: CIFAR-10-C-bar"]
-    assert "the ten CIFAR-10-C-bar corruptions" in html and "32&times;32" in html
+    assert "the CIFAR-10-C-bar corruptions of the results" in html and "32&times;32" in html

@@ -48,6 +48,7 @@ def render_report(
     sequences: dict | None = None,
     title: str = "corruptbench robustness report",
     intro: str = "",
+    cbar_grids: dict[str, tuple[np.ndarray, dict]] | None = None,
 ) -> str:
     """Render validated results as ``html``, ``md`` or ``csv`` text.
 
@@ -91,7 +92,7 @@ def render_report(
                     )
             sheet = contact.contact_sheet(*grid)
             strip = contact.perturbation_strip(sequences or {})
-        cbar_sheets = _cbar_sheets(results, image)
+        cbar_sheets = _cbar_sheets(results, image, cbar_grids or {})
     return render_html(
         results,
         title=title,
@@ -109,19 +110,28 @@ def _cbar_only(res: Results) -> bool:
     return res.cbar is not None and res.c is None and res.p is None and res.score is None
 
 
-def _cbar_sheets(results: Sequence[Results], image: np.ndarray | None) -> dict[str, bytes]:
-    """Benchmark -> the contact sheet of its ten C-bar corruptions, for every C-bar benchmark
-    among ``results`` (ImageNet-C-bar's at 224 px, CIFAR-10-C-bar's at 32 px shown at 96), of
-    ``image`` (default: scikit-image's chelsea)."""
+def _cbar_sheets(
+    results: Sequence[Results],
+    image: np.ndarray | None,
+    given: dict[str, tuple[np.ndarray, dict]],
+) -> dict[str, bytes]:
+    """Benchmark -> the contact sheet of the C-bar corruptions the results measured with it, for
+    every C-bar benchmark among ``results`` (ImageNet-C-bar's at 224 px, CIFAR-10-C-bar's at
+    32 px shown at 96): the ``given`` grid of a benchmark (the demo's), else ``image`` (default:
+    scikit-image's chelsea) corrupted here."""
     from . import contact
 
-    benchmarks = dict.fromkeys(r.cbar.benchmark for r in results if r.cbar is not None)
-    if not benchmarks:
-        return {}
-    photo = contact.sample_image() if image is None else image
+    benchmarks: dict[str, dict[str, None]] = {}
+    for r in results:
+        if r.cbar is not None:
+            benchmarks.setdefault(r.cbar.benchmark, {}).update(dict.fromkeys(r.cbar.errors))
     sheets = {}
-    for benchmark in benchmarks:
-        clean, grid = contact.cbar_grid(photo, benchmark)
+    for benchmark, names in benchmarks.items():
+        if benchmark in given:
+            clean, grid = given[benchmark]
+        else:
+            photo = contact.sample_image() if image is None else image
+            clean, grid = contact.cbar_grid(photo, benchmark, corruptions=list(names))
         cell = 224 if clean.shape[0] > 32 else 96
         sheets[benchmark] = contact.cbar_contact_sheet(clean, grid, benchmark, cell=cell)
     return sheets

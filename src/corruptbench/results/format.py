@@ -157,13 +157,13 @@ def layout_label(r: ResultsLike) -> str | None:
     return _CBAR_DATA.get((layout, r.cbar.benchmark), layout)
 
 
-def missing_text(c: CResults) -> str:
-    """The corruptions a partial mCE lacks, those evaluated at some severities told apart from
-    those not evaluated at all: ``"gaussian_noise (severity 1 only); not evaluated:
-    shot_noise, ..."``."""
+def missing_text(part: CResults | CBarResults) -> str:
+    """The corruptions a partial mean (mCE, C-bar's) lacks, those evaluated at some severities
+    told apart from those not evaluated at all: ``"gaussian_noise (severity 1 only); not
+    evaluated: shot_noise, ..."``."""
     some, absent = [], []
-    for name in c.missing:
-        done = [str(s) for s, v in enumerate(c.errors.get(name) or [], 1) if v is not None]
+    for name in part.missing:
+        done = [str(s) for s, v in enumerate(part.errors.get(name) or [], 1) if v is not None]
         if done:
             word = "severity" if len(done) == 1 else "severities"
             some.append(f"{name} ({word} {', '.join(done)} only)")

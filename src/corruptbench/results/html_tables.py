@@ -404,7 +404,7 @@ def _provenance_pairs(res: ResultsLike) -> list[tuple[str, Any]]:
     if res.cbar is not None:
         pairs.append(("C-bar levels", f"{res.cbar.benchmark}.csv ({cbar_title(res.cbar)})"))
         if res.cbar.missing:
-            pairs.append(("missing from the C-bar mean", ", ".join(res.cbar.missing)))
+            pairs.append(("missing from the C-bar mean", missing_text(res.cbar)))
     if res.score is not None:
         pairs.append(("task metric", res.score.metric))
         if res.score.partial:

@@ -459,8 +459,8 @@ def _cbar_sheet(benchmark: str, sheet: bytes, who: str) -> str:
     return figure(
         sheet,
         "C-bar contact sheet" + ("" if benchmark == "imagenet_c_bar" else f": {title}"),
-        f"The same photo{who} under the ten {title} corruptions at each of their five levels "
-        f"(row labels give the level values), at {_CBAR_SIZES[benchmark]}.",
+        f"The same photo{who} under the {title} corruptions of the results at each of their "
+        f"five levels (row labels give the level values), at {_CBAR_SIZES[benchmark]}.",
         mime="image/jpeg",
         cls="sheet",
     )

@@ -431,10 +431,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
     if res.c is not None and res.c.partial and res.c.missing:
         notes.append("mCE is partial; " + missing_text(res.c))
     if res.cbar is not None and res.cbar.partial:
-        notes.append(
-            f"the {cbar_title(res.cbar)} mean is partial; not at all five levels: "
-            + ", ".join(res.cbar.missing)
-        )
+        notes.append(f"the {cbar_title(res.cbar)} mean is partial; " + missing_text(res.cbar))
     if res.p is not None:
         notes.extend(res.p.notes)
     if res.score is not None and res.score.partial:
