@@ -424,7 +424,7 @@ def _progress_label(spec: BuildSpec) -> str:
     ``make-c imagenet_c_bar`` (C-bar, named by its levels table), both joined by ``+``."""
     if spec.kind != "c":
         return f"make-{spec.kind} {spec.profile}"
-    suites = dict.fromkeys(suite_of(c.name) for c in spec.cells)
+    suites = dict.fromkeys(suite_of(name) for name, _ in spec.cells)
     what = [spec.profile if s == "imagenet_c" else table_key(spec.profile) for s in suites]
     return f"make-c {' + '.join(what)}"
 

@@ -85,6 +85,7 @@ def render_report(
                 sample_name = "scikit-image 'chelsea'" if sample is None else "sample image"
         if not all(_cbar_only(r) for r in results):  # C-bar results: no ImageNet-C / -P grids
             if grid is None:
+                assert image is not None  # set above whenever no grid is given
                 grid = contact.corruption_grid(image)
                 if sequences is None:
                     sequences = contact.perturbation_sequences(
