@@ -146,7 +146,8 @@ def _summary_table(ordered: Sequence[ResultsLike], *, has_p: bool) -> list[str]:
     baselines = sorted({r.c.baseline for r in ordered if r.c})
     if baselines:
         parts += [
-            f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
+            f"CE normalised by: {_md_cell(', '.join(baselines))}. "
+            "mCE = mean CE over the 15 benchmark corruptions.",
             "",
         ]
     protocols = sorted({str(r.dataset.protocol) for r in ordered if r.c and r.dataset.protocol})
