@@ -52,9 +52,12 @@ def render_report(
 ) -> str:
     """Render validated results as ``html``, ``md`` or ``csv`` text.
 
-    For HTML with ``contact_sheet=True`` the sheet shows ``grid`` (``(clean, {corruption: images})``,
-    as the demo passes it) or, without it, ``sample`` (default: scikit-image's chelsea) corrupted here;
-    with C-bar results a second sheet shows ``sample`` under their benchmark's ten corruptions.
+    For HTML with ``contact_sheet=True`` the sheet shows ``grid`` (``(clean, {corruption:
+    images})``, as the demo passes it) or, without it, ``sample`` (default: scikit-image's
+    chelsea) corrupted here, with the ImageNet-P frames of ``sequences``; neither when every
+    result holds C-bar numbers only. Each C-bar benchmark of the results gets a sheet of the
+    corruptions they measured: ``cbar_grids[benchmark]`` (``(clean, {corruption: images})``),
+    else ``sample`` corrupted here.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
