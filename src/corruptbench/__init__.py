@@ -13,6 +13,7 @@ from .version import __version__
 
 __all__ = [
     "corrupt",
+    "perturb",
     "evaluate_c",
     "evaluate_p",
     "evaluate_grid",
@@ -25,6 +26,9 @@ __all__ = [
     "CORRUPTIONS",
     "EXTRA_CORRUPTIONS",
     "ALL_CORRUPTIONS",
+    "PERTURBATIONS",
+    "EXTRA_PERTURBATIONS",
+    "ALL_PERTURBATIONS",
     "PROFILES",
     "warmup",
     "__version__",
@@ -51,6 +55,10 @@ def __getattr__(name: str) -> Any:  # lazy: these pull in more code (never torch
     import importlib
 
     return getattr(importlib.import_module(f".{module}", __name__), name)
+
+
+def __dir__() -> list[str]:  # the lazy names too, as tab completion and help() expect
+    return sorted(set(globals()) | set(_LAZY))
 
 
 if TYPE_CHECKING:
