@@ -1,0 +1,34 @@
+"""Test-time-adaptation streams: settings as data, sequences faithful to the reference code,
+replayable manifests, and an online evaluation harness.
+
+* :mod:`.settings` — settings, orders (canonical, ``cotta0`` .. ``cotta9``), datasets, defaults
+* :mod:`.config` — :func:`resolve_config`: a stream's settings checked once
+* :mod:`.sequence` — blocks, shuffling, subsampling, label and Dirichlet sorting
+* :mod:`.idlists` — the ImageNet id lists (RobustBench's 5,000, the 50,000)
+* :mod:`.data` — the one door to the data (folders, arrays, on-the-fly corruption)
+* :mod:`.stream` — :class:`Stream`, :class:`Sample`, :class:`Batch`, :func:`stream`
+* :mod:`.manifest` — manifest, CSV export, :func:`replay`
+"""
+
+from __future__ import annotations
+
+from .config import StreamConfig, StreamError, resolve_config
+from .manifest import read_manifest, replay, write_manifest
+from .settings import DATASETS, ORDERS, SETTINGS
+from .stream import Batch, Sample, Stream, stream
+
+__all__ = [
+    "DATASETS",
+    "ORDERS",
+    "SETTINGS",
+    "Batch",
+    "Sample",
+    "Stream",
+    "StreamConfig",
+    "StreamError",
+    "read_manifest",
+    "replay",
+    "resolve_config",
+    "stream",
+    "write_manifest",
+]
