@@ -101,7 +101,7 @@ class StreamConfig:
             delta=doc["delta"],
             seed=doc["seed"],
             batch_size=doc["batch_size"],
-            rounds=doc["rounds"],
+            rounds=doc["rounds"] if SETTINGS[doc["setting"]].recurring else None,
             image_list=doc["image_list"],
         )
 
