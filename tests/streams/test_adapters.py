@@ -10,7 +10,6 @@ import copy
 import importlib.util
 import logging
 import types
-from pathlib import Path
 from typing import Any
 
 import numpy as np
