@@ -8,6 +8,8 @@ replayable manifests, and an online evaluation harness.
 * :mod:`.data` — the one door to the data (folders, arrays, on-the-fly corruption)
 * :mod:`.stream` — :class:`Stream`, :class:`Sample`, :class:`Batch`, :func:`stream`
 * :mod:`.manifest` — manifest, CSV export, :func:`replay`
+* :mod:`.adapters` — ``source``, ``norm``, ``tent``
+* :mod:`.harness` — :func:`evaluate_stream`; :mod:`.results` — :class:`StreamResults` and its views
 """
 
 from __future__ import annotations
@@ -31,4 +33,20 @@ __all__ = [
     "resolve_config",
     "stream",
     "write_manifest",
+    "evaluate_stream",
+    "StreamResults",
+    "markdown_table",
 ]
+
+
+def __getattr__(name: str) -> object:
+    # the harness imports torch: only on use, so ``import corruptbench.streams`` stays light
+    if name in ("evaluate_stream", "StreamResults", "markdown_table"):
+        from . import harness, results
+
+        return {
+            "evaluate_stream": harness.evaluate_stream,
+            "StreamResults": results.StreamResults,
+            "markdown_table": results.markdown_table,
+        }[name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
