@@ -16,6 +16,8 @@ __all__ = [
     "evaluate_grid",
     "OnTheFly",
     "Results",
+    "stream",
+    "evaluate_stream",
     "get_corruption_names",
     "CORRUPTIONS",
     "EXTRA_CORRUPTIONS",
@@ -36,6 +38,8 @@ _LAZY = {
     "evaluate_grid": "evaluation",
     "OnTheFly": "evaluation",
     "Results": "results",
+    "stream": "streams",
+    "evaluate_stream": "streams",
 }
 
 
@@ -55,3 +59,4 @@ if TYPE_CHECKING:
     from .perturbations import PERTURBATIONS as PERTURBATIONS
     from .perturbations import perturb as perturb
     from .results import Results
+    from .streams import evaluate_stream, stream

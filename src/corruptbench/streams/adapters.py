@@ -36,6 +36,7 @@ __all__ = [
     "ADAPTERS",
     "TENT_OPTIMIZERS",
     "make_adapter",
+    "check_method",
     "softmax_entropy",
 ]
 
@@ -183,6 +184,19 @@ class TentAdapter:
 ADAPTERS = {"source": SourceAdapter, "norm": NormAdapter, "tent": TentAdapter}
 
 
+def check_method(name: str) -> str:
+    """``name`` if it is a built-in method, else a :class:`StreamError` naming the closest."""
+    from ..registry import suggest
+
+    if name not in ADAPTERS:
+        raise StreamError(
+            Arg("adapt"),
+            f": unknown method {name!r}{suggest(name, list(ADAPTERS))} (built in: "
+            f"{', '.join(ADAPTERS)}; or pass an object with step(x) and reset())",
+        )
+    return name
+
+
 def make_adapter(adapt: Any, module: Any, dataset: str, **options: Any) -> Any:
     """The adapter ``adapt`` names (on a copy of ``module``, so the caller's model is left as
     it was), or ``adapt`` itself: an object with ``step(x)`` and ``reset()``, or a plain
@@ -191,15 +205,8 @@ def make_adapter(adapt: Any, module: Any, dataset: str, **options: Any) -> Any:
     ``options``: ``tent``'s ``method`` / ``lr`` / ``steps`` (default: the reference's for the
     dataset's family), ``norm``'s ``eps`` / ``momentum``.
     """
-    from ..registry import suggest
-
     if isinstance(adapt, str):
-        if adapt not in ADAPTERS:
-            raise StreamError(
-                Arg("adapt"),
-                f": unknown method {adapt!r}{suggest(adapt, list(ADAPTERS))} (built in: "
-                f"{', '.join(ADAPTERS)}; or pass an object with step(x) and reset())",
-            )
+        check_method(adapt)
         if module is None:
             raise StreamError(Arg("adapt"), f"={adapt!r} needs a torch model, not a callable")
         own = copy.deepcopy(module)

@@ -122,7 +122,12 @@ def _order(order: str | Sequence[str] | None, dataset: str) -> tuple[tuple[str, 
     if order is None:
         name = DATASETS[dataset].order
         return ORDERS[name], name
-    if isinstance(order, str):
+    if isinstance(order, str) and "," in order:
+        order = [part for part in order.split(",") if part.strip()]
+    elif isinstance(order, str):
+        key = canonical_name(order)
+        if key not in ORDERS and key in _domain_names():
+            return (key,), "custom"  # one domain
         name = resolve_name("order", order, list(ORDERS), "order")
         return ORDERS[name], name
     names = tuple(canonical_name(str(n)) for n in order)
@@ -132,6 +137,12 @@ def _order(order: str | Sequence[str] | None, dataset: str) -> tuple[tuple[str, 
         twice = sorted({n for n in names if names.count(n) > 1})
         raise StreamError(Arg("order"), f" names {', '.join(twice)} twice")
     return names, "custom"
+
+
+def _domain_names() -> set[str]:
+    from ..registry import corruption_specs
+
+    return {spec.name for spec in corruption_specs(None)}
 
 
 def _positive_int(value: object, arg: str, what: str) -> int:
