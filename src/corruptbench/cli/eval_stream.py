@@ -59,8 +59,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..fileio import write_bytes, write_text
     from ..models import load_model
-    from ..streams import evaluate_stream, markdown_table
     from ..streams.adapters import check_method
+    from ..streams.harness import evaluate_stream
+    from ..streams.results import markdown_table
 
     check_method(args.adapt)
     st = stream_from_args(args)

@@ -6,7 +6,7 @@ replayable manifests, and an online evaluation harness.
 * :mod:`.sequence` — blocks, shuffling, subsampling, label and Dirichlet sorting
 * :mod:`.idlists` — the ImageNet id lists (RobustBench's 5,000, the 50,000)
 * :mod:`.data` — the one door to the data (folders, arrays, on-the-fly corruption)
-* :mod:`.stream` — :class:`Stream`, :class:`Sample`, :class:`Batch`, :func:`stream`
+* :mod:`.core` — :class:`Stream`, :class:`Sample`, :class:`Batch`, :func:`stream`
 * :mod:`.manifest` — manifest, CSV export, :func:`replay`
 * :mod:`.adapters` — ``source``, ``norm``, ``tent``
 * :mod:`.harness` — :func:`evaluate_stream`; :mod:`.results` — :class:`StreamResults` and its views
@@ -15,9 +15,9 @@ replayable manifests, and an online evaluation harness.
 from __future__ import annotations
 
 from .config import StreamConfig, StreamError, resolve_config
+from .core import Batch, Sample, Stream, stream
 from .manifest import read_manifest, replay, write_manifest
 from .settings import DATASETS, ORDERS, SETTINGS
-from .stream import Batch, Sample, Stream, stream
 
 __all__ = [
     "DATASETS",

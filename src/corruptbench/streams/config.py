@@ -155,7 +155,7 @@ def _severities(severities: int | Sequence[int] | None) -> tuple[int, ...]:
     if severities is None:
         return DEFAULT_SEVERITIES
     values = [severities] if isinstance(severities, (int, numbers.Integral)) else list(severities)
-    out = []
+    out: list[int] = []
     for s in values:
         if isinstance(s, bool) or not isinstance(s, numbers.Integral) or not 1 <= int(s) <= 5:
             raise StreamError(Arg("severities"), f" must be integers 1..5, got {s!r}")

@@ -31,6 +31,7 @@ from ..errors import Arg
 from ..evaluation.layouts import OnTheFly, default_profile
 from ..evaluation.layouts.base import open_labelled_source
 from ..evaluation.readers import ImageFileReader, NpyRowReader, Reader, StepReader
+from ..grid import Cell
 from ..pipeline import hash_lines, item_step
 from .config import StreamConfig, StreamError
 from .idlists import image_list_ids
@@ -171,7 +172,7 @@ def _open_imagenet(root: Path, config: StreamConfig) -> StreamData:
     labels = np.asarray([label_of(k.split("/")[0]) for k in table], dtype=np.int64)
     cells, prints, dirs = {}, {}, {}
     for d, s in needed:
-        have = keyed[(d, s)]
+        have = keyed[Cell(d, s)]
         if listed is not None:
             missing = [k for k in listed if k not in have]
             if missing:
@@ -180,7 +181,7 @@ def _open_imagenet(root: Path, config: StreamConfig) -> StreamData:
         else:
             codes = np.asarray([code[k] for k in sorted(have)], dtype=np.int64)
         cells[(d, s)] = (codes, labels[codes])
-        dirs[(d, s)] = index.level_dirs[(d, s)]
+        dirs[(d, s)] = index.level_dirs[Cell(d, s)]
         prints[f"{d}/{s}"] = hash_lines(
             f"{table[c]}\t{have[table[c]].stat().st_size}" for c in codes
         )

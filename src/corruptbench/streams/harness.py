@@ -20,9 +20,9 @@ from ..metrics.calibration import CalibrationStats, stored_bins
 from ..models import Preprocessing
 from .adapters import make_adapter
 from .config import StreamError
+from .core import Batch, Stream
 from .manifest import sequence_sha256
 from .results import Counts, StreamResults
-from .stream import Batch, Stream
 
 __all__ = ["evaluate_stream", "batch_tensor"]
 

@@ -24,8 +24,8 @@ from ..errors import Arg
 from ..fileio import write_atomic
 from ..version import __version__
 from .config import StreamConfig, StreamError
+from .core import CSV_COLUMNS, Stream, build_stream
 from .data import DataLike
-from .stream import CSV_COLUMNS, Stream, build_stream
 
 __all__ = [
     "MANIFEST_FORMAT",

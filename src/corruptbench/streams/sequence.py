@@ -223,5 +223,11 @@ def build_sequence(config: StreamConfig, catalog: Catalog) -> StreamSequence:
             Block(block.name, block.domains, block.severity, block.reset, start, start + len(pos))
         )
         start += len(pos)
-    cols = [np.concatenate([p[k] for p in parts]) for k in range(4)] if parts else []
-    return StreamSequence(domains, tuple(catalog.ids), *cols, blocks=blocks)
+    empty = (
+        np.zeros(0, np.int16),
+        np.zeros(0, np.int16),
+        np.zeros(0, np.int64),
+        np.zeros(0, np.int64),
+    )
+    cols = [np.concatenate([p[k] for p in parts]) if parts else empty[k] for k in range(4)]
+    return StreamSequence(domains, tuple(catalog.ids), cols[0], cols[1], cols[2], cols[3], blocks)
