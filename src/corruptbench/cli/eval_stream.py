@@ -64,6 +64,10 @@ def run(args: argparse.Namespace) -> int:
     from ..streams.results import markdown_table
 
     check_method(args.adapt)
+    if args.figure:  # refused before any work, not after the evaluation
+        from ..extras import require
+
+        require("matplotlib", "eval-stream --figure", "report")
     st = stream_from_args(args)
     model = load_model(args.model, weights=args.weights, device=args.device, probe=False)
     options = {

@@ -7,6 +7,7 @@ The interface other streams (CCC) follow too: ``settings``, ``len()``, ``samples
 from __future__ import annotations
 
 import multiprocessing
+from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, overload
@@ -125,15 +126,15 @@ class Stream:
         """``(block, begin, end, reset)`` of each batch from batch number ``start`` on."""
         k = 0
         for b, block in enumerate(self.blocks):
-            for begin in range(block.start, block.stop, size):
-                if k >= start:
-                    yield (
-                        b,
-                        begin,
-                        min(begin + size, block.stop),
-                        block.reset and begin == block.start,
-                    )
-                k += 1
+            count = -(-len(block) // size)
+            if k + count <= start:  # the whole block is skipped
+                k += count
+                continue
+            first = block.start + max(0, start - k) * size
+            for begin in range(first, block.stop, size):
+                reset = block.reset and begin == block.start
+                yield b, begin, min(begin + size, block.stop), reset
+            k += count
 
     def num_batches(self, batch_size: int | None = None) -> int:
         size = batch_size or self.config.batch_size
@@ -151,7 +152,7 @@ class Stream:
             raise StreamError(Arg("batch_size"), f" must be an image count >= 1, got {size!r}")
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise StreamError(Arg("workers"), f" must be a count >= 0, got {workers!r}")
-        jobs = list(self._jobs(size, start))
+        jobs = self._jobs(size, start)
         seq, data = self.sequence, self.data
 
         def job(begin: int, end: int) -> tuple[Any, list[Any]]:
@@ -167,10 +168,17 @@ class Stream:
             for b, begin, end, reset in jobs:
                 yield batch(b, begin, end, reset, _read_batch(job(begin, end)))
             return
+        pending: deque[tuple[int, int, int, bool]] = deque()
+
+        def feed() -> Iterator[tuple[Any, list[Any]]]:
+            for desc in jobs:  # the pool's feeder thread runs this, in order
+                pending.append(desc)
+                yield job(desc[1], desc[2])
+
         ctx = multiprocessing.get_context("spawn")
         with ctx.Pool(workers) as pool:
-            results = pool.imap(_read_batch, (job(b0, e0) for _, b0, e0, _r in jobs))
-            for (b, begin, end, reset), images in zip(jobs, results):
+            for images in pool.imap(_read_batch, feed()):
+                b, begin, end, reset = pending.popleft()
                 yield batch(b, begin, end, reset, images)
 
     def manifest(self) -> dict[str, Any]:
