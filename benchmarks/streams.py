@@ -15,14 +15,13 @@ prints how many cores keep it busy: ``R / rate``.
 
 from __future__ import annotations
 
-import _common  # noqa: F401  (single-thread set-up first)
-
 import argparse
 import time
 from pathlib import Path
 
 import numpy as np
 
+import _common  # noqa: F401  (single-thread set-up first)
 from corruptbench.evaluation.layouts import OnTheFly
 from corruptbench.streams import SETTINGS, stream
 
