@@ -88,3 +88,15 @@ def test_every_setting_plans_its_resets() -> None:
             assert resets == order
         else:
             assert resets == ["fog"]
+
+
+def test_an_impossible_dirichlet_split_is_refused_at_once() -> None:
+    import numpy as np
+
+    from corruptbench.streams.config import StreamError as Err
+    from corruptbench.streams.sequence import dirichlet_order
+
+    with pytest.raises(
+        Err, match=r"needs at least 10 samples per class slot \(10 x 10 = 100\); this block has 24"
+    ):
+        dirichlet_order(np.arange(24) % 10, 0.5, np.random.RandomState(1))

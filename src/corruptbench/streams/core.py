@@ -263,9 +263,17 @@ def _default_dataset(data: DataLike | None) -> str:
             return "cifar10_c" if default_profile(data.open()) == "cifar" else "imagenet_c"
         except ValueError:
             return "imagenet_c"  # open_data says what is wrong
-    if data is not None and (Path(data) / "labels.npy").is_file():
-        return "cifar10_c"
-    return "imagenet_c"
+    if data is None:
+        return "imagenet_c"
+    root = Path(data)
+    if (root / "shards.json").is_file():
+        from ..datasets.webdataset import read_index
+
+        try:
+            return "cifar10_c" if read_index(root).get("media") == "png" else "imagenet_c"
+        except ValueError:
+            return "imagenet_c"  # open_data says what is wrong
+    return "cifar10_c" if (root / "labels.npy").is_file() else "imagenet_c"
 
 
 def build_stream(

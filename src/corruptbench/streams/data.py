@@ -11,6 +11,8 @@ reader per image, and a fingerprint per part of the data (what a manifest replay
 * ImageNet-C style folders (the release, Tiny-ImageNet-C, ImageNet-C-bar, make-c builds):
   ``<corruption>/<severity>/<wnid>/<file>``; ids ``<wnid>/<file>`` in the order of the chosen list
   (RobustBench's 5,000, the 50,000, or the folder's sorted order for ``data``).
+* make-c ``--format webdataset`` shards (``shards.json``): the same ids, from each sample's
+  ``.json`` (ImageNet) or position (CIFAR rows).
 * :class:`~corruptbench.evaluation.layouts.OnTheFly` clean images (a folder, a CIFAR batch,
   arrays), corrupted per image with make-c's seeds (the same pixels make-c writes before
   encoding).
@@ -19,6 +21,7 @@ reader per image, and a fingerprint per part of the data (what a manifest replay
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -198,6 +201,106 @@ def _open_imagenet(root: Path, config: StreamConfig) -> StreamData:
     )
 
 
+def _shard_entries(root: Path, row: dict[str, Any], media: str) -> list[Any]:
+    """The samples of a cell's shards, in order (their counts checked against ``shards.json``)."""
+    from ..datasets.webdataset import scan_samples
+
+    out = []
+    for shard in row["shards"]:
+        path = root / shard["name"]
+        try:
+            found = [e for e in scan_samples(path, read=("json", "cls")) if media in e.members]
+        except (OSError, ValueError) as exc:
+            raise StreamError(f"{path}: not a readable tar shard ({exc})") from None
+        if len(found) != int(shard["samples"]):
+            raise StreamError(
+                f"{path}: {len(found)} samples, shards.json lists {shard['samples']}: the shard "
+                "is not the one the index describes"
+            )
+        out += [(str(path), e) for e in found]
+    return out
+
+
+def _shard_sample(path: str, entry: Any, position: int, media: str) -> tuple[str, str | int, Any]:
+    """(id, class, payload) of one shard sample: CIFAR rows are numbered, ImageNet samples
+    named ``<wnid>/<file>`` by their ``.json`` (the folder build's name)."""
+    meta = json.loads(entry.small.get("json", b"{}") or b"{}")
+    offset, size = entry.members[media]
+    if media in ("png", "npy") or not meta.get("file"):
+        cls: str | int = int(entry.small["cls"]) if "cls" in entry.small else str(meta.get("wnid"))
+        return str(position), cls, (path, offset, size)
+    return (
+        f"{meta.get('wnid')}/{os.path.basename(meta['file'])}",
+        str(meta.get("wnid")),
+        (path, offset, size),
+    )
+
+
+def _open_shards(root: Path, config: StreamConfig) -> StreamData:
+    """make-c ``--format webdataset`` shards (``shards.json``)."""
+    from ..datasets.webdataset import read_index
+    from ..evaluation.readers import ShardMemberReader
+
+    try:
+        doc = read_index(root)
+    except ValueError as exc:
+        raise StreamError(str(exc)) from None
+    if doc.get("kind") != "c":
+        raise StreamError(f"{root}: these shards hold {doc.get('kind')!r} data, not corruptions")
+    nk, lk, media = doc["name_key"], doc["level_key"], str(doc["media"])
+    rows = {(r[nk], int(r[lk])): r for r in doc["cells"] if r.get("shards")}
+    needed = _needed(config)
+    absent = [c for c in needed if c not in rows]
+    if absent:
+        shown = ", ".join(f"{c}/{s}" for c, s in absent[:4]) + (", ..." if len(absent) > 4 else "")
+        raise StreamError(
+            f"{root}: the shards lack {len(absent)} cell(s) the stream needs: {shown}"
+        )
+    samples: dict[tuple[str, int], dict[str, tuple[str | int, Any]]] = {}
+    for cell in needed:
+        entries = _shard_entries(root, rows[cell], media)
+        samples[cell] = {
+            k: (c, p)
+            for k, c, p in (_shard_sample(q, e, i, media) for i, (q, e) in enumerate(entries))
+        }
+    listed = _listed(config)
+    table = (
+        list(listed)
+        if listed is not None
+        else list(dict.fromkeys(k for m in samples.values() for k in m))
+    )
+    code = {k: i for i, k in enumerate(table)}
+    classes = sorted({str(c) for m in samples.values() for c, _ in m.values()})
+    label_of = _imagenet_labeller(classes, DATASETS[config.dataset].num_classes)
+    cells, prints, payloads = {}, {}, {}
+    for cell in needed:
+        have = samples[cell]
+        if listed is not None:
+            missing = [k for k in listed if k not in have]
+            if missing:
+                raise _missing_ids(
+                    f"{root}: {cell[0]}/{cell[1]}", len(listed), config.id_list(), missing
+                )
+        keys = list(listed) if listed is not None else list(have)
+        codes = np.asarray([code[k] for k in keys], dtype=np.int64)
+        labels = [c if isinstance(c, int) else label_of(c) for c, _ in (have[k] for k in keys)]
+        cells[cell] = (codes, np.asarray(labels, dtype=np.int64))
+        payloads[cell] = {code[k]: have[k][1] for k in keys}
+        prints[f"{cell[0]}/{cell[1]}"] = hash_lines(
+            f"{sh['name']}\t{sh['sha256']}" for sh in rows[cell]["shards"]
+        )
+    return StreamData(
+        "webdataset",
+        str(root),
+        tuple(table),
+        ShardMemberReader(media),
+        lambda d, s, i: payloads[(d, s)][i],
+        prints,
+        str(doc.get("profile") or ""),
+        cells,
+    )
+
+
 def _open_on_the_fly(data: OnTheFly, config: StreamConfig, seed: int) -> StreamData:
     from ..evaluation.common import EvalError
 
@@ -294,8 +397,10 @@ def open_data(data: DataLike | None, config: StreamConfig, *, seed: int = 0) -> 
     root = Path(data)
     if not root.is_dir():
         raise StreamError(Arg("data"), f" {root}: folder not found")
-    is_cifar = (root / "labels.npy").is_file()
     family = DATASETS[config.dataset].family
+    if (root / "shards.json").is_file():
+        return _open_shards(root, config)
+    is_cifar = (root / "labels.npy").is_file()
     if is_cifar != (family == "cifar"):
         found = "a CIFAR-C folder (labels.npy)" if is_cifar else "an ImageNet-C style folder"
         raise StreamError(Arg("data"), f" {root} is {found}, not data of {config.dataset}")

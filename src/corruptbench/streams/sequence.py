@@ -42,7 +42,7 @@ __all__ = [
 #: sort_by_dirichlet's ``min_size_thresh``: every chunk needs at least this many samples
 MIN_CHUNK = 10
 #: Dirichlet draws tried before giving up (the reference gives up after 120 s of wall clock)
-MAX_ATTEMPTS = 100_000
+MAX_ATTEMPTS = 10_000
 
 
 @dataclass(frozen=True)
@@ -100,8 +100,9 @@ def dirichlet_order(
     none (renormalised); an attempt succeeds when every chunk holds at least :data:`MIN_CHUNK`
     samples. Then each chunk is emitted class by class in a shuffled class order. The draws are
     those of NumPy's legacy generator, in the reference's order, so the result is the
-    reference's whenever the reference finishes (it also gives up after 120 s of wall clock;
-    here after ``max_attempts`` attempts).
+    reference's whenever the reference finishes (it gives up after 120 s of wall clock, a
+    number of attempts that depends on the machine; here after ``max_attempts`` attempts, and
+    at once when fewer than ``MIN_CHUNK`` x chunks samples make success impossible).
 
     Raises:
         StreamError: no attempt succeeded.
@@ -109,6 +110,13 @@ def dirichlet_order(
     n = len(labels)
     classes = int(np.max(labels) + 1)
     chunks = classes
+    if n < MIN_CHUNK * chunks:  # no split can succeed: the reference spins for its 120 s
+        raise StreamError(
+            f"a Dirichlet-sorted block needs at least {MIN_CHUNK} samples per class slot "
+            f"({MIN_CHUNK} x {chunks} = {MIN_CHUNK * chunks}); this block has {n}: leave out ",
+            Arg("delta"),
+            " to sort by label, or use more samples",
+        )
     share = n / chunks
     by_class = [np.where(labels == k)[0] for k in range(classes)]
     for _ in range(max_attempts):
