@@ -21,7 +21,9 @@ from corruptbench.streams.config import StreamError
 from support import CIFAR_TEST, SHARED
 
 #: the reference's tent.py decorates with torch.jit.script, which torch now deprecates
-pytestmark = pytest.mark.filterwarnings("ignore:`torch.jit.script` is deprecated:DeprecationWarning")
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:`torch.jit.script` is deprecated:DeprecationWarning"
+)
 
 COTTA = SHARED / "reference" / "cotta" / "imagenet"
 WEIGHTS = SHARED / "models" / "resnet20-12fca82f.th"

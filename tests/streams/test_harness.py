@@ -121,3 +121,53 @@ def test_tent_on_a_stream_changes_nothing_of_the_callers_model(tiny_cifar: Path)
     res = S.evaluate_stream(net, st, "tent", preprocessing=RAW)
     assert res.adapt == "tent" and res.samples == 300
     assert all(torch.equal(v, before[k]) for k, v in net.state_dict().items())
+
+
+class Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("adapt", ["tent", "norm"])
+def test_an_interrupted_evaluation_resumes_to_the_same_numbers(
+    tiny_cifar: Path, tmp_path: Path, adapt: str
+) -> None:
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 1),
+        torch.nn.BatchNorm2d(4),
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 10),
+    )
+    st = S.stream(tiny_cifar, "cifar10_c", "reset_each_shift", order=NAMES, batch_size=50)
+    whole = S.evaluate_stream(net, st, adapt, preprocessing=RAW)
+    ck = tmp_path / "ck.pt"
+
+    def stop_at_7(done: int, total: int) -> None:
+        if done == 7:
+            raise Stop
+
+    with pytest.raises(Stop):
+        S.evaluate_stream(
+            net, st, adapt, preprocessing=RAW, checkpoint=ck, checkpoint_every=3, progress=stop_at_7
+        )
+    assert ck.is_file()
+    seen: list[int] = []
+    again = S.evaluate_stream(
+        net,
+        st,
+        adapt,
+        preprocessing=RAW,
+        checkpoint=ck,
+        checkpoint_every=3,
+        progress=lambda d, t: seen.append(d),
+    )
+    assert seen[0] == 7 and seen[-1] == st.num_batches()  # resumed after batch 6
+    assert again.to_dict() == whole.to_dict()
+    assert not ck.exists()
+    other = S.stream(tiny_cifar, "cifar10_c", order=NAMES, batch_size=50)
+    with pytest.raises(Stop):
+        S.evaluate_stream(
+            net, st, adapt, preprocessing=RAW, checkpoint=ck, checkpoint_every=3, progress=stop_at_7
+        )
+    with pytest.raises(S.StreamError, match="belongs to another evaluation"):
+        S.evaluate_stream(net, other, adapt, preprocessing=RAW, checkpoint=ck)

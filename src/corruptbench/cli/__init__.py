@@ -97,6 +97,7 @@ FLAGS = {
     "workers": "--workers",
     "steps": "--steps",
     "optimizer": "--optimizer",
+    "checkpoint": "--checkpoint",
 }
 
 

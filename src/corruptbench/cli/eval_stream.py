@@ -52,6 +52,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="FILE.png",
         help="write the error along the stream (needs matplotlib)",
     )
+    p.add_argument(
+        "--checkpoint",
+        default=None,
+        metavar="FILE",
+        help="save the counts and the adapted state here every 20 batches; run the same command "
+        "again after an interruption to resume to the same numbers (removed at the end)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress line")
     p.set_defaults(func=run)
 
@@ -91,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         ece_bins=args.ece_bins,
         adapt_options=options,
         progress=progress,
+        checkpoint=args.checkpoint,
     )
     print(res.summary())
     print()

@@ -98,6 +98,12 @@ class SourceAdapter:
     def reset(self) -> None:
         pass
 
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass
+
 
 class NormAdapter:
     """Test-batch BatchNorm statistics (module docstring); :meth:`reset` restores the running
@@ -122,6 +128,13 @@ class NormAdapter:
 
     def reset(self) -> None:
         self.module.load_state_dict(self._state, strict=True)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The adapted state (what a resumed evaluation continues from)."""
+        return {"module": self.module.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.module.load_state_dict(state["module"], strict=True)
 
 
 class TentAdapter:
@@ -179,6 +192,14 @@ class TentAdapter:
         self.module.load_state_dict(self._state[0], strict=True)
         self.optimizer.load_state_dict(self._state[1])
 
+    def state_dict(self) -> dict[str, Any]:
+        """The adapted state: the module's and the optimiser's."""
+        return {"module": self.module.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.module.load_state_dict(state["module"], strict=True)
+        self.optimizer.load_state_dict(state["optimizer"])
+
 
 #: the built-in adapters by name
 ADAPTERS = {"source": SourceAdapter, "norm": NormAdapter, "tent": TentAdapter}
@@ -231,4 +252,10 @@ class _CallableAdapter:
         self.step = fn
 
     def reset(self) -> None:
+        pass
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
         pass

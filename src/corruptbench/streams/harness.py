@@ -10,7 +10,9 @@ per (domain, severity) cell, with the calibration of each domain
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,6 +21,7 @@ from ..errors import Arg
 from ..metrics.calibration import CalibrationStats, stored_bins
 from ..models import Preprocessing
 from .adapters import make_adapter
+from .checkpoint import load_checkpoint, save_checkpoint
 from .config import StreamError
 from .core import Batch, Stream
 from .manifest import sequence_sha256
@@ -82,7 +85,24 @@ class _Tally:
             cell.errors += int(wrong[here].sum())
             self.stats[d].update(logits[here], batch.labels[here], where=f"{d} batch")
 
-    def results(self, model: dict[str, Any], adapt: str) -> StreamResults:
+    def state(self) -> dict[str, Any]:
+        """Everything counted so far, as JSON-able values (calibration sums are exact integers)."""
+        return {
+            "blocks": [vars(c).copy() for c in self.blocks],
+            "domains": [vars(c).copy() for c in self.domains.values()],
+            "cells": [vars(c).copy() for c in self.cells.values()],
+            "stats": {d: st.to_dict() for d, st in self.stats.items()},
+            "batches": self.batches,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.blocks = [Counts(**c) for c in state["blocks"]]
+        self.domains = {c["name"]: Counts(**c) for c in state["domains"]}
+        self.cells = {(c["name"], c["severity"] or 0): Counts(**c) for c in state["cells"]}
+        self.stats = {d: CalibrationStats.from_dict(v) for d, v in state["stats"].items()}
+        self.batches = [list(b) for b in state["batches"]]
+
+    def results(self, model: dict[str, Any], adapt: str, digest: str) -> StreamResults:
         domains = [c for c in self.domains.values() if c.n]
         for c in domains:
             c.calibration = self.stats[c.name].summary(self.bins)
@@ -90,7 +110,7 @@ class _Tally:
             model=model,
             adapt=adapt,
             settings=self.stream.settings,
-            sequence_sha256=sequence_sha256(self.stream),
+            sequence_sha256=digest,
             blocks=self.blocks,
             domains=domains,
             cells=list(self.cells.values()),
@@ -111,6 +131,8 @@ def evaluate_stream(
     ece_bins: int = 15,
     adapt_options: dict[str, Any] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 20,
 ) -> StreamResults:
     """Evaluate ``model`` online on ``stream`` (module docstring).
 
@@ -130,6 +152,10 @@ def evaluate_stream(
         adapt_options: ``tent``: ``method`` (``adam`` / ``sgd``), ``lr``, ``steps``;
             ``norm``: ``eps``, ``momentum``.
         progress: called with (batches done, batches in all) after each batch.
+        checkpoint: a file where the counts and the adapter's state are saved every
+            ``checkpoint_every`` batches (:mod:`.checkpoint`); an evaluation interrupted and
+            started again with the same file resumes from it to the same numbers. Removed when
+            the evaluation ends.
 
     Raises:
         StreamError: an unknown method, a model a method cannot adapt.
@@ -149,7 +175,22 @@ def evaluate_stream(
         adapter.module.to(dev)
     tally = _Tally(stream, ece_bins)
     total = stream.num_batches(batch_size)
-    for k, batch in enumerate(stream.batches(batch_size, workers)):
+    digest = sequence_sha256(stream)
+    key = {
+        "sequence_sha256": digest,
+        "settings": stream.config.to_dict(),  # the resets too: same samples, other setting
+        "adapt": name,
+        "batches": total,
+        "model": loaded.info().get("weights_sha256"),
+    }
+    start = 0
+    if checkpoint is not None:
+        saved = load_checkpoint(checkpoint, key)
+        if saved is not None:
+            start = int(saved["next_batch"])
+            tally.restore(saved["tally"])
+            _load_adapter(adapter, saved["adapter"])
+    for k, batch in enumerate(stream.batches(batch_size, workers, start=start), start):
         if batch.reset:
             adapter.reset()
         out = adapter.step(batch_tensor(batch.images, loaded.preprocessing, dev))
@@ -166,8 +207,29 @@ def evaluate_stream(
                 "expected (N, classes) logits"
             )
         tally.add(batch, logits)
+        if checkpoint is not None and (k + 1) % checkpoint_every == 0 and k + 1 < total:
+            save_checkpoint(checkpoint, key, k + 1, tally.state(), _adapter_state(adapter))
         if progress is not None:
             progress(k + 1, total)
     info = loaded.info()
-    info["num_classes"] = info.get("num_classes") or (int(logits.shape[1]) if total else None)
-    return tally.results(info, name)
+    info["num_classes"] = info.get("num_classes") or (
+        int(logits.shape[1]) if start < total else None
+    )
+    if checkpoint is not None:
+        Path(checkpoint).unlink(missing_ok=True)
+    return tally.results(info, name, digest)
+
+
+def _adapter_state(adapter: Any) -> dict[str, Any]:
+    if not hasattr(adapter, "state_dict"):
+        raise StreamError(
+            Arg("checkpoint"),
+            f" needs an adapter with state_dict() / load_state_dict(); {type(adapter).__name__} "
+            "has none",
+        )
+    return dict(adapter.state_dict())
+
+
+def _load_adapter(adapter: Any, state: dict[str, Any]) -> None:
+    _adapter_state(adapter)  # the same refusal
+    adapter.load_state_dict(state)
