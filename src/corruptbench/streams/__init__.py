@@ -9,7 +9,8 @@ replayable manifests, and an online evaluation harness.
 * :mod:`.core` — :class:`Stream`, :class:`Sample`, :class:`Batch`, :func:`stream`
 * :mod:`.manifest` — manifest, CSV export, :func:`replay`
 * :mod:`.adapters` — ``source``, ``norm``, ``tent``
-* :mod:`.harness` — :func:`evaluate_stream`; :mod:`.results` — :class:`StreamResults` and its views
+* :mod:`.harness` — :func:`evaluate_stream` (:mod:`.checkpoint`: resuming); :mod:`.results` —
+  :class:`StreamResults` and its views
 """
 
 from __future__ import annotations
