@@ -94,3 +94,24 @@ def test_eval_stream_refuses_an_unknown_method(
     assert rc == 2
     assert "--adapt: unknown method 'tnet'; did you mean 'tent'?" in err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_eval_stream_without_data_is_refused_before_the_model_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main(
+        [
+            "eval-stream",
+            "--order",
+            "fog",
+            "--num-examples",
+            "10",
+            "--model",
+            "no_such_model",
+            "--out",
+            str(tmp_path / "r.json"),
+        ]
+    )
+    assert rc == 2
+    assert "eval-stream needs images: give --data D or --on-the-fly SRC" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()

@@ -76,6 +76,13 @@ def run(args: argparse.Namespace) -> int:
 
         require("matplotlib", "eval-stream --figure", "report")
     st = stream_from_args(args)
+    if st.data.kind == "ids":  # before the model loads
+        from ..errors import Arg
+        from ..streams import StreamError
+
+        raise StreamError(
+            "eval-stream needs images: give ", Arg("data", "D"), " or ", Arg("on_the_fly", "SRC")
+        )
     model = load_model(args.model, weights=args.weights, device=args.device, probe=False)
     options = {
         k: v

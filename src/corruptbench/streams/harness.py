@@ -162,6 +162,10 @@ def evaluate_stream(
     """
     import torch
 
+    if stream.data.kind == "ids":
+        raise StreamError(
+            Arg("data"), " is needed: this stream was built from the id list alone (no images)"
+        )
     loaded = _loaded(model, stream, preprocessing)
     dev = device or loaded.device or "cpu"
     module = loaded.module
