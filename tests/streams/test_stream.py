@@ -116,3 +116,14 @@ def test_imagenet_stream_from_ids_alone_takes_the_lists() -> None:
     assert labels == sorted(labels)
     with pytest.raises(S.StreamError, match="give data to read images"):
         next(five.batches())
+
+
+def test_cifar10_c_bar_streams_its_ten_corruptions_in_order(tmp_path: Path) -> None:
+    from corruptbench.streams.settings import ORDERS
+    from streams.tta_reference import write_cifar_c
+
+    names = list(ORDERS["cifar10_c_bar"])
+    write_cifar_c(tmp_path, names, np.arange(20) % 10)
+    st = S.stream(tmp_path, "cifar10_c_bar", num_examples=5)
+    assert [b.name for b in st.blocks] == names and len(st) == 50
+    assert st.config.batch_size == 200
