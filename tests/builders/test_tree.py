@@ -20,8 +20,8 @@ from builders.support import cli_cmd, kill_when, make_c_with_ray, make_coco_tree
 from corruptbench import ALL_CORRUPTIONS, corrupt
 from corruptbench.builders import BuildError, TreeWriter, build_tree, tree_output_name
 from corruptbench.builders.tree import encode_native, link_roots
-from corruptbench.datasets.jpeg import encode_jpeg, jpeg_quality
 from corruptbench.errors import ArgumentError
+from corruptbench.formats.jpeg import encode_jpeg, jpeg_quality
 from corruptbench.pipeline import item_seed
 
 FOG = ["fog", "gaussian_noise"]

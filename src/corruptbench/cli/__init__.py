@@ -81,6 +81,8 @@ FLAGS = {
     "timeout": "--timeout",
     "suite": "--suite",
     "level_names": "--level-names",
+    "root": "DIR",
+    "layout": "--layout",
 }
 
 

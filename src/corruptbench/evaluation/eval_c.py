@@ -56,8 +56,8 @@ from .layouts import (
     OnTheFly,
     OnTheFlyC,
     Selection,
+    detect_c,
     open_c_layout,
-    peek_c,
 )
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
@@ -115,7 +115,7 @@ def evaluate_c(
             profile's benchmark (:func:`corruptbench.grid.default_subset`).
         severities: Subset of 1..5 (default all five).
         suite: ``imagenet_c`` or ``cbar`` (ImageNet-C-bar / CIFAR-10-C-bar, Mintun et al. 2021);
-            default the data's (:func:`~corruptbench.evaluation.layouts.peek_c`). It decides the
+            default the data's (:func:`~corruptbench.evaluation.layouts.detect_c`). It decides the
             default corruptions and subsets; each corruption's results go to its suite's part
             (``Results.c``: CE, mCE; ``Results.cbar``: test_c_bar.py's errors and means). C-bar
             level folders may be ``1``..``5`` or the levels (``2.35``).
@@ -233,9 +233,9 @@ def _plan_c(
 ) -> _CPlan:
     if isinstance(data, OnTheFly):
         data = OnTheFly(data.open())  # opened once: the profile is read from it before the plan
-    found, hint = peek_c(data)
-    suite = found if suite is None else _suite(suite)
-    proto, grid = _protocol_grid(protocol, corruptions, severities, suite, profile or hint)
+    found = detect_c(data)
+    suite = found.suite if suite is None else _suite(suite)
+    proto, grid = _protocol_grid(protocol, corruptions, severities, suite, profile or found.profile)
     _check_protocol_model(proto, model)
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
@@ -280,7 +280,7 @@ def _plan_c(
         images,
         verify_shards=check_verify_shards(verify_shards),
     )
-    layout = open_c_layout(data, sel, model.num_classes, profile)
+    layout = open_c_layout(found, sel, model.num_classes, profile)
     _check_protocol_profile(proto, layout)
     try:
         base = resolve_baseline(baseline, auto=layout.default_baseline, need="c")

@@ -1,7 +1,7 @@
 """ImageNet-C folders: ``<root>/<corruption>/<severity>/<wnid>/<file>``.
 
 Also Tiny-ImageNet-C, ImageNet-64x64-C, ImageNet-C 299, ImageNet-C-bar (level folders ``1``..``5``
-or named by the level, ``2.35``: :func:`~corruptbench.datasets.imagenet_c.level_severity`) and
+or named by the level, ``2.35``: :func:`~corruptbench.layouts.imagenet_c.level_severity`) and
 what ``make-c`` writes. Labels: a
 wnid's standard 1000-class index (position in the sorted list of the 1000 ILSVRC-2012 wnids),
 whatever subset of classes is present; for a model with another number of outputs (e.g. Tiny
@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...grid import Cell
+from ...layouts.build import manifest_profile
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
 from ...tables.cbar import table_key
 from ..common import EvalError, content_digest, files_fingerprint, label_mapper
 from ..readers import ImageFileReader
-from .base import Item, Layout, Selection, keys_of, manifest_profile, select_positions
+from .base import Item, Layout, Selection, keys_of, select_positions
 
 __all__ = ["ImageNetCFolder"]
 
@@ -71,11 +72,6 @@ class ImageNetCFolder(Layout):
     _reader: ImageFileReader = field(default_factory=ImageFileReader)
 
     @staticmethod
-    def detect(root: Path) -> bool:
-        """Any folder without a CIFAR ``labels.npy`` (checked last)."""
-        return True
-
-    @staticmethod
     def peek(root: Path) -> tuple[set[str], str | None]:
         """The top-level folder names, and the profile a make-c ``manifest.json`` records."""
         names = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
@@ -85,7 +81,7 @@ class ImageNetCFolder(Layout):
     def open(
         cls, root: Path, sel: Selection, num_classes: int | None, profile: str | None
     ) -> ImageNetCFolder:
-        from ...datasets.imagenet_c import scan_imagenet_c
+        from ...layouts.imagenet_c import scan_imagenet_c
 
         profile = profile or _detect(root, sel.names)
         try:

@@ -9,7 +9,7 @@ sources with integer labels (CIFAR), the ``.cls`` member like :class:`~.cifar_c.
 number where the folder build is an array).
 
 Before any image is read, every shard of the requested cells is compared with ``shards.json``
-(:func:`~corruptbench.datasets.webdataset.shard_problem`): its size and sample count always, its
+(:func:`~corruptbench.formats.webdataset.shard_problem`): its size and sample count always, its
 SHA-256 too unless :attr:`~.base.Selection.verify_shards` is ``"count"`` (storage you trust). A
 shard that differs stops the evaluation with its name and what was expected: a damaged or
 shortened shard would otherwise give a plausible error rate over the wrong images.
@@ -26,18 +26,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...datasets.webdataset import (
-    SHARD_INDEX,
+from ...formats.webdataset import (
     SampleEntry,
     ShardInfo,
     UnsafeMemberError,
     inspect_shard,
     map_shards,
-    read_index,
     read_member,
-    stats_problem,
 )
 from ...grid import Cell
+from ...layouts.webdataset import SHARD_INDEX, read_index, stats_problem
 from ...pipeline import Source, SourceItem, hash_lines
 from ...profiles import detect_profile
 from ..common import EvalError, content_digest, label_mapper
@@ -160,11 +158,6 @@ class _Shards(Layout):
     media: str = "jpg"
     _samples: dict[Cell, list[ShardSample]] = field(default_factory=dict)  #: selected samples
     _positions: dict[Cell, list[int]] = field(default_factory=dict)
-
-    @staticmethod
-    def detect(root: Path) -> bool:
-        """A folder with ``shards.json`` (opening it says when it holds the other kind)."""
-        return (root / SHARD_INDEX).is_file()
 
     def _add(
         self, cell: Cell, row: dict[str, Any], samples: list[ShardSample], sel: Selection
