@@ -32,6 +32,7 @@ from .clean import CleanImages
 from .imagenet_c import ImageNetCFolder
 from .imagenet_p import ImageNetPFolder
 from .on_the_fly import OnTheFlyC, OnTheFlyP, default_profile
+from .same_images import check_finished_build
 from .webdataset import WebDatasetC, WebDatasetP
 
 __all__ = [
@@ -145,6 +146,7 @@ def open_c_layout(
     if isinstance(data, OnTheFly):
         return OnTheFlyC.open(data.open(), sel, num_classes, profile)
     root = _folder(data)
+    check_finished_build(root)
     cls = found.reader if found is not None else _c_reader(root)
     return cls.open(root, sel, num_classes, profile)  # type: ignore[call-arg]
 
@@ -156,6 +158,7 @@ def open_p_layout(
     if isinstance(data, OnTheFly):
         return OnTheFlyP.open(data.open(), sel, profile, list(notes or []))
     root = _folder(data)
+    check_finished_build(root)
     cls = P_FOLDERS.get(on_disk.detect(root).layout, ImageNetPFolder)
     lay = cls.open(root, sel, profile)  # type: ignore[call-arg]
     if not lay.cells:

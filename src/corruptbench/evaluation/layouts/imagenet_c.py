@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -21,11 +22,26 @@ from ...layouts.build import manifest_profile
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
 from ...tables.cbar import table_key
+from ...verify.files import file_problem
 from ..common import EvalError, content_digest, files_fingerprint, label_mapper
 from ..readers import ImageFileReader
 from .base import Item, Layout, Selection, keys_of, select_positions
+from .same_images import check_build_counts, check_same_images
 
 __all__ = ["ImageNetCFolder"]
+
+
+def _damaged(
+    entries: list[tuple[Path, str | None]], keys: list[str], rows: list[int], sizes: list[int]
+) -> list[str]:
+    """``"<key>: <problem>"`` of the selected files that verify's cheap check finds damaged
+    (zero bytes, truncated: what the loader would skip)."""
+    out = []
+    for i, size in zip(rows, sizes):
+        problem = file_problem(str(entries[i][0]), size)
+        if problem is not None:
+            out.append(f"{keys[i]}: {problem}")
+    return out
 
 
 def _first_files(folder: Path, n: int) -> list[Path]:
@@ -110,21 +126,32 @@ class ImageNetCFolder(Layout):
         lay._index = index
         lay._label = label_mapper(index.classes, num_classes, lay.notes)
         unlisted = 0
+        damaged: dict[Cell, list[str]] = {}
         for cell, entries in index.cells.items():
             keys = keys_of(entries)
             rows = select_positions(keys, sel, str(root / cell.name / index.level_dirs[cell]))
             lay._rows[cell] = rows
             lay._keys.update(keys[i] for i in rows)
             lay.fingerprints[lay.key(cell)] = files_fingerprint(root, (entries[i][0] for i in rows))
-            lay.contents[lay.key(cell)] = content_digest(
-                (keys[i], entries[i][0].stat().st_size) for i in rows
-            )
+            sizes = [entries[i][0].stat().st_size for i in rows]
+            lay.contents[lay.key(cell)] = content_digest(zip((keys[i] for i in rows), sizes))
             lay.images_per_cell = max(lay.images_per_cell, len(rows))
             if sel.images is not None:
                 unlisted = max(unlisted, len(entries) - len(rows))
+            damaged[cell] = _damaged(entries, keys, rows, sizes)
         if sel.images is not None:
             lay.notes.append(sel.images.note(unlisted))
+        check_build_counts(root, {c: len(e) for c, e in index.cells.items()})
+        check_same_images(
+            root, {c: partial(lay._sound_keys, c, damaged[c]) for c in lay._rows}, damaged
+        )
         return lay
+
+    def _sound_keys(self, cell: Cell, damaged: list[str]) -> set[str]:
+        """The keys of ``cell``'s selected images that are not damaged."""
+        keys = keys_of(self._index.cells[cell])
+        bad = {d.split(": ", 1)[0] for d in damaged}
+        return {keys[i] for i in self._rows[cell]} - bad
 
     def items(self, cell: Cell) -> list[Item]:
         assert self._label is not None
