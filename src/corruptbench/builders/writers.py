@@ -32,7 +32,7 @@ from ..errors import Arg
 from ..fileio import temp_path
 from ..formats.imagenet import ImageLoadError
 from ..formats.video import DEFAULT_PIX_FMT, DEFAULT_PRESET, NOISE_PERTURBATIONS, write_mp4
-from ..layouts import cifar_c, cifar_p
+from ..layouts import cifar_c, cifar_p, imagenet_c, imagenet_p
 from ..layouts.imagenet_c import LEVEL_NAMES, level_dirname
 from ..layouts.imagenet_p import perturbation_dirname
 from ..pipeline import Source, SourceItem
@@ -60,22 +60,15 @@ __all__ = [
     "short_error",
 ]
 
-_JPEG_EXTS = (".jpg", ".jpeg")
-
 
 def output_name(rel: str, fmt: str) -> str:
-    """Relative output path of a source item.
-
-    ``jpeg``: the relative path is kept when the extension is ``.jpg``/``.jpeg`` in any case (so
-    ``ILSVRC2012_val_00000293.JPEG`` keeps its name, as in the released ImageNet-C); any other
-    extension is replaced by ``.jpg`` (the bytes are always JPEG). ``mp4``: the stem + ``.mp4``
-    (the reference strips ``.JPEG``).
-    """
-    stem, ext = os.path.splitext(rel)
+    """Relative output path of a source item in a cell: ``jpeg``
+    (:func:`corruptbench.layouts.imagenet_c.file_name`) or ``mp4``
+    (:func:`corruptbench.layouts.imagenet_p.file_name`)."""
     if fmt == "jpeg":
-        return rel if ext.lower() in _JPEG_EXTS else stem + ".jpg"
+        return imagenet_c.file_name(rel)
     if fmt == "mp4":
-        return stem + ".mp4"
+        return imagenet_p.file_name(rel)
     raise ValueError(fmt)
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..perturbations import NOISE_PERTURBATIONS
+from . import cifar_c, cifar_p
 from .imagenet_c import level_dirname
 from .imagenet_p import perturbation_dirname
 
@@ -163,6 +164,13 @@ class BuildInfo:
         naming = str(self.params.get("level_names") or "severity")
         profile = str(self.params.get("profile") or "imagenet")
         return f"{name}/{level_dirname(name, level, naming, profile)}"
+
+    def array_name(self, name: str, level: int) -> str:
+        """The ``.npy`` file of a ``--format npy`` build holding one cell: make-c's
+        ``<corruption>.npy`` (every level), make-p's ``<perturbation>[_<d>].npy``."""
+        if self.kind == "c":
+            return cifar_c.array_name(name)
+        return cifar_p.array_name(self.cell_dir(name, level))
 
     def top_names(self) -> set[str]:
         """The top-level entries the cells own (corruption / perturbation folders)."""

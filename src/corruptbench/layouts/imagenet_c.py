@@ -38,6 +38,8 @@ __all__ = [
     "IMAGENET_PER_CELL",
     "TINY_PER_CELL",
     "detect",
+    "file_name",
+    "is_value_named",
     "ImageNetCIndex",
     "scan_imagenet_c",
     "iter_imagenet_c",
@@ -60,6 +62,22 @@ IMAGENET_PER_CELL = 50_000
 #: images per cell of Tiny-ImageNet-C: the Tiny ImageNet validation set
 TINY_PER_CELL = 10_000
 _TINY_CLASSES = 200
+
+
+_JPEG_EXTS = (".jpg", ".jpeg")
+
+
+def file_name(rel: str) -> str:
+    """The name a JPEG cell gives a source item: ``rel`` kept when its extension is ``.jpg`` /
+    ``.jpeg`` in any case (``ILSVRC2012_val_00000293.JPEG`` keeps its name, as in the released
+    ImageNet-C), any other extension replaced by ``.jpg`` (the bytes are always JPEG)."""
+    stem, ext = os.path.splitext(rel)
+    return rel if ext.lower() in _JPEG_EXTS else stem + ".jpg"
+
+
+def is_value_named(folder: str) -> bool:
+    """Whether a level folder is named by the level's value (``2.35``) rather than ``1``..``5``."""
+    return not folder.isdigit()
 
 
 def _has_level_dirs(path: Path) -> bool:
@@ -173,7 +191,7 @@ class ImageNetCIndex:
         return [
             c
             for c in self.corruptions
-            if any(c == cell.name and not d.isdigit() for cell, d in self.level_dirs.items())
+            if any(c == cell.name and is_value_named(d) for cell, d in self.level_dirs.items())
         ]
 
     @property

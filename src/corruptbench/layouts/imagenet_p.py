@@ -22,6 +22,7 @@ __all__ = [
     "VIDEO_EXTENSION",
     "PERTURBATION_NAMES",
     "detect",
+    "file_name",
     "perturbation_dirs",
     "perturbation_dirname",
     "parse_perturbation_dirname",
@@ -32,6 +33,12 @@ __all__ = [
 NAME = "imagenet-p"
 #: the extension of a sequence file
 VIDEO_EXTENSION = ".mp4"
+
+
+def file_name(rel: str) -> str:
+    """The name of a source item's sequence: its stem + ``.mp4`` (the reference strips
+    ``.JPEG``)."""
+    return os.path.splitext(rel)[0] + VIDEO_EXTENSION
 
 
 def perturbation_dirs() -> list[str]:

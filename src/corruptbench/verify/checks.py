@@ -101,7 +101,7 @@ def _cell_folders(
     except ValueError as exc:
         report.cells.append(CellReport(name, broken=[str(exc)]))
         return []
-    valued = any(not d.isdigit() for d in folders.values())
+    valued = any(imagenet_c.is_value_named(d) for d in folders.values())
     cells = []
     for sev in imagenet_c.SEVERITIES:
         if only is not None and not only.has_level(sev):
@@ -444,15 +444,13 @@ def _build_arrays(
     if info.kind == "c":
         levels = len({v for _, v in cells})
         names = sorted({n for n, _ in cells})
-        files = [(cifar_c.array_name(n), (levels * per_cell, None, None, 3)) for n in names]
+        files = [(info.array_name(n, 1), (levels * per_cell, None, None, 3)) for n in names]
         if (root / cifar_c.LABELS).exists():
             files.append((cifar_c.LABELS, (levels * per_cell,)))
-        every = {cifar_c.array_name(n) for n, _ in info.cells} | {cifar_c.LABELS}
+        every = {info.array_name(n, v) for n, v in info.cells} | {cifar_c.LABELS}
     else:
-        files = [
-            (f"{_cell_dir(info, n, v)}.npy", (per_cell, None, None, None, 3)) for n, v in cells
-        ]
-        every = {f"{_cell_dir(info, n, v)}.npy" for n, v in info.cells}
+        files = [(info.array_name(n, v), (per_cell, None, None, None, 3)) for n, v in cells]
+        every = {info.array_name(n, v) for n, v in info.cells}
     with bar_factory(len(files)) as bar:
         for fname, shape in files:
             dtype = None if fname == cifar_c.LABELS else "uint8"
