@@ -42,9 +42,8 @@ def test_detect_each_layout(tmp_path: Path) -> None:
 
 
 def test_find_looks_into_the_only_sub_folder(tmp_path: Path) -> None:
-    np.save(
-        (tmp_path / "CIFAR-10-C").mkdir() or tmp_path / "CIFAR-10-C" / "labels.npy", np.zeros(5)
-    )
+    (tmp_path / "CIFAR-10-C").mkdir()
+    np.save(tmp_path / "CIFAR-10-C" / "labels.npy", np.zeros(5))
     found, notes = layouts.find(tmp_path)
     assert found.root == tmp_path / "CIFAR-10-C" and found.layout == "cifar-c"
     assert notes == ["the data is in CIFAR-10-C/, checked there"]
