@@ -119,7 +119,7 @@ def _folder_data(root: Path) -> GridData:
     absent = [cell_key(c) for c in cells if not folders[c].is_dir()]
     if absent:
         raise EvalError(f"{root}: the cell folder {absent[0]} is missing")
-    return GridData(root, layout, folders, fingerprint)
+    return GridData(root, layout, dict[Cell, Target](folders), fingerprint)
 
 
 def _shard_data(root: Path) -> GridData:

@@ -184,11 +184,11 @@ def build_info(root: Path, manifest: dict[str, Any] | None = None) -> BuildInfo:
         ValueError: the manifest cannot be read.
     """
     doc = manifest if manifest is not None else read_manifest(root)
-    params = doc.get("params") if isinstance(doc.get("params"), dict) else {}
+    params: dict[str, Any] = doc["params"] if isinstance(doc.get("params"), dict) else {}
     kind = "p" if params.get("command") == "make-p" else "c"
     names = params.get("perturbations" if kind == "p" else "corruptions") or []
     levels = params.get("difficulties" if kind == "p" else "severities") or []
-    source = doc.get("source") if isinstance(doc.get("source"), dict) else {}
+    source: dict[str, Any] = doc["source"] if isinstance(doc.get("source"), dict) else {}
     items = int(source.get("items", 0) or 0)
     return BuildInfo(
         kind=kind,

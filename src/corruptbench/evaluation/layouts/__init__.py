@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ... import layouts as on_disk
 from ...errors import Arg
@@ -62,13 +63,13 @@ __all__ = [
 
 #: eval-c's reader of each data layout (:func:`corruptbench.layouts.detect`); any other folder
 #: is read as an ImageNet-C tree
-C_FOLDERS: dict[str | None, type[Layout]] = {
+C_FOLDERS: dict[str | None, Any] = {
     on_disk.webdataset.NAME: WebDatasetC,
     on_disk.cifar_c.NAME: CifarCFolder,
 }
 #: eval-p's reader of each data layout; any other folder is read as ImageNet-P (a folder of
 #: ``.npy`` arrays with labels is read as CIFAR-10-P arrays too: it names no perturbation)
-P_FOLDERS: dict[str | None, type[Layout]] = {
+P_FOLDERS: dict[str | None, Any] = {
     on_disk.webdataset.NAME: WebDatasetP,
     on_disk.cifar_p.NAME: CifarPFolder,
     on_disk.cifar_c.NAME: CifarPFolder,
@@ -97,12 +98,12 @@ class CData:
     """
 
     data: DataArg
-    reader: type[Layout]
+    reader: Any  #: a Layout class with ``peek`` and ``open``
     suite: str
     profile: str | None
 
 
-def _c_reader(root: Path) -> type[Layout]:
+def _c_reader(root: Path) -> Any:
     return C_FOLDERS.get(on_disk.detect(root).layout, ImageNetCFolder)
 
 
@@ -128,7 +129,7 @@ def detect_c(data: DataArg) -> CData:
         return CData(data, OnTheFlyC, "imagenet_c", default_profile(data.open()))
     root = _folder(data)
     cls = _c_reader(root)
-    names, profile = cls.peek(root)  # type: ignore[attr-defined]
+    names, profile = cls.peek(root)
     for suite in corruption_suites():
         if names & {s.name for s in corruption_specs(suite)}:
             return CData(root, cls, suite, profile)
@@ -140,15 +141,13 @@ def open_c_layout(
 ) -> Layout:
     """The planned ImageNet-C style layout of ``data`` (a folder, :class:`OnTheFly`, or what
     :func:`detect_c` read of them: the folder is then not detected again)."""
-    found = data if isinstance(data, CData) else None
-    if found is not None:
-        data = found.data
-    if isinstance(data, OnTheFly):
-        return OnTheFlyC.open(data.open(), sel, num_classes, profile)
-    root = _folder(data)
+    found, raw = (data, data.data) if isinstance(data, CData) else (None, data)
+    if isinstance(raw, OnTheFly):
+        return OnTheFlyC.open(raw.open(), sel, num_classes, profile)
+    root = _folder(raw)
     check_finished_build(root)
     cls = found.reader if found is not None else _c_reader(root)
-    return cls.open(root, sel, num_classes, profile)  # type: ignore[call-arg]
+    return cls.open(root, sel, num_classes, profile)  # type: ignore[no-any-return]
 
 
 def open_p_layout(
@@ -160,7 +159,7 @@ def open_p_layout(
     root = _folder(data)
     check_finished_build(root)
     cls = P_FOLDERS.get(on_disk.detect(root).layout, ImageNetPFolder)
-    lay = cls.open(root, sel, profile)  # type: ignore[call-arg]
+    lay: Layout = cls.open(root, sel, profile)
     if not lay.cells:
         raise EvalError(
             f"{root}: no requested perturbation found (ImageNet-P: <perturbation>[_<d>]/<wnid>/*.mp4; "
