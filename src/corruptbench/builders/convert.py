@@ -28,6 +28,7 @@ import numpy as np
 
 from ..errors import Arg
 from ..fileio import temp_path
+from ..formats.checks import file_problem
 from ..formats.webdataset import (
     ShardStats,
     TarShardWriter,
@@ -45,7 +46,6 @@ from ..pipeline import Source, SourceItem, batch_rel, folder_label_kind, hash_li
 from ..progress import progress as make_progress
 from ..registry import canonical_name
 from ..verify import VerifyError, VerifyReport, layout_key, verify
-from ..verify.files import file_problem
 from ..version import __version__
 from .outputs import (
     MANIFEST,

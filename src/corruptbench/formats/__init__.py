@@ -8,6 +8,7 @@ Face's ``datasets``; ``corruptbench.datasets`` is its deprecated former name. Su
 * :mod:`.video` — ImageNet-P's MP4 (H.264) writing and reading
 * :mod:`.cifar` — ``.npy`` arrays (no pickles) and the CIFAR python batch files
 * :mod:`.webdataset` — WebDataset tar shards: deterministic writing, reading members
+* :mod:`.checks` — per-file checks: JPEG / PNG / MP4 / ``.npy`` start and end markers, full decodes
 * :mod:`.robustbench` — RobustBench's 5,000 ImageNet image ids (package data)
 """
 

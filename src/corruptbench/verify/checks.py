@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS, EXTRA_CORRUPTIONS
+from ..formats.checks import check_npy, npy_header
 from ..layouts import Detected, build, cbar, cifar_c, imagenet_c, imagenet_p, mnist_c, webdataset
 from ..layouts.common import IMAGE_EXTENSIONS, sorted_entries
 from ..progress import Progress
 from ..tables.released import CIFAR_C_NPY_MD5
-from .files import check_npy, npy_header
 from .report import CellReport, VerifyError, VerifyReport
 from .trees import TreeRules, check_cells
 

@@ -19,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..formats.checks import file_problem
 from ..layouts.common import sorted_entries
 from ..progress import Progress
-from .files import file_problem
 from .report import CellReport
 
 __all__ = ["TreeRules", "CellListing", "list_cell", "check_cells"]

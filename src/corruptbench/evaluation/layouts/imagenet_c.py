@@ -17,12 +17,12 @@ from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...formats.checks import file_problem
 from ...grid import Cell
 from ...layouts.build import manifest_profile
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
 from ...tables.cbar import table_key
-from ...verify.files import file_problem
 from ..common import EvalError, content_digest, files_fingerprint, label_mapper
 from ..readers import ImageFileReader
 from .base import Item, Layout, Selection, keys_of, select_positions

@@ -3,7 +3,7 @@
 * a make-c / make-p build that did not finish (its ``manifest.json`` is not ``complete``): its
   cells hold some of the images, or none;
 * cells that hold different images: a file missing from one cell, an extra one, a damaged one
-  (the cheap check of :func:`corruptbench.verify.files.file_problem`: a truncated or zero-byte
+  (the cheap check of :func:`corruptbench.formats.checks.file_problem`: a truncated or zero-byte
   file, which the loader would skip), one class missing in one cell. The errors of such cells
   are over different images and cannot be compared or averaged into a CE or mCE. The cells are
   compared with each other (each cell's selected images, after ``limit`` or a protocol's list) and,
