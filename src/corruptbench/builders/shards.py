@@ -16,12 +16,12 @@ missing shards. Nothing is assembled afterwards: the bytes are written once.
 
 Resuming trusts no file for its name alone: every shard already there is compared with the
 statistics written with it (sample count, size and SHA-256, from the block's sidecar or
-``shards.json``; :func:`~corruptbench.formats.webdataset.shard_problems`) and one that differs,
+``shards.json``; :func:`~corruptbench.layouts.webdataset.shard_problems`) and one that differs,
 or has no statistics, is deleted and made again (:attr:`ShardPlan.remade` says which and why).
 
 Bookkeeping. Before the renames, the block's statistics (samples, bytes, SHA-256 of each shard)
 and its skipped items go to ``OUT/.corruptbench/shards/<block>.json``; :meth:`ShardWriter.finish`
-collects them into ``OUT/shards.json`` (:data:`~corruptbench.formats.webdataset.SHARD_INDEX`).
+collects them into ``OUT/shards.json`` (:data:`~corruptbench.layouts.webdataset.SHARD_INDEX`).
 
 Samples: see :mod:`corruptbench.formats.webdataset`. make-c: ``.jpg`` (the JPEG bytes the folder
 layout gets) or, for the lossless ``cifar`` profile, ``.png``; make-p: ``.mp4`` (the MP4 the
@@ -365,7 +365,7 @@ def drop_damaged_shards(
 
     A ``.tar`` under its final name was complete when it was renamed into place, but the disk,
     a copy or a person may have changed it since; the check reads every shard once
-    (:func:`~corruptbench.formats.webdataset.shard_problems`).
+    (:func:`~corruptbench.layouts.webdataset.shard_problems`).
     """
     present = [n for n in names if os.path.exists(os.path.join(out, n))]
     unknown = [(n, "no statistics were recorded with it") for n in present if n not in known]

@@ -3,7 +3,8 @@
 :func:`verify` recognises the layout of DIR (:func:`corruptbench.layouts.find`: the released
 ImageNet-C / -P, Tiny-ImageNet-C / -P, ImageNet-C-bar, CIFAR-10-C / CIFAR-100-C and MNIST-C,
 corruptbench's own make-c / make-p builds and WebDataset shards), compares it with what a
-complete copy holds (:mod:`.checks`, one per layout) and checks every file (:mod:`corruptbench.formats.checks`: a cheap structural check, or a full decode with ``decode``).
+complete copy holds (:mod:`.checks`, one per layout) and checks every file
+(:mod:`corruptbench.formats.checks`: a cheap structural check, or a full decode with ``decode``).
 The :class:`~.report.VerifyReport` lists per cell the missing, extra, zero-byte, truncated,
 undecodable and wrongly shaped files.
 """

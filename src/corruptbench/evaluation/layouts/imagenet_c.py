@@ -81,7 +81,7 @@ class ImageNetCFolder(Layout):
 
     name: ClassVar[str] = "imagenet-c"
 
-    _index: Any = None  #: datasets.imagenet_c.ImageNetCIndex
+    _index: Any = None  #: layouts.imagenet_c.ImageNetCIndex
     _label: Callable[[str | None], int] | None = None
     _keys: set[str] = field(default_factory=set)  #: "<wnid>/<file>" of the selected images
     _rows: dict[Cell, list[int]] = field(default_factory=dict)  #: the selected entries per cell

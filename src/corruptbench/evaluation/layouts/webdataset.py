@@ -9,7 +9,7 @@ sources with integer labels (CIFAR), the ``.cls`` member like :class:`~.cifar_c.
 number where the folder build is an array).
 
 Before any image is read, every shard of the requested cells is compared with ``shards.json``
-(:func:`~corruptbench.formats.webdataset.shard_problem`): its size and sample count always, its
+(:func:`~corruptbench.layouts.webdataset.shard_problem`): its size and sample count always, its
 SHA-256 too unless :attr:`~.base.Selection.verify_shards` is ``"count"`` (storage you trust). A
 shard that differs stops the evaluation with its name and what was expected: a damaged or
 shortened shard would otherwise give a plausible error rate over the wrong images.
