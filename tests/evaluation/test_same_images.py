@@ -128,3 +128,17 @@ def test_cells_short_of_the_manifest_count_are_refused(build: Path, tmp_path: Pa
 
 def _first_png(cell: Path) -> Path:
     return sorted(cell.rglob("*.jpg"))[0]
+
+
+def test_shards_whose_cells_differ_are_refused(tree: Path, tmp_path: Path) -> None:
+    """convert skips a damaged file: the shards of that cell hold one sample fewer."""
+    from corruptbench.builders.convert import convert
+
+    f = _first(tree / "fog" / "1")
+    f.write_bytes(f.read_bytes()[:200])
+    out = tmp_path / "shards"
+    summary = convert(tree, out)
+    assert len(summary.skipped) == 1
+    with pytest.raises(EvalError, match=r"cells hold different images.*fog/1 lacks 1"):
+        _evaluate(out)
+    assert _evaluate(out, corruptions=["gaussian_noise"]).c is not None  # its cells agree

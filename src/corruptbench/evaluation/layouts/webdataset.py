@@ -23,6 +23,7 @@ import os
 import tarfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -41,6 +42,7 @@ from ...profiles import detect_profile
 from ..common import EvalError, content_digest, label_mapper
 from ..readers import ShardMemberReader
 from .base import Item, Layout, Selection, select_positions
+from .same_images import check_same_images
 
 __all__ = ["WebDatasetC", "WebDatasetP", "ShardSample"]
 
@@ -242,7 +244,13 @@ class WebDatasetC(_Shards):
         if sel.images is not None:
             unlisted = max(len(v) - len(lay._samples[c]) for c, v in scanned.items())
             lay.notes.append(sel.images.note(unlisted))
+        check_same_images(root, {c: partial(lay._selected_keys, c) for c in lay._samples})
         return lay
+
+    def _selected_keys(self, cell: Cell) -> list[str]:
+        """What each selected sample of ``cell`` is (its ``<wnid>/<file>``, or its row)."""
+        pairs = zip(self._samples[cell], self._positions[cell])
+        return [_select_key(s, pos, self.media) for s, pos in pairs]
 
     def items(self, cell: Cell) -> list[Item]:
         assert self._label is not None
