@@ -145,8 +145,10 @@ def evaluate_c(
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
 
     Raises:
-        EvalError: a bad argument or data (before any work); a batch whose logits are NaN or
-            infinite (naming its cell and batch; the results file keeps the finished cells).
+        EvalError: a bad argument or data (before any work: also an unfinished make-c build and
+            cells that hold different images, :mod:`.layouts.same_images`); a batch whose logits
+            are NaN or infinite (naming its cell and batch; the results file keeps the finished
+            cells).
 
     Examples:
         >>> import corruptbench
