@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...formats.checks import file_problem
+from ...formats.webdataset import map_shards
 from ...grid import Cell
 from ...layouts.build import manifest_profile
 from ...pipeline import Source, SourceItem
@@ -36,12 +37,9 @@ def _damaged(
 ) -> list[str]:
     """``"<key>: <problem>"`` of the selected files that verify's cheap check finds damaged
     (zero bytes, truncated: what the loader would skip)."""
-    out = []
-    for i, size in zip(rows, sizes):
-        problem = file_problem(str(entries[i][0]), size)
-        if problem is not None:
-            out.append(f"{keys[i]}: {problem}")
-    return out
+    files = [(str(entries[i][0]), size) for i, size in zip(rows, sizes)]
+    problems = map_shards(lambda f: file_problem(*f), files)  # reads on up to 8 threads
+    return [f"{keys[i]}: {p}" for i, p in zip(rows, problems) if p is not None]
 
 
 def _first_files(folder: Path, n: int) -> list[Path]:
