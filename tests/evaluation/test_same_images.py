@@ -142,3 +142,17 @@ def test_shards_whose_cells_differ_are_refused(tree: Path, tmp_path: Path) -> No
     with pytest.raises(EvalError, match=r"cells hold different images.*fog/1 lacks 1"):
         _evaluate(out)
     assert _evaluate(out, corruptions=["gaussian_noise"]).c is not None  # its cells agree
+
+
+def test_the_command_line_says_it_in_one_line(build: Path, tmp_path: Path, capsys) -> None:
+    from corruptbench.cli import main
+
+    out = tmp_path / "out"
+    shutil.copytree(build, out)
+    doc = json.loads((out / "manifest.json").read_text())
+    (out / "manifest.json").write_text(json.dumps({**doc, "status": "interrupted"}))
+    args = ["eval-c", "--model", "cifar_resnet20", "--random-weights", "--data", str(out)]
+    assert main([*args, "--workers", "0", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("corruptbench eval-c: error: ") and "\n" not in err
+    assert "'interrupted'" in err and f"corruptbench verify {out}" in err
