@@ -21,7 +21,7 @@ its levels, ours and the original's, their ratio and the smallest per-level rati
 Below the table: the 10 ImageNet-C-bar corruptions x 5 levels, ours against the original (the
 issue's goal: at least 20x, none slower), and a projection of a full ImageNet-C-bar build (50,000
 validation images, 10 x 5 per image): our 50 corruptions, 50 JPEG q85 ``optimize=True`` encodes
-of their outputs with make-c's writer (``corruptbench.datasets.jpeg.encode_jpeg``) and one decode +
+of their outputs with make-c's writer (``corruptbench.formats.jpeg.encode_jpeg``) and one decode +
 Resize(256) + CenterCrop(224) of the full-size photo, in core-hours (the original's corruptions
 alone, for comparison).
 """
@@ -95,7 +95,7 @@ def build_costs(img: np.ndarray, names: list[str], repeats: int) -> dict[str, fl
     preprocess of the full-size photo."""
     from PIL import Image
 
-    from corruptbench.datasets.jpeg import encode_jpeg
+    from corruptbench.formats.jpeg import encode_jpeg
     from corruptbench.ops.preprocess import profile_preprocess
 
     outs = [

@@ -77,7 +77,7 @@ def child(mode: str, image: str) -> None:
                 for s in range(1, 6):
                     corruptbench.corrupt(img, c, s, rng=s)
         elif kind == "jpeg":
-            from corruptbench.datasets.jpeg import encode_jpeg
+            from corruptbench.formats.jpeg import encode_jpeg
 
             encode_jpeg(img, 85)
         elif kind == "perturb":

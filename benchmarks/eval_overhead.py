@@ -83,7 +83,7 @@ def _prepared(model, files: list[Path]):  # type: ignore[no-untyped-def]
     """Every image prepared and normalised as the model expects, in one tensor."""
     import torch
 
-    from corruptbench.datasets.imagenet import load_image
+    from corruptbench.formats.imagenet import load_image
 
     pre = model.preprocessing
     x_all = torch.from_numpy(

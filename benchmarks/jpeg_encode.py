@@ -1,4 +1,4 @@
-"""CPU time of make-c's JPEG writes: Pillow ``optimize=True`` vs :func:`corruptbench.datasets.jpeg.encode_jpeg`.
+"""CPU time of make-c's JPEG writes: Pillow ``optimize=True`` vs :func:`corruptbench.formats.jpeg.encode_jpeg`.
 
 Encodes the 95 outputs (19 corruptions x 5 severities, 224 px) of one real photo at quality 85,
 as make-c does, with both encoders and prints the milliseconds per encode (CPU time of this
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     from corruptbench import ALL_CORRUPTIONS, corrupt
-    from corruptbench.datasets.jpeg import encode_jpeg
+    from corruptbench.formats.jpeg import encode_jpeg
     from corruptbench.ops.preprocess import profile_preprocess
 
     if args.photo.is_file():

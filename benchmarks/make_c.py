@@ -115,7 +115,7 @@ def in_process(src: Path, out: Path, names: list[str]) -> dict:
 def breakdown(src: Path, out: Path, names: list[str], limit: int) -> dict:
     """(2): the per-image steps one by one (CPU time of this process)."""
     from corruptbench.builders.outputs import ensure_dir, write_bytes
-    from corruptbench.datasets.jpeg import encode_jpeg
+    from corruptbench.formats.jpeg import encode_jpeg
     from corruptbench.pipeline import item_step, open_source
 
     items = open_source(src).items[:limit]

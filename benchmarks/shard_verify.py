@@ -12,8 +12,8 @@ It builds (or reads) make-c ``--format webdataset`` shards of real photos
 shard; a cold disk adds its read time to the hash and to the evaluation alike):
 
 * **hash**: SHA-256 of every shard alone; with its tar headers in the same read
-  (:func:`~corruptbench.datasets.webdataset.inspect_shard`, what ``verify_shards="hash"`` does per
-  shard); through :func:`~corruptbench.datasets.webdataset.shard_problems` (up to 8 threads, what a
+  (:func:`~corruptbench.formats.webdataset.inspect_shard`, what ``verify_shards="hash"`` does per
+  shard); through :func:`~corruptbench.formats.webdataset.shard_problems` (up to 8 threads, what a
   resumed make-c / convert runs): MB/s, ms per shard, s per GB;
 * **count**: the tar headers of every shard (what ``verify_shards="count"`` and a resume always
   read): ms per shard and per 1,000 samples;
@@ -92,15 +92,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from PIL import Image
 
-    from corruptbench.datasets.webdataset import (
-        file_sha256,
-        inspect_shard,
-        iter_samples,
-        read_index,
-        shard_problems,
-    )
     from corruptbench.evaluation.common import content_digest
     from corruptbench.evaluation.layouts import Selection, open_c_layout
+    from corruptbench.formats.webdataset import file_sha256, inspect_shard, iter_samples
+    from corruptbench.layouts.webdataset import read_index, shard_problems
 
     with tempfile.TemporaryDirectory() as tmp:
         if args.data is None:

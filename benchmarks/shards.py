@@ -170,8 +170,8 @@ def _time_reading(
     folder: Path, shards: Path, names: list[str], levels: list[int], args: argparse.Namespace
 ) -> dict:
     """Reading every image's bytes and opening eval-c's layout, folder against shards."""
-    from corruptbench.datasets.webdataset import iter_samples
     from corruptbench.evaluation.layouts import ImageNetCFolder, Selection, WebDatasetC
+    from corruptbench.formats.webdataset import iter_samples
 
     read_f, read_s, open_f, open_s = [], [], [], []
     sel = Selection(names, levels)

@@ -25,8 +25,8 @@ from PIL import Image
 
 import corruptbench
 from corruptbench.builders import build
-from corruptbench.datasets import wnid_to_index
 from corruptbench.demo import PHOTOS
+from corruptbench.formats import wnid_to_index
 from corruptbench.models import IMAGENET_MEAN, IMAGENET_STD
 from corruptbench.torch import CorruptedDataset, ImageNetC
 

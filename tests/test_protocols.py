@@ -8,8 +8,8 @@ import math
 import pytest
 
 from corruptbench.corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
-from corruptbench.datasets.robustbench import robustbench_image_ids
 from corruptbench.errors import ArgumentError
+from corruptbench.formats.robustbench import robustbench_image_ids
 from corruptbench.grid import SEVERITIES
 from corruptbench.protocols import (
     DEFAULT_PROTOCOL,

@@ -143,7 +143,7 @@ def build(out_dir: Path, cpu: str) -> None:
         cant("no working C compiler")
     missing = _stub_missing()
     sys.path.insert(0, str(SRC))
-    import corruptbench.datasets.jpeg_transcoder  # noqa: F401  (its kernels)
+    import corruptbench.formats.jpeg_transcoder  # noqa: F401  (its kernels)
     from corruptbench.ops import jit
     from corruptbench.tables.kernel_signatures import KERNEL_SIGNATURES
 

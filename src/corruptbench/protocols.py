@@ -10,7 +10,7 @@ reported and the 15 benchmark ones averaged into the AlexNet-normalised mCE.
 NeurIPS 2021 Datasets and Benchmarks; the ``robustbench`` package 1.1.1 on PyPI):
 
 * images: the 5,000 ``<wnid>/<file>`` ids of ``robustbench/helper_files/imagenet_test_image_ids.txt``
-  (:func:`corruptbench.datasets.robustbench.robustbench_image_ids`), read from each
+  (:func:`corruptbench.formats.robustbench.robustbench_image_ids`), read from each
   ``<corruption>/<severity>/`` folder by ``robustbench/loaders.py`` ``CustomImageFolder`` (and, for
   the clean accuracy, from the ImageNet ``val/`` folder);
 * corruptions and severities: ``robustbench/data.py`` ``CORRUPTIONS`` (the 15 benchmark
@@ -50,7 +50,7 @@ __all__ = [
 
 
 def _robustbench_ids() -> tuple[str, ...]:
-    from .datasets.robustbench import robustbench_image_ids  # package data, read on first use
+    from .formats.robustbench import robustbench_image_ids  # package data, read on first use
 
     return robustbench_image_ids()
 

@@ -23,7 +23,7 @@ import pytest
 from PIL import Image
 
 from corruptbench.builders import BuildSummary, build
-from corruptbench.datasets.webdataset import TarShardWriter, iter_samples, members
+from corruptbench.formats.webdataset import TarShardWriter, iter_samples, members
 from support import CIFAR_TEST, IMAGENET_SAMPLE, REPO, need_shared
 
 FAST = ["brightness", "gaussian_noise"]

@@ -28,8 +28,8 @@ from builders.support import (
 from corruptbench.builders import BuildError
 from corruptbench.builders.convert import convert, format_convert_summary
 from corruptbench.cli import main
-from corruptbench.datasets.imagenet import wnid_to_index
-from corruptbench.datasets.webdataset import iter_samples, sample_key, shard_stats
+from corruptbench.formats.imagenet import wnid_to_index
+from corruptbench.formats.webdataset import iter_samples, sample_key, shard_stats
 
 CELLS = dict(names=["brightness", "gaussian_noise"], levels=[1, 4])
 

@@ -36,8 +36,8 @@ from corruptbench.builders import build, format_summary, output_name
 from corruptbench.builders.shards import WebDatasetCWriter, default_shard_size
 from corruptbench.builders.spec import BuildSpec
 from corruptbench.cli import main
-from corruptbench.datasets.imagenet import wnid_to_index
-from corruptbench.datasets.webdataset import iter_samples, sample_key, shard_stats
+from corruptbench.formats.imagenet import wnid_to_index
+from corruptbench.formats.webdataset import iter_samples, sample_key, shard_stats
 from corruptbench.pipeline import CorruptStep, open_source
 
 LEVELS = [1, 3]

@@ -11,7 +11,7 @@ pytest.importorskip("torch")
 
 from corruptbench.cli import main  # noqa: E402
 from corruptbench.corruptions import BENCHMARK_CORRUPTIONS  # noqa: E402
-from corruptbench.datasets.robustbench import robustbench_image_ids  # noqa: E402
+from corruptbench.formats.robustbench import robustbench_image_ids  # noqa: E402
 
 FACTORY = (
     "import torch\n"

@@ -13,8 +13,8 @@ from PIL import Image
 from builders.support import make_source, tree, write_batch
 from corruptbench import corrupt
 from corruptbench.cli import main
-from corruptbench.datasets import cifar
 from corruptbench.grid import subsets
+from corruptbench.layouts import cifar_c
 from corruptbench.pipeline import item_seed
 from support import IMAGENET_SAMPLE, need_shared
 
@@ -94,7 +94,7 @@ def test_make_c_cifar_npy_shapes_labels_and_values(tmp_path: Path) -> None:
         ]
     )
     assert rc == 0
-    idx = cifar.scan_cifar_c(out, ["fog", "gaussian_noise"])
+    idx = cifar_c.scan_cifar_c(out, ["fog", "gaussian_noise"])
     assert idx.n == 12 and not idx.missing
     lab = np.load(out / "labels.npy")
     assert lab.dtype == np.uint8 and np.array_equal(lab, np.tile(labels, 5))

@@ -11,7 +11,8 @@ from PIL import Image
 
 from builders.support import make_source, write_batch
 from corruptbench.cli import main
-from corruptbench.datasets import cifar, video
+from corruptbench.formats import video
+from corruptbench.layouts import cifar_p, imagenet_p
 from corruptbench.pipeline import item_seed
 from support import psnr
 
@@ -57,7 +58,7 @@ def test_make_p_mp4_layout_frames_and_loss(tmp_path: Path) -> None:
         print(f"\nmake-p {folder}: MP4 PSNR vs the exact frames {loss:.2f} dB")
         assert loss > (30 if "noise" in name else 40)
     assert not (out / "translate_2").exists()
-    idx = video.scan_imagenet_p(out, difficulties=(1, 2))
+    idx = imagenet_p.scan_imagenet_p(out, difficulties=(1, 2))
     assert sorted(idx.cells) == [("gaussian_noise", 1), ("gaussian_noise", 2), ("translate", 1)]
 
 
@@ -80,7 +81,7 @@ def test_make_p_cifar_npy(tmp_path: Path) -> None:
         ]
     )
     assert rc == 0
-    got = cifar.scan_cifar_p(out)
+    got = cifar_p.scan_cifar_p(out)
     assert sorted(got) == ["shot_noise", "shot_noise_3", "translate"]
     tr = np.load(out / "translate.npy")
     assert tr.shape == (4, 16, 32, 32, 3)

@@ -100,7 +100,7 @@ def cbar_data(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     if not IMAGENET_SAMPLE.is_dir():
         pytest.skip(f"{IMAGENET_SAMPLE} absent")
     from corruptbench.builders import build
-    from corruptbench.datasets.imagenet_c import level_folders
+    from corruptbench.layouts.imagenet_c import level_folders
 
     base = tmp_path_factory.mktemp("cbar")
     for i, photo in enumerate(sorted(IMAGENET_SAMPLE.iterdir())[::40][:8]):

@@ -9,8 +9,8 @@ import numpy as np
 from PIL import Image
 
 from corruptbench import corrupt
-from corruptbench.datasets.imagenet import imagenet_wnids
 from corruptbench.evaluation import RunOptions
+from corruptbench.formats.imagenet import imagenet_wnids
 from corruptbench.models import LoadedModel, Preprocessing
 from corruptbench.ops.preprocess import profile_preprocess
 from corruptbench.pipeline import item_seed
@@ -134,7 +134,7 @@ def robustbench_tree(
     import os
     import shutil
 
-    from corruptbench.datasets.robustbench import robustbench_image_ids
+    from corruptbench.formats.robustbench import robustbench_image_ids
 
     ids = robustbench_image_ids()
     pool = base / "pool"

@@ -393,7 +393,7 @@ def test_eval_p_on_imagenet_p_folders_and_shards(p_builds: dict[str, Path], tmp_
     layout = open_p_layout(p_builds["mp4"], sel, None)
     labels, notes = clean_frame_labels(layout, 1000)
     wnids = sorted(p.name for p in p_builds["src"].iterdir())
-    from corruptbench.datasets.imagenet import wnid_to_index
+    from corruptbench.formats.imagenet import wnid_to_index
 
     assert labels == {"gaussian_noise": [wnid_to_index(w) for w in wnids]}
     assert notes[0].startswith("labels: standard ImageNet-1k index of each wnid")

@@ -18,9 +18,9 @@ torch = pytest.importorskip("torch")
 from PIL import Image  # noqa: E402
 
 from corruptbench import corrupt  # noqa: E402
-from corruptbench.datasets.imagenet_c import level_folders  # noqa: E402
 from corruptbench.evaluation import EvalError, OnTheFly, evaluate_c  # noqa: E402
 from corruptbench.grid import subsets  # noqa: E402
+from corruptbench.layouts.imagenet_c import level_folders  # noqa: E402
 from corruptbench.models import (  # noqa: E402
     IMAGENET_MEAN,
     IMAGENET_STD,
@@ -351,7 +351,7 @@ def test_on_the_fly_in_memory_images_equal_the_same_folder(tmp_path: Path) -> No
     from PIL import Image
 
     import corruptbench
-    from corruptbench.datasets import wnid_to_index
+    from corruptbench.formats import wnid_to_index
     from photos import photo_arrays, photo_folder
 
     folder = photo_folder(tmp_path / "val", 4, max_side=None)
@@ -493,7 +493,7 @@ def test_robustbench_protocol_evaluates_exactly_the_listed_images(
 def test_robustbench_protocol_refuses_data_without_every_listed_image(
     robustbench_data: tuple[Path, Path, list[str]], small_c: Path, tmp_path: Path
 ) -> None:
-    from corruptbench.datasets.robustbench import robustbench_image_ids
+    from corruptbench.formats.robustbench import robustbench_image_ids
 
     tree, val, _ = robustbench_data
     ids = sorted(robustbench_image_ids())
@@ -520,7 +520,7 @@ def test_robustbench_protocol_refuses_data_without_every_listed_image(
 
 
 def test_robustbench_protocol_refusals(small_c: Path, tmp_path: Path) -> None:
-    from corruptbench.datasets.robustbench import robustbench_image_ids
+    from corruptbench.formats.robustbench import robustbench_image_ids
 
     model = fast_model()
     with pytest.raises(

@@ -53,7 +53,7 @@ def test_eval_p_cifar_npy(tmp_path: Path) -> None:
 
 
 def test_eval_p_imagenet_mp4(tmp_path: Path, photo224: np.ndarray) -> None:
-    from corruptbench.datasets.video import write_mp4
+    from corruptbench.formats.video import write_mp4
     from corruptbench.perturbations import perturb
 
     root = tmp_path / "ImageNet-P"

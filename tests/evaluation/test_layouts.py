@@ -11,7 +11,6 @@ import pytest
 from PIL import Image
 
 from corruptbench import corrupt, perturb
-from corruptbench.datasets.imagenet import wnid_to_index
 from corruptbench.evaluation import EvalError, OnTheFly
 from corruptbench.evaluation.common import CLEAN
 from corruptbench.evaluation.layouts import (
@@ -27,6 +26,7 @@ from corruptbench.evaluation.layouts import (
     open_c_layout,
     open_p_layout,
 )
+from corruptbench.formats.imagenet import wnid_to_index
 from corruptbench.ops.preprocess import profile_preprocess
 from corruptbench.pipeline import item_seed, open_source
 from evaluation.support import WNIDS, save_jpeg
@@ -112,7 +112,7 @@ def test_on_the_fly_pixels_equal_make_c(tmp_path: Path) -> None:
 
 
 def test_p_layouts(tmp_path: Path) -> None:
-    from corruptbench.datasets.video import write_mp4
+    from corruptbench.formats.video import write_mp4
 
     rng = np.random.RandomState(0)
     imgs = [rng.randint(0, 256, (32, 32, 3), dtype=np.uint8) for _ in range(4)]
@@ -189,7 +189,7 @@ def _keys(items: list) -> set[str]:
 def test_robustbench_ids_select_exactly_the_listed_images_of_every_cell(
     robustbench_data: tuple[Path, Path, list[str]],
 ) -> None:
-    from corruptbench.datasets.robustbench import robustbench_image_ids
+    from corruptbench.formats.robustbench import robustbench_image_ids
 
     tree, val, unlisted = robustbench_data
     ids = set(robustbench_image_ids())

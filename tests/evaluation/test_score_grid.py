@@ -15,9 +15,9 @@ from builders.support import make_source
 from corruptbench import evaluate_grid
 from corruptbench.builders import build, build_tree
 from corruptbench.corruptions import BENCHMARK_CORRUPTIONS
-from corruptbench.datasets.webdataset import iter_samples
 from corruptbench.errors import ArgumentError
 from corruptbench.evaluation import EvalError
+from corruptbench.formats.webdataset import iter_samples
 from corruptbench.metrics import summarize_scores
 from corruptbench.results import Results
 from support import IMAGENET_SAMPLE, need_shared

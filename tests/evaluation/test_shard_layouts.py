@@ -296,7 +296,7 @@ def test_hostile_shard_names_and_members(sw: Path, tmp_path: Path) -> None:
         (data / "shards.json").write_text(json.dumps(index))
         with pytest.raises(EvalError, match=r"shard name .* is not a plain \.tar file name"):
             evaluate_c(fast_model(12), data, run=quiet(workers=0))
-    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples
+    from corruptbench.formats.webdataset import TarShardWriter, iter_samples
 
     data = tmp_path / "evil"
     shutil.copytree(sw, data)
@@ -314,7 +314,7 @@ def test_hostile_shard_names_and_members(sw: Path, tmp_path: Path) -> None:
 @pytest.mark.parametrize("bad", [b"8.5", b"-2", b"x"])
 def test_a_cls_member_that_is_not_a_class_index(sw: Path, tmp_path: Path, bad: bytes) -> None:
     # issue 22 item 3, in shards: int(b"8.5") raised a bare ValueError; b"-2" counted as a class
-    from corruptbench.datasets.webdataset import TarShardWriter, iter_samples, shard_stats
+    from corruptbench.formats.webdataset import TarShardWriter, iter_samples, shard_stats
 
     data = tmp_path / "sw"
     shutil.copytree(sw, data)

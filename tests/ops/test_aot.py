@@ -84,7 +84,7 @@ def test_aot_outputs_equal_the_jit_on_real_photos():
 
 def test_perturb_and_jpeg_equal_the_jit():
     need_aot()
-    from corruptbench.datasets.jpeg import encode_jpeg
+    from corruptbench.formats.jpeg import encode_jpeg
 
     photo = np.asarray(load_photo("n01530575_brambling.JPEG"))
     got = {}

@@ -37,7 +37,7 @@ def exercise(photo: np.ndarray) -> None:
     """Every way the package calls kernels: the 19 corruptions and the 30 of ImageNet-C-bar x 5
     severities at every profile, other sizes and input layouts, a Generator, every perturbation,
     a JPEG write."""
-    from corruptbench.datasets.jpeg import encode_jpeg
+    from corruptbench.formats.jpeg import encode_jpeg
     from corruptbench.registry import corruption_specs
 
     pil = Image.fromarray(photo)

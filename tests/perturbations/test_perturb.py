@@ -198,7 +198,7 @@ def test_cli_npy_and_png(tmp_path, synth: np.ndarray) -> None:
 def test_cli_mp4(tmp_path, synth: np.ndarray) -> None:
     pytest.importorskip("av")
     from corruptbench.cli import main
-    from corruptbench.datasets.video import read_mp4
+    from corruptbench.formats.video import read_mp4
 
     src = tmp_path / "in.png"
     Image.fromarray(synth).save(src)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corruptbench.datasets.robustbench import robustbench_image_ids
+from corruptbench.formats.robustbench import robustbench_image_ids
 from corruptbench.streams.idlists import image_list_ids, imagenet_50k_ids
 from support import SHARED
 

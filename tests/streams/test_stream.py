@@ -88,8 +88,8 @@ def test_data_lacking_a_domain_is_refused_with_its_name(tiny_cifar: Path) -> Non
 def test_imagenet_folder_lacking_listed_images_is_refused_naming_them(tmp_path: Path) -> None:
     from PIL import Image
 
-    from corruptbench.datasets.imagenet import wnid_to_index
-    from corruptbench.datasets.robustbench import robustbench_image_ids
+    from corruptbench.formats.imagenet import wnid_to_index
+    from corruptbench.formats.robustbench import robustbench_image_ids
 
     first = robustbench_image_ids()[0]  # n09468604/ILSVRC2012_val_00015253.JPEG
     (tmp_path / "fog" / "5" / first).parent.mkdir(parents=True)

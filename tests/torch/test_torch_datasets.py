@@ -13,8 +13,8 @@ from PIL import Image
 torch = pytest.importorskip("torch")
 
 from corruptbench.builders import build  # noqa: E402
-from corruptbench.datasets import wnid_to_index  # noqa: E402
 from corruptbench.errors import ArgumentError  # noqa: E402
+from corruptbench.formats import wnid_to_index  # noqa: E402
 from corruptbench.torch import (  # noqa: E402
     CIFAR10C,
     CIFAR100C,
@@ -214,7 +214,7 @@ def imagenet_p(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_imagenet_p_frames_labels_and_difficulty(imagenet_p: Path) -> None:
-    from corruptbench.datasets import read_mp4
+    from corruptbench.formats import read_mp4
 
     ds = ImageNetP(imagenet_p, "brightness")
     assert len(ds) == 2 and "sequences=2" in repr(ds)

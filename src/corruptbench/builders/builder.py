@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..datasets.imagenet_c import LEVEL_NAMES, level_dirname
 from ..errors import Arg
 from ..grid import SEVERITIES, Grid, GridError, default_subset, select, suite_of
+from ..layouts.imagenet_c import LEVEL_NAMES, level_dirname
 from ..pipeline import ITEM_SEED_FORMULA, Source, SourceItem, spread_subset
 from ..progress import progress as make_progress
 from ..registry import corruption_suites
@@ -137,7 +137,7 @@ def build(
         links: (tree) link the copied files into every ``<corruption>/<severity>/`` folder
             (default True).
         level_names: (jpeg) how the level folders are named
-            (:data:`~corruptbench.datasets.imagenet_c.LEVEL_NAMES`): ``severity`` (default:
+            (:data:`~corruptbench.layouts.imagenet_c.LEVEL_NAMES`): ``severity`` (default:
             ``1``..``5``, as ImageNet-C and the released ImageNet-C-bar) or ``value`` (corruptions
             of suite ``cbar`` only: the level, as make_imagenet_c_bar.py names them, ``2.35``).
         progress: ``"auto"`` (a rich bar on a terminal, plain lines otherwise), ``"bar"``,

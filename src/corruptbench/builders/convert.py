@@ -26,27 +26,26 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets.cifar import load_cifar_c, load_cifar_c_labels, scan_cifar_c
-from ..datasets.imagenet_c import SEVERITIES, scan_imagenet_c
-from ..datasets.webdataset import (
-    SHARD_INDEX,
+from ..errors import Arg
+from ..fileio import temp_path
+from ..formats.checks import file_problem
+from ..formats.webdataset import (
     ShardStats,
     TarShardWriter,
     json_bytes,
     png_bytes,
-    read_index,
     sample_key,
-    shard_name,
     shard_stats,
 )
-from ..errors import Arg
-from ..fileio import temp_path
 from ..grid import Cell
+from ..layouts import Detected, cifar_c, detect
+from ..layouts.cifar_c import load_cifar_c, load_cifar_c_labels, scan_cifar_c
+from ..layouts.imagenet_c import SEVERITIES, scan_imagenet_c
+from ..layouts.webdataset import SHARD_INDEX, read_index, shard_name
 from ..pipeline import Source, SourceItem, batch_rel, folder_label_kind, hash_lines
 from ..progress import progress as make_progress
 from ..registry import canonical_name
-from ..verify import VerifyError, VerifyReport, verify
-from ..verify.files import file_problem
+from ..verify import VerifyError, VerifyReport, layout_key, verify
 from ..version import __version__
 from .outputs import (
     MANIFEST,
@@ -132,7 +131,8 @@ def convert(
     src_p, out_p = _check_paths(src, out, to=to, shard_size=shard_size)
     names = list(corruptions) if corruptions is not None else None
     sevs = [int(s) for s in severities]
-    plan = _plan_cifar(src_p, names, sevs) if (src_p / "labels.npy").is_file() else None
+    found = detect(src_p)
+    plan = _plan_cifar(src_p, names, sevs) if found.layout == cifar_c.NAME else None
     plan = plan or _plan_tree(src_p, names, sevs)
     if not plan.cells:
         raise BuildError(f"{src_p}: none of the requested cells has any file")
@@ -163,7 +163,7 @@ def convert(
         summary.nothing_to_do = True
         summary.elapsed = time.perf_counter() - t0
         return summary
-    summary.missing = compare_with_release(src_p, names, sevs, progress)
+    summary.missing = compare_with_release(src_p, names, sevs, progress, found=found)
     manifest = {
         "tool": "corruptbench",
         "params": params,
@@ -420,7 +420,7 @@ def _plan_cifar(src: Path, names: list[str] | None, sevs: list[int]) -> _Plan:
         raise BuildError(str(exc)) from None
     n = index.n
     fp = hash_lines(
-        f"{p.name}\t{p.stat().st_size}" for p in [src / "labels.npy", *index.files.values()]
+        f"{p.name}\t{p.stat().st_size}" for p in [src / cifar_c.LABELS, *index.files.values()]
     )
     plan = _Plan("cifar-c", "png", "batch", "cifar", fp)
     for c in index.files:
@@ -445,7 +445,12 @@ def _row_reader(arr: np.ndarray, row: int) -> Callable[[], bytes]:
 
 
 def compare_with_release(
-    src: Path, names: Sequence[str] | None, levels: Sequence[int], progress: str | bool = False
+    src: Path,
+    names: Sequence[str] | None,
+    levels: Sequence[int],
+    progress: str | bool = False,
+    *,
+    found: Detected | None = None,
 ) -> list[str]:
     """What the source tree or CIFAR-C folder at ``src`` lacks against a complete copy of the
     layout :func:`corruptbench.verify.verify` recognises (the released ImageNet-C, Tiny-ImageNet-C,
@@ -453,10 +458,14 @@ def compare_with_release(
     one of the layout) and severities ``levels``: absent cells, cells with fewer files (naming
     them where the other cells have them), arrays of another shape. Lines of text; empty when
     nothing is missing. Damaged files are not listed here: convert skips and lists them.
+    ``found``: what :func:`corruptbench.layouts.detect` found in ``src`` (detected when None).
     """
     wanted = None if names is None else [canonical_name(n) for n in names]
+    key = layout_key(found if found is not None else detect(src))
     try:
-        report = verify(src, names=wanted, levels=levels, progress_mode=progress)
+        if key is None:
+            raise VerifyError("not a known layout")
+        report = verify(src, layout=key, names=wanted, levels=levels, progress_mode=progress)
     except VerifyError:
         return [
             f"{src}: not a layout corruptbench verify knows, so it was not compared with a "

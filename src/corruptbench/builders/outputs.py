@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import fileio
+from ..layouts.build import MANIFEST, SKIPPED, SOURCES
 from ..processes import pid_alive
 from ..safe_text import csv_cell, csv_uncell
 from .spec import BuildError, ItemResult
@@ -53,9 +54,6 @@ TMP_SUFFIX = fileio.TMP_SUFFIX
 WORK_DIR = ".corruptbench"
 #: the build's lock file in ``OUT/.corruptbench/`` (:mod:`corruptbench.builders.lock`)
 LOCK = "lock"
-MANIFEST = "manifest.json"
-SKIPPED = "skipped.csv"
-SOURCES = "sources.txt"
 
 _DRIVER_PID: int | None = None
 

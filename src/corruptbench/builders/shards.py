@@ -16,14 +16,14 @@ missing shards. Nothing is assembled afterwards: the bytes are written once.
 
 Resuming trusts no file for its name alone: every shard already there is compared with the
 statistics written with it (sample count, size and SHA-256, from the block's sidecar or
-``shards.json``; :func:`~corruptbench.datasets.webdataset.shard_problems`) and one that differs,
+``shards.json``; :func:`~corruptbench.layouts.webdataset.shard_problems`) and one that differs,
 or has no statistics, is deleted and made again (:attr:`ShardPlan.remade` says which and why).
 
 Bookkeeping. Before the renames, the block's statistics (samples, bytes, SHA-256 of each shard)
 and its skipped items go to ``OUT/.corruptbench/shards/<block>.json``; :meth:`ShardWriter.finish`
-collects them into ``OUT/shards.json`` (:data:`~corruptbench.datasets.webdataset.SHARD_INDEX`).
+collects them into ``OUT/shards.json`` (:data:`~corruptbench.layouts.webdataset.SHARD_INDEX`).
 
-Samples: see :mod:`corruptbench.datasets.webdataset`. make-c: ``.jpg`` (the JPEG bytes the folder
+Samples: see :mod:`corruptbench.formats.webdataset`. make-c: ``.jpg`` (the JPEG bytes the folder
 layout gets) or, for the lossless ``cifar`` profile, ``.png``; make-p: ``.mp4`` (the MP4 the
 folder layout gets) or, for ``cifar``, ``.npy`` (the ``(T, H, W, 3)`` uint8 frames).
 """
@@ -45,22 +45,18 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..datasets.imagenet import ImageLoadError
-from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET, NOISE_PERTURBATIONS
-from ..datasets.webdataset import (
-    INDEX_FORMAT,
-    SHARD_INDEX,
+from ..fileio import temp_path
+from ..formats.imagenet import ImageLoadError
+from ..formats.video import DEFAULT_PIX_FMT, DEFAULT_PRESET, NOISE_PERTURBATIONS
+from ..formats.webdataset import (
     ShardStats,
     TarShardWriter,
     json_bytes,
     png_bytes,
-    read_index,
     sample_key,
-    shard_name,
-    shard_problems,
     shard_stats,
 )
-from ..fileio import temp_path
+from ..layouts.webdataset import INDEX_FORMAT, SHARD_INDEX, read_index, shard_name, shard_problems
 from ..pipeline import Source, SourceItem
 from ..validation import DATASET_QUALITY
 from .outputs import WORK_DIR, ensure_dir, orphan_check, sweep_temps, write_json
@@ -369,7 +365,7 @@ def drop_damaged_shards(
 
     A ``.tar`` under its final name was complete when it was renamed into place, but the disk,
     a copy or a person may have changed it since; the check reads every shard once
-    (:func:`~corruptbench.datasets.webdataset.shard_problems`).
+    (:func:`~corruptbench.layouts.webdataset.shard_problems`).
     """
     present = [n for n in names if os.path.exists(os.path.join(out, n))]
     unknown = [(n, "no statistics were recorded with it") for n in present if n not in known]
@@ -455,7 +451,7 @@ class WebDatasetCWriter(ShardWriter):
     def encode(self, out: np.ndarray, name: str) -> bytes:
         if self.media() == "png":
             return png_bytes(out)
-        from ..datasets.jpeg import encode_jpeg
+        from ..formats.jpeg import encode_jpeg
 
         return encode_jpeg(out, self.quality)
 
@@ -498,7 +494,7 @@ class WebDatasetPWriter(ShardWriter):
             buf = io.BytesIO()
             np.save(buf, np.ascontiguousarray(out, dtype=np.uint8), allow_pickle=False)
             return buf.getvalue()
-        from ..datasets.video import encode_mp4_bytes
+        from ..formats.video import encode_mp4_bytes
 
         noise = name in NOISE_PERTURBATIONS
         return encode_mp4_bytes(out, noise=noise, preset=self.preset, pix_fmt=self.pix_fmt)

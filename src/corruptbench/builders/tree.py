@@ -8,7 +8,7 @@ Formats (by the source file's extension, so an output's name never depends on it
 
 * ``.jpg`` / ``.jpeg`` -> JPEG at ``quality``; by default each file's own quality, read from its
   quantisation tables when they are libjpeg's standard tables scaled to a quality (what libjpeg,
-  Pillow, OpenCV and most tools write; :func:`~corruptbench.datasets.jpeg.jpeg_quality`), else 95.
+  Pillow, OpenCV and most tools write; :func:`~corruptbench.formats.jpeg.jpeg_quality`), else 95.
   Optimised Huffman tables, 4:2:0 chroma (Pillow's ``save(quality=q, optimize=True)`` bytes).
 * ``.png``, ``.tif``/``.tiff``, ``.bmp``, ``.ppm``/``.pgm``/``.pnm`` -> the same format, lossless
   (PNG with zlib level 1: ~4x faster to write than level 6 on corrupted images, ~20 % larger);
@@ -42,7 +42,9 @@ from typing import Any, ClassVar
 import numpy as np
 from PIL import Image
 
-from ..datasets.imagenet import ImageLoadError
+from ..formats.imagenet import ImageLoadError
+from ..layouts.build import link_roots
+from ..layouts.imagenet_c import level_dirname
 from ..pipeline import ItemStep, NativeCorruptStep, Source, SourceError, SourceItem, open_tree
 from .outputs import write_atomic, write_bytes
 from .spec import BuildError, BuildSpec, ItemResult, ShardPlan
@@ -124,7 +126,7 @@ def encode_native(arr: np.ndarray, fmt: str, quality: int, exif: bytes = b"") ->
     """The bytes of one tree output: ``arr`` (uint8 ``H x W``, ``x 2``, ``x 3`` or ``x 4``) as
     ``fmt`` (a Pillow format name; JPEG at ``quality``, the others lossless), with ``exif``."""
     if fmt == "JPEG":
-        from ..datasets.jpeg import encode_jpeg
+        from ..formats.jpeg import encode_jpeg
 
         data = encode_jpeg(arr, quality)
         return _insert_app1(data, exif) if exif else data
@@ -147,7 +149,7 @@ class TreeWriter(FileTreeWriter):
 
     Attributes:
         quality: JPEG quality of every JPEG output, or None: each source's own quality
-            (:func:`~corruptbench.datasets.jpeg.jpeg_quality`), else :data:`DEFAULT_JPEG_QUALITY`.
+            (:func:`~corruptbench.formats.jpeg.jpeg_quality`), else :data:`DEFAULT_JPEG_QUALITY`.
         copy_files: glob patterns of the files copied once into OUT (annotations, label masks).
         links: give each ``<corruption>/<severity>/`` folder relative links to the copied files.
     """
@@ -185,7 +187,7 @@ class TreeWriter(FileTreeWriter):
         return NativeCorruptStep(profile, seed)
 
     def target(self, name: str, level: int, rel: str) -> str:
-        return os.path.join(self.out, name, str(level), tree_output_name(rel))
+        return os.path.join(self.out, name, level_dirname(name, level), tree_output_name(rel))
 
     def output_key(self, rel: str) -> str | None:
         return tree_output_name(rel).lower()
@@ -196,7 +198,7 @@ class TreeWriter(FileTreeWriter):
         quality = self.quality or DEFAULT_JPEG_QUALITY
         orientation = None
         if item.path is not None:
-            from ..datasets.jpeg import jpeg_quality
+            from ..formats.jpeg import jpeg_quality
 
             try:
                 with Image.open(item.path) as im:
@@ -239,7 +241,7 @@ class TreeWriter(FileTreeWriter):
         if self.links and source.copied:
             roots = link_roots([ex.rel for ex in source.copied], [it.rel for it in source.items])
             for name, level in spec.cells:
-                cell = out / name / str(level)
+                cell = out / name / level_dirname(name, level)
                 for root in roots:
                     link = cell / root
                     if os.path.lexists(link):
@@ -258,24 +260,3 @@ class TreeWriter(FileTreeWriter):
 def _copy_from(path: str, fh: Any) -> None:
     with open(path, "rb") as src:
         shutil.copyfileobj(src, fh, 1 << 20)
-
-
-def link_roots(copied: Sequence[str], images: Sequence[str]) -> list[str]:
-    """The fewest paths to link into each corruption / severity folder so that every copied file
-    appears at its relative path: a file's first ancestor folder that holds no image (or the file
-    itself when every ancestor also holds images)."""
-    image_dirs = {
-        "/".join(rel.split("/")[:k]) for rel in images for k in range(1, rel.count("/") + 1)
-    }
-    roots: list[str] = []
-    seen: set[str] = set()
-    for rel in copied:
-        parts = rel.split("/")
-        for k in range(1, len(parts) + 1):
-            prefix = "/".join(parts[:k])
-            if prefix not in image_dirs:
-                if prefix not in seen:
-                    seen.add(prefix)
-                    roots.append(prefix)
-                break
-    return roots

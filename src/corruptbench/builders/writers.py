@@ -28,17 +28,13 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..datasets.imagenet import ImageLoadError
-from ..datasets.imagenet_c import LEVEL_NAMES, level_dirname
-from ..datasets.video import (
-    DEFAULT_PIX_FMT,
-    DEFAULT_PRESET,
-    NOISE_PERTURBATIONS,
-    perturbation_dirname,
-    write_mp4,
-)
 from ..errors import Arg
 from ..fileio import temp_path
+from ..formats.imagenet import ImageLoadError
+from ..formats.video import DEFAULT_PIX_FMT, DEFAULT_PRESET, NOISE_PERTURBATIONS, write_mp4
+from ..layouts import cifar_c, cifar_p, imagenet_c, imagenet_p
+from ..layouts.imagenet_c import LEVEL_NAMES, level_dirname
+from ..layouts.imagenet_p import perturbation_dirname
 from ..pipeline import Source, SourceItem
 from ..profiles import PROFILES
 from ..validation import DATASET_QUALITY
@@ -64,22 +60,15 @@ __all__ = [
     "short_error",
 ]
 
-_JPEG_EXTS = (".jpg", ".jpeg")
-
 
 def output_name(rel: str, fmt: str) -> str:
-    """Relative output path of a source item.
-
-    ``jpeg``: the relative path is kept when the extension is ``.jpg``/``.jpeg`` in any case (so
-    ``ILSVRC2012_val_00000293.JPEG`` keeps its name, as in the released ImageNet-C); any other
-    extension is replaced by ``.jpg`` (the bytes are always JPEG). ``mp4``: the stem + ``.mp4``
-    (the reference strips ``.JPEG``).
-    """
-    stem, ext = os.path.splitext(rel)
+    """Relative output path of a source item in a cell: ``jpeg``
+    (:func:`corruptbench.layouts.imagenet_c.file_name`) or ``mp4``
+    (:func:`corruptbench.layouts.imagenet_p.file_name`)."""
     if fmt == "jpeg":
-        return rel if ext.lower() in _JPEG_EXTS else stem + ".jpg"
+        return imagenet_c.file_name(rel)
     if fmt == "mp4":
-        return stem + ".mp4"
+        return imagenet_p.file_name(rel)
     raise ValueError(fmt)
 
 
@@ -171,7 +160,7 @@ class JpegTreeWriter(FileTreeWriter):
 
     ``level_names="value"`` (corruptions of suite ``cbar``): the level folders are named by the
     original level of ``profile``'s table, as make_imagenet_c_bar.py names them (``2.35``:
-    :func:`~corruptbench.datasets.imagenet_c.level_dirname`)."""
+    :func:`~corruptbench.layouts.imagenet_c.level_dirname`)."""
 
     format: ClassVar[str] = "jpeg"
     quality: int = DATASET_QUALITY
@@ -195,17 +184,14 @@ class JpegTreeWriter(FileTreeWriter):
         return {"jpeg_quality": self.quality, **named}
 
     def target(self, name: str, level: int, rel: str) -> str:
-        folder = str(level) if self.level_names == "severity" else self._value_dir(name, level)
+        folder = level_dirname(name, level, self.level_names, self.profile)
         return os.path.join(self.out, name, folder, output_name(rel, "jpeg"))
-
-    def _value_dir(self, name: str, level: int) -> str:
-        return level_dirname(name, level, self.level_names, self.profile)
 
     def output_key(self, rel: str) -> str | None:
         return output_name(rel, "jpeg").lower()
 
     def write(self, target: str, out: np.ndarray, name: str) -> None:
-        from ..datasets.jpeg import encode_jpeg
+        from ..formats.jpeg import encode_jpeg
 
         write_bytes(target, encode_jpeg(out, self.quality))
 
@@ -439,7 +425,7 @@ class NpyCWriter(NpyWriter):
 
     def finals(self, spec: BuildSpec) -> list[tuple[Path, list[Cell]]]:
         return [
-            (Path(self.out, f"{name}.npy"), [(name, lv) for lv in levels])
+            (Path(self.out, cifar_c.array_name(name)), [(name, lv) for lv in levels])
             for name, levels in _levels_by_name(spec.cells).items()
         ]
 
@@ -449,7 +435,7 @@ class NpyCWriter(NpyWriter):
             nlev = len(next(iter(_levels_by_name(spec.cells).values())))
             lab = np.tile(labels, nlev)
             write_atomic(
-                Path(self.out, "labels.npy"), lambda fh: np.save(fh, lab, allow_pickle=False)
+                Path(self.out, cifar_c.LABELS), lambda fh: np.save(fh, lab, allow_pickle=False)
             )
 
 
@@ -463,6 +449,4 @@ class NpyPWriter(NpyWriter):
         return "<perturbation>[_<difficulty>].npy uint8 (N, T, H, W, 3)"
 
     def finals(self, spec: BuildSpec) -> list[tuple[Path, list[Cell]]]:
-        return [
-            (Path(self.out, f"{perturbation_dirname(*cell)}.npy"), [cell]) for cell in spec.cells
-        ]
+        return [(Path(self.out, cifar_p.array_name(*cell)), [cell]) for cell in spec.cells]

@@ -100,6 +100,8 @@ FLAGS = {
     "steps": "--steps",
     "optimizer": "--optimizer",
     "checkpoint": "--checkpoint",
+    "root": "DIR",
+    "layout": "--layout",
 }
 
 

@@ -15,8 +15,8 @@ import numpy as np
 from PIL import Image
 
 from ..api import ALL_CORRUPTIONS, corrupt
-from ..datasets.images import ImageLoadError, load_array, load_image
 from ..fileio import write_atomic
+from ..formats.images import ImageLoadError, load_array, load_image
 from ..kernel_cache import compile_estimate
 from ..ops import jit
 from ..registry import canonical_name
@@ -64,7 +64,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def load_rgb(path: str | os.PathLike[str]) -> np.ndarray:
     """Read any image Pillow understands as uint8 RGB (like the reference's ``.convert('RGB')``;
-    16-bit input as :mod:`corruptbench.datasets.images` says)."""
+    16-bit input as :mod:`corruptbench.formats.images` says)."""
     return np.asarray(_load(path, rgb=True))
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 
 from ..builders.formats import FORMATS, LAYOUTS
-from ..datasets.imagenet_c import LEVEL_NAMES
 from ..grid import default_subset
+from ..layouts.imagenet_c import LEVEL_NAMES
 from ..profiles import PROFILES
 from ..registry import corruption_suites
 from ..validation import DATASET_QUALITY

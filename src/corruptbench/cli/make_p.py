@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 
 from ..builders.formats import FORMATS
-from ..datasets.video import DEFAULT_PIX_FMT, DEFAULT_PRESET, PIX_FMTS
+from ..formats.video import DEFAULT_PIX_FMT, DEFAULT_PRESET, PIX_FMTS
 from ..profiles import PROFILES
 from .options import (
     add_build_args,

@@ -7,7 +7,7 @@ Outputs in OUTDIR (created if needed), named after the input file's stem:
   the last frame needs (``img00`` .. ``img30``), so that they sort in frame order;
 * ``npy``: ``<stem>_<perturbation>.npy``, uint8 (T, S, S, 3);
 * ``mp4``: ``<stem>_<perturbation>.mp4``, H.264 with the reference's settings (crf 20, or
-  ``tune=grain`` for the noise perturbations) via :func:`corruptbench.datasets.video.write_mp4`
+  ``tune=grain`` for the noise perturbations) via :func:`corruptbench.formats.video.write_mp4`
   (needs PyAV).
 
 For difficulty 2 and 3 of the noise perturbations the name gets the reference's ``_2`` / ``_3``
@@ -74,8 +74,8 @@ def write_sequence(
         write_atomic(path, lambda fh: np.save(fh, frames))
         return path
     if fmt == "mp4":
-        from ..datasets.video import write_mp4
         from ..extras import require
+        from ..formats.video import write_mp4
 
         require("av", "perturb --format mp4")
         path = out / f"{stem}.mp4"

@@ -104,7 +104,7 @@ def label_mapper(
 ) -> Callable[[str | None], int]:
     """Class folder name -> label: the standard ImageNet-1k index of a wnid for a 1000-class
     model, else the index among the sorted folders present. Appends a note saying which."""
-    from ..datasets.imagenet import is_wnid, wnid_to_index
+    from ..formats.imagenet import is_wnid, wnid_to_index
 
     classes = sorted(set(wnids))
     if num_classes == 1000 and all(is_wnid(w) for w in classes):

@@ -14,7 +14,6 @@ from typing import Any
 
 import numpy as np
 
-from ..corruptions import BENCHMARK_CORRUPTIONS
 from ..errors import Arg, ArgumentError
 from ..grid import (
     CLEAN,
@@ -22,49 +21,45 @@ from ..grid import (
     Cell,
     Grid,
     cell_key,
-    check_suite,
-    default_subset,
     reference_order,
-    select,
     suite_of,
 )
 from ..models import IMAGENET_MEAN, IMAGENET_STD, LoadedModel
 from ..models.adapt import ModelLike, evaluation_mode, resolve_model
-from ..profiles import PROFILES
 from ..progress import progress as make_progress
-from ..protocols import DEFAULT_PROTOCOL, EvalProtocol, resolve_protocol
+from ..protocols import DEFAULT_PROTOCOL, EvalProtocol
 from ..results import (
     Baseline,
-    CalibrationResults,
     CBarResults,
     CResults,
-    DatasetInfo,
     Results,
-    library_versions,
-    now,
     resolve_baseline,
 )
-from ..tables.cbar import table_key
+from .c_protocol import (
+    check_protocol_model,
+    check_protocol_profile,
+    checked_suite,
+    protocol_grid,
+    protocol_images,
+)
+from .c_results import Tally, c_results
 from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
 from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
     DataArg,
-    ImageIds,
     Layout,
     OnTheFly,
     OnTheFlyC,
     Selection,
+    detect_c,
     open_c_layout,
-    peek_c,
 )
 from .loader import LoadItem, plan_resources, predict_batches
 from .resume import load_previous
 
 __all__ = ["evaluate_c"]
-
-Tally = dict[Cell, list[int]]  #: cell -> [correct, counted, skipped]
 
 
 def evaluate_c(
@@ -115,7 +110,7 @@ def evaluate_c(
             profile's benchmark (:func:`corruptbench.grid.default_subset`).
         severities: Subset of 1..5 (default all five).
         suite: ``imagenet_c`` or ``cbar`` (ImageNet-C-bar / CIFAR-10-C-bar, Mintun et al. 2021);
-            default the data's (:func:`~corruptbench.evaluation.layouts.peek_c`). It decides the
+            default the data's (:func:`~corruptbench.evaluation.layouts.detect_c`). It decides the
             default corruptions and subsets; each corruption's results go to its suite's part
             (``Results.c``: CE, mCE; ``Results.cbar``: test_c_bar.py's errors and means). C-bar
             level folders may be ``1``..``5`` or the levels (``2.35``).
@@ -150,8 +145,10 @@ def evaluate_c(
         The :class:`~corruptbench.results.Results` (also written to ``run.out`` when given).
 
     Raises:
-        EvalError: a bad argument or data (before any work); a batch whose logits are NaN or
-            infinite (naming its cell and batch; the results file keeps the finished cells).
+        EvalError: a bad argument or data (before any work: also an unfinished make-c build and
+            cells that hold different images, :mod:`.layouts.same_images`); a batch whose logits
+            are NaN or infinite (naming its cell and batch; the results file keeps the finished
+            cells).
 
     Examples:
         >>> import corruptbench
@@ -233,10 +230,10 @@ def _plan_c(
 ) -> _CPlan:
     if isinstance(data, OnTheFly):
         data = OnTheFly(data.open())  # opened once: the profile is read from it before the plan
-    found, hint = peek_c(data)
-    suite = found if suite is None else _suite(suite)
-    proto, grid = _protocol_grid(protocol, corruptions, severities, suite, profile or hint)
-    _check_protocol_model(proto, model)
+    found = detect_c(data)
+    suite = found.suite if suite is None else checked_suite(suite)
+    proto, grid = protocol_grid(protocol, corruptions, severities, suite, profile or found.profile)
+    check_protocol_model(proto, model)
     if limit is not None and limit < 1:
         raise EvalError(Arg("limit"), f" must be positive, got {limit}")
     if limit is not None and proto.fixed:
@@ -271,7 +268,7 @@ def _plan_c(
         )
     # the names in the reference order: the order results files and reports use
     names = list(reference_order(grid.names))
-    images = _protocol_images(proto)
+    images = protocol_images(proto)
     sel = Selection(
         names,
         list(grid.levels),
@@ -280,8 +277,8 @@ def _plan_c(
         images,
         verify_shards=check_verify_shards(verify_shards),
     )
-    layout = open_c_layout(data, sel, model.num_classes, profile)
-    _check_protocol_profile(proto, layout)
+    layout = open_c_layout(found, sel, model.num_classes, profile)
+    check_protocol_profile(proto, layout)
     try:
         base = resolve_baseline(baseline, auto=layout.default_baseline, need="c")
     except ArgumentError as exc:
@@ -296,89 +293,6 @@ def _plan_c(
     if proto.name != DEFAULT_PROTOCOL:  # the default is named in dataset.protocol only
         layout.notes.insert(0, f"protocol {proto.name}: {proto.title}")
     return _CPlan(grid, layout, clean_set, base, on_device, limit, seed, proto)
-
-
-def _suite(suite: str) -> str:
-    """``suite`` checked (:func:`corruptbench.grid.check_suite`), or :class:`EvalError`."""
-    try:
-        return check_suite("c", suite)
-    except ArgumentError as exc:
-        raise EvalError(*exc.parts) from None
-
-
-def _protocol_grid(
-    protocol: str,
-    corruptions: Sequence[str] | None,
-    severities: Sequence[int] | None,
-    suite: str = "imagenet_c",
-    profile: str | None = None,
-) -> tuple[EvalProtocol, Grid]:
-    """The protocol and the grid it evaluates: its corruptions (for the ``cbar`` suite the
-    benchmark of ``profile``) and severities by default; other ones are refused when the
-    protocol fixes the benchmark (a subset of its cells is allowed)."""
-    try:
-        proto = resolve_protocol(protocol)
-        if proto.fixed and suite != "imagenet_c":
-            raise EvalError(
-                f"protocol {proto.name} evaluates ImageNet-C's corruptions, not those of suite "
-                f"{suite!r}: use ",
-                Arg("protocol", "full", python='protocol="full"'),
-            )
-        default = (
-            proto.corruption_names() if suite == "imagenet_c" else default_subset(suite, profile)
-        )
-        grid = select(
-            "c",
-            default if corruptions is None else corruptions,
-            proto.severities if severities is None else severities,
-            suite=suite,
-        )
-    except ArgumentError as exc:
-        raise EvalError(*exc.parts) from None
-    if proto.fixed:
-        for arg, asked, allowed in (
-            ("corruptions", grid.names, proto.corruption_names()),
-            ("severities", grid.levels, proto.severities),
-        ):
-            outside = [str(x) for x in asked if x not in allowed]
-            if outside:
-                raise EvalError(
-                    Arg(arg),
-                    f": {', '.join(outside)} not in protocol {proto.name} (its {arg}: "
-                    f"{', '.join(map(str, allowed))})",
-                )
-    return proto, grid
-
-
-def _protocol_images(proto: EvalProtocol) -> ImageIds | None:
-    """The images the protocol fixes, as the layouts' selection (``None``: every image)."""
-    if proto.image_ids is None:
-        return None
-    return ImageIds(frozenset(proto.image_ids()), f"protocol {proto.name}")
-
-
-def _check_protocol_model(proto: EvalProtocol, model: LoadedModel) -> None:
-    """A protocol with an image size gives the model the images as stored at that size (no crop,
-    no resize): a model of another input size is refused."""
-    size, s = proto.image_size, model.preprocessing.input_size
-    if size is not None and s != size:
-        raise EvalError(
-            f"protocol {proto.name} gives the model the {size} x {size} images as they are "
-            f"(RobustBench's Resize([{size}, {size}]), no crop); this model takes {s} x {s}: give "
-            f"it a {size} input size or use ",
-            Arg("protocol", "full", python='protocol="full"'),
-        )
-
-
-def _check_protocol_profile(proto: EvalProtocol, layout: Layout) -> None:
-    """A protocol with an image size refuses data of another size."""
-    size, prof = proto.image_size, PROFILES.get(layout.profile)
-    if size is not None and (prof is None or prof.size != size):
-        raise EvalError(
-            f"{layout.root}: protocol {proto.name} evaluates {size} x {size} images; this data "
-            f"has the {layout.profile!r} profile"
-            + (f" ({prof.size} x {prof.size})" if prof is not None else "")
-        )
 
 
 class _CRun:
@@ -443,7 +357,19 @@ class _CRun:
         elapsed = self.prev_time + time.perf_counter() - self.t0
         tally = {k: v for k, v in self.tally.items() if v[1] > 0}
         calibration = self.calibration.part([cell_key(c) for c in tally])
-        return _c_results(self.model, self.plan, tally, elapsed, notes, self.run_info, calibration)
+        plan = self.plan
+        return c_results(
+            self.model,
+            plan.layout,
+            plan.grid.names,
+            plan.baseline,
+            plan.protocol.name,
+            tally,
+            elapsed,
+            notes,
+            self.run_info,
+            calibration,
+        )
 
     def save(self, finished: bool = False) -> Results:
         res = self.results(finished)
@@ -605,115 +531,3 @@ def _previous_cell(prev: Results, cell: Cell) -> tuple[float | None, int | None]
     e = (part.errors.get(cell[0]) or [None] * len(SEVERITIES))[pos]
     n = (part.counts.get(cell[0]) or [None] * len(SEVERITIES))[pos]
     return e, n
-
-
-def _grid_rows(
-    names: Sequence[str], tally: Tally
-) -> tuple[dict[str, list[float | None]], dict[str, list[int | None]]]:
-    """Per-severity errors and image counts of each corruption (None where not evaluated)."""
-    errors: dict[str, list[float | None]] = {}
-    counts: dict[str, list[int | None]] = {}
-    for c in names:
-        cells = [tally.get(Cell(c, s)) for s in SEVERITIES]
-        errors[c] = [1.0 - t[0] / t[1] if t and t[1] > 0 else None for t in cells]
-        counts[c] = [t[1] if t and t[1] > 0 else None for t in cells]
-    return errors, counts
-
-
-def _missing_notes(names: Sequence[str], tally: Tally) -> list[str]:
-    """Notes on requested corruptions absent from the data, or present at some severities only."""
-    done = {k for k, v in tally.items() if v[1] > 0}
-    done_names = {c for c, _ in done}
-    by: dict[str, list[int]] = {}
-    for c in names:
-        for s in SEVERITIES:
-            if (c, s) not in done:
-                by.setdefault(c, []).append(s)
-    absent = [c for c, v in by.items() if len(v) == len(SEVERITIES) or c not in done_names]
-    partial_rows = [
-        f"{c} (severity {','.join(map(str, sorted(v)))})" for c, v in by.items() if c not in absent
-    ]
-    notes = []
-    if absent:
-        notes.append(f"not evaluated (absent from the data): {', '.join(absent)}")
-    if partial_rows:
-        notes.append(f"missing severities: {'; '.join(partial_rows)}")
-    return notes
-
-
-def _c_results(
-    model: LoadedModel,
-    plan: _CPlan,
-    tally: Tally,
-    elapsed: float,
-    extra_notes: list[str],
-    run: dict[str, Any],
-    calibration: CalibrationResults | None = None,
-) -> Results:
-    layout = plan.layout
-    names = list(reference_order(plan.grid.names))
-    inc = [n for n in names if suite_of(n) != "cbar"]
-    bar = [n for n in names if suite_of(n) == "cbar"]
-    clean = tally.get(CLEAN)
-    clean_error = 1.0 - clean[0] / clean[1] if clean and clean[1] else None
-    clean_count = clean[1] if clean and clean[1] else None
-    notes = list(layout.notes) + list(extra_notes) + _missing_notes(names, tally)
-    c = _c_part(plan, inc, tally, clean_error, clean_count, notes) if inc else None
-    cbar = None
-    if bar:
-        errors, counts = _grid_rows(bar, tally)
-        benchmark = table_key(layout.profile)
-        cbar = CBarResults(benchmark, errors, counts, clean_error, clean_count)
-    return Results(
-        kind="c",
-        model=model.info(),
-        dataset=DatasetInfo(
-            path=str(layout.root),
-            layout=layout.name,
-            profile=layout.profile,
-            fingerprint=layout.fingerprint(),
-            content_fingerprint=layout.content_fingerprint(),
-            num_images=layout.images_per_cell,
-            notes=notes,
-            protocol=plan.protocol.name,
-        ),
-        c=c,
-        cbar=cbar,
-        calibration=calibration,
-        versions=library_versions(),
-        time_s=round(elapsed, 3),
-        created=now(),
-        run=run,
-    )
-
-
-def _c_part(
-    plan: _CPlan,
-    names: list[str],
-    tally: Tally,
-    clean_error: float | None,
-    clean_count: int | None,
-    notes: list[str],
-) -> CResults:
-    """The ImageNet-C part: errors, CE and mCE against the plan's baseline (a note when the
-    mCE is partial)."""
-    errors, counts = _grid_rows(names, tally)
-    summary = plan.baseline.summarize_c(errors, clean_error)
-    if summary.partial:
-        n_ce = sum(1 for n in BENCHMARK_CORRUPTIONS if summary.ce.get(n) is not None)
-        notes.append(f"partial: mCE over {n_ce} of the 15 benchmark corruptions")
-    return CResults(
-        errors=errors,
-        clean_error=clean_error,
-        ce={c: summary.ce.get(c) for c in names},
-        relative_ce={c: summary.relative_ce.get(c) for c in names},
-        mce=summary.mce,
-        relative_mce=summary.relative_mce,
-        mean_error=summary.mean_error,
-        extra_mean_error=summary.extra_mean_error,
-        baseline=plan.baseline.name,
-        partial=bool(summary.partial),
-        missing=list(summary.missing),
-        counts=counts,
-        clean_count=clean_count,
-    )

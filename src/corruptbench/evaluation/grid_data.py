@@ -10,7 +10,7 @@ function of each (corruption, severity) cell is given.
 * **WebDataset shards** (``make-c --format webdataset``, ``corruptbench convert``): the cell's
   target is the tuple of its shard files in order (``OUT/fog-3-000000.tar``, ...), as
   ``shards.json`` lists them; read them with ``webdataset.WebDataset([str(p) for p in shards])``
-  or :func:`corruptbench.datasets.webdataset.iter_samples`.
+  or :func:`corruptbench.formats.webdataset.iter_samples`.
 
 The fingerprint that resuming compares: a make-c build's parameters (its manifest's ``params``:
 source fingerprint, seed, corruptions, ...), the shards' names and SHA-256, or, for a folder
@@ -26,16 +26,18 @@ from pathlib import Path
 from typing import Any
 
 from ..corruptions import ALL_CORRUPTIONS
-from ..datasets.webdataset import SHARD_INDEX, read_index
 from ..errors import Arg
 from ..grid import SEVERITIES, Cell, cell_key, subsets, suite_of
+from ..layouts import detect, webdataset
+from ..layouts.build import COMPLETE, MANIFEST
+from ..layouts.imagenet_c import level_dirname
+from ..layouts.webdataset import SHARD_INDEX, read_index
 from ..pipeline import hash_lines
 from ..registry import corruption_suites
 from .common import EvalError
 
 __all__ = ["GridData", "Target", "open_grid_data"]
 
-_MANIFEST = "manifest.json"  # builders.outputs.MANIFEST (evaluation does not import builders)
 Target = Path | tuple[Path, ...]  #: a cell's folder, or its shard files
 
 
@@ -58,7 +60,7 @@ class GridData:
 
 
 def _read_manifest(root: Path) -> dict[str, Any] | None:
-    path = root / _MANIFEST
+    path = root / MANIFEST
     if not path.is_file():
         return None
     try:
@@ -74,7 +76,7 @@ def _manifest_cells(root: Path, doc: dict[str, Any]) -> tuple[str, list[Cell], s
     if params.get("command") != "make-c":
         raise EvalError(f"{root}: built by {params.get('command')!r}, not make-c")
     status = doc.get("status")
-    if status != "complete":
+    if status != COMPLETE:
         raise EvalError(
             f"{root}: the make-c build is {status!r}, not complete: re-run the same make-c "
             "command to finish it first"
@@ -99,7 +101,7 @@ def _scanned_cells(root: Path) -> list[Cell]:
     every = [n for suite in corruption_suites() for n in subsets("c", suite)["all"]]
     for name in every:
         for sev in SEVERITIES:
-            if (root / name / str(sev)).is_dir():
+            if (root / name / level_dirname(name, sev)).is_dir():
                 cells.append(Cell(name, sev))
     return cells
 
@@ -116,10 +118,11 @@ def _folder_data(root: Path) -> GridData:
             f"{root}: no <corruption>/<severity> folders and no {SHARD_INDEX}: not a dataset "
             "built by make-c (--layout tree, --format jpeg or webdataset)"
         )
-    absent = [cell_key(c) for c in cells if not (root / c[0] / str(c[1])).is_dir()]
+    folders = {c: root / c.name / level_dirname(c.name, c.level) for c in cells}
+    absent = [cell_key(c) for c in cells if not folders[c].is_dir()]
     if absent:
         raise EvalError(f"{root}: the cell folder {absent[0]} is missing")
-    return GridData(root, layout, {c: root / c[0] / str(c[1]) for c in cells}, fingerprint)
+    return GridData(root, layout, dict[Cell, Target](folders), fingerprint)
 
 
 def _shard_data(root: Path) -> GridData:
@@ -177,7 +180,8 @@ def open_grid_data(data: str | os.PathLike[str]) -> GridData:
     root = Path(data)
     if not root.is_dir():
         raise EvalError(Arg("data"), f" {os.fspath(data)!r} is not a folder")
-    data_ = _shard_data(root) if (root / SHARD_INDEX).is_file() else _folder_data(root)
+    shards = detect(root).layout == webdataset.NAME
+    data_ = _shard_data(root) if shards else _folder_data(root)
     order = {c: i for i, c in enumerate(ALL_CORRUPTIONS)}
     unknown = list(dict.fromkeys(c for c, _ in data_.targets if c not in order))
     if unknown:

@@ -55,7 +55,7 @@ def read_item(item: LoadItem, prep: Preprocessing) -> tuple[np.ndarray | None, s
             return np.stack([_chw(f, prep) for f in arr]), ""
         return _chw(arr, prep), ""
     except Exception as exc:  # noqa: BLE001 - bad input is reported, not fatal
-        from ..datasets.imagenet import ImageLoadError
+        from ..formats.imagenet import ImageLoadError
 
         if not isinstance(exc, (ImageLoadError, OSError, ValueError)):
             raise

@@ -2,7 +2,7 @@
 
 A reader is a small picklable object sent to the workers with the items; ``read(payload)`` returns
 a uint8 image ``(H, W, 3)`` or, when :attr:`Reader.frames`, a sequence ``(T, H, W, 3)``. Errors
-of bad input (:class:`~corruptbench.datasets.imagenet.ImageLoadError`, ``OSError``,
+of bad input (:class:`~corruptbench.formats.imagenet.ImageLoadError`, ``OSError``,
 ``ValueError``) mark the item as skipped.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets.cifar import load_npy
+from ..formats.cifar import load_npy
 from ..pipeline import ItemStep, SourceItem
 
 __all__ = [
@@ -44,7 +44,7 @@ class ImageFileReader(Reader):
     """An image file (an already corrupted ImageNet-C JPEG); payload: its path."""
 
     def read(self, payload: Any) -> np.ndarray:
-        from ..datasets.imagenet import load_image
+        from ..formats.imagenet import load_image
 
         return np.asarray(load_image(payload))
 
@@ -80,7 +80,7 @@ class VideoReader(Reader):
     frames = True
 
     def read(self, payload: Any) -> np.ndarray:
-        from ..datasets.video import read_mp4
+        from ..formats.video import read_mp4
 
         return read_mp4(payload)
 
@@ -97,16 +97,16 @@ class ShardMemberReader(Reader):
     def read(self, payload: Any) -> np.ndarray:
         import io
 
-        from ..datasets.webdataset import read_member
+        from ..formats.webdataset import read_member
 
         data = io.BytesIO(read_member(*payload))
         if self.media == "npy":
             return np.load(data, allow_pickle=False)
         if self.media == "mp4":
-            from ..datasets.video import read_mp4
+            from ..formats.video import read_mp4
 
             return read_mp4(data)
-        from ..datasets.imagenet import load_image
+        from ..formats.imagenet import load_image
 
         return np.asarray(load_image(data))
 

@@ -142,7 +142,7 @@ class NativeCorruptStep(CorruptStep):
     """
 
     def prepare(self, item: SourceItem) -> np.ndarray:
-        from ..datasets.images import load_image_native
+        from ..formats.images import load_image_native
 
         if item.array is not None:
             arr = np.asarray(item.array, dtype=np.uint8)

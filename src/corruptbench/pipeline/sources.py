@@ -16,7 +16,6 @@ The relative path names an item's outputs and seeds its randomness (see
 
 from __future__ import annotations
 
-import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable, Sequence
@@ -26,8 +25,9 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from ..datasets.cifar import is_cifar_batch, read_cifar_batch
-from ..datasets.imagenet import (
+from ..errors import ArgumentError
+from ..formats.cifar import is_cifar_batch, read_cifar_batch
+from ..formats.imagenet import (
     IMAGE_EXTENSIONS,
     BrokenEntry,
     broken_link,
@@ -36,7 +36,7 @@ from ..datasets.imagenet import (
     scan_image_folder,
     wnid_to_index,
 )
-from ..errors import ArgumentError
+from ..layouts.build import selected_by
 
 __all__ = [
     "SourceError",
@@ -90,7 +90,7 @@ class SourceItem:
             return None
 
     def image(self) -> Image.Image:
-        """Decode the item (:class:`~corruptbench.datasets.imagenet.ImageLoadError` on bad input)."""
+        """Decode the item (:class:`~corruptbench.formats.imagenet.ImageLoadError` on bad input)."""
         if self.array is not None:
             return Image.fromarray(np.asarray(self.array, dtype=np.uint8))
         return load_image(self.path)  # type: ignore[arg-type]
@@ -114,7 +114,7 @@ class Source:
     #: files carried over unchanged (a tree's ``copy_files``: annotations, label masks, ...)
     copied: list[SourceItem] = field(default_factory=list)
     #: symbolic links that lead nowhere (loops, missing targets): not items; builds list them as
-    #: skipped (:func:`corruptbench.datasets.imagenet.broken_link`)
+    #: skipped (:func:`corruptbench.formats.imagenet.broken_link`)
     broken: list[BrokenEntry] = field(default_factory=list)
 
     def numeric_labels(self, items: Sequence[SourceItem]) -> np.ndarray | None:
@@ -208,16 +208,6 @@ def spread_subset(items: Sequence[SourceItem], limit: int | None, seed: int) -> 
     return [it for it in items if id(it) in chosen]
 
 
-def _selected(rel: str, patterns: Sequence[str]) -> str | None:
-    """The first pattern matching ``rel`` or one of its parent folders, else None."""
-    parts = rel.split("/")
-    prefixes = ["/".join(parts[:k]) for k in range(1, len(parts) + 1)]
-    for pat in patterns:
-        if any(fnmatch.fnmatchcase(p, pat) for p in prefixes):
-            return pat
-    return None
-
-
 def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> Source:
     """Open a folder tree of any depth (COCO, Pascal VOC, Cityscapes, ...) for make-c ``--layout
     tree``: every image file at any depth is an item (``rel`` = its POSIX path under ``src``,
@@ -268,7 +258,7 @@ def open_tree(src: str | os.PathLike[str], copy_files: Sequence[str] = ()) -> So
     copied: list[str] = []
     ignored: list[Path] = []
     for rel in files:
-        pat = _selected(rel, copy_files)
+        pat = selected_by(rel, copy_files)
         if pat is not None:
             used.add(pat)
             copied.append(rel)

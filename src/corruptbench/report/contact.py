@@ -45,7 +45,7 @@ def _font(size: int = 16) -> ImageFont.ImageFont | ImageFont.FreeTypeFont:
 def sample_image(path: str | None = None) -> np.ndarray:
     """The contact-sheet photo: ``path`` if given, else scikit-image's ``chelsea`` (ships in the wheel)."""
     if path is not None:
-        from ..datasets.images import ImageLoadError, load_image
+        from ..formats.images import ImageLoadError, load_image
 
         try:
             return np.asarray(load_image(path))

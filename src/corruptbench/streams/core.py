@@ -267,7 +267,7 @@ def _default_dataset(data: DataLike | None) -> str:
         return "imagenet_c"
     root = Path(data)
     if (root / "shards.json").is_file():
-        from ..datasets.webdataset import read_index
+        from ..layouts.webdataset import read_index
 
         try:
             return "cifar10_c" if read_index(root).get("media") == "png" else "imagenet_c"

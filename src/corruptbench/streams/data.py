@@ -1,5 +1,5 @@
 """The one door from streams to the data: released / built files and clean images corrupted on
-the fly, through the project's public readers (:mod:`corruptbench.datasets`,
+the fly, through the project's public readers (:mod:`corruptbench.formats`, :mod:`corruptbench.layouts`,
 :mod:`corruptbench.pipeline`, :mod:`corruptbench.evaluation.readers`).
 
 :func:`open_data` gives a :class:`StreamData`: an id table, each needed cell's ids and labels in
@@ -90,7 +90,7 @@ def _missing_names(missing: list[str], where: str, what: str) -> StreamError:
 
 
 def _open_cifar(root: Path, config: StreamConfig) -> StreamData:
-    from ..datasets.cifar import load_cifar_c_labels, scan_cifar_c
+    from ..layouts.cifar_c import load_cifar_c_labels, scan_cifar_c
 
     try:
         index = scan_cifar_c(root, config.order)
@@ -131,7 +131,7 @@ def _listed(config: StreamConfig) -> tuple[str, ...] | None:
 
 
 def _imagenet_labeller(classes: list[str], num_classes: int) -> Callable[[str], int]:
-    from ..datasets.imagenet import is_wnid, wnid_to_index
+    from ..formats.imagenet import is_wnid, wnid_to_index
 
     if num_classes == 1000 and all(is_wnid(w) for w in classes):
         return wnid_to_index
@@ -148,7 +148,7 @@ def _missing_ids(where: str, listed: int, name: str, missing: list[str]) -> Stre
 
 
 def _open_imagenet(root: Path, config: StreamConfig) -> StreamData:
-    from ..datasets.imagenet_c import scan_imagenet_c
+    from ..layouts.imagenet_c import scan_imagenet_c
 
     needed = _needed(config)
     try:
@@ -203,7 +203,7 @@ def _open_imagenet(root: Path, config: StreamConfig) -> StreamData:
 
 def _shard_entries(root: Path, row: dict[str, Any], media: str) -> list[Any]:
     """The samples of a cell's shards, in order (their counts checked against ``shards.json``)."""
-    from ..datasets.webdataset import scan_samples
+    from ..formats.webdataset import scan_samples
 
     out = []
     for shard in row["shards"]:
@@ -238,8 +238,8 @@ def _shard_sample(path: str, entry: Any, position: int, media: str) -> tuple[str
 
 def _open_shards(root: Path, config: StreamConfig) -> StreamData:
     """make-c ``--format webdataset`` shards (``shards.json``)."""
-    from ..datasets.webdataset import read_index
     from ..evaluation.readers import ShardMemberReader
+    from ..layouts.webdataset import read_index
 
     try:
         doc = read_index(root)
@@ -363,7 +363,7 @@ def open_ids(config: StreamConfig) -> StreamData:
             f" is needed for {config.dataset} with image list {config.id_list()!r}: only "
             "ImageNet-C's lists (robustbench, imagenet_50k) give a sequence without data",
         )
-    from ..datasets.imagenet import wnid_to_index
+    from ..formats.imagenet import wnid_to_index
 
     labels = np.asarray([wnid_to_index(k.split("/")[0]) for k in listed], dtype=np.int64)
     codes = np.arange(len(listed), dtype=np.int64)

@@ -1,6 +1,6 @@
 """The ImageNet validation id lists a stream takes its images from (package data).
 
-* RobustBench's 5,000: :func:`corruptbench.datasets.robustbench.robustbench_image_ids`.
+* RobustBench's 5,000: :func:`corruptbench.formats.robustbench.robustbench_image_ids`.
 * The 50,000: ``datasets/imagenet_list/imagenet_val_ids_50k.txt`` of
   mariodoebler/test-time-adaptation commit 8b2ed63 (MIT; see the package's NOTICE), every
   validation image once as ``<wnid>/<file>``, in that file's (shuffled) order, which the stream's
@@ -18,7 +18,7 @@ import hashlib
 from functools import lru_cache
 from importlib import resources
 
-from ..datasets.robustbench import robustbench_image_ids
+from ..formats.robustbench import robustbench_image_ids
 
 __all__ = ["IMAGENET_50K_FILE", "IMAGENET_50K_MD5", "imagenet_50k_ids", "image_list_ids"]
 

@@ -39,7 +39,7 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
             "uint8[:, :, ::1], int64, int64, int64[:, ::1]",
         ),
         "corruptions.digital:_channel_sums": ("readonly uint8[:, :, ::1], float64[::1]",),
-        "datasets.jpeg_transcoder:_reoptimize": (
+        "formats.jpeg_transcoder:_reoptimize": (
             "readonly uint8[::1], uint8[::1], int32[::1], int32[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint8[:, ::1], int16[:, ::1]",
         ),
         "ops.cbar_kernels_noise:add_gray_field_u8": (

@@ -40,12 +40,14 @@ from PIL import Image
 from torch.utils.data import Dataset
 
 from ..corruptions import ALL_CORRUPTIONS
-from ..datasets.cifar import load_npy
-from ..datasets.imagenet import IMAGE_EXTENSIONS, imagenet_wnids, load_image, wnid_to_index
-from ..datasets.imagenet_c import level_folders
 from ..errors import Arg, ArgumentError
+from ..formats.cifar import load_npy
+from ..formats.imagenet import imagenet_wnids, load_image, wnid_to_index
 from ..grid import DIFFICULTIES, SEVERITIES, GridError
 from ..grid import resolve_name as resolve_grid_name
+from ..layouts import IMAGE_EXTENSIONS, cifar_c
+from ..layouts.imagenet_c import level_dirname, level_folders
+from ..layouts.imagenet_p import VIDEO_EXTENSION, perturbation_dirname
 from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 from ..registry import resolve_name
 
@@ -190,7 +192,7 @@ class ImageNetC(Dataset[tuple[Any, int]]):
 
     def _cell(self, top: Path) -> Path:
         """The folder of :attr:`severity` under ``top`` (``<root>/<corruption>``)."""
-        cell = top / str(self.severity)
+        cell = top / level_dirname(top.name, self.severity)
         if not cell.is_dir():
             raise FileNotFoundError(f"severity: {cell} is missing; {top} holds {_listing(top)}")
         return cell
@@ -259,15 +261,15 @@ class CIFAR10C(Dataset[tuple[Any, int]]):
         self.corruption = self._corruption(corruption)
         self.severity = _level(severity, SEVERITIES, "severity")
         self.transform, self.target_transform = transform, target_transform
-        labels_path = self.root / "labels.npy"
+        labels_path = self.root / cifar_c.LABELS
         if not labels_path.is_file():
             raise FileNotFoundError(
                 f"root: {labels_path} is missing; a {type(self).__name__} folder holds "
                 f"<corruption>.npy and labels.npy ({self.root} holds {_listing(self.root)})"
             )
-        self.path = self.root / f"{self.corruption}.npy"
+        self.path = self.root / cifar_c.array_name(self.corruption)
         if not self.path.is_file():
-            present = sorted(p.stem for p in self.root.glob("*.npy") if p.stem != "labels")
+            present = sorted(cifar_c.array_names(self.root))
             raise FileNotFoundError(
                 f"corruption: {self.path} is missing; present: {', '.join(present) or 'none'}"
             )
@@ -356,7 +358,7 @@ class ImageNetCBar(ImageNetC):
     and any other of the 30 a build holds; the paper's spellings accepted). The level folder of
     ``severity`` is ``<severity>`` (``1``..``5``) or the level itself, as make_imagenet_c_bar.py
     names it (``caustic_refraction/2.35/``: severity 1 of imagenet_c_bar.csv;
-    :func:`~corruptbench.datasets.imagenet_c.level_severity`). Arguments, items and errors as
+    :func:`~corruptbench.layouts.imagenet_c.level_severity`). Arguments, items and errors as
     :class:`ImageNetC`; a level folder whose value is not one of the corruption's five levels is
     refused.
 
@@ -446,18 +448,15 @@ class ImageNetP(Dataset[tuple[Any, int]]):
         self.perturbation = _name(perturbation, ALL_PERTURBATIONS, "perturbation")
         self.difficulty = _level(difficulty, DIFFICULTIES, "difficulty")
         self.transform, self.target_transform = transform, target_transform
-        noise = self.perturbation in NOISE_PERTURBATIONS
-        folder_name = (
-            f"{self.perturbation}_{self.difficulty}"
-            if noise and self.difficulty > 1
-            else self.perturbation
+        noisy = self.difficulty > 1 and self.perturbation in NOISE_PERTURBATIONS
+        folder = self.root / perturbation_dirname(
+            self.perturbation, self.difficulty if noisy else 1
         )
-        folder = self.root / folder_name
         if not folder.is_dir():
             raise FileNotFoundError(
                 f"perturbation: {folder} is missing; {self.root} holds {_listing(self.root)}"
             )
-        entries = _scan_classes(folder, (".mp4",))
+        entries = _scan_classes(folder, (VIDEO_EXTENSION,))
         if not entries:
             raise FileNotFoundError(f"{folder}: no <wnid>/<stem>.mp4 sequences")
         labels = _class_labels([w for _, w in entries], classes, folder)
@@ -467,7 +466,7 @@ class ImageNetP(Dataset[tuple[Any, int]]):
         return len(self.samples)
 
     def __getitem__(self, index: int) -> tuple[Any, int]:
-        from ..datasets.video import read_mp4
+        from ..formats.video import read_mp4
 
         path, label = self.samples[index]
         frames = read_mp4(path)  # (T, H, W, 3) uint8

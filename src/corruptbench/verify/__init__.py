@@ -1,9 +1,10 @@
 """``corruptbench verify DIR``: is a corruption dataset on disk complete and intact?
 
-:func:`verify` recognises the layout of DIR (:mod:`.layouts`: the released ImageNet-C / -P,
-Tiny-ImageNet-C / -P, ImageNet-C-bar, CIFAR-10-C / CIFAR-100-C and MNIST-C, corruptbench's own
-make-c / make-p builds and WebDataset shards), compares it with what a complete copy holds and
-checks every file (:mod:`.files`: a cheap structural check, or a full decode with ``decode``).
+:func:`verify` recognises the layout of DIR (:func:`corruptbench.layouts.find`: the released
+ImageNet-C / -P, Tiny-ImageNet-C / -P, ImageNet-C-bar, CIFAR-10-C / CIFAR-100-C and MNIST-C,
+corruptbench's own make-c / make-p builds and WebDataset shards), compares it with what a
+complete copy holds (:mod:`.checks`, one per layout) and checks every file
+(:mod:`corruptbench.formats.checks`: a cheap structural check, or a full decode with ``decode``).
 The :class:`~.report.VerifyReport` lists per cell the missing, extra, zero-byte, truncated,
 undecodable and wrongly shaped files.
 """
@@ -15,27 +16,32 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..errors import Arg
+from ..layouts import cifar_c, find, mnist_c, webdataset
 from ..progress import Progress, progress
-from .layouts import LAYOUTS, Selected, VerifyError, detect_layout
-from .report import CellReport, VerifyReport, format_report
+from .checks import LAYOUTS, Selected, layout_key
+from .report import CellReport, VerifyError, VerifyReport, format_report
 
-__all__ = ["CellReport", "VerifyError", "VerifyReport", "format_report", "verify", "LAYOUTS"]
+__all__ = [
+    "CellReport",
+    "VerifyError",
+    "VerifyReport",
+    "format_report",
+    "verify",
+    "LAYOUTS",
+    "layout_key",
+]
 
-
-def _visible_dirs(root: Path) -> list[Path]:
-    return sorted(
-        Path(e.path) for e in os.scandir(root) if e.is_dir() and not e.name.startswith(".")
-    )
+#: layouts whose checks read whole files (headers, sizes, hashes), not start and end markers
+_WHOLE_FILES = (cifar_c.NAME, mnist_c.NAME, webdataset.NAME)
 
 
 def _find_root(root: Path) -> tuple[Path, str, list[str]]:
     """The folder holding the data (DIR, or its only sub-folder, as an archive extracts it)."""
-    layout = detect_layout(root)
-    if layout is not None:
-        return root, layout, []
-    subs = _visible_dirs(root)
-    if len(subs) == 1 and (layout := detect_layout(subs[0])) is not None:
-        return subs[0], layout, [f"the data is in {subs[0].name}/, checked there"]
+    found, notes = find(root)
+    key = layout_key(found)
+    if key is not None:
+        return found.root, key, notes
     raise VerifyError(
         f"{root}: no known layout (ImageNet-C style <corruption>/<severity>/<class>/<file>, "
         "ImageNet-P <perturbation>/<class>/<file>.mp4, CIFAR-C <corruption>.npy + labels.npy, "
@@ -58,7 +64,8 @@ def verify(
 
     Args:
         root: The folder (or the folder an archive was extracted into, holding only it).
-        layout: Force a layout (a key of :data:`LAYOUTS`) instead of detecting it.
+        layout: Force a layout (a key of :data:`LAYOUTS`; :func:`layout_key` of what
+            :func:`corruptbench.layouts.detect` found) instead of detecting it.
         decode: Decode every image / video fully (slow) instead of the cheap checks.
         hash: Compare file hashes where published ones exist (CIFAR-C's ``.npy``, shards).
         present_only: Check only the corruption folders present (a download of some parts).
@@ -72,12 +79,12 @@ def verify(
     """
     path = Path(root)
     if not path.is_dir():
-        raise VerifyError(f"{path}: folder not found")
+        raise VerifyError(Arg("root", python="root"), f" {path}: folder not found")
     notes: list[str] = []
     if layout is None:
         path, layout, notes = _find_root(path)
     elif layout not in LAYOUTS:
-        raise VerifyError(f"unknown layout {layout!r}; known: {', '.join(LAYOUTS)}")
+        raise VerifyError("unknown ", Arg("layout"), f" {layout!r}; known: {', '.join(LAYOUTS)}")
 
     def bar_factory(total: int) -> Progress:
         return progress(total, f"verify {path.name}", unit="cells", mode=progress_mode)
@@ -98,7 +105,7 @@ def verify(
     )
     report.seconds = time.perf_counter() - t0
     report.notes[:0] = notes
-    if not decode and layout not in ("cifar-c", "mnist-c", "webdataset"):
+    if not decode and layout not in _WHOLE_FILES:
         report.notes.append(
             "cheap checks (start and end markers of each file); --decode decodes every file"
         )

@@ -1,12 +1,21 @@
 """What ``verify`` found: one :class:`CellReport` per cell (or file), the whole
-:class:`VerifyReport`, and its text."""
+:class:`VerifyReport`, and its text; :class:`VerifyError` when it cannot check at all."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["CellReport", "VerifyReport", "format_report"]
+from ..errors import ArgumentError
+
+__all__ = ["VerifyError", "CellReport", "VerifyReport", "format_report"]
+
+
+class VerifyError(ArgumentError):
+    """``verify`` cannot tell what the folder is, or cannot read what it must (a usage error:
+    exit status 2). A ``ValueError`` whose message names the arguments, in Python as
+    ``root`` / ``layout`` and on the command line as ``DIR`` / ``--layout``
+    (:class:`corruptbench.errors.ArgumentError`)."""
 
 
 @dataclass
@@ -14,7 +23,8 @@ class CellReport:
     """One cell (``fog/3``), array file (``fog.npy``) or shard cell, and its defects.
 
     ``missing`` names files that should be there; ``missing_unnamed`` counts files the known
-    total says are missing when no name can be given (a build's manifest holds counts only).
+    total says are missing when no name can be given (a build's manifest holds counts only), and
+    ``extra_unnamed`` the files beyond the known total when every cell holds them alike.
     ``broken`` holds ``"<file>: <what>"`` (zero bytes, truncated, undecodable, wrong shape).
     """
 
@@ -25,13 +35,22 @@ class CellReport:
     missing_unnamed: int = 0
     extra: list[str] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
+    extra_unnamed: int = 0
 
     @property
     def ok(self) -> bool:
-        return not (self.missing or self.missing_unnamed or self.extra or self.broken)
+        return not (
+            self.missing or self.missing_unnamed or self.extra or self.extra_unnamed or self.broken
+        )
 
     def problems(self) -> int:
-        return len(self.missing) + self.missing_unnamed + len(self.extra) + len(self.broken)
+        return (
+            len(self.missing)
+            + self.missing_unnamed
+            + len(self.extra)
+            + self.extra_unnamed
+            + len(self.broken)
+        )
 
 
 @dataclass
@@ -76,6 +95,11 @@ def format_report(report: VerifyReport, *, limit: int | None = 5) -> str:
             lines.append(f"    missing: {c.missing_unnamed} more file(s) than the names known")
         if c.extra:
             lines.append(_names("extra", c.extra, limit))
+        if c.extra_unnamed:
+            lines.append(
+                f"    extra: {c.extra_unnamed} more file(s) than the {c.expected} known (every "
+                "cell holds them)"
+            )
         if c.broken:
             lines.append(_names("broken", c.broken, limit))
     if report.missing_cells:

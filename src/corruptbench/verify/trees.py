@@ -5,7 +5,9 @@ Which names a cell should hold is not written anywhere (the releases ship no fil
 manifest only counts), so the cells vote: a name that is in more than half of the cells is
 expected in every cell, and a name in fewer is extra where it appears. A file missing from a
 single cell is then found by name; when a known total per cell (50,000 for ImageNet-C) exceeds
-the names the cells agree on, the difference is reported as a count.
+the names the cells agree on, the difference is reported as a count, and when the cells agree on
+more names than the known total (a build's manifest says 3, every cell holds 4), so is the
+surplus.
 """
 
 from __future__ import annotations
@@ -15,12 +17,44 @@ import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
+from ..formats.checks import file_problem
+from ..layouts.common import sorted_entries
 from ..progress import Progress
-from .files import file_problem
 from .report import CellReport
 
-__all__ = ["CellListing", "list_cell", "check_cells"]
+__all__ = ["TreeRules", "CellListing", "list_cell", "check_cells"]
+
+
+@dataclass(frozen=True)
+class TreeRules:
+    """What a cell folder holds.
+
+    Attributes:
+        extensions: The extensions of its files (others are extra).
+        with_classes: Files in class folders (``<class>/<file>``), else directly in the cell.
+        any_depth: Files at any depth (``make-c --layout tree``: the source's own tree).
+        link_root: The build folder whose copied files the cells link to (``--copy-files`` with
+            links): a symbolic link at ``<cell>/<path>`` to ``<link_root>/<path>`` is expected.
+        copied: The copied files' paths relative to ``link_root``.
+    """
+
+    extensions: Sequence[str]
+    with_classes: bool = True
+    any_depth: bool = False
+    link_root: Path | None = None
+    copied: set[str] = field(default_factory=set)
+
+    def is_copy_link(self, path: str, rel: str) -> bool:
+        """Whether ``path`` (at ``rel`` in its cell) is a link the build made to a copied file
+        or folder (one that leads to ``link_root / rel``)."""
+        if self.link_root is None or not os.path.islink(path):
+            return False
+        target = self.link_root / rel
+        if not any(c == rel or c.startswith(rel + "/") for c in self.copied):
+            return False
+        return os.path.realpath(path) == os.path.realpath(target)
 
 
 @dataclass
@@ -33,37 +67,56 @@ class CellListing:
     broken: list[str] = field(default_factory=list)
 
 
-def _entries(path: str) -> list[os.DirEntry[str]]:
-    with os.scandir(path) as it:
-        return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
-
-
 def _check(e: os.DirEntry[str], rel: str, out: CellListing, decode: bool) -> None:
     problem = file_problem(e.path, e.stat().st_size, decode=decode)
     if problem is not None:
         out.broken.append(f"{rel}: {problem}")
 
 
-def list_cell(
-    key: str, path: str, *, with_classes: bool, extensions: Sequence[str], decode: bool
-) -> CellListing:
-    """List and check one cell folder: ``<class>/<file>`` (``with_classes``) or ``<file>``.
+def _is_file(e: os.DirEntry[str], exts: tuple[str, ...]) -> bool:
+    return e.is_file() and os.path.splitext(e.name)[1].lower() in exts
 
-    Files whose extension is not in ``extensions`` and entries at the wrong depth are ``odd``
-    (always extra); hidden entries (temporary files of a running build) are ignored.
+
+def _walk(
+    path: str, prefix: str, rules: TreeRules, exts: tuple[str, ...], out: CellListing, decode: bool
+) -> None:
+    """Every file at any depth below ``path`` (``--layout tree``); links the build made to the
+    copied files are expected and not followed."""
+    for e in sorted_entries(path):
+        rel = sys.intern(f"{prefix}{e.name}")
+        if rules.is_copy_link(e.path, rel):
+            continue
+        if e.is_dir(follow_symlinks=False):
+            _walk(e.path, rel + "/", rules, exts, out, decode)
+        elif _is_file(e, exts):
+            out.names.add(rel)
+            _check(e, rel, out, decode)
+        else:
+            out.odd.append(rel + ("/" if e.is_dir() else ""))
+
+
+def list_cell(key: str, path: str, *, rules: TreeRules, decode: bool) -> CellListing:
+    """List and check one cell folder: ``<class>/<file>`` (``with_classes``), ``<file>``, or
+    any depth.
+
+    Files whose extension is not in the rules' ``extensions`` and entries at the wrong depth are
+    ``odd`` (always extra); hidden entries (temporary files of a running build) are ignored.
     """
     out = CellListing(key)
-    exts = tuple(x.lower() for x in extensions)
-    for e in _entries(path):
-        if with_classes and e.is_dir(follow_symlinks=False):
-            for f in _entries(e.path):
+    exts = tuple(x.lower() for x in rules.extensions)
+    if rules.any_depth:
+        _walk(path, "", rules, exts, out, decode)
+        return out
+    for e in sorted_entries(path):
+        if rules.with_classes and e.is_dir(follow_symlinks=False):
+            for f in sorted_entries(e.path):
                 rel = sys.intern(f"{e.name}/{f.name}")
-                if not f.is_file() or os.path.splitext(f.name)[1].lower() not in exts:
+                if not _is_file(f, exts):
                     out.odd.append(rel + ("/" if f.is_dir() else ""))
                     continue
                 out.names.add(rel)
                 _check(f, rel, out, decode)
-        elif not with_classes and e.is_file() and os.path.splitext(e.name)[1].lower() in exts:
+        elif not rules.with_classes and _is_file(e, exts):
             rel = sys.intern(e.name)
             out.names.add(rel)
             _check(e, rel, out, decode)
@@ -76,31 +129,22 @@ def check_cells(
     cells: Sequence[tuple[str, str]],
     *,
     expected_per_cell: int | None,
-    with_classes: bool,
-    extensions: Sequence[str],
+    rules: TreeRules,
     decode: bool,
     bar: Progress,
 ) -> tuple[list[CellReport], int, list[str]]:
     """Reports of the cells ``(key, folder)``, the number of files checked and notes."""
     listings = []
     for key, path in cells:
-        listing = list_cell(
-            key, path, with_classes=with_classes, extensions=extensions, decode=decode
-        )
-        listings.append(listing)
+        listings.append(list_cell(key, path, rules=rules, decode=decode))
         bar.advance(1, label=f"verify {key}")
     votes = Counter(n for cell in listings for n in cell.names)
     half = len(listings) / 2
     agreed = {n for n, k in votes.items() if k > half}
-    notes = []
-    short = 0
+    short = surplus = 0
     if expected_per_cell is not None:
         short = max(0, expected_per_cell - len(agreed))
-        if len(agreed) > expected_per_cell:
-            notes.append(
-                f"the cells agree on {len(agreed)} files each, more than the {expected_per_cell} "
-                "known for this layout"
-            )
+        surplus = max(0, len(agreed) - expected_per_cell)
     reports = []
     files = 0
     for cell in listings:
@@ -113,7 +157,8 @@ def check_cells(
                 missing=sorted(agreed - cell.names),
                 missing_unnamed=short,
                 extra=sorted(cell.names - agreed) + cell.odd,
+                extra_unnamed=min(surplus, len(cell.names & agreed)),
                 broken=cell.broken,
             )
         )
-    return reports, files, notes
+    return reports, files, []

@@ -28,7 +28,6 @@ __all__ = [
     "select_items",
     "select_positions",
     "keys_of",
-    "manifest_profile",
 ]
 
 Item = tuple[Reader, int, Any]  #: (reader, label, payload) of one image or sequence
@@ -327,15 +326,3 @@ def select_positions(keys: Sequence[str], sel: Selection, where: str) -> list[in
 def keys_of(entries: Sequence[tuple[Path, str | None]]) -> list[str]:
     """``"<wnid>/<file name>"`` of (path, wnid) entries: what the ``limit`` subset is drawn by."""
     return [f"{w}/{p.name}" for p, w in entries]
-
-
-def manifest_profile(root: Path) -> str | None:
-    """The profile a make-c build's ``manifest.json`` records (None: no readable manifest)."""
-    import json
-
-    try:
-        doc = json.loads((root / "manifest.json").read_text("utf-8"))
-        profile = doc["params"]["profile"]
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return profile if isinstance(profile, str) else None

@@ -29,19 +29,17 @@ class CifarCFolder(Layout):
     _reader: NpyRowReader = field(default_factory=NpyRowReader)
 
     @staticmethod
-    def detect(root: Path) -> bool:
-        return (root / "labels.npy").is_file()
-
-    @staticmethod
     def peek(root: Path) -> tuple[set[str], str | None]:
         """The ``<corruption>.npy`` names; the profile is ``cifar``."""
-        return {p.stem for p in root.glob("*.npy") if p.stem != "labels"}, "cifar"
+        from ...layouts.cifar_c import array_names
+
+        return array_names(root), "cifar"
 
     @classmethod
     def open(
         cls, root: Path, sel: Selection, num_classes: int | None, profile: str | None
     ) -> CifarCFolder:
-        from ...datasets.cifar import load_cifar_c, load_cifar_c_labels, scan_cifar_c
+        from ...layouts.cifar_c import load_cifar_c, load_cifar_c_labels, scan_cifar_c
 
         if sel.images is not None:
             raise EvalError(

@@ -23,15 +23,9 @@ class CifarPFolder(Layout):
 
     _items: dict[str, list[Item]] = field(default_factory=dict)
 
-    @staticmethod
-    def detect(root: Path) -> bool:
-        from ...datasets.cifar import scan_cifar_p
-
-        return bool(scan_cifar_p(root))
-
     @classmethod
     def open(cls, root: Path, sel: Selection, profile: str | None) -> CifarPFolder:
-        from ...datasets.cifar import load_cifar_p, scan_cifar_p
+        from ...layouts.cifar_p import array_name, load_cifar_p, scan_cifar_p
         from ...perturbations import NOISE_PERTURBATIONS
 
         npys = scan_cifar_p(root)
@@ -39,7 +33,8 @@ class CifarPFolder(Layout):
         lay = cls(root, profile or "cifar")
         reader = NpyRowReader(frames=True)
         for p in sel.names:
-            stem = p if difficulty == 1 or p not in NOISE_PERTURBATIONS else f"{p}_{difficulty}"
+            noisy = difficulty > 1 and p in NOISE_PERTURBATIONS
+            stem = Path(array_name(p, difficulty if noisy else 1)).stem
             if stem not in npys:
                 lay.missing.append(Cell(p, difficulty))
                 continue

@@ -1,7 +1,7 @@
 """ImageNet-C folders: ``<root>/<corruption>/<severity>/<wnid>/<file>``.
 
 Also Tiny-ImageNet-C, ImageNet-64x64-C, ImageNet-C 299, ImageNet-C-bar (level folders ``1``..``5``
-or named by the level, ``2.35``: :func:`~corruptbench.datasets.imagenet_c.level_severity`) and
+or named by the level, ``2.35``: :func:`~corruptbench.layouts.imagenet_c.level_severity`) and
 what ``make-c`` writes. Labels: a
 wnid's standard 1000-class index (position in the sorted list of the 1000 ILSVRC-2012 wnids),
 whatever subset of classes is present; for a model with another number of outputs (e.g. Tiny
@@ -13,18 +13,33 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
+from ...formats.checks import file_problem
+from ...formats.webdataset import map_shards
 from ...grid import Cell
+from ...layouts.build import manifest_profile
 from ...pipeline import Source, SourceItem
 from ...profiles import detect_profile
 from ...tables.cbar import table_key
 from ..common import EvalError, content_digest, files_fingerprint, label_mapper
 from ..readers import ImageFileReader
-from .base import Item, Layout, Selection, keys_of, manifest_profile, select_positions
+from .base import Item, Layout, Selection, keys_of, select_positions
+from .same_images import check_build_counts, check_same_images
 
 __all__ = ["ImageNetCFolder"]
+
+
+def _damaged(
+    entries: list[tuple[Path, str | None]], keys: list[str], rows: list[int], sizes: list[int]
+) -> list[str]:
+    """``"<key>: <problem>"`` of the selected files that verify's cheap check finds damaged
+    (zero bytes, truncated: what the loader would skip)."""
+    files = [(str(entries[i][0]), size) for i, size in zip(rows, sizes)]
+    problems = map_shards(lambda f: file_problem(*f), files)  # reads on up to 8 threads
+    return [f"{keys[i]}: {p}" for i, p in zip(rows, problems) if p is not None]
 
 
 def _first_files(folder: Path, n: int) -> list[Path]:
@@ -64,16 +79,11 @@ class ImageNetCFolder(Layout):
 
     name: ClassVar[str] = "imagenet-c"
 
-    _index: Any = None  #: datasets.imagenet_c.ImageNetCIndex
+    _index: Any = None  #: layouts.imagenet_c.ImageNetCIndex
     _label: Callable[[str | None], int] | None = None
     _keys: set[str] = field(default_factory=set)  #: "<wnid>/<file>" of the selected images
     _rows: dict[Cell, list[int]] = field(default_factory=dict)  #: the selected entries per cell
     _reader: ImageFileReader = field(default_factory=ImageFileReader)
-
-    @staticmethod
-    def detect(root: Path) -> bool:
-        """Any folder without a CIFAR ``labels.npy`` (checked last)."""
-        return True
 
     @staticmethod
     def peek(root: Path) -> tuple[set[str], str | None]:
@@ -85,7 +95,7 @@ class ImageNetCFolder(Layout):
     def open(
         cls, root: Path, sel: Selection, num_classes: int | None, profile: str | None
     ) -> ImageNetCFolder:
-        from ...datasets.imagenet_c import scan_imagenet_c
+        from ...layouts.imagenet_c import scan_imagenet_c
 
         profile = profile or _detect(root, sel.names)
         try:
@@ -114,21 +124,32 @@ class ImageNetCFolder(Layout):
         lay._index = index
         lay._label = label_mapper(index.classes, num_classes, lay.notes)
         unlisted = 0
+        damaged: dict[Cell, list[str]] = {}
         for cell, entries in index.cells.items():
             keys = keys_of(entries)
             rows = select_positions(keys, sel, str(root / cell.name / index.level_dirs[cell]))
             lay._rows[cell] = rows
             lay._keys.update(keys[i] for i in rows)
             lay.fingerprints[lay.key(cell)] = files_fingerprint(root, (entries[i][0] for i in rows))
-            lay.contents[lay.key(cell)] = content_digest(
-                (keys[i], entries[i][0].stat().st_size) for i in rows
-            )
+            sizes = [entries[i][0].stat().st_size for i in rows]
+            lay.contents[lay.key(cell)] = content_digest(zip((keys[i] for i in rows), sizes))
             lay.images_per_cell = max(lay.images_per_cell, len(rows))
             if sel.images is not None:
                 unlisted = max(unlisted, len(entries) - len(rows))
+            damaged[cell] = _damaged(entries, keys, rows, sizes)
         if sel.images is not None:
             lay.notes.append(sel.images.note(unlisted))
+        check_build_counts(root, {c: len(e) for c, e in index.cells.items()})
+        check_same_images(
+            root, {c: partial(lay._sound_keys, c, damaged[c]) for c in lay._rows}, damaged
+        )
         return lay
+
+    def _sound_keys(self, cell: Cell, damaged: list[str]) -> set[str]:
+        """The keys of ``cell``'s selected images that are not damaged."""
+        keys = keys_of(self._index.cells[cell])
+        bad = {d.split(": ", 1)[0] for d in damaged}
+        return {keys[i] for i in self._rows[cell]} - bad
 
     def items(self, cell: Cell) -> list[Item]:
         assert self._label is not None

@@ -28,15 +28,10 @@ class ImageNetPFolder(Layout):
     _items: dict[str, list[Item]] = field(default_factory=dict)
     _classes: dict[str, list[str | int | None]] = field(default_factory=dict)  #: wnid folders
 
-    @staticmethod
-    def detect(root: Path) -> bool:
-        """Any folder without CIFAR-10-P ``.npy`` files (checked last)."""
-        return True
-
     @classmethod
     def open(cls, root: Path, sel: Selection, profile: str | None) -> ImageNetPFolder:
-        from ...datasets.video import scan_imagenet_p
         from ...extras import require
+        from ...layouts.imagenet_p import scan_imagenet_p
         from ...perturbations import NOISE_PERTURBATIONS
 
         require("av", "eval-p on ImageNet-P MP4 videos")

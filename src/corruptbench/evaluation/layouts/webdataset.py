@@ -9,7 +9,7 @@ sources with integer labels (CIFAR), the ``.cls`` member like :class:`~.cifar_c.
 number where the folder build is an array).
 
 Before any image is read, every shard of the requested cells is compared with ``shards.json``
-(:func:`~corruptbench.datasets.webdataset.shard_problem`): its size and sample count always, its
+(:func:`~corruptbench.layouts.webdataset.shard_problem`): its size and sample count always, its
 SHA-256 too unless :attr:`~.base.Selection.verify_shards` is ``"count"`` (storage you trust). A
 shard that differs stops the evaluation with its name and what was expected: a damaged or
 shortened shard would otherwise give a plausible error rate over the wrong images.
@@ -23,26 +23,26 @@ import os
 import tarfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
-from ...datasets.webdataset import (
-    SHARD_INDEX,
+from ...formats.webdataset import (
     SampleEntry,
     ShardInfo,
     UnsafeMemberError,
     inspect_shard,
     map_shards,
-    read_index,
     read_member,
-    stats_problem,
 )
 from ...grid import Cell
+from ...layouts.webdataset import SHARD_INDEX, read_index, stats_problem
 from ...pipeline import Source, SourceItem, hash_lines
 from ...profiles import detect_profile
 from ..common import EvalError, content_digest, label_mapper
 from ..readers import ShardMemberReader
 from .base import Item, Layout, Selection, select_positions
+from .same_images import check_same_images
 
 __all__ = ["WebDatasetC", "WebDatasetP", "ShardSample"]
 
@@ -161,11 +161,6 @@ class _Shards(Layout):
     _samples: dict[Cell, list[ShardSample]] = field(default_factory=dict)  #: selected samples
     _positions: dict[Cell, list[int]] = field(default_factory=dict)
 
-    @staticmethod
-    def detect(root: Path) -> bool:
-        """A folder with ``shards.json`` (opening it says when it holds the other kind)."""
-        return (root / SHARD_INDEX).is_file()
-
     def _add(
         self, cell: Cell, row: dict[str, Any], samples: list[ShardSample], sel: Selection
     ) -> None:
@@ -249,7 +244,13 @@ class WebDatasetC(_Shards):
         if sel.images is not None:
             unlisted = max(len(v) - len(lay._samples[c]) for c, v in scanned.items())
             lay.notes.append(sel.images.note(unlisted))
+        check_same_images(root, {c: partial(lay._selected_keys, c) for c in lay._samples})
         return lay
+
+    def _selected_keys(self, cell: Cell) -> list[str]:
+        """What each selected sample of ``cell`` is (its ``<wnid>/<file>``, or its row)."""
+        pairs = zip(self._samples[cell], self._positions[cell])
+        return [_select_key(s, pos, self.media) for s, pos in pairs]
 
     def items(self, cell: Cell) -> list[Item]:
         assert self._label is not None

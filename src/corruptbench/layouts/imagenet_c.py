@@ -1,5 +1,5 @@
-"""Reader of the released ImageNet-C folder layout (also Tiny-ImageNet-C, ImageNet-64x64-C,
-ImageNet-C-bar, and what ``corruptbench make-c --format jpeg`` writes).
+"""The ImageNet-C folder layout (also Tiny-ImageNet-C, ImageNet-64x64-C, ImageNet-C-bar, and what
+``corruptbench make-c --format jpeg`` writes): detection, level folder names, scanning, counts.
 
 Layout (hendrycks/robustness ImageNet-C/create_c/make_imagenet_c.py:111-117):
 ``<root>/<corruption>/<severity 1..5>/<wnid>/<file>``, e.g.
@@ -12,6 +12,11 @@ ImageNet-C-bar (suite ``cbar``) has the same layout with either level folder nam
 writes it (``"{:.2f}".format(level)``, line 83 of facebookresearch/augmentation-corruption
 ``imagenet_c_bar/make_imagenet_c_bar.py``, commit ba4d5a5: ``caustic_refraction/2.35/``), mapped
 back to severities 1..5 through :mod:`corruptbench.tables.cbar` (:func:`level_severity`).
+
+Known counts: the ILSVRC-2012 validation set, 50 images in each of 1,000 classes = 50,000 per cell
+(:data:`IMAGENET_PER_CELL`); Tiny-ImageNet-C holds the Tiny ImageNet validation set, 50 images in
+each of 200 classes = 10,000 per cell (:data:`TINY_PER_CELL`), its 15 benchmark corruptions
+required and the 4 extra ones optional. The released ImageNet-C-bar: :mod:`.cbar`.
 """
 
 from __future__ import annotations
@@ -21,11 +26,20 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..corruptions import ALL_CORRUPTIONS
+from ..formats.imagenet import is_wnid
 from ..grid import SEVERITIES, Cell, reference_order, resolve_names, suite_of
 from ..tables.cbar import cbar_levels, table_key
-from .imagenet import IMAGE_EXTENSIONS
+from .common import IMAGE_EXTENSIONS, sorted_entries, visible_dirs
 
 __all__ = [
+    "NAME",
+    "TINY_NAME",
+    "IMAGENET_PER_CELL",
+    "TINY_PER_CELL",
+    "detect",
+    "file_name",
+    "is_value_named",
     "ImageNetCIndex",
     "scan_imagenet_c",
     "iter_imagenet_c",
@@ -40,6 +54,50 @@ __all__ = [
 #: ImageNet-C-bar) or ``value`` (the original level, ``"{:.2f}"``: make_imagenet_c_bar.py:83;
 #: corruptions of the ``cbar`` suite only)
 LEVEL_NAMES = ("severity", "value")
+
+NAME = "imagenet-c"
+TINY_NAME = "tiny-imagenet-c"
+#: images per cell of ImageNet-C (and ImageNet-C-bar): the ILSVRC-2012 validation set
+IMAGENET_PER_CELL = 50_000
+#: images per cell of Tiny-ImageNet-C: the Tiny ImageNet validation set
+TINY_PER_CELL = 10_000
+_TINY_CLASSES = 200
+
+
+_JPEG_EXTS = (".jpg", ".jpeg")
+
+
+def file_name(rel: str) -> str:
+    """The name a JPEG cell gives a source item: ``rel`` kept when its extension is ``.jpg`` /
+    ``.jpeg`` in any case (``ILSVRC2012_val_00000293.JPEG`` keeps its name, as in the released
+    ImageNet-C), any other extension replaced by ``.jpg`` (the bytes are always JPEG)."""
+    stem, ext = os.path.splitext(rel)
+    return rel if ext.lower() in _JPEG_EXTS else stem + ".jpg"
+
+
+def is_value_named(folder: str) -> bool:
+    """Whether a level folder is named by the level's value (``2.35``) rather than ``1``..``5``."""
+    return not folder.isdigit()
+
+
+def _has_level_dirs(path: Path) -> bool:
+    return any(d.isdigit() or d.replace(".", "", 1).isdigit() for d in visible_dirs(path))
+
+
+def _first_class_count(root: Path, names: list[str]) -> int:
+    for n in names:
+        for lv in visible_dirs(root / n):
+            return sum(1 for d in visible_dirs(root / n / lv) if is_wnid(d))
+    return 0
+
+
+def detect(root: Path) -> str | None:
+    """``imagenet-c`` or ``tiny-imagenet-c`` (at most 200 wnid folders in a cell) for a folder
+    with an ImageNet-C corruption folder holding level folders; else None."""
+    c_dirs = [d for d in visible_dirs(root) if d in ALL_CORRUPTIONS and _has_level_dirs(root / d)]
+    if not c_dirs:
+        return None
+    return TINY_NAME if 0 < _first_class_count(root, c_dirs) <= _TINY_CLASSES else NAME
 
 
 def _has_values(name: str) -> bool:
@@ -133,7 +191,7 @@ class ImageNetCIndex:
         return [
             c
             for c in self.corruptions
-            if any(c == cell.name and not d.isdigit() for cell, d in self.level_dirs.items())
+            if any(c == cell.name and is_value_named(d) for cell, d in self.level_dirs.items())
         ]
 
     @property
@@ -163,16 +221,11 @@ class ImageNetCIndex:
         return "\n".join(lines)
 
 
-def _sorted_entries(path: str) -> list[os.DirEntry[str]]:
-    with os.scandir(path) as it:
-        return sorted((e for e in it if not e.name.startswith(".")), key=lambda e: e.name)
-
-
 def _scan_cell(path: str, exts: tuple[str, ...]) -> list[tuple[Path, str | None]]:
     out: list[tuple[Path, str | None]] = []
-    for e in _sorted_entries(path):
+    for e in sorted_entries(path):
         if e.is_dir():
-            for f in _sorted_entries(e.path):
+            for f in sorted_entries(e.path):
                 if f.is_file() and os.path.splitext(f.name)[1].lower() in exts:
                     out.append((Path(f.path), e.name))
         elif e.is_file() and os.path.splitext(e.name)[1].lower() in exts:
@@ -191,7 +244,7 @@ def level_folders(root: Path, name: str, profile: str = "imagenet") -> dict[int,
     top = root / name
     if not top.is_dir():
         return out
-    for e in _sorted_entries(str(top)):
+    for e in sorted_entries(str(top)):
         if not e.is_dir():
             continue
         sev = level_severity(name, e.name, profile)
@@ -240,7 +293,7 @@ def scan_imagenet_c(
         raise FileNotFoundError(f"ImageNet-C folder not found: {root}")
     exts = tuple(e.lower() for e in extensions)
     sevs = [int(s) for s in severities]
-    present = {e.name: e for e in _sorted_entries(str(root)) if e.is_dir()}
+    present = {e.name: e for e in sorted_entries(str(root)) if e.is_dir()}
     index = ImageNetCIndex(root)
     if corruptions is None:
         wanted = list(resolve_names("c", None, suite=suite))

@@ -1,4 +1,4 @@
-"""CIFAR batches and the CIFAR-10-C / -P layouts (corruptbench.datasets.cifar)."""
+"""CIFAR batches and the CIFAR-10-C / -P layouts (corruptbench.formats.cifar)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corruptbench.datasets import cifar
+from corruptbench.formats import cifar
+from corruptbench.layouts import cifar_c
 from support import CIFAR_TEST
 
 
@@ -60,29 +61,6 @@ def test_read_cifar_batch_round_trip(tmp_path: Path) -> None:
         cifar.read_cifar_batch(tmp_path / "junk")
 
 
-def test_cifar_c_layout(tmp_path: Path) -> None:
-    rng = np.random.default_rng(0)
-    n = 7
-    for name in ("fog", "brightness"):
-        np.save(tmp_path / f"{name}.npy", rng.integers(0, 256, (5 * n, 32, 32, 3), dtype=np.uint8))
-    np.save(tmp_path / "labels.npy", np.tile(np.arange(n, dtype=np.uint8), 5))
-    idx = cifar.scan_cifar_c(tmp_path)
-    assert list(idx.files) == ["fog", "brightness"] and idx.n == n and "snow" in idx.missing
-    full = np.load(tmp_path / "fog.npy")
-    assert np.array_equal(cifar.load_cifar_c(tmp_path, "fog", 3), full[2 * n : 3 * n])
-    assert np.array_equal(cifar.load_cifar_c_labels(tmp_path, 5), np.arange(n))
-    np.save(tmp_path / "snow.npy", np.zeros((5 * n + 1, 32, 32, 3), np.uint8))
-    with pytest.raises(ValueError, match="5N"):
-        cifar.scan_cifar_c(tmp_path)
-
-
-def test_cifar_p_layout(tmp_path: Path) -> None:
-    np.save(tmp_path / "translate.npy", np.zeros((3, 16, 32, 32, 3), np.uint8))
-    np.save(tmp_path / "gaussian_noise_2.npy", np.zeros((3, 31, 32, 32, 3), np.uint8))
-    assert sorted(cifar.scan_cifar_p(tmp_path)) == ["gaussian_noise_2", "translate"]
-    assert cifar.load_cifar_p(tmp_path, "translate").shape == (3, 16, 32, 32, 3)
-
-
 def test_class_labels_must_be_whole_non_negative_numbers() -> None:
     ok = cifar.check_class_labels(np.array([0.0, 8.0, 3.0]), "labels.npy")
     assert ok.dtype == np.int64 and ok.tolist() == [0, 8, 3]
@@ -106,7 +84,7 @@ def test_bad_labels_are_refused_naming_the_file(tmp_path: Path, bad: float, why:
     labels[6] = bad
     np.save(tmp_path / "labels.npy", labels)
     with pytest.raises(ValueError, match=f"^{tmp_path / 'labels.npy'}: label .* at row 6 {why}"):
-        cifar.load_cifar_c_labels(tmp_path)
+        cifar_c.load_cifar_c_labels(tmp_path)
     images, good = _cifar_images(3)
     write_cifar_batch(tmp_path / "test_batch", images, good)
     with open(tmp_path / "test_batch", "rb") as fh:
@@ -126,7 +104,7 @@ def test_an_unreadable_array_is_named(tmp_path: Path) -> None:
     data = (tmp_path / "fog.npy").read_bytes()
     (tmp_path / "fog.npy").write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError) as info:
-        cifar.scan_cifar_c(tmp_path, ["fog"])
+        cifar_c.scan_cifar_c(tmp_path, ["fog"])
     assert str(info.value).startswith(f"cannot read {tmp_path / 'fog.npy'} as a .npy array: ")
     assert "mmap length is greater than file size" in str(info.value)
     (tmp_path / "fog.npy").write_bytes(b"not an array")
@@ -134,19 +112,3 @@ def test_an_unreadable_array_is_named(tmp_path: Path) -> None:
         cifar.load_npy(tmp_path / "fog.npy", mmap=False)
     with pytest.raises(FileNotFoundError):
         cifar.load_npy(tmp_path / "absent.npy")
-
-
-def test_cifar_c_bar_layout_in_its_suites_order(tmp_path: Path) -> None:
-    """CIFAR-10-C-bar's arrays: with ``suite="cbar"`` listed in the suite's order and its other
-    corruptions missing; with ImageNet-C's suite (the default) they are extra files after it."""
-    n = 3
-    for name in ("sparkles", "blue_noise_sample"):
-        np.save(tmp_path / f"{name}.npy", np.zeros((5 * n, 32, 32, 3), np.uint8))
-    np.save(tmp_path / "labels.npy", np.zeros(5 * n, np.uint8))
-    idx = cifar.scan_cifar_c(tmp_path, suite="cbar")
-    assert list(idx.files) == ["sparkles", "blue_noise_sample"] and idx.n == n  # the registry's
-    assert "ripple" in idx.missing and "fog" not in idx.missing
-    plain = cifar.scan_cifar_c(tmp_path)
-    assert list(plain.files) == ["blue_noise_sample", "sparkles"]  # extra files: sorted
-    assert "fog" in plain.missing
-    assert "ripple" not in plain.missing

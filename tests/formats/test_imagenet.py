@@ -1,4 +1,4 @@
-"""ImageNet wnids, source-folder scanning and image loading (corruptbench.datasets.imagenet)."""
+"""ImageNet wnids, source-folder scanning and image loading (corruptbench.formats.imagenet)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corruptbench.datasets import imagenet
-from corruptbench.datasets.imagenet import ImageLoadError, load_image, scan_image_folder
+from corruptbench.formats import imagenet
+from corruptbench.formats.imagenet import ImageLoadError, load_image, scan_image_folder
 from support import IMAGENET_SAMPLE, need_shared
 
 

@@ -1,4 +1,4 @@
-"""corruptbench.datasets.images: every reader's decoding, 16-bit input in particular."""
+"""corruptbench.formats.images: every reader's decoding, 16-bit input in particular."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corruptbench.datasets.images import (
+from corruptbench.formats.images import (
     ImageLoadError,
     decode_image,
     load_array,

@@ -1,4 +1,4 @@
-"""The compiled Huffman re-optimiser behind :func:`corruptbench.datasets.jpeg.encode_jpeg`.
+"""The compiled Huffman re-optimiser behind :func:`corruptbench.formats.jpeg.encode_jpeg`.
 
 :func:`transcode` decodes every Huffman symbol (with its extra bits) of a baseline JPEG's
 entropy-coded segment, counts the symbol frequencies of each table, builds optimal tables by the

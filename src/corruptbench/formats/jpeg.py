@@ -6,7 +6,7 @@ encoded once with libjpeg's standard Huffman tables instead -- by OpenCV, whose
 bundled libjpeg-turbo quantises exactly the same DCT coefficients and writes the
 same headers as Pillow's, with less per-call overhead -- and the entropy-coded
 segment is then given optimal Huffman tables in numba, as libjpeg computes them
-(:mod:`corruptbench.datasets.jpeg_transcoder`).
+(:mod:`corruptbench.formats.jpeg_transcoder`).
 
 The result is byte-identical to Pillow's optimised output (checked on 500
 ImageNet photos at 224/299/64/32 px, crops from 1 x 1 to 300 x 8, grayscale,

@@ -1,4 +1,4 @@
-"""ImageNet-P MP4 writing / reading and the ImageNet-P tree (corruptbench.datasets.video)."""
+"""ImageNet-P MP4 writing / reading and the ImageNet-P tree (corruptbench.formats.video)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corruptbench.datasets import video
+from corruptbench.formats import video
 from support import IMAGENET_SAMPLE, need_shared, psnr
 
 
@@ -79,21 +79,3 @@ def test_mp4_argument_checks(tmp_path: Path) -> None:
     )  # 4:4:4 takes odd sizes
     assert video.read_mp4(tmp_path / "odd.mp4").shape == (3, 33, 31, 3)
     assert not (tmp_path / "a.mp4").exists() and not list(tmp_path.glob(".*"))
-
-
-def test_imagenet_p_layout(tmp_path: Path) -> None:
-    assert video.perturbation_dirname("shot_noise", 3) == "shot_noise_3"
-    assert video.perturbation_dirname("translate", 1) == "translate"
-    with pytest.raises(ValueError):
-        video.perturbation_dirname("translate", 2)
-    assert video.parse_perturbation_dirname("speckle_noise_2") == ("speckle_noise", 2)
-    assert video.parse_perturbation_dirname("translate") == ("translate", 1)
-    for d in ("gaussian_noise", "gaussian_noise_2", "translate"):
-        (tmp_path / d / "n01440764").mkdir(parents=True)
-        (tmp_path / d / "n01440764" / "b.mp4").write_bytes(b"x")
-        (tmp_path / d / "n01440764" / "a.mp4").write_bytes(b"x")
-    idx = video.scan_imagenet_p(tmp_path, difficulties=(1, 2, 3))
-    assert sorted(idx.cells) == [("gaussian_noise", 1), ("gaussian_noise", 2), ("translate", 1)]
-    assert [p.name for p, _ in idx.cells[("translate", 1)]] == ["a.mp4", "b.mp4"]
-    assert ("gaussian_noise", 3) in idx.missing and ("rotate", 1) in idx.missing
-    assert ("rotate", 2) not in idx.missing and len(idx) == 6

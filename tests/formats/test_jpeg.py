@@ -1,4 +1,4 @@
-"""corruptbench.datasets.jpeg.encode_jpeg: byte-identical to Pillow's ``save(..., optimize=True)``."""
+"""corruptbench.formats.jpeg.encode_jpeg: byte-identical to Pillow's ``save(..., optimize=True)``."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from PIL import Image
 
 from corruptbench import ALL_CORRUPTIONS, corrupt
-from corruptbench.datasets import jpeg as _jpeg
-from corruptbench.datasets import jpeg_transcoder
-from corruptbench.datasets.jpeg import encode_jpeg
+from corruptbench.formats import jpeg as _jpeg
+from corruptbench.formats import jpeg_transcoder
+from corruptbench.formats.jpeg import encode_jpeg
 
 
 def pillow(arr: np.ndarray, quality: int = 85, **kw: object) -> bytes:
@@ -221,7 +221,7 @@ def test_transcoding_is_idempotent_and_tables_are_rebuilt(photo224: np.ndarray) 
 
 
 def test_jpeg_quality_reads_libjpeg_scaled_tables(photo224: np.ndarray) -> None:
-    from corruptbench.datasets.jpeg import jpeg_quality
+    from corruptbench.formats.jpeg import jpeg_quality
 
     for q in range(1, 101):
         with Image.open(io.BytesIO(encode_jpeg(photo224, q))) as im:

@@ -1,4 +1,4 @@
-"""The ImageNet-C tree reader (corruptbench.datasets.imagenet_c)."""
+"""The ImageNet-C tree reader (corruptbench.layouts.imagenet_c)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from corruptbench.datasets import imagenet_c
+from corruptbench.layouts import imagenet_c
 
 
 def test_scan_imagenet_c_subset_and_missing(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""ImageNet-P videos: MP4 (H.264) writer and reader, and the ImageNet-P folder layout.
+"""ImageNet-P videos: MP4 (H.264) writer and reader (the folder layout: :mod:`corruptbench.layouts.imagenet_p`).
 
 Encoding follows the reference (the ffmpeg calls of hendrycks/robustness
 ImageNet-P/create_p/make_imagenet_p.py): 1 frame per second, libx264, ``crf 20`` for the
@@ -22,29 +22,21 @@ Differences, by design:
   PyAV wheel: SSE2 output equals the C output and is stable; it costs about 35 % more encode time
   than AVX. So the bytes are the same on any machine with the same PyAV build. Parallelism comes
   from encoding many videos at once.
-
-Layout (make_imagenet_p.py:112, :131; read by ImageNet-P/test.py:198-208):
-``<root>/<perturbation>[_<difficulty>]/<wnid>/<stem>.mp4``; the ``_2`` / ``_3``
-suffix exists only for the noise perturbations at difficulty 2 and 3.
 """
 
 from __future__ import annotations
 
 import os
 import platform
-import re
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
 import numpy as np
 
 from ..fileio import temp_path
-from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
+from ..perturbations import NOISE_PERTURBATIONS
 
 __all__ = [
-    "PERTURBATION_NAMES",
     "NOISE_PERTURBATIONS",
     "DEFAULT_PRESET",
     "DEFAULT_PIX_FMT",
@@ -52,45 +44,14 @@ __all__ = [
     "write_mp4",
     "encode_mp4_bytes",
     "read_mp4",
-    "perturbation_dirname",
-    "parse_perturbation_dirname",
-    "ImageNetPIndex",
-    "scan_imagenet_p",
 ]
 
-#: The 10 test perturbations then the 4 validation ones (make_imagenet_p.py:61, :384; defined in
-#: the registry).
-PERTURBATION_NAMES: tuple[str, ...] = ALL_PERTURBATIONS
 
 DEFAULT_PRESET = "medium"
 DEFAULT_PIX_FMT = "yuv444p"
 #: the pixel formats the MP4 writer takes (yuv420p: for players that need it; even sizes only)
 PIX_FMTS = ("yuv444p", "yuv420p")
 _CRF_NON_NOISE = 20
-
-
-def perturbation_dirname(name: str, difficulty: int = 1) -> str:
-    """``gaussian_noise`` + 2 -> ``gaussian_noise_2``; difficulty 1 (and non-noise) -> the name."""
-    if difficulty not in (1, 2, 3):
-        raise ValueError(f"difficulty must be 1, 2 or 3, got {difficulty}")
-    if difficulty == 1:
-        return name
-    if name not in NOISE_PERTURBATIONS:
-        raise ValueError(
-            f"only {', '.join(NOISE_PERTURBATIONS)} have difficulty {difficulty} datasets"
-        )
-    return f"{name}_{difficulty}"
-
-
-_SUFFIX_RE = re.compile(r"^(.+)_([23])$")
-
-
-def parse_perturbation_dirname(dirname: str) -> tuple[str, int]:
-    """Inverse of :func:`perturbation_dirname` (``shot_noise_3`` -> (``shot_noise``, 3))."""
-    m = _SUFFIX_RE.match(dirname)
-    if m and m.group(1) in NOISE_PERTURBATIONS:
-        return m.group(1), int(m.group(2))
-    return dirname, 1
 
 
 def _check_frames(frames: np.ndarray) -> np.ndarray:
@@ -228,57 +189,3 @@ def read_mp4(path: str | os.PathLike[str] | IO[bytes]) -> np.ndarray:
     if not frames:
         raise ValueError(f"{path}: no video frames")
     return np.stack(frames)
-
-
-@dataclass
-class ImageNetPIndex:
-    """What :func:`scan_imagenet_p` found: ``cells[(perturbation, difficulty)] -> [(path, wnid)]``."""
-
-    root: Path
-    cells: dict[tuple[str, int], list[tuple[Path, str | None]]] = field(default_factory=dict)
-    missing: list[tuple[str, int]] = field(default_factory=list)
-
-    def __len__(self) -> int:
-        return sum(len(v) for v in self.cells.values())
-
-
-def scan_imagenet_p(
-    root: str | os.PathLike[str],
-    perturbations: Iterable[str] | None = None,
-    difficulties: Iterable[int] = (1,),
-) -> ImageNetPIndex:
-    """Index an ImageNet-P folder ``<perturbation>[_<d>]/<wnid>/<stem>.mp4`` (sorted).
-
-    ``missing`` lists requested (perturbation, difficulty) cells that are absent; difficulties 2/3
-    are only requested for the noise perturbations. Default request: all 14 at ``difficulties``.
-    ``.mp4`` files directly inside a perturbation folder get wnid None.
-    """
-    root = Path(root)
-    if not root.is_dir():
-        raise FileNotFoundError(f"ImageNet-P folder not found: {root}")
-    names = list(perturbations) if perturbations is not None else list(PERTURBATION_NAMES)
-    diffs = [int(d) for d in difficulties]
-    index = ImageNetPIndex(root)
-    for name in names:
-        for d in diffs:
-            if d != 1 and name not in NOISE_PERTURBATIONS:
-                continue
-            folder = root / perturbation_dirname(name, d)
-            items: list[tuple[Path, str | None]] = []
-            if folder.is_dir():
-                for e in sorted(folder.iterdir()):
-                    if e.name.startswith("."):
-                        continue
-                    if e.is_dir():
-                        items.extend(
-                            (f, e.name)
-                            for f in sorted(e.glob("*.mp4"))
-                            if not f.name.startswith(".")
-                        )
-                    elif e.suffix == ".mp4":
-                        items.append((e, None))
-            if items:
-                index.cells[(name, d)] = items
-            else:
-                index.missing.append((name, d))
-    return index

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 from importlib import resources
 
-from corruptbench.datasets.imagenet import imagenet_wnids
-from corruptbench.datasets.robustbench import ROBUSTBENCH_IDS_FILE, robustbench_image_ids
+from corruptbench.formats.imagenet import imagenet_wnids
+from corruptbench.formats.robustbench import ROBUSTBENCH_IDS_FILE, robustbench_image_ids
 from support import SHARED
 
 

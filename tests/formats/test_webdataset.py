@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import shutil
 import subprocess
 import tarfile
@@ -15,24 +14,21 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corruptbench.datasets.webdataset import (
+from corruptbench.formats.webdataset import (
     TarShardWriter,
     UnsafeMemberError,
-    inspect_shard,
     iter_samples,
     json_bytes,
     members,
-    parse_shard_name,
     png_bytes,
-    read_index,
     read_member,
     sample_key,
     scan_samples,
-    shard_name,
-    shard_problem,
-    shard_problems,
     shard_stats,
     split_member,
+)
+from corruptbench.layouts.webdataset import (
+    shard_problem,
 )
 from support import IMAGENET_SAMPLE, need_shared
 
@@ -49,19 +45,6 @@ def test_sample_keys_have_no_dot_in_the_base_name() -> None:
         key = sample_key(rel)
         assert split_member(f"{key}.jpg") == (key, "jpg")  # the key survives WebDataset's split
     assert split_member("d/k.JPG") == ("d/k", "jpg") and split_member("d/k") == ("d/k", "")
-
-
-def test_shard_names() -> None:
-    assert shard_name("gaussian_noise", 3, 12) == "gaussian_noise-3-000012.tar"
-    assert parse_shard_name("gaussian_noise-3-000012.tar") == ("gaussian_noise", 3, 12)
-    assert parse_shard_name("fog-1-1234567.tar") == ("fog", 1, 1234567)
-    for bad in (
-        "fog-1-12.tar",
-        "fog-x-000001.tar",
-        "fog-1-000001.tgz",
-        ".fog-1-000001.tar.1.cbtmp",
-    ):
-        assert parse_shard_name(bad) is None
 
 
 def _write(path: Path, samples: list[tuple[str, dict[str, bytes]]]) -> None:
@@ -218,35 +201,6 @@ def test_damaged_shards_are_errors(tmp_path: Path) -> None:
         members(tmp_path / "junk.tar")
 
 
-def test_shard_problem_names_what_differs(tmp_path: Path) -> None:
-    p = tmp_path / "a.tar"
-    _write(p, _samples(4))
-    stats = shard_stats(p).to_dict()
-    assert shard_problem(p, stats) is None and shard_problems(tmp_path, [stats]) == []
-    info = inspect_shard(p, hash=True, read=("cls",))
-    assert (info.samples, info.size, info.sha256) == (4, stats["bytes"], stats["sha256"])
-    assert info.entries == scan_samples(p, read=("cls",))  # one read gives the same scan
-    assert inspect_shard(p, hash=False).sha256 is None
-    assert shard_problem(tmp_path / "b.tar", stats) == "missing"
-    assert shard_problem(p, {**stats, "samples": 5}) == "4 samples, shards.json says 5"
-    assert shard_problem(p, {**stats, "bytes": 7}, said="it was written with") == (
-        f"{stats['bytes']} bytes, it was written with 7"
-    )
-    data = bytearray(p.read_bytes())
-    offset, size = scan_samples(p)[1].members["png"]
-    data[offset + size // 2] ^= 0x55  # inside an image: headers and size unchanged
-    p.write_bytes(bytes(data))
-    assert shard_problem(p, stats, hash=False) is None  # only the hash sees it
-    digest = hashlib.sha256(bytes(data)).hexdigest()
-    assert shard_problem(p, stats) == f"sha256 {digest}, shards.json says {stats['sha256']}"
-    assert shard_problems(tmp_path, [stats, {**stats, "name": "gone.tar"}]) == [
-        ("a.tar", f"sha256 {digest}, shards.json says {stats['sha256']}"),
-        ("gone.tar", "missing"),
-    ]
-    p.write_bytes(b"<html>" * 200)
-    assert shard_problem(p, stats).startswith("unreadable tar (")  # type: ignore[union-attr]
-
-
 @pytest.mark.parametrize("fmt", [tarfile.USTAR_FORMAT, tarfile.PAX_FORMAT])
 @pytest.mark.parametrize("name", ["../../evil.jpg", "/etc/evil.jpg", "n1/../../evil.jpg"])
 def test_members_with_unsafe_names_are_refused(tmp_path: Path, fmt: int, name: str) -> None:
@@ -259,27 +213,3 @@ def test_members_with_unsafe_names_are_refused(tmp_path: Path, fmt: int, name: s
     with pytest.raises(UnsafeMemberError, match="has an unsafe name"):
         members(p)
     assert "has an unsafe name" in str(shard_problem(p, {"samples": 2, "bytes": 0, "sha256": ""}))
-
-
-@pytest.mark.parametrize("name", ["../x.tar", "/tmp/x.tar", "sub/x.tar", ".x.tar", "x.txt", 3])
-def test_read_index_refuses_shard_names_that_are_not_file_names(
-    tmp_path: Path, name: object
-) -> None:
-    p = tmp_path / "a.tar"
-    _write(p, _samples(1))
-    entry = {**shard_stats(p).to_dict(), "name": name}
-    doc = {
-        "format": "corruptbench-webdataset-1",
-        "kind": "c",
-        "name_key": "corruption",
-        "level_key": "severity",
-        "media": "png",
-        "cells": [{"corruption": "fog", "severity": 1, "shards": [entry]}],
-    }
-    (tmp_path / "shards.json").write_text(json.dumps(doc))
-    with pytest.raises(ValueError, match="is not a plain .tar file name") as err:
-        read_index(tmp_path)
-    assert str(err.value).startswith(str(tmp_path / "shards.json"))
-    entry["name"] = "a.tar"
-    (tmp_path / "shards.json").write_text(json.dumps(doc))
-    assert read_index(tmp_path)["cells"][0]["shards"][0]["name"] == "a.tar"

@@ -8,7 +8,7 @@ import struct
 import numpy as np
 from PIL import Image
 
-from corruptbench.verify.files import check_mp4, check_npy, file_problem
+from corruptbench.formats.checks import check_mp4, check_npy, file_problem
 
 
 def _jpeg() -> bytes:
