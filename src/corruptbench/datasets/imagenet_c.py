@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..grid import SEVERITIES, Cell, reference_order, resolve_names, suite_of
+from ..grid import SEVERITIES, Cell, GridError, reference_order, resolve_names, suite_of
 from ..tables.cbar import cbar_levels, table_key
 from .imagenet import IMAGE_EXTENSIONS
 
@@ -46,7 +46,7 @@ def _has_values(name: str) -> bool:
     """Whether ``name`` is a registered corruption with level values (the ``cbar`` suite)."""
     try:
         return suite_of(name) == "cbar"
-    except StopIteration:
+    except GridError:
         return False
 
 
