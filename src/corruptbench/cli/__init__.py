@@ -83,6 +83,8 @@ FLAGS = {
     "suite": "--suite",
     "level_names": "--level-names",
     "severity": "--severity",
+    "outputs": "--outputs",
+    "class_map": "--class-map",
 }
 
 

@@ -60,6 +60,7 @@ from .layouts import (
     peek_c,
 )
 from .loader import LoadItem, plan_resources, predict_batches
+from .outputs import ClassMap, adapt_outputs
 from .resume import load_previous
 
 __all__ = ["evaluate_c"]
@@ -91,6 +92,8 @@ def evaluate_c(
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
     verify_shards: str = "hash",
+    outputs: str = "logits",
+    class_map: ClassMap | None = None,
 ) -> Results:
     """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
     mCE and relative mCE, and the calibration of its softmax in every cell (NLL, Brier score,
@@ -137,6 +140,13 @@ def evaluate_c(
         name: The model's id in the results (default: a module's class name, a source's id).
         ece_bins: Equal-width confidence bins of the ECE (default 15, as google/robustness_metrics;
             Ovadia et al. 2019's 30 is stored too: ``res.calibration.stats["fog/3"].ece(bins=30)``).
+        outputs: ``"logits"`` (default) or ``"probabilities"`` (the model returns a softmax:
+            its logarithm is used). A model whose outputs look like probabilities (every row
+            non-negative, summing to 1) is refused as logits: its calibration would be wrong.
+        class_map: The model output that stands for each of the data's classes (a list of ints
+            or a file of them; ImageNet-R's ``indices_in_1k``): only those outputs are scored.
+            Without one, data whose classes are not the model's (10 CIFAR classes on a
+            1000-class model) is refused (:mod:`corruptbench.evaluation.outputs`).
         progress: :func:`corruptbench.progress.progress`: ``True`` / ``"auto"`` (a bar in a
             notebook or terminal, else lines every ~10 s), ``False`` / ``"off"``, ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
@@ -166,7 +176,7 @@ def evaluate_c(
         model, mean=mean, std=std, input_size=input_size, device=device, name=name
     )
     with evaluation_mode(loaded, device):
-        loaded.require_num_classes()
+        loaded = adapt_outputs(loaded, outputs, class_map)  # checked before any data is read
         return _evaluate_c(
             loaded,
             data,

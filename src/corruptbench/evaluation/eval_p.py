@@ -43,6 +43,7 @@ from .calibration import (
 from .common import EvalError, RunOptions, check_verify_shards
 from .layouts import DataArg, Layout, OnTheFly, Selection, open_p_layout
 from .loader import LoadItem, plan_resources, predict_batches
+from .outputs import ClassMap, adapt_outputs
 from .resume import load_previous
 
 __all__ = ["evaluate_p"]
@@ -70,6 +71,8 @@ def evaluate_p(
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
     verify_shards: str = "hash",
+    outputs: str = "logits",
+    class_map: ClassMap | None = None,
 ) -> Results:
     """Evaluate ``model`` on ImageNet-P style sequences: flip probability (FP), top-5 distance
     (T5D) and Zipf distance per perturbation; mFR / mT5D with a baseline (``eval-p`` calls this).
@@ -101,6 +104,13 @@ def evaluate_p(
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
         ece_bins: Bins of the clean frames' expected calibration error (default 15).
+        outputs: ``"logits"`` (default) or ``"probabilities"`` (the model returns a softmax:
+            its logarithm is used). A model whose outputs look like probabilities (every row
+            non-negative, summing to 1) is refused as logits: its calibration would be wrong.
+        class_map: The model output that stands for each of the data's classes (a list of ints
+            or a file of them; ImageNet-R's ``indices_in_1k``): only those outputs are scored.
+            Without one, data whose classes are not the model's (10 CIFAR classes on a
+            1000-class model) is refused (:mod:`corruptbench.evaluation.outputs`).
         progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
             ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
             otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
@@ -127,7 +137,7 @@ def evaluate_p(
         model, mean=mean, std=std, input_size=input_size, device=device, name=name
     )
     with evaluation_mode(loaded, device):
-        loaded.require_num_classes()
+        loaded = adapt_outputs(loaded, outputs, class_map)  # checked before any data is read
         return _evaluate_p(
             loaded,
             data,
