@@ -44,7 +44,7 @@ from .parts import (
     PResults,
     ScoreResults,
 )
-from .reader import Reader, short_repr, type_name
+from .reader import Reader, load_json, short_repr, type_name
 from .scores import parse_score
 
 __all__ = [
@@ -308,13 +308,7 @@ class Results:
             raise ValueError(f"{p}: no such results file") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"{p}: cannot read the results file ({exc})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-            ) from None
-        return _parse(data, str(p))
+        return _parse(load_json(text, str(p)), str(p))
 
 
 # ------------------------------------------------------------------------------------------------
