@@ -46,6 +46,7 @@ from ..results import (
 )
 from ..tables.cbar import table_key
 from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
+from .checks import baseline_notes
 from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
@@ -303,6 +304,7 @@ def _plan_c(
     if clean is not None:
         clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed, images)
         layout.fingerprints["clean"] = clean_set.fingerprint
+    layout.notes.extend(baseline_notes(base, layout, proto.name))
     if proto.name != DEFAULT_PROTOCOL:  # the default is named in dataset.protocol only
         layout.notes.insert(0, f"protocol {proto.name}: {proto.title}")
     return _CPlan(grid, layout, clean_set, base, on_device, limit, seed, proto)
