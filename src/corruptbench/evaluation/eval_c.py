@@ -9,7 +9,6 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -47,7 +46,7 @@ from ..results import (
 from ..tables.cbar import table_key
 from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
 from .checks import baseline_notes
-from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
+from .common import CORRUPT_ON, EvalError, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
@@ -62,7 +61,7 @@ from .layouts import (
 )
 from .loader import LoadItem, plan_resources, predict_batches
 from .outputs import ClassMap, adapt_outputs
-from .resume import load_previous
+from .resume import RunState
 
 __all__ = ["evaluate_c"]
 
@@ -407,11 +406,11 @@ class _CRun:
         ece_bins: int = DEFAULT_BINS,
     ):
         self.plan, self.model, self.run = plan, model, run
-        self.t0 = time.perf_counter()
-        self.log: Log = run.log or (lambda _m: None)
-        self.out = Path(run.out) if run.out is not None else None
+        fingerprints = dict(plan.layout.fingerprints)
+        info = dict(limit=plan.limit, seed=plan.seed, batch_size=batch_size)
+        self.state = RunState.start("c", model, run, **info, cell_fingerprints=fingerprints)
+        self.log, self.out, prev = self.state.log, self.state.out, self.state.previous
         self.calibration = CellCalibration(ece_bins)
-        prev = load_previous(self.out, "c", model, run.overwrite)
         self.tally: Tally = _resumed(prev, plan, self.calibration) if prev is not None else {}
         if self.calibration.not_restored:
             self.log(
@@ -419,17 +418,9 @@ class _CRun:
                 "calibration statistics for this run (written before calibration existed, or for "
                 "other ECE bins): evaluated again"
             )
-        self.prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
         self.resumed = prev is not None
         self.skipped: dict[Cell, int] = {}
-        self.run_info: dict[str, Any] = {
-            "limit": plan.limit,
-            "seed": plan.seed,
-            "batch_size": batch_size,
-            "cell_fingerprints": dict(plan.layout.fingerprints),
-            "resumed_cells": len(self.tally),
-            "finished": False,
-        }
+        self.state.info["resumed_cells"] = len(self.tally)
         self.cells = [c for c in plan.want if c not in self.tally]
         self.items = [
             LoadItem(reader, cid, label, payload)
@@ -451,17 +442,13 @@ class _CRun:
                 "unreadable inputs skipped (not counted): "
                 + ", ".join(f"{cell_key(c)} {n}" for c, n in self.skipped.items())
             )
-        self.run_info["finished"] = finished
-        elapsed = self.prev_time + time.perf_counter() - self.t0
+        run_info, elapsed = self.state.run_entry(finished), self.state.elapsed()
         tally = {k: v for k, v in self.tally.items() if v[1] > 0}
         calibration = self.calibration.part([cell_key(c) for c in tally])
-        return _c_results(self.model, self.plan, tally, elapsed, notes, self.run_info, calibration)
+        return _c_results(self.model, self.plan, tally, elapsed, notes, run_info, calibration)
 
     def save(self, finished: bool = False) -> Results:
-        res = self.results(finished)
-        if self.out is not None:
-            res.to_json(self.out)
-        return res
+        return self.state.save(self.results(finished))
 
     def skip(self, cid: int, reason: str) -> bool:
         """Count one unreadable input of cell ``cid``; True when that finishes the cell."""
@@ -505,10 +492,7 @@ class _CRun:
             self.calibration.update(cell_key(self.cells[cid]), logits, y)
         except EvalError as exc:
             kept = len(self.tally) - sum(1 for r in self.remaining if r > 0)
-            where = ""
-            if self.out is not None:
-                where = f"; {self.out} keeps the {kept} finished cell{'s' * (kept != 1)}"
-            raise EvalError(f"cell {exc}{where}") from None
+            raise EvalError(f"cell {exc}{self.state.kept(kept)}") from None
 
     def finish_cell(self, cid: int) -> None:
         """Log a finished cell and rewrite the results file."""
