@@ -175,3 +175,26 @@ def test_worker_node_killed_mid_build_finishes_or_resumes_to_the_same_bytes(
     while time.time() < deadline and sum(n["Alive"] for n in cluster.node_table()) != 2:
         time.sleep(0.2)
     assert sum(n["Alive"] for n in cluster.node_table()) == 2  # node 1 really died
+
+
+def test_an_interrupted_build_cancels_its_tasks_on_the_cluster(
+    ray_cluster: Any, photos: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 33 item 25: Ctrl-C to a ``--ray`` driver left its tasks running on the cluster,
+    writing into OUT after the driver said "interrupted"."""
+    import signal
+
+    src, _ = photos
+    out = tmp_path / "ray"
+    opts = ["--corruptions", ",".join(NAMES), "--severities", "1-5", "--no-progress"]
+    proc = driver(ray_cluster, str(src), str(out), *opts)
+    deadline = time.monotonic() + RAY_DRIVER_TIMEOUT
+    while proc.poll() is None and outputs(out) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert proc.poll() is None, "the build ended before it was interrupted: make it bigger"
+    proc.send_signal(signal.SIGINT)
+    rc, text = finish(proc)
+    assert rc == 130 and "interrupted" in text, text
+    after = outputs(out)
+    time.sleep(8)  # a task left running writes its next image within a second
+    assert outputs(out) == after < 12 * 15, "the interrupted build's tasks went on writing OUT"

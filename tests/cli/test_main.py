@@ -217,3 +217,16 @@ def test_a_bad_severity_names_the_flag(tmp_path, capsys: pytest.CaptureFixture[s
     args = ["corrupt", str(tmp_path / "in.png"), str(tmp_path / "out.png"), "-c", "fog", "-s"]
     assert main([*args, "7"]) == 2
     assert "error: --severity must be in 1..5, got 7" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_the_commands_import_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 33 item 25: a signal in the first seconds (the sub-commands' imports) printed a
+    # KeyboardInterrupt traceback through importlib
+    def slow_import() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("corruptbench.cli.build_parser", slow_import)
+    assert main(["list"]) == 130
+    assert capsys.readouterr().err == "interrupted\n"

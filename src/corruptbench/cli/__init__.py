@@ -148,7 +148,11 @@ def _terminate_like_interrupt() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except KeyboardInterrupt:  # Ctrl-C while the commands' modules import (seconds when busy)
+        print("interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
