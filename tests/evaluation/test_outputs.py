@@ -148,3 +148,17 @@ def test_cli_options(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
     out = tmp_path / "r.json"
     assert main([*args, "--outputs", "probabilities", "--out", str(out)]) == 0
     assert json.loads(out.read_text())["model"]["outputs"]["kind"] == "probabilities"
+
+
+def test_eval_p_checks_the_outputs_too() -> None:
+    from corruptbench.evaluation import OnTheFly, evaluate_p
+
+    images = np.random.RandomState(0).randint(0, 256, (2, 32, 32, 3), dtype=np.uint8)
+    kw: dict[str, Any] = dict(perturbations=["brightness"], profile="cifar", progress=False)
+    data = OnTheFly(images)
+    with pytest.raises(EvalError, match="returns probabilities"):
+        evaluate_p(softmax_model(10), data, run=quiet(workers=0), **kw)
+    ref = evaluate_p(fast_model(10, size=32), data, run=quiet(workers=0), **kw)
+    got = evaluate_p(softmax_model(10), data, outputs="probabilities", run=quiet(workers=0), **kw)
+    assert ref.p is not None and got.p is not None
+    assert got.p.flip_probability == ref.p.flip_probability
