@@ -161,7 +161,7 @@ def test_the_protocol_is_read_and_written_and_old_files_are_full(tmp_path: Path)
 
 
 def test_a_robustbench_file_carries_its_leaderboard_figures(tmp_path: Path) -> None:
-    data = make_results("m", 0.9, 0.3)
+    data = make_results("m", 0.9, 0.3, images=5000)
     data["dataset"]["protocol"] = "robustbench"
     res = Results.from_dict(data, "m.json")
     assert res.c is not None and res.c.mean_error is not None

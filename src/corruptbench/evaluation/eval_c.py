@@ -411,7 +411,7 @@ class _CRun:
         self.state = RunState.start("c", model, run, **info, cell_fingerprints=fingerprints)
         self.log, self.out, prev = self.state.log, self.state.out, self.state.previous
         self.calibration = CellCalibration(ece_bins)
-        self.tally: Tally = _resumed(prev, plan, self.calibration) if prev is not None else {}
+        self.tally: Tally = _resumed(self.state, plan, self.calibration)
         if self.calibration.not_restored:
             self.log(
                 f"  {len(self.calibration.not_restored)} finished cells of {self.out} have no "
@@ -567,16 +567,13 @@ def _evaluate_c(
     return state.save(finished=True)
 
 
-def _resumed(prev: Results, plan: _CPlan, calibration: CellCalibration) -> Tally:
-    """The finished cells of a previous results file whose data fingerprint, limit and seed match
-    and whose calibration statistics it holds (restored into ``calibration``)."""
+def _resumed(state: RunState, plan: _CPlan, calibration: CellCalibration) -> Tally:
+    """The finished cells of the resumed results file whose data fingerprint, limit and seed
+    match and whose calibration statistics it holds (restored into ``calibration``)."""
     tally: Tally = {}
-    run = prev.run or {}
-    if (prev.c is None and prev.cbar is None) or run.get("limit") != plan.limit:
+    prev, old_fp = state.previous, state.matching(plan.limit, plan.seed)
+    if prev is None or old_fp is None or (prev.c is None and prev.cbar is None):
         return tally
-    if run.get("seed") != plan.seed:
-        return tally
-    old_fp = run.get("cell_fingerprints", {})
     for cell in plan.want:
         key = cell_key(cell)
         if old_fp.get(key) != plan.layout.fingerprints.get(key):
