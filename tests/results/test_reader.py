@@ -132,7 +132,9 @@ def test_json_nested_too_deeply_is_one_line(tmp_path, capsys: pytest.CaptureFixt
 
     deep = tmp_path / "deep.json"
     deep.write_text("[" * 100_000 + "]" * 100_000)
-    with pytest.raises(ValueError, match="deep.json: not a results file .its JSON is nested too deeply"):
+    with pytest.raises(
+        ValueError, match="deep.json: not a results file .its JSON is nested too deeply"
+    ):
         Results.from_json(deep)
     with pytest.raises(ValueError, match="^x: not valid JSON .line 1, column 2"):
         load_json("{", "x")
