@@ -161,3 +161,22 @@ def test_comma_strings_are_split_as_on_the_command_line() -> None:
         grid.resolve_names("c", " , ")
     with pytest.raises(GridError, match="unknown corruption 'frst'; did you mean 'frost'"):
         grid.resolve_names("c", "fog,frst")
+
+
+def test_suite_of_an_unknown_name_is_the_projects_error() -> None:
+    assert grid.suite_of("fog") == "imagenet_c" and grid.suite_of("sparkles") == "cbar"
+    with pytest.raises(GridError, match="^unknown corruption 'fgo'; did you mean 'fog'"):
+        grid.suite_of("fgo")
+
+
+def test_one_name_resolver() -> None:
+    import corruptbench.registry as registry
+    import corruptbench.torch.datasets as tds
+
+    assert not hasattr(registry, "resolve_name") and "resolve_name" not in registry.__all__
+    assert tds.resolve_name is grid.resolve_name
+    # aliases resolve through the one resolver, in names and in lists
+    assert grid.resolve_name("c", "Chromatic Aberration") == "chromatic_abberation"
+    assert grid.resolve_names("c", ["concentric-sine-waves"]) == ("cocentric_sine_waves",)
+    with pytest.raises(GridError, match="unknown corruption 'sparkles'"):
+        grid.resolve_name("c", "sparkles", suite="imagenet_c")

@@ -166,12 +166,11 @@ def test_register_batch_replaces_the_spec(scratch_registry: registry._Registered
 def test_canonical_and_resolve_names() -> None:
     assert registry.canonical_name("  Gaussian-Noise ") == "gaussian_noise"
     assert registry.canonical_name("JPEG compression") == "jpeg_compression"
-    choices = ("gaussian_noise", "shot_noise")
-    assert registry.resolve_name("Shot-Noise", choices, "corruption") == "shot_noise"
+    assert registry.get_corruption("Shot-Noise").name == "shot_noise"
     with pytest.raises(ValueError, match="did you mean 'gaussian_noise'.*choices: gaussian_noise"):
-        registry.resolve_name("gausian_noise", choices, "corruption")
+        registry.get_corruption("gausian_noise")
     with pytest.raises(TypeError, match="perturbation must be a str, got int"):
-        registry.resolve_name(3, choices, "perturbation")
+        registry.get_perturbation(3)
     assert registry.suggest("rotat", ALL_PERTURBATIONS) == "; did you mean 'rotate'?"
     assert registry.suggest("xyz", ALL_PERTURBATIONS) == ""
 
@@ -300,7 +299,6 @@ def test_aliases_resolve_to_their_corruption() -> None:
     assert get("concentric-sine-waves").name == "cocentric_sine_waves"
     assert get("single_frequency_grayscale").name == "single_frequency_greyscale"
     assert get("Pinch and Twirl").name == "pinch_and_twirl"
-    assert registry.resolve_name("Fogg", ("fog",), "corruption", {"fogg": "fog"}) == "fog"
     with pytest.raises(ValueError, match="unknown corruption 'aberration'"):
         get("aberration")
 

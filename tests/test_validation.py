@@ -86,3 +86,18 @@ def test_check_quality() -> None:
     for bad in (0, -3, 101, 500, 85.0, "85"):
         with pytest.raises(ArgumentError, match=r"quality must be an int in 1\.\.100"):
             check_quality(bad)
+
+
+def test_errors_name_the_argument_in_both_worlds() -> None:
+    from corruptbench.cli import FLAGS
+    from corruptbench.errors import ArgumentError, InputTypeError
+
+    with pytest.raises(ArgumentError) as info:
+        check_severity(6)
+    assert str(info.value) == "severity must be in 1..5, got 6"
+    assert info.value.render(FLAGS) == "--severity must be in 1..5, got 6"
+    with pytest.raises(InputTypeError) as typed:
+        check_severity(2.0)
+    assert typed.value.render(FLAGS).startswith("--severity must be an int in 1..5")
+    with pytest.raises(InputTypeError, match="^image must have dtype uint8"):
+        check_image(np.zeros((2, 2, 3), np.float32))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from .errors import CorruptbenchError
+
 __all__ = ["EXTRAS", "MissingDependency", "require"]
 
 #: importable module -> (PyPI package, extra that installs it)
@@ -25,7 +27,7 @@ EXTRAS: dict[str, tuple[str, str]] = {
 }
 
 
-class MissingDependency(ImportError):
+class MissingDependency(CorruptbenchError, ImportError):
     """An optional package is not installed; the message says which extra installs it."""
 
 

@@ -31,13 +31,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from .errors import Arg, ArgumentError
+from .errors import Arg, ArgumentError, InputTypeError
 from .registry import (
     canonical_name,
     corruption_specs,
     corruption_suites,
+    get_corruption,
+    get_perturbation,
     perturbation_specs,
-    resolve_alias,
     suggest,
 )
 from .tables.cbar import table_key
@@ -198,8 +199,13 @@ def default_subset(suite: str = "imagenet_c", profile: str | None = None) -> str
 
 def suite_of(name: str) -> str:
     """The suite of the registered corruption ``name`` (canonical, as :func:`resolve_name`
-    returns it)."""
-    return next(s.suite for s in corruption_specs(None) if s.name == name)
+    returns it); a :class:`GridError` with the closest name for an unknown one."""
+    for spec in corruption_specs(None):
+        if spec.name == name:
+            return spec.suite
+    every = [s.name for s in corruption_specs(None)]
+    hint = suggest(str(name), every) or f"; known corruptions: {', '.join(every)}"
+    raise GridError(f"unknown corruption {name!r}{hint}")
 
 
 def reference_order(names: Sequence[str]) -> tuple[str, ...]:
@@ -211,18 +217,24 @@ def reference_order(names: Sequence[str]) -> tuple[str, ...]:
 
 def resolve_name(kind: str, name: object, *, suite: str | None = None) -> str:
     """One registered name of ``kind`` (not a subset), any spelling :func:`resolve_names`
-    accepts; ``suite`` limits corruptions to one suite (None: any).
+    accepts; ``suite`` limits corruptions to one suite (None: any). The package's one resolver
+    of corruption and perturbation names (the registry's ``get_corruption`` /
+    ``get_perturbation`` underneath).
 
     Raises:
-        TypeError: ``name`` is not a str.
+        InputTypeError: ``name`` is not a str (a ``TypeError``).
         GridError: an unknown name (with a suggestion, else the known names).
     """
     gk = GRID_KINDS[kind]
     if not isinstance(name, str):
-        raise TypeError(f"{gk.what} names must be strings, got {name!r} ({type(name).__name__})")
-    key = canonical_name(name)
-    key = resolve_alias(key) if kind == "c" else key
+        raise InputTypeError(
+            f"{gk.what} names must be strings, got {name!r} ({type(name).__name__})"
+        )
     every = tuple(s.name for s in _specs(kind, suite))
+    try:
+        key = (get_corruption(name) if kind == "c" else get_perturbation(name)).name
+    except ValueError:
+        key = canonical_name(name)
     if key not in every:
         hint = suggest(key, every) or f"; known {gk.what}s: {', '.join(every)}"
         raise GridError(f"unknown {gk.what} {name!r}{hint}")
@@ -273,11 +285,12 @@ def resolve_names(
         if key in known:
             out.extend(known[key])
             continue
-        if resolve_alias(key) not in every and kind == "c" or kind == "p" and key not in every:
+        try:
+            out.append(resolve_name(kind, raw))
+        except GridError:
             hint = suggest(key, [*every, *known])
             listing = f" (names: {', '.join(every)}; subsets: {', '.join(known)})"
-            raise GridError(f"unknown {gk.what} {raw!r}{hint or listing}")
-        out.append(resolve_name(kind, raw))
+            raise GridError(f"unknown {gk.what} {raw!r}{hint or listing}") from None
     if not out:
         raise GridError(Arg(gk.names_arg), " is empty")
     return tuple(dict.fromkeys(out))

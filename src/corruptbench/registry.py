@@ -30,7 +30,6 @@ __all__ = [
     "perturbation_specs",
     "get_perturbation",
     "canonical_name",
-    "resolve_name",
     "suggest",
     "plain_summary",
     "list_corruptions",
@@ -326,14 +325,17 @@ def suggest(name: str, choices: Sequence[str]) -> str:
     return "; did you mean " + " or ".join(repr(c) for c in close) + "?"
 
 
-def resolve_name(
+def _lookup(
     name: object,
     choices: Sequence[str],
     what: str,
     aliases: Mapping[str, str] | None = None,
 ) -> str:
     """``name`` as one of ``choices`` (case-insensitive; '-' or ' ' may stand for '_'; an entry of
-    ``aliases``, ``alias -> choice`` in canonical form, stands for its choice).
+    ``aliases``, ``alias -> choice`` in canonical form, stands for its choice): the registry's
+    own key lookup, under :func:`get_corruption` / :func:`get_perturbation`. The one resolver of
+    benchmark names (suites, kinds, the project's errors) is :func:`corruptbench.grid.resolve_name`,
+    built on these.
 
     Raises TypeError for a non-str, ValueError (with a suggestion and the choices) for an unknown
     name; ``what`` names the kind in the messages ("corruption", "perturbation").
@@ -356,11 +358,11 @@ def resolve_alias(key: str) -> str:
 
 
 def get_corruption(name: object) -> CorruptionSpec:
-    """The spec of corruption ``name`` (any spelling :func:`resolve_name` accepts, or one of its
-    registered aliases)."""
-    return _CORRUPTIONS[resolve_name(name, _CORRUPTIONS.names, "corruption", _CORRUPTIONS.aliases)]
+    """The spec of corruption ``name`` (case-insensitive; '-' or ' ' may stand for '_'; one of
+    its registered aliases), of any suite."""
+    return _CORRUPTIONS[_lookup(name, _CORRUPTIONS.names, "corruption", _CORRUPTIONS.aliases)]
 
 
 def get_perturbation(name: object) -> PerturbationSpec:
-    """The spec of perturbation ``name`` (any spelling :func:`resolve_name` accepts)."""
-    return _PERTURBATIONS[resolve_name(name, _PERTURBATIONS.names, "perturbation")]
+    """The spec of perturbation ``name`` (spelled as :func:`get_corruption` accepts)."""
+    return _PERTURBATIONS[_lookup(name, _PERTURBATIONS.names, "perturbation")]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from .errors import Arg, ArgumentError
+from .errors import Arg, ArgumentError, InputTypeError
 
 __all__ = ["check_image", "check_severity", "check_int", "check_quality", "DATASET_QUALITY"]
 
@@ -19,21 +19,23 @@ DATASET_QUALITY = 85
 
 
 def check_int(value: Any, name: str, lo: int, hi: int) -> int:
-    """``value`` as a Python int in ``lo..hi``, or TypeError / ValueError naming ``name``.
+    """``value`` as a Python int in ``lo..hi``, or :class:`~corruptbench.errors.InputTypeError`
+    (a ``TypeError``) / :class:`~corruptbench.errors.ArgumentError` (a ``ValueError``) naming
+    the argument ``name``: ``severity`` from Python, ``--severity`` on the command line.
 
     Accepts what Python accepts as an index: ``int``, NumPy integers (``np.int64(3)``) and 0-d
     integer arrays; refuses bools, floats (``3.0``) and strings.
     """
     if isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be an int in {lo}..{hi}, got the bool {value!r}")
+        raise InputTypeError(Arg(name), f" must be an int in {lo}..{hi}, got the bool {value!r}")
     try:
         number = operator.index(value)
     except TypeError:
-        raise TypeError(
-            f"{name} must be an int in {lo}..{hi}, got {type(value).__name__} {value!r}"
+        raise InputTypeError(
+            Arg(name), f" must be an int in {lo}..{hi}, got {type(value).__name__} {value!r}"
         ) from None
     if not lo <= number <= hi:
-        raise ValueError(f"{name} must be in {lo}..{hi}, got {number}")
+        raise ArgumentError(Arg(name), f" must be in {lo}..{hi}, got {number}")
     return number
 
 
@@ -81,10 +83,11 @@ def check_image(
     """
     if not isinstance(image, np.ndarray):
         if hasattr(image, "mode") and hasattr(image, "size"):  # a PIL image
-            raise TypeError(
-                f"{name} must be a numpy array; convert a PIL image with np.asarray(img.convert('RGB'))"
+            raise InputTypeError(
+                Arg(name),
+                " must be a numpy array; convert a PIL image with np.asarray(img.convert('RGB'))",
             )
-        raise TypeError(f"{name} must be a numpy uint8 array, got {type(image).__name__}")
+        raise InputTypeError(Arg(name), f" must be a numpy uint8 array, got {type(image).__name__}")
     if image.dtype != np.uint8:
         hint = ""
         if np.issubdtype(image.dtype, np.floating):
@@ -92,7 +95,7 @@ def check_image(
                 "; for a float image in [0, 1] convert exactly with "
                 "np.clip(np.round(image * 255), 0, 255).astype(np.uint8)"
             )
-        raise TypeError(f"{name} must have dtype uint8, got {image.dtype}{hint}")
+        raise InputTypeError(Arg(name), f" must have dtype uint8, got {image.dtype}{hint}")
     if image.ndim == 2:
         layout = "gray"
         rgb = np.repeat(image[:, :, None], 3, axis=2)
@@ -109,11 +112,12 @@ def check_image(
             # ``rgba[:, :, :3]``, would otherwise compile every kernel a second time)
             rgb = image.view() if image.flags.c_contiguous else np.ascontiguousarray(image)
     else:
-        raise ValueError(
-            f"{name} must be H x W (grayscale), H x W x 3 (RGB) or H x W x 4 (RGBA), got shape {image.shape}"
+        raise ArgumentError(
+            Arg(name),
+            f" must be H x W (grayscale), H x W x 3 (RGB) or H x W x 4 (RGBA), got shape {image.shape}",
         )
     if rgb.shape[0] == 0 or rgb.shape[1] == 0:
-        raise ValueError(f"{name} is empty (shape {image.shape})")
+        raise ArgumentError(Arg(name), f" is empty (shape {image.shape})")
     rgb.flags.writeable = False
     alpha = image[:, :, 3].copy() if layout == "rgba" else None
 

@@ -319,3 +319,21 @@ def test_cli(released: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert "different parameters" in capsys.readouterr().err
     assert main(["convert", str(released), str(tmp_path / "p"), "--shard-size", "0"]) == 2
     assert "--shard-size must be >= 1" in capsys.readouterr().err
+
+
+def test_convert_takes_the_builders_lock_on_out(released: Path, tmp_path: Path) -> None:
+    # issue 33 item 25: convert took no lock; a second writer into OUT stops at once
+    import os
+
+    from corruptbench.builders.lock import OutLock
+
+    out = tmp_path / "shards"
+    out.mkdir()
+    with OutLock(out, out, "make-c"):
+        with pytest.raises(
+            BuildError, match=f"^{out} is being written by make-c .pid {os.getpid()}"
+        ):
+            convert(released, out, corruptions=["brightness"], severities=[1])
+    assert not list(out.glob("*.tar"))
+    summary = convert(released, out, corruptions=["brightness"], severities=[1])  # free again
+    assert summary.shards_written >= 1

@@ -175,3 +175,60 @@ def test_worker_node_killed_mid_build_finishes_or_resumes_to_the_same_bytes(
     while time.time() < deadline and sum(n["Alive"] for n in cluster.node_table()) != 2:
         time.sleep(0.2)
     assert sum(n["Alive"] for n in cluster.node_table()) == 2  # node 1 really died
+
+
+#: a Python session (a notebook's kernel) joined to the cluster: a build interrupted by Ctrl-C,
+#: then the session lives on, connected, as a kernel does after "interrupt"
+SESSION = """
+import os, sys, time
+import ray
+from corruptbench.builders import build
+from corruptbench.builders.engine import ray_init_kwargs
+
+src, out, address = sys.argv[1:4]
+ray.init(**ray_init_kwargs(address, 1, None, os.environ))
+try:
+    build("c", src, out, profile="imagenet", fmt="jpeg", names=["fog", "snow", "frost"],
+          levels=[1, 2, 3, 4, 5], ray=address,
+          progress=False)
+    print("finished", flush=True)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+time.sleep(20)
+"""
+
+
+def test_an_interrupted_build_cancels_its_tasks_on_the_cluster(
+    ray_cluster: Any, photos: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Issue 33 item 25: an interrupted build left its tasks running on the cluster, writing
+    into OUT after the build said "interrupted" (seen from a session that stays connected)."""
+    import signal
+    import sys
+
+    src, _ = photos
+    out = tmp_path / "ray"
+    script = tmp_path / "session.py"
+    script.write_text(SESSION)
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(src), str(out), ray_cluster.address],
+        cwd=REPO,
+        env=ray_cluster.driver_env(),
+        stdout=subprocess.PIPE,
+        stderr=(tmp_path / "stderr").open("w"),
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + RAY_DRIVER_TIMEOUT
+        while proc.poll() is None and outputs(out) < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert proc.poll() is None, (tmp_path / "stderr").read_text()[-3000:]
+        proc.send_signal(signal.SIGINT)
+        assert proc.stdout is not None
+        assert proc.stdout.readline() == "interrupted\n", (tmp_path / "stderr").read_text()[-3000:]
+        after = outputs(out)
+        time.sleep(8)  # a task left running writes its next image within a second or two
+        assert outputs(out) == after < 12 * 15, "the interrupted build's tasks went on writing"
+    finally:
+        proc.kill()
+        proc.communicate()

@@ -160,3 +160,73 @@ def test_sigterm_is_an_interrupt() -> None:
     )
     res = _cli(code)
     assert res.returncode == 143 and res.stderr == "interrupted (SIGTERM)\n", res.stderr
+
+
+def test_a_real_bug_keeps_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a TypeError from a bug (not a check of ours) must not pass for a usage error with exit 2
+    def bug(args: object) -> int:
+        return len(None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("corruptbench.cli.list.run", bug)
+    with pytest.raises(TypeError, match="has no len"):
+        main(["list"])
+
+
+def test_a_value_error_from_a_library_is_a_bug(monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    def bug(args: object) -> int:
+        return int((np.zeros(2) + np.zeros(3)).sum())  # a broadcast error from inside NumPy
+
+    monkeypatch.setattr("corruptbench.cli.list.run", bug)
+    with pytest.raises(ValueError, match="broadcast"):
+        main(["list"])
+
+
+def test_the_projects_errors_stay_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from corruptbench.errors import CorruptbenchError, InputTypeError, is_user_error
+    from corruptbench.extras import MissingDependency
+    from corruptbench.validation import check_int
+
+    assert issubclass(MissingDependency, CorruptbenchError)
+    assert issubclass(InputTypeError, TypeError) and issubclass(ArgumentError, ValueError)
+    try:
+        check_int(2.5, "severity", 1, 5)
+    except TypeError as exc:
+        assert isinstance(exc, InputTypeError) and is_user_error(exc)
+    try:
+        len(None)  # type: ignore[arg-type]
+    except TypeError as exc:
+        assert not is_user_error(exc)
+
+    def typed(args: object) -> int:
+        raise InputTypeError(Arg("limit"), " must be an int, got 'x'")
+
+    monkeypatch.setattr("corruptbench.cli.list.run", typed)
+    assert main(["list"]) == 2
+    assert capsys.readouterr().err == "corruptbench list: error: --limit must be an int, got 'x'\n"
+
+
+def test_a_bad_severity_names_the_flag(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    import numpy as np
+    from PIL import Image
+
+    Image.fromarray(np.zeros((8, 8, 3), np.uint8)).save(tmp_path / "in.png")
+    args = ["corrupt", str(tmp_path / "in.png"), str(tmp_path / "out.png"), "-c", "fog", "-s"]
+    assert main([*args, "7"]) == 2
+    assert "error: --severity must be in 1..5, got 7" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_the_commands_import_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # issue 33 item 25: a signal in the first seconds (the sub-commands' imports) printed a
+    # KeyboardInterrupt traceback through importlib
+    def slow_import() -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("corruptbench.cli.build_parser", slow_import)
+    assert main(["list"]) == 130
+    assert capsys.readouterr().err == "interrupted\n"

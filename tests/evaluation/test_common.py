@@ -27,3 +27,40 @@ def test_labels() -> None:
     assert m2("cat") == 0 and m2("dog") == 1 and "index among the 2 sorted" in notes[1]
     with pytest.raises(EvalError, match="the data has 2 classes but the model outputs 1"):
         label_mapper(["dog", "cat"], 1, notes)
+
+
+def test_labels_of_another_label_space_are_refused() -> None:
+    # issue 33 item 4: 10 class folders (CIFAR-10's) on a 1000-class model were labelled 0..9
+    # by position and scored 100 % error
+    cifar = [
+        "airplane",
+        "automobile",
+        "bird",
+        "cat",
+        "deer",
+        "dog",
+        "frog",
+        "horse",
+        "ship",
+        "truck",
+    ]
+    with pytest.raises(
+        EvalError, match="the data has 10 classes but the model outputs 1000.*class_map"
+    ):
+        label_mapper(cifar, 1000, [])
+    assert label_mapper(cifar, 10, [])("truck") == 9
+
+
+def test_label_space_of_integer_labels() -> None:
+    from corruptbench.evaluation.common import check_label_space, describe_labels
+
+    assert describe_labels([3, 0, 3]) == "classes {0, 3}"
+    assert describe_labels(range(10)) == "classes 0..9"
+    assert check_label_space(range(10), 10, "labels.npy") == "classes 0..9"
+    assert check_label_space([0, 3], 10, "labels.npy") == "classes {0, 3}"  # sparse: can't tell
+    with pytest.raises(
+        EvalError, match=r"^labels.npy has classes 0..9 but the model outputs 1000 logits"
+    ):
+        check_label_space(range(10), 1000, "labels.npy")
+    with pytest.raises(EvalError, match="labels.npy has class 12 but the model outputs 10"):
+        check_label_space([0, 12], 10, "labels.npy")

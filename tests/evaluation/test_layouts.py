@@ -39,8 +39,11 @@ def test_labels_are_standard_imagenet_indices(small_c: Path) -> None:
     assert seen == [wnid_to_index(w) for w in WNIDS for _ in range(2)] and seen[-1] == 999
     assert lay.profile == "imagenet" and lay.images_per_cell == 8 and lay.cells == [("fog", 2)]
     assert "labels: standard ImageNet-1k index of each wnid (4 classes present)" in lay.notes
-    other = ImageNetCFolder.open(small_c, Selection(["fog"], [2]), 200, None)
+    other = ImageNetCFolder.open(small_c, Selection(["fog"], [2]), 4, None)
     assert [label for _r, label, _p in other.items(("fog", 2))] == [0, 0, 1, 1, 2, 2, 3, 3]
+    # positions among 4 folders are not a 200-class model's classes (issue 33 item 4)
+    with pytest.raises(EvalError, match="the data has 4 classes but the model outputs 200"):
+        ImageNetCFolder.open(small_c, Selection(["fog"], [2]), 200, None)
 
 
 def test_limit_picks_the_same_images_in_every_cell(small_c: Path) -> None:

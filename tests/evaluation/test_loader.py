@@ -201,3 +201,30 @@ def test_sigterm_stops_an_evaluation_like_ctrl_c(tmp_path: Path, small_c: Path) 
     )
     assert "Traceback" not in err and "leaked" not in err
     assert not _all_gone(kids)
+
+
+def test_a_signal_while_workers_start_waits_until_they_are_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 33 item 25: Ctrl-C / SIGTERM while the loader started its workers left a worker
+    reading half a pickle (an UnpicklingError traceback after "interrupted") and a half-built
+    iterator (an AttributeError from its __del__). The signal now waits until they are up."""
+    import signal
+
+    from torch.utils.data import dataloader
+
+    steps: list[str] = []
+    start = dataloader._MultiProcessingDataLoaderIter.__init__  # noqa: SLF001
+
+    def interrupted_start(self, loader):  # type: ignore[no-untyped-def]
+        os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the workers' start
+        steps.append("starting")
+        start(self, loader)
+        steps.append("started")
+
+    monkeypatch.setattr(dataloader._MultiProcessingDataLoaderIter, "__init__", interrupted_start)  # noqa: SLF001
+    model = fast_model(classes=10, size=32)
+    items = [LoadItem(ArrayReader(), 0, 0, np.zeros((32, 32, 3), np.uint8)) for _ in range(4)]
+    with pytest.raises(KeyboardInterrupt):
+        list(predict_batches(model, items, batch_size=2, workers=1))
+    assert steps == ["starting", "started"]

@@ -47,7 +47,11 @@ def test_load_previous(tmp_path: Path) -> None:
     assert isinstance(prev, Results) and prev.errors == errors and prev.model == model.info()
     with pytest.raises(EvalError, match="holds results of another model"):
         load_previous(out, "c", fast_model(name="other"), False)
-    assert model_key(model.info()) == ["counting", model.info()["preprocessing"], None, 1000]
+    assert model_key(model.info()) == ["counting", model.info()["preprocessing"], None, 1000, None]
+    # probabilities or a class map are another model's outputs: not resumed as these
+    assert model_key({**model.info(), "outputs": {"kind": "probabilities"}}) != model_key(
+        model.info()
+    )
 
 
 @pytest.mark.parametrize(

@@ -40,7 +40,7 @@ def test_reports_name_the_protocol_and_warn_when_protocols_differ(tmp_path: Path
     from results.support import make_results, write
 
     full = make_results("full-model", 0.8, 0.25, seed=1)
-    rb = make_results("rb-model", 0.8, 0.25, seed=1)
+    rb = make_results("rb-model", 0.8, 0.25, seed=1, images=5000)
     rb["dataset"]["protocol"] = "robustbench"
     paths = [write(tmp_path, "full.json", full), write(tmp_path, "rb.json", rb)]
     warned: list[str] = []

@@ -15,13 +15,20 @@ EVIL = "<script>alert(1)</script>"
 
 
 def make_results(
-    model_id: str, scale: float, clean: float, *, seed: int = 0, p: bool = False
+    model_id: str,
+    scale: float,
+    clean: float,
+    *,
+    seed: int = 0,
+    p: bool = False,
+    images: int = 50000,
 ) -> dict:
-    """A plausible results object: AlexNet's errors scaled by ``scale`` with a little noise."""
+    """A plausible results object: AlexNet's errors scaled by ``scale`` with a little noise,
+    ``images`` per cell (RobustBench's protocol fixes 5,000)."""
     rng = np.random.default_rng(seed)
-    # whole numbers of the 50,000 images wrong, as an evaluation gives them
+    # whole numbers of the images wrong, as an evaluation gives them
     errors = {
-        k: [round(min(1.0, v * scale * rng.uniform(0.95, 1.05)) * 50000) / 50000 for v in vals]
+        k: [round(min(1.0, v * scale * rng.uniform(0.95, 1.05)) * images) / images for v in vals]
         for k, vals in ALEXNET_C_ERRORS.items()
     }
     s = summarize_c(errors, clean_error=clean)
@@ -41,16 +48,16 @@ def make_results(
             "protocol": "full",
             "profile": "imagenet",
             "fingerprint": "f",
-            "num_images": 50000,
+            "num_images": images,
             "notes": [],
         },
         "versions": {"corruptbench": "0.1.0"},
         "time_s": 1.0,
         "created": "2026-01-01T00:00:00Z",
         "errors": errors,
-        "counts": {k: [50000] * 5 for k in errors},
+        "counts": {k: [images] * 5 for k in errors},
         "clean_error": clean,
-        "clean_count": 50000,
+        "clean_count": images,
         "baseline": "alexnet",
         "ce": s.ce,
         "relative_ce": s.relative_ce,

@@ -57,6 +57,7 @@ def test_the_card_names_the_protocol_and_its_leaderboard_figures() -> None:
     full = summary_card(Results.from_dict(data, "m.json"))
     assert "imagenet-c, imagenet, protocol full, 50000 images" in full
     assert "clean_acc" not in full
+    data = make_results("m", 0.9, 0.3, images=5000)  # the protocol's 5,000 images per cell
     data["dataset"]["protocol"] = "robustbench"
     rb = Results.from_dict(data, "m.json")
     card = summary_card(rb)

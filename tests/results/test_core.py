@@ -161,7 +161,7 @@ def test_the_protocol_is_read_and_written_and_old_files_are_full(tmp_path: Path)
 
 
 def test_a_robustbench_file_carries_its_leaderboard_figures(tmp_path: Path) -> None:
-    data = make_results("m", 0.9, 0.3)
+    data = make_results("m", 0.9, 0.3, images=5000)
     data["dataset"]["protocol"] = "robustbench"
     res = Results.from_dict(data, "m.json")
     assert res.c is not None and res.c.mean_error is not None
@@ -180,3 +180,46 @@ def test_a_robustbench_file_carries_its_leaderboard_figures(tmp_path: Path) -> N
     stale = json.loads((tmp_path / "rb.json").read_text())
     stale["leaderboard"]["corruptions_acc"] = 0.99
     assert Results.from_dict(stale, "stale.json").leaderboard == lb
+
+
+def _four_images(protocol: str) -> dict:
+    """An eval-c file of 4 images per cell (whole counts, derived numbers consistent)."""
+    from corruptbench.metrics import summarize_c
+    from results.support import make_results
+
+    data = make_results("m", 1.0, 0.25)
+    errors = {k: [0.25, 0.5, 0.5, 0.75, 0.75] for k in data["errors"]}
+    s = summarize_c(errors, clean_error=0.25)
+    data.update(
+        errors=errors,
+        counts={k: [4] * 5 for k in errors},
+        clean_error=0.25,
+        clean_count=4,
+        ce=s.ce,
+        relative_ce=s.relative_ce,
+        mce=s.mce,
+        relative_mce=s.relative_mce,
+        mean_error=s.mean_error,
+        extra_mean_error=s.extra_mean_error,
+        extra_ce={k: s.ce[k] for k in data["extra_ce"]},
+    )
+    data["dataset"]["protocol"] = protocol
+    return data
+
+
+def test_a_protocol_that_fixes_its_images_fixes_the_counts(tmp_path) -> None:
+    # issue 33 item 6: a file edited to claim robustbench for 4 images read as a RobustBench number
+    from corruptbench.cli import main
+    from results.support import write
+
+    assert Results.from_dict(_four_images("full")).c is not None
+    bad = _four_images("robustbench")
+    with pytest.raises(
+        ValueError,
+        match="^r: dataset.protocol robustbench evaluates 5,000 images per cell, but cell "
+        "gaussian_noise/1 counts 4: not a robustbench result",
+    ):
+        Results.from_dict(bad, "r")
+    path = write(tmp_path, "r.json", bad)
+    assert main(["report", str(path), "--out", str(tmp_path / "r.md")]) == 2
+    assert not (tmp_path / "r.md").exists()

@@ -120,3 +120,56 @@ def test_type_name_and_short_repr() -> None:
     assert short_repr("x") == "'x'"
     long = short_repr("y" * 100)
     assert len(long) == 60 and long.endswith("...") and long.startswith("'yyy")
+
+
+def test_json_nested_too_deeply_is_one_line(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 33 item 25: a RecursionError traceback in report, eval-c resume and --baseline
+    import numpy as np
+
+    from corruptbench.cli import main
+    from corruptbench.results import Results
+    from corruptbench.results.reader import load_json
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(
+        ValueError, match="deep.json: not a results file .its JSON is nested too deeply"
+    ):
+        Results.from_json(deep)
+    with pytest.raises(ValueError, match="^x: not valid JSON .line 1, column 2"):
+        load_json("{", "x")
+    assert main(["report", str(deep)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested too deeply" in err
+    data = tmp_path / "c10"
+    data.mkdir()
+    np.save(data / "labels.npy", np.tile(np.arange(10, dtype=np.uint8), 5))
+    np.save(data / "fog.npy", np.zeros((50, 32, 32, 3), np.uint8))
+    net = tmp_path / "net.py"
+    net.write_text(
+        "import torch\n"
+        "def make():\n"
+        "    return torch.nn.Sequential(torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),"
+        " torch.nn.Linear(3, 10))\n"
+    )
+    run = ["eval-c", "--model", f"python:{net}:make", "--data", str(data), "--quiet"]
+    for extra in (["--baseline", str(deep)], ["--out", str(deep)]):
+        assert main([*run, "--workers", "0", *extra]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "nested too deeply" in err, err
+    assert (
+        main(
+            [
+                "eval-p",
+                "--model",
+                f"python:{net}:make",
+                "--data",
+                str(data),
+                "--baseline",
+                str(deep),
+            ]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested too deeply" in err, err

@@ -17,6 +17,7 @@ killed run never leaves a truncated shard under its final name.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Callable, Sequence
@@ -47,6 +48,7 @@ from ..progress import progress as make_progress
 from ..registry import canonical_name
 from ..verify import VerifyError, VerifyReport, layout_key, verify
 from ..version import __version__
+from .lock import OutLock
 from .outputs import (
     MANIFEST,
     WORK_DIR,
@@ -127,8 +129,30 @@ def convert(
         progress: ``"auto"`` (a bar on a terminal, plain lines otherwise), ``"bar"``, ``"lines"``
             or ``"off"`` (:func:`corruptbench.progress.progress`); True = auto, False = off.
     """
-    t0 = time.perf_counter()
     src_p, out_p = _check_paths(src, out, to=to, shard_size=shard_size)
+    # one writer per OUT, as make-c: a second convert (or make-c) into it stops at once; taken
+    # once the plan is checked (a refused source leaves no OUT), held until the end
+    with contextlib.ExitStack() as stack:
+
+        def lock() -> None:
+            out_p.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(OutLock(out_p, out_p, "convert"))
+
+        return _convert(src_p, out_p, to, corruptions, severities, shard_size, progress, lock)
+
+
+def _convert(
+    src_p: Path,
+    out_p: Path,
+    to: str,
+    corruptions: Sequence[str] | None,
+    severities: Sequence[int],
+    shard_size: int | None,
+    progress: str | bool,
+    lock: Callable[[], None],
+) -> ConvertSummary:
+    """:func:`convert`; ``lock()`` creates OUT and takes its lock before anything is written."""
+    t0 = time.perf_counter()
     names = list(corruptions) if corruptions is not None else None
     sevs = [int(s) for s in severities]
     found = detect(src_p)
@@ -146,7 +170,7 @@ def convert(
         "source_fingerprint": plan.fingerprint,
         "corruptbench_version": __version__,
     }
-    out_p.mkdir(parents=True, exist_ok=True)
+    lock()
     old = check_manifest(out_p, params)
     summary = ConvertSummary(out_p, plan.layout)
     units = [

@@ -290,6 +290,7 @@ def iter_ray(
     if not ray.is_initialized():
         ray.init(**ray_init_kwargs(address, workers, init_kwargs, os.environ))
         started = True
+    pending: list[Any] = []
     try:
         # the ahead-of-time kernels of the nodes' installs for a small build (a node without
         # them compiles lazily), the JIT compiled once per node for a bulk one
@@ -298,7 +299,6 @@ def iter_ray(
             _warm_ray_nodes(ray)
         remote = ray.remote(num_cpus=1)(_ray_shard)
         cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
-        pending: list[Any] = []
         for sid, items in shards:
             pending.append(remote.remote(spec, sid, items, kernels))  # type: ignore[call-arg]
             if len(pending) >= 4 * cpus:
@@ -310,5 +310,19 @@ def iter_ray(
             for ref in done:
                 yield ray.get(ref)
     finally:
+        if pending:  # interrupted, failed or closed early: the cluster must stop writing OUT
+            _cancel(ray, pending)
         if started:
             ray.shutdown()
+
+
+def _cancel(ray: Any, refs: Sequence[Any], wait_s: float = 10.0) -> None:
+    """Cancel the build's tasks still queued or running on the cluster (``ray.cancel`` with
+    ``force=True`` ends a running task's worker process: a shard half written is a temporary
+    file the next run sweeps) and wait up to ``wait_s`` for them to end. Without it the tasks
+    of an interrupted build go on writing into OUT after the driver has said "interrupted"."""
+    for ref in refs:
+        with contextlib.suppress(Exception):  # already finished, or the cluster is gone
+            ray.cancel(ref, force=True)
+    with contextlib.suppress(Exception):
+        ray.wait(list(refs), num_returns=len(refs), timeout=wait_s)

@@ -2,7 +2,9 @@
 its parser, ``run(args)`` parses nothing more, calls the library and prints).
 
 Library errors name their arguments symbolically (:class:`corruptbench.errors.ArgumentError`);
-:func:`main` shows them with the command line's flags (:data:`FLAGS`).
+:func:`main` shows them with the command line's flags (:data:`FLAGS`). Only the project's own
+errors (and ``OSError`` about the user's files) become one line with exit status 2
+(:func:`corruptbench.errors.is_user_error`); any other exception is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -17,8 +19,7 @@ import sys
 import threading
 from collections.abc import Iterator
 
-from ..errors import ArgumentError
-from ..extras import MissingDependency
+from ..errors import CorruptbenchError, is_user_error
 from ..kernel_cache import compile_estimate
 from ..ops import jit
 from ..safe_text import printable
@@ -102,6 +103,9 @@ FLAGS = {
     "checkpoint": "--checkpoint",
     "root": "DIR",
     "layout": "--layout",
+    "severity": "--severity",
+    "outputs": "--outputs",
+    "class_map": "--class-map",
 }
 
 
@@ -165,7 +169,11 @@ def _terminate_like_interrupt() -> Iterator[None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    try:
+        parser = build_parser()
+    except KeyboardInterrupt:  # Ctrl-C while the commands' modules import (seconds when busy)
+        print("interrupted", file=sys.stderr)
+        return 128 + signal.SIGINT
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
@@ -185,8 +193,10 @@ def main(argv: list[str] | None = None) -> int:
         text = f"interrupted{how}{': ' + detail if detail else ''}"
         print(printable(text, keep_newlines=True), file=sys.stderr)
         rc = 128 + (exc.signum if isinstance(exc, Terminated) else signal.SIGINT)
-    except (ValueError, TypeError, OSError, MissingDependency) as exc:
-        if isinstance(exc, ArgumentError):
+    except Exception as exc:
+        if not is_user_error(exc):
+            raise  # a bug: its traceback is what a report needs
+        if isinstance(exc, CorruptbenchError):
             msg = exc.render(FLAGS)
         elif isinstance(exc, OSError) and not isinstance(exc, (FileNotFoundError, FileExistsError)):
             msg = _os_error(exc)

@@ -117,6 +117,23 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
         "library's, 15; 30 for Ovadia et al. 2019, which the results file also gives then)",
     )
     p.add_argument(
+        "--outputs",
+        choices=("logits", "probabilities"),
+        default="logits",
+        help="what the model returns: logits (default; outputs that look like probabilities, "
+        "every row non-negative and summing to 1, are refused) or probabilities (a softmax: "
+        "their logarithm is used, so the calibration is right)",
+    )
+    p.add_argument(
+        "--class-map",
+        default=None,
+        metavar="FILE",
+        help="the model output of each of the data's classes (a JSON list or integers, in the "
+        "data's label order; ImageNet-R's indices_in_1k): only those outputs are scored. "
+        "Without it, data whose classes are not the model's (CIFAR-10 on a 1000-class model) "
+        "is refused",
+    )
+    p.add_argument(
         "--on-the-fly",
         dest="on_the_fly",
         metavar="SRC",
@@ -152,6 +169,8 @@ def eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         "verify_shards": "count" if args.trust_shards else "hash",
         "progress": "off" if args.quiet or args.no_progress else "auto",
         "run": run_options(args),
+        "outputs": args.outputs,
+        "class_map": args.class_map,
     }
     if args.ece_bins is not None:  # else the library's default
         kwargs["ece_bins"] = args.ece_bins

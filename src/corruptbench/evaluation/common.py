@@ -31,6 +31,8 @@ __all__ = [
     "cell_key",
     "select_subset",
     "label_mapper",
+    "describe_labels",
+    "check_label_space",
     "files_fingerprint",
     "content_digest",
     "npy_fingerprint",
@@ -117,15 +119,68 @@ def label_mapper(
             f"labels: standard ImageNet-1k index of each wnid ({len(classes)} classes present)"
         )
         return lambda w: wnid_to_index(str(w))
-    if num_classes is not None and len(classes) > num_classes:
+    if num_classes is not None and len(classes) != num_classes:
+        shown = ", ".join(classes[:4]) + (", ..." if len(classes) > 4 else "")
         raise EvalError(
-            f"the data has {len(classes)} classes but the model outputs {num_classes} logits"
+            f"the data has {len(classes)} classes but the model outputs {num_classes} logits "
+            f"(class folders {shown}): labelled by their position among the sorted folders they "
+            "would not be the model's classes; give ",
+            Arg("class_map"),
+            " (the model output of each class folder, in sorted order) or a model of "
+            f"{len(classes)} classes",
         )
     pos = {c: i for i, c in enumerate(classes)}
     notes.append(
         f"labels: index among the {len(classes)} sorted class folders (model has {num_classes} outputs)"
     )
     return lambda w: pos[str(w)]
+
+
+def describe_labels(labels: Iterable[int]) -> str:
+    """``"classes 0..9"`` when the labels are every integer from 0 up, else the set itself,
+    ``"classes {0, 3}"`` (at most 8 shown): a count would hide which classes are there."""
+    values = sorted({int(v) for v in labels})
+    if not values:
+        return "no classes"
+    if values == list(range(len(values))):
+        return f"classes 0..{values[-1]}" if len(values) > 1 else "class 0"
+    shown = ", ".join(map(str, values[:8])) + (f", ... ({len(values)} in all)" * (len(values) > 8))
+    return f"classes {{{shown}}}"
+
+
+def check_label_space(
+    labels: Iterable[int], num_classes: int | None, where: str, *, whole: bool = True
+) -> str:
+    """Integer labels that index the model's outputs directly (a CIFAR ``labels.npy``, a shard's
+    ``.cls``) checked against the model's classes; returns :func:`describe_labels`.
+
+    Refused: a label the model has no output for; and labels ``0..K - 1``, every one present,
+    when the model has another number of outputs than K: the data is of another label space
+    (CIFAR-10's 10 classes on an ImageNet model's 1000 outputs would score 100 % error), unless a
+    class map (``class_map``) makes the model's outputs the data's classes. Sparse labels (some
+    classes absent) cannot tell the label space and pass; so do labels that are not a whole
+    dataset's (``whole=False``: arrays the caller labelled), whose range alone is checked.
+
+    Raises:
+        EvalError: naming ``where``, the classes and the model's outputs.
+    """
+    values = sorted({int(v) for v in labels})
+    text = describe_labels(values)
+    if num_classes is None or not values:
+        return text
+    if values[0] < 0 or values[-1] >= num_classes:
+        bad = values[0] if values[0] < 0 else values[-1]
+        raise EvalError(f"{where} has class {bad} but the model outputs {num_classes} logits")
+    dense = len(values) > 1 and values == list(range(len(values)))
+    if whole and dense and len(values) != num_classes:
+        raise EvalError(
+            f"{where} has {text} but the model outputs {num_classes} logits: its labels are "
+            "not the model's classes; give ",
+            Arg("class_map"),
+            f" (the model output of each of the {len(values)} classes) or a model of "
+            f"{len(values)} classes",
+        )
+    return text
 
 
 def files_fingerprint(root: Path, paths: Iterable[Path]) -> str:

@@ -9,7 +9,6 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -44,7 +43,8 @@ from .c_protocol import (
 )
 from .c_results import Tally, c_results
 from .calibration import DEFAULT_BINS, CellCalibration, check_ece_bins
-from .common import CORRUPT_ON, EvalError, Log, RunOptions, check_verify_shards
+from .checks import baseline_notes
+from .common import CORRUPT_ON, EvalError, RunOptions, check_verify_shards
 from .device import DeviceCorruptor, require_torch_backend
 from .layouts import (
     CleanImages,
@@ -57,7 +57,8 @@ from .layouts import (
     open_c_layout,
 )
 from .loader import LoadItem, plan_resources, predict_batches
-from .resume import load_previous
+from .outputs import ClassMap, adapt_outputs
+from .resume import RunState
 
 __all__ = ["evaluate_c"]
 
@@ -86,6 +87,8 @@ def evaluate_c(
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
     verify_shards: str = "hash",
+    outputs: str = "logits",
+    class_map: ClassMap | None = None,
 ) -> Results:
     """Evaluate ``model`` on ImageNet-C style data: top-1 error per corruption and severity, CE,
     mCE and relative mCE, and the calibration of its softmax in every cell (NLL, Brier score,
@@ -132,6 +135,13 @@ def evaluate_c(
         name: The model's id in the results (default: a module's class name, a source's id).
         ece_bins: Equal-width confidence bins of the ECE (default 15, as google/robustness_metrics;
             Ovadia et al. 2019's 30 is stored too: ``res.calibration.stats["fog/3"].ece(bins=30)``).
+        outputs: ``"logits"`` (default) or ``"probabilities"`` (the model returns a softmax:
+            its logarithm is used). A model whose outputs look like probabilities (every row
+            non-negative, summing to 1) is refused as logits: its calibration would be wrong.
+        class_map: The model output that stands for each of the data's classes (a list of ints
+            or a file of them; ImageNet-R's ``indices_in_1k``): only those outputs are scored.
+            Without one, data whose classes are not the model's (10 CIFAR classes on a
+            1000-class model) is refused (:mod:`corruptbench.evaluation.outputs`).
         progress: :func:`corruptbench.progress.progress`: ``True`` / ``"auto"`` (a bar in a
             notebook or terminal, else lines every ~10 s), ``False`` / ``"off"``, ``"bar"``, ``"lines"``.
         run: Loader workers, threads, results file (resume), per-cell log lines. The workers are
@@ -163,7 +173,7 @@ def evaluate_c(
         model, mean=mean, std=std, input_size=input_size, device=device, name=name
     )
     with evaluation_mode(loaded, device):
-        loaded.require_num_classes()
+        loaded = adapt_outputs(loaded, outputs, class_map)  # checked before any data is read
         return _evaluate_c(
             loaded,
             data,
@@ -290,6 +300,7 @@ def _plan_c(
     if clean is not None:
         clean_set = CleanImages.open(clean, layout, model.num_classes, limit, seed, images)
         layout.fingerprints["clean"] = clean_set.fingerprint
+    layout.notes.extend(baseline_notes(base, layout, proto.name))
     if proto.name != DEFAULT_PROTOCOL:  # the default is named in dataset.protocol only
         layout.notes.insert(0, f"protocol {proto.name}: {proto.title}")
     return _CPlan(grid, layout, clean_set, base, on_device, limit, seed, proto)
@@ -309,29 +320,21 @@ class _CRun:
         ece_bins: int = DEFAULT_BINS,
     ):
         self.plan, self.model, self.run = plan, model, run
-        self.t0 = time.perf_counter()
-        self.log: Log = run.log or (lambda _m: None)
-        self.out = Path(run.out) if run.out is not None else None
+        fingerprints = dict(plan.layout.fingerprints)
+        info = dict(limit=plan.limit, seed=plan.seed, batch_size=batch_size)
+        self.state = RunState.start("c", model, run, **info, cell_fingerprints=fingerprints)
+        self.log, self.out, prev = self.state.log, self.state.out, self.state.previous
         self.calibration = CellCalibration(ece_bins)
-        prev = load_previous(self.out, "c", model, run.overwrite)
-        self.tally: Tally = _resumed(prev, plan, self.calibration) if prev is not None else {}
+        self.tally: Tally = _resumed(self.state, plan, self.calibration)
         if self.calibration.not_restored:
             self.log(
                 f"  {len(self.calibration.not_restored)} finished cells of {self.out} have no "
                 "calibration statistics for this run (written before calibration existed, or for "
                 "other ECE bins): evaluated again"
             )
-        self.prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
         self.resumed = prev is not None
         self.skipped: dict[Cell, int] = {}
-        self.run_info: dict[str, Any] = {
-            "limit": plan.limit,
-            "seed": plan.seed,
-            "batch_size": batch_size,
-            "cell_fingerprints": dict(plan.layout.fingerprints),
-            "resumed_cells": len(self.tally),
-            "finished": False,
-        }
+        self.state.info["resumed_cells"] = len(self.tally)
         self.cells = [c for c in plan.want if c not in self.tally]
         self.items = [
             LoadItem(reader, cid, label, payload)
@@ -353,8 +356,7 @@ class _CRun:
                 "unreadable inputs skipped (not counted): "
                 + ", ".join(f"{cell_key(c)} {n}" for c, n in self.skipped.items())
             )
-        self.run_info["finished"] = finished
-        elapsed = self.prev_time + time.perf_counter() - self.t0
+        run_info, elapsed = self.state.run_entry(finished), self.state.elapsed()
         tally = {k: v for k, v in self.tally.items() if v[1] > 0}
         calibration = self.calibration.part([cell_key(c) for c in tally])
         plan = self.plan
@@ -367,15 +369,12 @@ class _CRun:
             tally,
             elapsed,
             notes,
-            self.run_info,
+            run_info,
             calibration,
         )
 
     def save(self, finished: bool = False) -> Results:
-        res = self.results(finished)
-        if self.out is not None:
-            res.to_json(self.out)
-        return res
+        return self.state.save(self.results(finished))
 
     def skip(self, cid: int, reason: str) -> bool:
         """Count one unreadable input of cell ``cid``; True when that finishes the cell."""
@@ -419,10 +418,7 @@ class _CRun:
             self.calibration.update(cell_key(self.cells[cid]), logits, y)
         except EvalError as exc:
             kept = len(self.tally) - sum(1 for r in self.remaining if r > 0)
-            where = ""
-            if self.out is not None:
-                where = f"; {self.out} keeps the {kept} finished cell{'s' * (kept != 1)}"
-            raise EvalError(f"cell {exc}{where}") from None
+            raise EvalError(f"cell {exc}{self.state.kept(kept)}") from None
 
     def finish_cell(self, cid: int) -> None:
         """Log a finished cell and rewrite the results file."""
@@ -497,16 +493,13 @@ def _evaluate_c(
     return state.save(finished=True)
 
 
-def _resumed(prev: Results, plan: _CPlan, calibration: CellCalibration) -> Tally:
-    """The finished cells of a previous results file whose data fingerprint, limit and seed match
-    and whose calibration statistics it holds (restored into ``calibration``)."""
+def _resumed(state: RunState, plan: _CPlan, calibration: CellCalibration) -> Tally:
+    """The finished cells of the resumed results file whose data fingerprint, limit and seed
+    match and whose calibration statistics it holds (restored into ``calibration``)."""
     tally: Tally = {}
-    run = prev.run or {}
-    if (prev.c is None and prev.cbar is None) or run.get("limit") != plan.limit:
+    prev, old_fp = state.previous, state.matching(plan.limit, plan.seed)
+    if prev is None or old_fp is None or (prev.c is None and prev.cbar is None):
         return tally
-    if run.get("seed") != plan.seed:
-        return tally
-    old_fp = run.get("cell_fingerprints", {})
     for cell in plan.want:
         key = cell_key(cell)
         if old_fp.get(key) != plan.layout.fingerprints.get(key):

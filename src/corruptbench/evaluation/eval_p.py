@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from ..errors import Arg, ArgumentError
-from ..grid import GridError, check_levels, resolve_names
+from ..grid import Cell, GridError, check_levels, resolve_names
 from ..metrics import (
     flip_probability,
     is_noise_perturbation,
@@ -43,11 +45,10 @@ from .calibration import (
 from .common import EvalError, RunOptions, check_verify_shards
 from .layouts import DataArg, Layout, OnTheFly, Selection, open_p_layout
 from .loader import LoadItem, plan_resources, predict_batches
-from .resume import load_previous
+from .outputs import ClassMap, adapt_outputs
+from .resume import RunState
 
 __all__ = ["evaluate_p"]
-
-Sums = dict[str, list[float]]  #: perturbation -> [FP * n, T5D * n, Zipf * n, n]
 
 
 def evaluate_p(
@@ -70,6 +71,8 @@ def evaluate_p(
     progress: bool | str = True,
     run: RunOptions = RunOptions(),  # noqa: B008 - frozen
     verify_shards: str = "hash",
+    outputs: str = "logits",
+    class_map: ClassMap | None = None,
 ) -> Results:
     """Evaluate ``model`` on ImageNet-P style sequences: flip probability (FP), top-5 distance
     (T5D) and Zipf distance per perturbation; mFR / mT5D with a baseline (``eval-p`` calls this).
@@ -101,6 +104,13 @@ def evaluate_p(
         name: The model's id in the results and reports (default: a module's class name, a
             source's own id).
         ece_bins: Bins of the clean frames' expected calibration error (default 15).
+        outputs: ``"logits"`` (default) or ``"probabilities"`` (the model returns a softmax:
+            its logarithm is used). A model whose outputs look like probabilities (every row
+            non-negative, summing to 1) is refused as logits: its calibration would be wrong.
+        class_map: The model output that stands for each of the data's classes (a list of ints
+            or a file of them; ImageNet-R's ``indices_in_1k``): only those outputs are scored.
+            Without one, data whose classes are not the model's (10 CIFAR classes on a
+            1000-class model) is refused (:mod:`corruptbench.evaluation.outputs`).
         progress: The progress display (:func:`corruptbench.progress.progress`): ``True`` /
             ``"auto"`` is a bar in a notebook's output or on a terminal, plain lines every ~10 s
             otherwise (a log file); ``False`` / ``"off"`` nothing; or ``"bar"``, ``"lines"``.
@@ -127,7 +137,7 @@ def evaluate_p(
         model, mean=mean, std=std, input_size=input_size, device=device, name=name
     )
     with evaluation_mode(loaded, device):
-        loaded.require_num_classes()
+        loaded = adapt_outputs(loaded, outputs, class_map)  # checked before any data is read
         return _evaluate_p(
             loaded,
             data,
@@ -194,6 +204,36 @@ def _frames_hint(name: str, profile: str) -> int:
         return 41
 
 
+@dataclass
+class _Sums:
+    """Flip probability, top-5 distance and Zipf distance summed over one perturbation's
+    sequences (each metric times the sequences of its batch), and the number of sequences."""
+
+    fp: float = 0.0
+    t5d: float = 0.0
+    zipf: float = 0.0
+    n: int = 0
+
+    def add(self, logits: np.ndarray, noise: bool, difficulty: int) -> None:
+        """Add one batch of ``(sequences, frames, classes)`` logits."""
+        k = logits.shape[0]
+        self.fp += flip_probability(logits.argmax(-1), noise=noise, difficulty=difficulty) * k
+        self.t5d += top5_distance(logits, noise=noise, difficulty=difficulty) * k
+        self.zipf += zipf_distance(logits, noise=noise, difficulty=difficulty) * k
+        self.n += k
+
+    @classmethod
+    def stored(cls, p: PResults, name: str) -> _Sums:
+        """The sums a results file's means and sequence count give back."""
+        n = int(p.num_sequences[name])
+        return cls(
+            p.flip_probability[name] * n, p.top5_distance[name] * n, p.zipf_distance[name] * n, n
+        )
+
+
+Sums = dict[str, _Sums]  #: perturbation -> its sums
+
+
 def _evaluate_p(
     model: LoadedModel,
     data: DataArg,
@@ -207,9 +247,7 @@ def _evaluate_p(
     run: RunOptions,
     **choices: Any,
 ) -> Results:
-    t0 = time.perf_counter()
-    log = run.log or (lambda _m: None)
-    layout, base, notes = _plan_p(
+    layout, base, _notes = _plan_p(
         model, data, difficulty=difficulty, limit=limit, seed=seed, **choices
     )
     missing = [p for p, _ in layout.missing]
@@ -217,40 +255,65 @@ def _evaluate_p(
     labels, calibration_notes = clean_frame_labels(layout, model.num_classes)
     layout.notes.extend(calibration_notes)
     calib = CellCalibration(ece_bins)
-    out_p = Path(run.out) if run.out is not None else None
-    prev = load_previous(out_p, "p", model, run.overwrite)
-    sums = (
-        _resumed(prev, layout, limit, seed, difficulty, calib, set(labels))
-        if prev is not None
-        else {}
+    state = RunState.start(
+        "p",
+        model,
+        run,
+        limit=limit,
+        seed=seed,
+        batch_size=batch_size,
+        cell_fingerprints=layout.fingerprints,
     )
-    prev_time = (prev.time_s or 0.0) if prev is not None else 0.0
+    sums = _resumed(state, layout, limit, seed, difficulty, calib, set(labels))
+    state.info["resumed_cells"] = len(sums)
     if sums:
-        log(f"resuming {out_p}: {len(sums)} finished perturbations kept (not recomputed)")
-    todo = [cell for cell in layout.cells if cell[0] not in sums]
-    run_info = {
-        "limit": limit,
-        "seed": seed,
-        "batch_size": batch_size,
-        "cell_fingerprints": layout.fingerprints,
-        "resumed_cells": len(sums),
-        "finished": False,
-    }
+        state.log(f"resuming {state.out}: {len(sums)} finished perturbations kept (not recomputed)")
     skipped: dict[str, int] = {}
 
     def results(finished: bool) -> Results:
-        run_info["finished"] = finished
         extra = list(layout.notes)
         if skipped:
             extra.append(
                 "unreadable sequences skipped: " + ", ".join(f"{k} {v}" for k, v in skipped.items())
             )
-        elapsed = prev_time + time.perf_counter() - t0
         part = calib.part([frame_key(p) for p in ALL_PERTURBATIONS if p in sums])
         return _p_results(
-            model, layout, difficulty, sums, base, elapsed, extra, run_info, top_notes, part
-        )
+            model, layout, difficulty, sums, base, state.elapsed(), extra,
+            state.run_entry(finished), top_notes, part,
+        )  # fmt: skip
 
+    work = _work(layout, [cell for cell in layout.cells if cell.name not in sums], labels)
+    args = (model, layout, work, run, batch_size, difficulty, progress, calib, labels, skipped)
+    try:
+        for p, acc in _perturbations(*args):
+            if acc.n == 0:
+                top_notes.append(f"{p}: no readable sequence")
+                continue
+            sums[p] = acc
+            state.save(results(False))
+    except EvalError as exc:  # a bad batch: say what the results file keeps
+        raise EvalError(*exc.parts, state.kept(len(sums), "perturbation")) from None
+    if not sums:
+        raise EvalError("no sequence could be evaluated")
+    return state.save(results(True))
+
+
+def _perturbations(
+    model: LoadedModel,
+    layout: Layout,
+    work: list[tuple[Cell, list[LoadItem]]],
+    run: RunOptions,
+    batch_size: int,
+    difficulty: int,
+    progress: bool | str,
+    calib: CellCalibration,
+    labels: dict[str, list[int]],
+    skipped: dict[str, int],
+) -> Iterator[tuple[str, _Sums]]:
+    """Run the model over each perturbation's sequences in turn; yield its sums (the caller
+    saves the results between perturbations). A bad batch ends the run with an
+    :class:`EvalError` (the caller says what the results file keeps)."""
+    log = run.log or (lambda _m: None)
     nw, nthreads = plan_resources(
         model.device,
         corrupts_in_loader=layout.corrupts_in_loader,
@@ -258,20 +321,9 @@ def _evaluate_p(
         threads=run.threads,
     )
     log(
-        f"eval-p: {model.id} on {layout.root} ({layout.name}, difficulty {difficulty}): {len(todo)} perturbations, {nw} workers"
+        f"eval-p: {model.id} on {layout.root} ({layout.name}, difficulty {difficulty}): "
+        f"{len(work)} perturbations, {nw} workers"
     )
-    work = [
-        (
-            cell,
-            [
-                LoadItem(reader, 0, label, payload)
-                for (reader, _, payload), label in zip(
-                    layout.items(cell), labels.get(cell.name) or [0] * len(layout.items(cell))
-                )
-            ],
-        )
-        for cell in todo
-    ]
     total = sum(len(items) for _, items in work)
     mode = progress if total else "off"
     with make_progress(total, f"eval-p {model.id}", unit="sequences", mode=mode) as bar:
@@ -281,29 +333,36 @@ def _evaluate_p(
             batches = predict_batches(
                 model, items, batch_size=per_batch, workers=nw, threads=nthreads
             )
-            try:
-                acc = _sequence_sums(
-                    p, difficulty, batches, bar, skipped, calib if p in labels else None
-                )
-            except EvalError as exc:
-                n = len(sums)
-                kept = f"; {out_p} keeps the {n} finished perturbation{'s' * (n != 1)}"
-                raise EvalError(f"{exc}{kept if out_p else ''}") from None
-            if acc[3] == 0:
-                top_notes.append(f"{p}: no readable sequence")
-                continue
-            sums[p] = acc
-            log(
-                f"  {p:<16} FP {acc[0] / acc[3]:.4f}  T5D {acc[1] / acc[3]:.3f}  ({acc[3]} sequences, {time.perf_counter() - t_cell:.1f} s)"
+            acc = _sequence_sums(
+                p, difficulty, batches, bar, skipped, calib if p in labels else None
             )
-            if out_p is not None:
-                results(False).to_json(out_p)
-    if not sums:
-        raise EvalError("no sequence could be evaluated")
-    res = results(True)
-    if out_p is not None:
-        res.to_json(out_p)
-    return res
+            if acc.n:
+                log(
+                    f"  {p:<16} FP {acc.fp / acc.n:.4f}  T5D {acc.t5d / acc.n:.3f}  ({acc.n} "
+                    f"sequences, {time.perf_counter() - t_cell:.1f} s)"
+                )
+            yield p, acc
+
+
+def _work(
+    layout: Layout, todo: Sequence[Cell], labels: dict[str, list[int]]
+) -> list[tuple[Cell, list[LoadItem]]]:
+    """The sequences of each perturbation to evaluate, labelled where their clean frame is
+    calibrated (else 0: flip rates need no label)."""
+    work = []
+    for cell in todo:
+        items = list(layout.items(cell))
+        cell_labels = labels.get(cell.name) or [0] * len(items)
+        work.append(
+            (
+                cell,
+                [
+                    LoadItem(reader, 0, label, payload)
+                    for (reader, _, payload), label in zip(items, cell_labels)
+                ],
+            )
+        )
+    return work
 
 
 def _sequence_sums(
@@ -313,16 +372,16 @@ def _sequence_sums(
     bar: Any,
     skipped: dict[str, int],
     calib: CellCalibration | None = None,
-) -> list[float]:
-    """``[FP * n, T5D * n, Zipf * n, n]`` of one perturbation's sequences (unreadable ones are
-    counted in ``skipped``); with ``calib``, frame 0 of each sequence (the clean image) is added
-    to the calibration statistics of ``"<p>/0"``.
+) -> _Sums:
+    """The sums of one perturbation's sequences (unreadable ones are counted in ``skipped``);
+    with ``calib``, frame 0 of each sequence (the clean image) is added to the calibration
+    statistics of ``"<p>/0"``.
 
     Raises:
         EvalError: NaN or infinite logits, naming the perturbation and the batch.
     """
     noise = is_noise_perturbation(p)
-    acc = [0.0, 0.0, 0.0, 0]
+    acc = _Sums()
     for k, (logits, y, _c, bad) in enumerate(batches, 1):
         bar.advance(len(bad) + (0 if logits is None else int(logits.shape[0])), label=f"eval-p {p}")
         if bad:
@@ -332,17 +391,12 @@ def _sequence_sums(
         require_finite(logits, f"perturbation {p}, batch {k}")
         if calib is not None:
             calib.update(frame_key(p), logits[:, 0], y)
-        arr = logits.numpy()
-        n = arr.shape[0]
-        acc[0] += flip_probability(arr.argmax(-1), noise=noise, difficulty=difficulty) * n
-        acc[1] += top5_distance(arr, noise=noise, difficulty=difficulty) * n
-        acc[2] += zipf_distance(arr, noise=noise, difficulty=difficulty) * n
-        acc[3] += n
+        acc.add(logits.numpy(), noise, difficulty)
     return acc
 
 
 def _resumed(
-    prev: Results,
+    state: RunState,
     layout: Layout,
     limit: int | None,
     seed: int,
@@ -350,28 +404,23 @@ def _resumed(
     calib: CellCalibration,
     calibrated: set[str],
 ) -> Sums:
-    """The finished perturbations of a previous results file whose fingerprint, limit, seed and
+    """The finished perturbations of the resumed results file whose fingerprint, limit, seed and
     difficulty match, and which hold the calibration statistics of their clean frames when
     ``calibrated`` lists them (restored into ``calib``)."""
+    fingerprints = state.matching(limit, seed)
+    prev = state.previous
+    if fingerprints is None or prev is None or prev.p is None or prev.p.difficulty != difficulty:
+        return {}
     sums: Sums = {}
-    prun = prev.run or {}
-    p = prev.p
-    if p is None or prun.get("limit") != limit or prun.get("seed") != seed:
-        return sums
-    if p.difficulty != difficulty:
-        return sums
-    fingerprints = prun.get("cell_fingerprints", {})
     for name, _ in layout.cells:
-        if fingerprints.get(name) == layout.fingerprints[name] and name in p.flip_probability:
-            n = int(p.num_sequences[name])
-            if name in calibrated and not calib.restore(prev.calibration, frame_key(name), n):
-                continue
-            sums[name] = [
-                p.flip_probability[name] * n,
-                p.top5_distance[name] * n,
-                p.zipf_distance[name] * n,
-                n,
-            ]
+        if fingerprints.get(name) != layout.fingerprints[name]:
+            continue
+        if name not in prev.p.flip_probability:
+            continue
+        n = int(prev.p.num_sequences[name])
+        if name in calibrated and not calib.restore(prev.calibration, frame_key(name), n):
+            continue
+        sums[name] = _Sums.stored(prev.p, name)
     return sums
 
 
@@ -387,12 +436,12 @@ def _p_results(
     top_notes: list[str],
     calibration: CalibrationResults | None = None,
 ) -> Results:
-    done = {k: v for k, v in sums.items() if v[3] > 0}
+    done = {k: v for k, v in sums.items() if v.n > 0}
     order = [p for p in ALL_PERTURBATIONS if p in done]
-    fp = {p: done[p][0] / done[p][3] for p in order}
-    t5d = {p: done[p][1] / done[p][3] for p in order}
-    zipf = {p: done[p][2] / done[p][3] for p in order}
-    nseq = {p: int(done[p][3]) for p in order}
+    fp = {p: done[p].fp / done[p].n for p in order}
+    t5d = {p: done[p].t5d / done[p].n for p in order}
+    zipf = {p: done[p].zipf / done[p].n for p in order}
+    nseq = {p: done[p].n for p in order}
     all_notes = list(top_notes)
     fr = t5r = None
     mfr = mt5d = None

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from ..corruptions import ALL_CORRUPTIONS
 from ..formats.imagenet import is_wnid
-from ..grid import SEVERITIES, Cell, reference_order, resolve_names, suite_of
+from ..grid import SEVERITIES, Cell, GridError, reference_order, resolve_names, suite_of
 from ..tables.cbar import cbar_levels, table_key
 from .common import IMAGE_EXTENSIONS, sorted_entries, visible_dirs
 
@@ -104,7 +104,7 @@ def _has_values(name: str) -> bool:
     """Whether ``name`` is a registered corruption with level values (the ``cbar`` suite)."""
     try:
         return suite_of(name) == "cbar"
-    except StopIteration:
+    except GridError:
         return False
 
 

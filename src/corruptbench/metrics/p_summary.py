@@ -272,6 +272,8 @@ def load_p_baseline(path: PathLike) -> dict[str, dict[str, float]]:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"{p}: not valid JSON ({exc})") from exc
+        except RecursionError:  # [[[...]]] nested deeper than the recursion limit
+            raise ValueError(f"{p}: not valid JSON (nested too deeply to read)") from None
         if not isinstance(data, dict):
             raise ValueError(f"{p}: expected a JSON object with 'flip_probability'")
         return _parse_p_baseline_mapping(data, str(p))

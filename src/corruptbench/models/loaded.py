@@ -37,6 +37,9 @@ class LoadedModel:
     #: conv nets on CPU). On for the built-in conv nets, off for user code that may ``.view`` it.
     channels_last: bool = False
     notes: list[str] = field(default_factory=list)
+    #: what the outputs are when not plain logits of every class: ``{"kind": "probabilities"}``
+    #: and / or ``{"class_map": [...]}`` (:func:`corruptbench.evaluation.outputs.adapt_outputs`)
+    outputs: dict[str, Any] | None = None
 
     def to(self, device: str) -> LoadedModel:
         """Move to ``device`` ("cpu", "cuda", "cuda:1")."""
@@ -114,6 +117,7 @@ class LoadedModel:
             "weights": self.weights,
             "weights_sha256": self.weights_sha256,
             "preprocessing_params": self.preprocessing.to_dict(),
+            **({} if self.outputs is None else {"outputs": self.outputs}),
         }
 
 

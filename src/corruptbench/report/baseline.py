@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..protocols import DEFAULT_PROTOCOL
-from ..results import Baseline, Results, model_key, resolve_baseline
+from ..results import Baseline, MeasuredOn, Results, model_key, resolve_baseline
 
 __all__ = [
     "unique_labels",
@@ -228,4 +228,7 @@ def _renormalised(res: Results, ref: Baseline) -> Results:
             mt5d=sp.mt5d,
             notes=[sp.notes] if sp.notes else [],
         )
-    return replace(res, c=c, p=p)
+    # a baseline of another profile is refused, one of other images or protocol noted
+    notes = ref.compare(MeasuredOn.of(res))
+    dataset = replace(res.dataset, notes=[*res.dataset.notes, *notes]) if notes else res.dataset
+    return replace(res, c=c, p=p, dataset=dataset)

@@ -29,7 +29,7 @@ the report (:mod:`corruptbench.report`) builds on:
 
 from __future__ import annotations
 
-from .baselines import BUILT_IN_BASELINES, Baseline, resolve_baseline
+from .baselines import BUILT_IN_BASELINES, Baseline, MeasuredOn, resolve_baseline
 from .calibration import make_calibration_part
 from .core import KINDS, SCHEMA, SCHEMA_MAJOR, SCHEMA_PREFIX, Results, summarize_errors
 from .export import to_csv
@@ -46,6 +46,7 @@ from .scores import make_score_part
 
 __all__ = [
     "Baseline",
+    "MeasuredOn",
     "BUILT_IN_BASELINES",
     "resolve_baseline",
     "SCHEMA",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +26,36 @@ from ..errors import Arg, ArgumentError
 from ..metrics import CSummary, PSummary, load_p_baseline, summarize_p
 from .core import Results, summarize_errors
 
-__all__ = ["Baseline", "BUILT_IN_BASELINES", "resolve_baseline"]
+__all__ = ["Baseline", "BUILT_IN_BASELINES", "MeasuredOn", "resolve_baseline"]
 
 #: the baselines that need no file (ImageNet-C only)
 BUILT_IN_BASELINES = ("alexnet", "uniform")
+#: profiles whose data is not ImageNet-C's: AlexNet's published errors are not of their images
+_NOT_IMAGENET = {"tiny": "Tiny-ImageNet", "cifar": "CIFAR"}
+
+
+@dataclass(frozen=True)
+class MeasuredOn:
+    """What a set of errors was measured on, as far as a results file says: the profile, the
+    protocol, the content fingerprint of the whole data and the fingerprint of each cell
+    (``run.cell_fingerprints``: its files and the images a ``limit`` picked)."""
+
+    profile: str | None = None
+    protocol: str | None = None
+    content_fingerprint: str | None = None
+    cells: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, res: Results) -> MeasuredOn:
+        """What ``res`` was measured on."""
+        run = res.run or {}
+        cells = run.get("cell_fingerprints")
+        return cls(
+            res.dataset.profile,
+            res.dataset.protocol,
+            res.dataset.content_fingerprint,
+            {str(k): str(v) for k, v in cells.items()} if isinstance(cells, dict) else {},
+        )
 
 
 @dataclass(frozen=True)
@@ -44,12 +70,58 @@ class Baseline:
         c_clean: The baseline's clean error (for relative CE), when known.
         p: ``{"flip_probability": {...}, "top5_distance": {...}}`` of a measured ImageNet-P
             baseline, or None.
+        measured_on: What a measured baseline's file says it was measured on (None: built-in,
+            a CSV).
     """
 
     name: str
     c_errors: Mapping[str, Sequence[float]] | None = None
     c_clean: float | None = None
     p: Mapping[str, Mapping[str, float]] | None = None
+    measured_on: MeasuredOn | None = None
+
+    def compare(self, data: MeasuredOn) -> list[str]:
+        """Notes for numbers of ``data`` normalised by this baseline, which every view shows
+        (the results' dataset notes): measured on another protocol, or on other images in some
+        cells (other files, another ``limit`` subset); AlexNet's published ImageNet-C errors for
+        Tiny-ImageNet or CIFAR data. A baseline of another profile is refused: its errors are of
+        other image sizes and corruption parameters, so CE would compare unlike things.
+
+        Raises:
+            ArgumentError: naming ``baseline``, for a baseline of another profile.
+        """
+        notes: list[str] = []
+        if self.name == "alexnet" and data.profile in _NOT_IMAGENET:
+            notes.append(
+                f"CE / mCE are normalised by AlexNet's published errors on 224 px ImageNet-C "
+                f"(Hendrycks & Dietterich 2019, Table 1), not on {_NOT_IMAGENET[data.profile]} "
+                "images: compare them between models evaluated alike, not with the paper's"
+            )
+        base = self.measured_on
+        if base is None:
+            return notes
+        if base.profile and data.profile and base.profile != data.profile:
+            raise _refuse(
+                self.name,
+                f"was measured on {base.profile!r} data, these results are of {data.profile!r} "
+                "data (other image sizes and corruption parameters): CE would compare unlike "
+                "errors",
+            )
+        if base.protocol and data.protocol and base.protocol != data.protocol:
+            notes.append(
+                f"baseline {self.name} was measured with protocol {base.protocol}, these "
+                f"results with {data.protocol}: CE compares errors on other image sets"
+            )
+        same = base.content_fingerprint and base.content_fingerprint == data.content_fingerprint
+        differ = [k for k, v in data.cells.items() if k in base.cells and base.cells[k] != v]
+        if differ and not same:
+            shown = ", ".join(differ[:4]) + (f" and {len(differ) - 4} more" * (len(differ) > 4))
+            notes.append(
+                f"baseline {self.name} was measured on other images in {len(differ)} cell"
+                f"{'s' * (len(differ) != 1)} ({shown}; other files or another limit subset): "
+                "CE there compares errors on different images"
+            )
+        return notes
 
     def summarize_c(
         self,
@@ -87,7 +159,13 @@ def _from_results(spec: str, ref: Results, need: str) -> Baseline:
         p = {"flip_probability": ref.p.flip_probability, "top5_distance": ref.p.top5_distance}
     elif need == "p":
         raise _refuse(spec, "has no ImageNet-P results")
-    return Baseline(spec, c_errors=c_errors, c_clean=c_clean, p=p)  # type: ignore[arg-type]
+    return Baseline(
+        spec,
+        c_errors=c_errors,  # type: ignore[arg-type]
+        c_clean=c_clean,
+        p=p,  # type: ignore[arg-type]
+        measured_on=MeasuredOn.of(ref),
+    )
 
 
 def resolve_baseline(

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,7 +45,7 @@ from .parts import (
     PResults,
     ScoreResults,
 )
-from .reader import Reader, short_repr, type_name
+from .reader import Reader, load_json, short_repr, type_name
 from .scores import parse_score
 
 __all__ = [
@@ -308,13 +309,7 @@ class Results:
             raise ValueError(f"{p}: no such results file") from None
         except (OSError, UnicodeDecodeError) as exc:
             raise ValueError(f"{p}: cannot read the results file ({exc})") from None
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ValueError(
-                f"{p}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-            ) from None
-        return _parse(data, str(p))
+        return _parse(load_json(text, str(p)), str(p))
 
 
 # ------------------------------------------------------------------------------------------------
@@ -423,6 +418,36 @@ def _protocol(r: Reader, dataset: Mapping[str, Any], kind: str) -> str | None:
     return DEFAULT_PROTOCOL if name is None and kind == "c" else name
 
 
+#: the note eval-c writes for inputs it could not read: ``... (not counted): fog/1 2, clean 1``
+_SKIPPED = re.compile(r"unreadable inputs skipped \(not counted\): (.*)$")
+
+
+def _check_protocol_counts(r: Reader, info: DatasetInfo, c: CResults | None) -> None:
+    """A protocol that fixes its images (``robustbench``: 5,000) fixes every cell's image count:
+    a file claiming it for other counts (hand-edited, or evaluated otherwise) is refused, so no
+    view shows a leaderboard number of other images. Inputs eval-c could not read and says it
+    skipped (the dataset notes) may be missing from a cell, no more."""
+    proto = PROTOCOLS.get(info.protocol or "")
+    if c is None or proto is None or proto.image_ids is None:
+        return
+    expected = len(proto.image_ids())
+    skipped: dict[str, int] = {}
+    for note in info.notes:
+        found = _SKIPPED.search(note)
+        for part in found.group(1).split(", ") if found else ():
+            key, _, n = part.rpartition(" ")
+            skipped[key] = int(n) if n.isdigit() else 0
+    cells = [(f"{name}/{i + 1}", n) for name, ns in c.counts.items() for i, n in enumerate(ns)]
+    cells.append(("clean", c.clean_count))
+    for key, n in cells:
+        if n is not None and not expected - skipped.get(key, 0) <= n <= expected:
+            raise r.fail(
+                f"dataset.protocol {proto.name} evaluates {expected:,} images per cell, but cell "
+                f"{key} counts {n:,}: not a {proto.name} result (evaluate it with protocol "
+                "full, or give the file its true protocol)"
+            )
+
+
 def _parse(data: Any, source: str) -> Results:
     r = Reader(source)
     if not isinstance(data, dict):
@@ -467,6 +492,7 @@ def _parse(data: Any, source: str) -> Results:
     if kind == "demo" or kind == "c" and ("errors" in data or data.get(CBAR_KEY) is None):
         c = parse_c(r, data)
     cbar = parse_cbar(r, data, c) if kind in ("c", "demo") else None
+    _check_protocol_counts(r, info, c)
     if kind == "p":
         p = _parse_p(r, data, "")
     elif kind == "demo" and data.get("p") is not None:

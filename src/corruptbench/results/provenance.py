@@ -47,7 +47,8 @@ def library_versions() -> dict[str, str]:
 
 def model_key(info: Mapping[str, Any]) -> list[Any]:
     """What must match for two results (their ``model`` objects) to be of the same model: id,
-    preprocessing, weights hash and number of classes. An eval-c results file is resumed only by
+    preprocessing, weights hash, number of classes and what the outputs are (probabilities, a
+    class map). An eval-c results file is resumed only by
     the same model; the report shows the ImageNet-C and ImageNet-P results of one model in one
     row."""
     return [
@@ -55,6 +56,7 @@ def model_key(info: Mapping[str, Any]) -> list[Any]:
         info.get("preprocessing"),
         info.get("weights_sha256"),
         info.get("num_classes"),
+        info.get("outputs"),
     ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -9,12 +10,29 @@ from typing import Any
 from ..grid import SEVERITIES
 from ..registry import canonical_name
 
-__all__ = ["Reader", "type_name", "short_repr", "agrees", "REL_TOL"]
+__all__ = ["Reader", "type_name", "short_repr", "agrees", "REL_TOL", "load_json"]
 
 #: how far a stored derived number may be from the recomputed one: another writer may sum in
 #: another order; a real disagreement is far larger
 REL_TOL = 1e-9
 _WHOLE = 1e-6  #: how far ``(1 - error) * count`` may be from an integer (float rounding)
+
+
+def load_json(text: str, source: str) -> Any:
+    """``text`` decoded as JSON, or one ``ValueError("<source>: not valid JSON ...")``: the
+    decoder's own error with its line and column, and for nesting deeper than Python's recursion
+    limit (a hand-made ``[[[[...]]]]`` 100,000 deep) a line instead of a RecursionError
+    traceback."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except RecursionError:
+        raise ValueError(
+            f"{source}: not a results file (its JSON is nested too deeply to read)"
+        ) from None
 
 
 class Reader:

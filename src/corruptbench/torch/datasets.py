@@ -39,17 +39,14 @@ import torch
 from PIL import Image
 from torch.utils.data import Dataset
 
-from ..corruptions import ALL_CORRUPTIONS
 from ..errors import Arg, ArgumentError
 from ..formats.cifar import load_npy
 from ..formats.imagenet import imagenet_wnids, load_image, wnid_to_index
-from ..grid import DIFFICULTIES, SEVERITIES, GridError
-from ..grid import resolve_name as resolve_grid_name
+from ..grid import DIFFICULTIES, SEVERITIES, GridError, resolve_name
 from ..layouts import IMAGE_EXTENSIONS, cifar_c
 from ..layouts.imagenet_c import level_dirname, level_folders
 from ..layouts.imagenet_p import VIDEO_EXTENSION, perturbation_dirname
-from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
-from ..registry import resolve_name
+from ..perturbations import NOISE_PERTURBATIONS
 
 __all__ = [
     "ImageNetC",
@@ -67,10 +64,12 @@ Transform = Callable[[Any], Any] | None
 CLASS_INDEX = ("imagenet", "folders")
 
 
-def _name(value: str, choices: Sequence[str], arg: str) -> str:
+def _name(value: str, kind: str, arg: str, suite: str | None = "imagenet_c") -> str:
+    """A registered name (:func:`corruptbench.grid.resolve_name`) of ``kind`` in ``suite``, or an
+    ArgumentError naming the argument ``arg``."""
     try:
-        return resolve_name(value, choices, arg)
-    except (TypeError, ValueError) as exc:
+        return resolve_name(kind, value, suite=suite)
+    except (TypeError, GridError) as exc:
         raise ArgumentError(Arg(arg), f": {exc}") from None
 
 
@@ -188,7 +187,7 @@ class ImageNetC(Dataset[tuple[Any, int]]):
     @staticmethod
     def _corruption(value: str) -> str:
         """The corruption name (one of ImageNet-C's 19)."""
-        return _name(value, ALL_CORRUPTIONS, "corruption")
+        return _name(value, "c", "corruption")
 
     def _cell(self, top: Path) -> Path:
         """The folder of :attr:`severity` under ``top`` (``<root>/<corruption>``)."""
@@ -305,7 +304,7 @@ class CIFAR10C(Dataset[tuple[Any, int]]):
     @staticmethod
     def _corruption(value: str) -> str:
         """The corruption name (one of the 19)."""
-        return _name(value, ALL_CORRUPTIONS, "corruption")
+        return _name(value, "c", "corruption")
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -344,10 +343,7 @@ class CIFAR100C(CIFAR10C):
 def _cbar_name(value: str) -> str:
     """A corruption of suite ``cbar`` (the paper's spellings too), or an ArgumentError naming
     ``corruption``."""
-    try:
-        return resolve_grid_name("c", value, suite="cbar")
-    except (TypeError, GridError) as exc:
-        raise ArgumentError(Arg("corruption"), f": {exc}") from None
+    return _name(value, "c", "corruption", "cbar")
 
 
 class ImageNetCBar(ImageNetC):
@@ -445,7 +441,7 @@ class ImageNetP(Dataset[tuple[Any, int]]):
         classes: str = "imagenet",
     ) -> None:
         self.root = _root(root, "<perturbation>[_<d>]/<wnid>/<stem>.mp4")
-        self.perturbation = _name(perturbation, ALL_PERTURBATIONS, "perturbation")
+        self.perturbation = _name(perturbation, "p", "perturbation", None)
         self.difficulty = _level(difficulty, DIFFICULTIES, "difficulty")
         self.transform, self.target_transform = transform, target_transform
         noisy = self.difficulty > 1 and self.perturbation in NOISE_PERTURBATIONS

@@ -14,7 +14,7 @@ import numpy as np
 from ...errors import Arg
 from ...grid import Cell, cell_key
 from ...pipeline import Source, SourceError, SourceItem, arrays_source, hash_lines, open_source
-from ..common import EvalError, label_mapper, select_subset
+from ..common import EvalError, check_label_space, label_mapper, select_subset
 from ..readers import Reader
 
 __all__ = [
@@ -277,9 +277,14 @@ def open_labelled_source(
         )
     if source.label_kind == "batch":
         labels = [int(it.label) for it in items]  # type: ignore[arg-type]
+        # a CIFAR batch file is a whole dataset (its label space); labels given with arrays are
+        # the caller's own class indices, maybe of a few classes: only their range is checked
+        every = [int(it.label) for it in source.items]  # type: ignore[arg-type]
+        whole = source.kind == "cifar-batch"
+        classes = check_label_space(every, num_classes, str(source.root), whole=whole)
         notes.append(
-            "labels: from the CIFAR batch file"
-            if source.kind == "cifar-batch"
+            f"labels: from the CIFAR batch file ({classes})"
+            if whole
             else "labels: given with the images"
         )
     else:

@@ -7,9 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import numpy as np
+
 from ...grid import Cell
 from ...pipeline import Source, SourceItem
-from ..common import EvalError, npy_fingerprint, select_subset
+from ..common import EvalError, check_label_space, npy_fingerprint, select_subset
 from ..readers import NpyRowReader
 from .base import Item, Layout, Selection
 
@@ -62,14 +64,9 @@ class CifarCFolder(Layout):
             labels = load_cifar_c_labels(root)
         except ValueError as exc:
             raise EvalError(str(exc)) from None
-        if num_classes is not None and labels.size and int(labels.max()) >= num_classes:
-            raise EvalError(
-                f"labels.npy has class {int(labels.max())} but the model outputs {num_classes} logits"
-            )
         lay._labels = labels
-        lay.notes.append(
-            f"labels: labels.npy ({int(labels.max()) + 1 if labels.size else 0} classes)"
-        )
+        classes = check_label_space(np.unique(labels).tolist(), num_classes, "labels.npy")
+        lay.notes.append(f"labels: labels.npy ({classes})")
         for c in sel.names:
             for s in sel.levels:
                 if c not in index.files:

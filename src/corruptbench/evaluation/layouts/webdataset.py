@@ -39,7 +39,7 @@ from ...grid import Cell
 from ...layouts.webdataset import SHARD_INDEX, read_index, stats_problem
 from ...pipeline import Source, SourceItem, hash_lines
 from ...profiles import detect_profile
-from ..common import EvalError, content_digest, label_mapper
+from ..common import EvalError, check_label_space, content_digest, label_mapper
 from ..readers import ShardMemberReader
 from .base import Item, Layout, Selection, select_positions
 from .same_images import check_same_images
@@ -226,11 +226,8 @@ class WebDatasetC(_Shards):
         if labels == "batch":
             lay._label = lambda s: int(s.cls if s.cls is not None else -1)
             lay.notes.append("labels: the .cls member of each sample (CIFAR batch labels)")
-            top = max((s.cls or 0 for v in scanned.values() for s in v), default=0)
-            if num_classes is not None and top >= num_classes:
-                raise EvalError(
-                    f"the shards have class {top} but the model outputs {num_classes} logits"
-                )
+            found = {s.cls or 0 for v in scanned.values() for s in v}
+            check_label_space(found, num_classes, "the shards' .cls")
         else:
             classes = sorted({s.meta.get("wnid") or "" for v in scanned.values() for s in v})
             if labels == "none" or "" in classes:
