@@ -53,10 +53,13 @@ def free_names(path: Path, names: list[str]) -> set[str]:
     return loaded - bound
 
 
-def load_functions(path: Path, names: list[str]) -> dict[str, Any]:
-    """The named top-level functions of ``path``, executed alone in a namespace of builtins."""
+def load_functions(
+    path: Path, names: list[str], modules: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """The named top-level functions of ``path``, executed alone (decorators included) in a
+    namespace of builtins plus ``modules`` (e.g. ``{"np": numpy, "numba": numba}``)."""
     module = ast.Module(body=list(_defs(path, names)), type_ignores=[])
-    namespace: dict[str, Any] = {"__builtins__": builtins}
+    namespace: dict[str, Any] = {"__builtins__": builtins, **(modules or {})}
     exec(compile(module, str(path), "exec"), namespace)  # noqa: S102 - the reference's own code
     return {n: namespace[n] for n in names}
 
