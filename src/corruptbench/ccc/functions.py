@@ -57,7 +57,7 @@ from ..ops.zoom import zoom_blur_u8
 from ..rng import as_rng
 from .params import ccc_params, check_ccc_name, check_ccc_severity
 
-__all__ = ["FUNCTIONS", "SIZE", "ccc_frost_texture", "check_ccc_image", "corrupt"]
+__all__ = ["FUNCTIONS", "SIZE", "ccc_frost_texture", "check_ccc_image", "corrupt", "corrupt_pair"]
 
 #: the one image size CCC's functions handle (its loops, crops and reshapes say 224)
 SIZE = 224
@@ -318,3 +318,16 @@ def corrupt(image: Any, name: str, severity: float, rng: Any = None) -> np.ndarr
     if s == 0:
         return x.copy()
     return FUNCTIONS[key](x, s, as_rng(rng))
+
+
+def corrupt_pair(
+    x: np.ndarray, n1: str, s1: float, n2: str, s2: float, rng: np.random.RandomState
+) -> np.ndarray:
+    """``generate.py``'s two corruptions of one crop: ``n1`` at ``s1`` then ``n2`` at ``s2``, each
+    skipped at severity 0, the result made uint8 in between (CCC names; no checks: callers
+    validate once)."""
+    if s1 > 0:
+        x = FUNCTIONS[n1](x, s1, rng)
+    if s2 > 0:
+        x = FUNCTIONS[n2](x, s2, rng)
+    return x

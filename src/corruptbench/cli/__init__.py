@@ -42,6 +42,7 @@ COMMANDS = [
     "report",
     "score",
     "demo",
+    "ccc",
     "warmup",
 ]
 
@@ -81,6 +82,15 @@ FLAGS = {
     "timeout": "--timeout",
     "suite": "--suite",
     "level_names": "--level-names",
+    # ccc calibrate / generate
+    "seed": "--seed",
+    "speed": "--speed",
+    "images": "--images",
+    "images_per_shard": "--shard-images",
+    "matrix": "--matrix",
+    "draws": "--draws",
+    "levels": "--levels",
+    "tolerance": "--tolerance",
 }
 
 

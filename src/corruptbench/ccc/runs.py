@@ -1,0 +1,334 @@
+"""CCC runs on disk (WebDataset shards) and on the fly (a stream of batches).
+
+:func:`generate` writes ``OUT/<run name>/serial_<5 digits>.tar`` (:mod:`corruptbench.ccc.generate`:
+the same samples and member names as the original, readable with its recipe
+``wds.WebDataset(url).decode("pil").to_tuple("input.jpg", "output.cls")``), each shard into a
+temporary file renamed into place when complete, and ``ccc_run.json`` (the settings, each
+shard's sha256). A run started again with the same settings keeps the finished shards (checked
+against their recorded sha256) and makes the rest, so a run killed at any point (kill -9
+included) ends with the same bytes. Shards are independent (each has its own seeds), so the
+output is the same for any number of worker processes.
+
+:class:`CCCStream` makes the same images without writing anything: the JPEG of each sample,
+decoded (what a reader of the shards gets), in batches.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..datasets.webdataset import TarShardWriter, file_sha256
+from ..errors import Arg, ArgumentError
+from ..fileio import TMP_SUFFIX, temp_path, write_text
+from .generate import (
+    DRAWS,
+    Source,
+    check_plan_source,
+    scan_source,
+    shard_file,
+    shard_records,
+    shard_samples,
+)
+from .plan import RunPlan, Shard, plan_run
+
+__all__ = ["RUN_FILE", "Sample", "Batch", "CCCStream", "generate", "write_shard"]
+
+#: a run folder's settings and shard checksums
+RUN_FILE = "ccc_run.json"
+
+
+def _settings(plan: RunPlan, source: Source, draws: str) -> dict[str, Any]:
+    digest = hashlib.sha256("\n".join(f"{c}/{f}" for c, f in source.names).encode()).hexdigest()
+    return {
+        "format": "ccc-run/1",
+        "name": plan.name,
+        "baseline": plan.baseline,
+        "speed": plan.speed,
+        "seed": plan.seed,
+        "images": plan.images,
+        "images_per_shard": plan.images_per_shard,
+        "draws": draws,
+        "corruptions": list(plan.corruptions),
+        "steps": [[s.n1, s.n2, s.s1, s.s2] for sh in plan.shards for s in sh.steps],
+        "source_images": len(source),
+        "source_listing_sha256": digest,
+        "shards": len(plan.shards),
+        "total_images": len(plan),
+    }
+
+
+def write_shard(job: tuple[Shard, Source, int, str, str]) -> tuple[int, str]:
+    """Make one shard into a temporary file and rename it into place; ``(serial, sha256)``."""
+    shard, source, seed, draws, folder = job
+    final = os.path.join(folder, shard_file(shard.serial))
+    tmp = temp_path(final)
+    writer = TarShardWriter(tmp, shard_file(shard.serial))
+    try:
+        for rec, jpeg in shard_samples(shard, source, seed, draws):
+            writer.add(
+                rec.key,
+                {
+                    "info": rec.info.encode(),
+                    "input.jpg": jpeg,
+                    "output.cls": str(rec.label).encode(),
+                },
+            )
+        stats = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    os.replace(tmp, final)
+    return shard.serial, stats.sha256
+
+
+def _finished(folder: Path, settings: dict[str, Any]) -> dict[int, str]:
+    """Shards already made by a run with these settings (sha256 checked); stale temporary files
+    removed. Refuses a folder holding another run."""
+    path = folder / RUN_FILE
+    done: dict[int, str] = {}
+    if path.is_file():
+        recorded = json.loads(path.read_text())
+        theirs = {k: v for k, v in recorded.items() if k != "shard_sha256"}
+        if theirs != settings:
+            diff = sorted(k for k in settings if settings[k] != theirs.get(k))
+            raise ArgumentError(
+                Arg("out"),
+                f" {folder} holds a CCC run with other settings ({', '.join(diff)}); "
+                "use another folder",
+            )
+        for serial, sha in recorded.get("shard_sha256", {}).items():
+            f = folder / shard_file(int(serial))
+            if f.is_file() and file_sha256(f) == sha:
+                done[int(serial)] = sha
+    for entry in folder.iterdir() if folder.is_dir() else []:
+        if entry.name.endswith(TMP_SUFFIX):
+            entry.unlink(missing_ok=True)
+    return done
+
+
+def _record(folder: Path, settings: dict[str, Any], done: Mapping[int, str]) -> None:
+    body = {**settings, "shard_sha256": {str(k): v for k, v in sorted(done.items())}}
+    write_text(folder / RUN_FILE, json.dumps(body, indent=1) + "\n", make_parents=True)
+
+
+def generate(
+    data: str | os.PathLike[str],
+    matrices: Mapping[str, np.ndarray],
+    out: str | os.PathLike[str],
+    *,
+    baseline: float,
+    speed: int,
+    seed: int,
+    images: int = 7_500_000,
+    images_per_shard: int = 25_000,
+    draws: str = "independent",
+    workers: int = 0,
+    tolerance: float | None = 5.0,
+    progress: Callable[[int], None] | None = None,
+) -> Path:
+    """Write the run ``(baseline, speed, seed)`` as WebDataset shards; returns its folder.
+
+    Args:
+        data: the source images (ImageNet validation: class folders; or wnid-named files).
+        matrices: accuracy matrices (:func:`corruptbench.ccc.matrices.load_matrices`).
+        out: the destination; the run goes to ``OUT/<run name>/``.
+        baseline, speed, seed: the run (40 / 20 / 0; 1000 / 2000 / 5000; 43 / 44 / 45).
+        images, images_per_shard: the run's and a shard's size (7.5M and 25,000 in CCC).
+        draws: ``"independent"`` or ``"reference"`` (:mod:`corruptbench.ccc.generate`).
+        workers: processes making shards (0: this one); the bytes do not depend on it.
+        tolerance: refuse a pair whose walk misses the baseline by more (None: accept all).
+        progress: called with each finished shard's serial.
+
+    Raises:
+        ArgumentError: any bad setting, before anything is written.
+    """
+    if draws not in DRAWS:
+        raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
+    source = scan_source(data)
+    plan = plan_run(
+        matrices,
+        baseline,
+        speed,
+        seed,
+        images=images,
+        images_per_shard=images_per_shard,
+        tolerance=tolerance,
+    )
+    check_plan_source(plan, source)
+    folder = Path(out) / plan.name
+    settings = _settings(plan, source, draws)
+    done = _finished(folder, settings)
+    _record(folder, settings, done)
+    jobs = [(s, source, plan.seed, draws, str(folder)) for s in plan.shards if s.serial not in done]
+    results: Iterator[tuple[int, str]]
+    if workers > 0 and len(jobs) > 1:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        results = pool.map(write_shard, jobs)
+    else:
+        pool = None
+        results = map(write_shard, jobs)
+    try:
+        for serial, sha in results:
+            done[serial] = sha
+            _record(folder, settings, done)
+            if progress:
+                progress(serial)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    return folder
+
+
+# ---------------------------------------------------------------------------------------------
+# The stream
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One image of a stream (the test-time adaptation harness's protocol)."""
+
+    index: int
+    domain: str  #: ``"c1+c2"``
+    severity: str  #: ``"s1+s2"``
+    id: str  #: ``<class>/<file>`` of the source image
+    label: int
+
+
+@dataclass
+class Batch:
+    """Consecutive images of a stream: ``images`` uint8 N x H x W x 3, ``labels`` int64 (N,)."""
+
+    images: np.ndarray
+    labels: np.ndarray
+    samples: list[Sample]
+    reset: bool = False  #: CCC is one continuous stream: never a reset
+
+
+def _decode(jpeg: bytes) -> np.ndarray:
+    import simplejpeg
+
+    return simplejpeg.decode_jpeg(jpeg, colorspace="RGB", fastdct=False, fastupsample=False)
+
+
+def _shard_images(job: tuple[Shard, Source, int, str]) -> list[tuple[Sample, np.ndarray]]:
+    shard, source, seed, draws = job
+    out = []
+    for rec, jpeg in shard_samples(shard, source, seed, draws):
+        out.append((_sample(rec, source), _decode(jpeg)))
+    return out
+
+
+def _sample(rec: Any, source: Source) -> Sample:
+    c, f = source.names[rec.source]
+    s = rec.step
+    return Sample(rec.index, f"{s.n1}+{s.n2}", f"{s.s1}+{s.s2}", f"{c}/{f}", rec.label)
+
+
+@dataclass
+class CCCStream:
+    """A CCC run made on the fly: the images :func:`generate` would write, decoded, in order.
+
+    Build it with :meth:`create`. ``batches(batch_size, workers)`` yields :class:`Batch` es
+    (workers make whole shards in parallel, in order: memory grows with ``workers`` x a shard).
+    """
+
+    plan: RunPlan
+    source: Source
+    draws: str = "independent"
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def create(
+        cls,
+        data: str | os.PathLike[str],
+        matrices: Mapping[str, np.ndarray],
+        *,
+        baseline: float,
+        speed: int,
+        seed: int,
+        images: int = 7_500_000,
+        images_per_shard: int = 25_000,
+        draws: str = "independent",
+        tolerance: float | None = 5.0,
+    ) -> CCCStream:
+        if draws not in DRAWS:
+            raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
+        source = scan_source(data)
+        plan = plan_run(
+            matrices,
+            baseline,
+            speed,
+            seed,
+            images=images,
+            images_per_shard=images_per_shard,
+            tolerance=tolerance,
+        )
+        check_plan_source(plan, source)
+        return cls(plan, source, draws, _settings(plan, source, draws))
+
+    def __len__(self) -> int:
+        return len(self.plan)
+
+    def _samples(self, workers: int) -> Iterator[tuple[Sample, np.ndarray]]:
+        jobs = [(s, self.source, self.plan.seed, self.draws) for s in self.plan.shards]
+        if workers > 0:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for made in pool.map(_shard_images, jobs):
+                    yield from made
+        else:
+            for job in jobs:
+                shard, source, seed, draws = job
+                for rec, jpeg in shard_samples(shard, source, seed, draws):
+                    yield _sample(rec, source), _decode(jpeg)
+
+    def batches(self, batch_size: int | None = None, workers: int = 0) -> Iterator[Batch]:
+        """Batches of ``batch_size`` (default 64) images in the run's order."""
+        size = 64 if batch_size is None else int(batch_size)
+        if size < 1:
+            raise ArgumentError(Arg("batch_size"), f" must be positive, got {batch_size!r}")
+        pending: list[tuple[Sample, np.ndarray]] = []
+        for item in self._samples(workers):
+            pending.append(item)
+            if len(pending) == size:
+                yield _batch(pending)
+                pending = []
+        if pending:
+            yield _batch(pending)
+
+    def manifest(self) -> dict[str, Any]:
+        """The settings (run, source listing digest, steps) and sizes."""
+        return dict(self.settings)
+
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
+        """One row per image (index, domain, severity, id, label), without making any image
+        (a shard's picks come before its images' draws)."""
+        rows: list[Sample] = []
+        for shard in self.plan.shards:
+            records, _ = shard_records(shard, self.source, self.plan.seed, self.draws)
+            rows.extend(_sample(r, self.source) for r in records)
+        tmp = temp_path(path)
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["index", "domain", "severity", "id", "label"])
+            for s in rows:
+                w.writerow([s.index, s.domain, s.severity, s.id, s.label])
+        os.replace(tmp, path)
+
+
+def _batch(items: list[tuple[Sample, np.ndarray]]) -> Batch:
+    return Batch(
+        np.stack([im for _, im in items]),
+        np.array([s.label for s, _ in items], dtype=np.int64),
+        [s for s, _ in items],
+    )
