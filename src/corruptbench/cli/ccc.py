@@ -22,7 +22,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="CCC (continuously changing corruptions): calibrate matrices, generate runs",
         description="CCC (Press et al., RDumb, NeurIPS 2023) without its server.",
     )
-    ccc_sub = p.add_subparsers(dest="ccc_command", metavar="SUBCOMMAND")
+    ccc_sub = p.add_subparsers(
+        dest="ccc_command", metavar="SUBCOMMAND", help="calibrate or generate"
+    )
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
     c = ccc_sub.add_parser(
@@ -52,7 +54,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=1,
         help="compute every k-th severity level (1: all 21; 2: 11 levels, the rest interpolated)",
     )
-    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--seed", type=int, default=0, help="seed of the images' choice and draws")
     c.add_argument("--workers", type=int, default=0, help="processes (0: this one)")
     c.set_defaults(func=run_calibrate)
 
