@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from support import IMAGENET_SAMPLE, need_shared
 
 from corruptbench.ccc import find_walk
 from corruptbench.ccc.matrices import load_matrices, save_matrices
 from corruptbench.cli import main
+from support import IMAGENET_SAMPLE, need_shared
 
 pytest.importorskip("torch")
 
