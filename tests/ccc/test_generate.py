@@ -202,3 +202,12 @@ def test_refuses_speed_above_source(tmp_path):
     with pytest.raises(ArgumentError, match="speed 1000 exceeds the 500 images"):
         generate(IMAGENET_SAMPLE, MATRICES, tmp_path, baseline=20, speed=1000, seed=43, images=1000)
     assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.slow
+def test_stream_workers_same_images():
+    need_shared()
+    stream = CCCStream.create(IMAGENET_SAMPLE, MATRICES, **RUN)
+    a = np.concatenate([b.images for b in stream.batches(batch_size=6)])
+    b = np.concatenate([b.images for b in stream.batches(batch_size=6, workers=2)])
+    assert np.array_equal(a, b)

@@ -63,6 +63,8 @@ __all__ = ["FUNCTIONS", "SIZE", "ccc_frost_texture", "check_ccc_image", "corrupt
 SIZE = 224
 #: (value / 255.) * 255 truncated, per uint8 value: what impulse noise keeps where it does not flip
 _KEPT = ((np.arange(256) / 255.0) * 255).astype(np.uint8)
+#: value / 255. per uint8 value
+_UNIT = np.arange(256) / 255.0
 
 
 def _flat(image: np.ndarray) -> np.ndarray:
@@ -217,11 +219,13 @@ def brightness(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarra
 
 
 def contrast(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``clip((x - mean) c + mean, 0, 1) * 255``, ``x = image / 255``, per-channel means."""
+    """``clip((x - mean) c + mean, 0, 1) * 255``, ``x = image / 255``, per-channel means (NumPy's
+    ``mean`` of the float image, as the original), the formula evaluated once per channel and
+    value (a lookup table: the same float64 operations)."""
     c = ccc_params("contrast", s)
-    unit = x / 255.0
-    means = np.mean(unit, axis=(0, 1), keepdims=True)
-    return (np.clip((unit - means) * c + means, 0, 1) * 255).astype(np.uint8)
+    means = np.mean(x / 255.0, axis=(0, 1))
+    lut = (np.clip((_UNIT[:, None] - means) * c + means, 0, 1) * 255).astype(np.uint8)
+    return cv2.LUT(x, np.ascontiguousarray(lut).reshape(256, 1, 3))
 
 
 def elastic(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:

@@ -33,7 +33,6 @@ Where the original depends on how it was run, and what we do instead:
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Iterator, Sequence
@@ -46,6 +45,7 @@ from PIL import Image
 
 from ..datasets.imagenet import is_wnid, scan_image_folder, wnid_to_index
 from ..datasets.images import load_image
+from ..datasets.jpeg import encode_jpeg
 from ..errors import Arg, ArgumentError
 from .functions import SIZE, corrupt_pair
 from .plan import RunPlan, Shard, Step
@@ -210,9 +210,8 @@ def make_sample(record: SampleRecord, source: Source, rng: np.random.RandomState
     img = random_resized_crop(load_image(source.paths[record.source]), g)
     step = record.step
     x = corrupt_pair(np.asarray(img), step.n1, step.s1, step.n2, step.s2, rng)
-    buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(x)).save(buf, format="JPEG", quality=85, optimize=True)
-    return buf.getvalue()
+    # the bytes of Pillow's save(format="JPEG", quality=85, optimize=True), made faster
+    return encode_jpeg(np.ascontiguousarray(x), 85)
 
 
 def shard_samples(
