@@ -160,7 +160,8 @@ def _classifier(model_spec: str) -> Callable[[np.ndarray], np.ndarray]:
 
         torch.set_num_threads(1)
         model = load_model(model_spec, device="cpu", probe=False)
-        model.module.eval() if model.module is not None else None
+        if model.module is not None:
+            model.module.eval()
 
         def classify(batch: np.ndarray) -> np.ndarray:
             x = torch.from_numpy(np.ascontiguousarray(batch.transpose(0, 3, 1, 2)))

@@ -227,7 +227,11 @@ def shard_samples(
 
 
 def check_plan_source(plan: RunPlan, source: Source) -> None:
-    """Refuse a speed above the source's size before anything is written."""
+    """Refuse a speed above the source's size, or a missing PyTorch (the crops' generator),
+    before anything is written."""
+    from ..models.errors import require_modules
+
+    require_modules("CCC's crops draw from PyTorch's generator (torchvision's procedure)", "torch")
     if plan.speed > len(source):
         raise ArgumentError(
             Arg("speed"),
