@@ -32,9 +32,11 @@ def ccc_available() -> bool:
     return (CCC_DIR / "generate.py").is_file() and (CCC_DIR / "make_imagenet_c.py").is_file()
 
 
-def _defs(path: Path, names: list[str]) -> list[ast.FunctionDef]:
+def _defs(path: Path, names: list[str]) -> list[ast.FunctionDef | ast.ClassDef]:
     tree = ast.parse(path.read_text(), filename=str(path))
-    found = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name in names]
+    found = [
+        n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name in names
+    ]
     missing = set(names) - {n.name for n in found}
     if missing:
         raise LookupError(f"{path} has no top-level def {sorted(missing)}")
@@ -56,8 +58,8 @@ def free_names(path: Path, names: list[str]) -> set[str]:
 def load_functions(
     path: Path, names: list[str], modules: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    """The named top-level functions of ``path``, executed alone (decorators included) in a
-    namespace of builtins plus ``modules`` (e.g. ``{"np": numpy, "numba": numba}``)."""
+    """The named top-level functions (or classes) of ``path``, executed alone (decorators
+    included) in a namespace of builtins plus ``modules`` (e.g. ``{"np": numpy, "numba": numba}``)."""
     module = ast.Module(body=list(_defs(path, names)), type_ignores=[])
     namespace: dict[str, Any] = {"__builtins__": builtins, **(modules or {})}
     exec(compile(module, str(path), "exec"), namespace)  # noqa: S102 - the reference's own code
