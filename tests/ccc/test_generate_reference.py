@@ -87,7 +87,7 @@ def test_reference_draws_equal_the_originals_loop(class_tree):
     speed, seed = 3, 44
     # generate.py: torch.manual_seed / np.random.seed, every step's dataset, then the shard
     torch.manual_seed(seed)
-    np.random.seed(seed)
+    np.random.seed(seed)  # noqa: NPY002 - the original seeds the global stream
     datasets = [ApplyTransforms(str(class_tree), s.n1, s.n2, s.s1, s.s2, speed) for s in steps]
     theirs = [d[k] for d in datasets for k in range(len(d))]
     classes = sorted(os.listdir(class_tree))
