@@ -86,3 +86,20 @@ def test_refuses_unholdable_baseline_and_says_how_close():
     ):
         find_walk(m, 20)
     assert find_walk(m, 20, tolerance=None).mean == 50.0
+
+
+@needs_ccc
+def test_original_pickle_of_dataframes_reads_as_find_path_indexes_it(tmp_path, find_path):
+    pd = pytest.importorskip("pandas")
+    import pickle
+
+    from corruptbench.ccc.matrices import load_matrices
+
+    m = np.random.default_rng(5).uniform(0, 100, (GRID, GRID))
+    df = pd.DataFrame(m)
+    with open(tmp_path / "ccc_accuracy_matrix.pickle", "wb") as f:
+        pickle.dump({"n1_fog_n2_snow": df, "n1_snow_n2_fog": m}, f)
+    got = load_matrices(tmp_path / "ccc_accuracy_matrix.pickle")
+    # the original runs find_path on whatever the pickle holds: df[i][j] is column i, row j
+    assert list(find_walk(got["n1_fog_n2_snow"], 30, tolerance=None).cells) == find_path(df, 30)
+    assert list(find_walk(got["n1_snow_n2_fog"], 30, tolerance=None).cells) == find_path(m, 30)

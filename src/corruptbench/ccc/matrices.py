@@ -51,7 +51,15 @@ def load_matrices(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
             raise ArgumentError(
                 Arg("matrix"), f" {path} holds a {type(raw).__name__}, not a mapping of matrices"
             )
-    return {str(k): check_matrix(np.asarray(v), str(k)) for k, v in raw.items()}
+    return {str(k): check_matrix(_as_indexed(v), str(k)) for k, v in raw.items()}
+
+
+def _as_indexed(value: Any) -> np.ndarray:
+    """The array whose ``[i, j]`` is the original's ``arr[i][j]``: for a pandas DataFrame that is
+    column ``i``, row ``j`` (``df[i][j]``), so its values transposed."""
+    if hasattr(value, "iloc") and hasattr(value, "columns"):
+        return np.asarray(value).T
+    return np.asarray(value)
 
 
 def check_matrices(matrices: Mapping[str, np.ndarray], corruptions: Sequence[str]) -> None:
