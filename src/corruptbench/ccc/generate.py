@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -240,8 +240,5 @@ def check_plan_source(plan: RunPlan, source: Source) -> None:
 
 
 def shard_file(serial: int) -> str:
+    """A shard's file name, as the original's (``serial_00042.tar``)."""
     return f"serial_{serial:05d}.tar"
-
-
-def seeds_of(plan: RunPlan, draws: str) -> Sequence[int]:
-    return [shard_seed(plan.seed, s.serial, draws) for s in plan.shards]
