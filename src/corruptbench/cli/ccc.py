@@ -123,7 +123,13 @@ def run_calibrate(args: argparse.Namespace) -> int:
         levels=range(0, 21, args.levels), seed=args.seed, workers=_workers(args.workers),
         progress=progress,
     )  # fmt: skip
-    print(f"{args.out}/ccc_accuracy_matrix.npz: {total} pairs x 441 cells, {len(images)} images")
+    computed = len(range(0, 21, args.levels))
+    print(
+        f"{args.out}/ccc_accuracy_matrix.npz: {total} pairs x 21 x 21 severity pairs "
+        f"({computed} x {computed} computed, the rest interpolated), {len(images)} images"
+        if computed < 21
+        else f"{args.out}/ccc_accuracy_matrix.npz: {total} pairs x 441 cells, {len(images)} images"
+    )
     return 0
 
 
