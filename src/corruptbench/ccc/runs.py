@@ -15,6 +15,7 @@ decoded (what a reader of the shards gets), in batches.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import hashlib
 import json
@@ -133,6 +134,7 @@ def generate(
     images_per_shard: int = 25_000,
     draws: str = "independent",
     workers: int = 0,
+    ray: str | None = None,
     tolerance: float | None = 5.0,
     progress: Callable[[int], None] | None = None,
 ) -> Path:
@@ -146,6 +148,8 @@ def generate(
         images, images_per_shard: the run's and a shard's size (7.5M and 25,000 in CCC).
         draws: ``"independent"`` or ``"reference"`` (:mod:`corruptbench.ccc.generate`).
         workers: processes making shards (0: this one); the bytes do not depend on it.
+        ray: make the shards as Ray tasks: ``"auto"`` / ``"local"`` / a cluster address (as
+            make-c's ``--ray``; DATA and OUT at the same path on every node). Same bytes.
         tolerance: refuse a pair whose walk misses the baseline by more (None: accept all).
         progress: called with each finished shard's serial.
 
@@ -170,23 +174,51 @@ def generate(
     done = _finished(folder, settings)
     _record(folder, settings, done)
     jobs = [(s, source, plan.seed, draws, str(folder)) for s in plan.shards if s.serial not in done]
-    results: Iterator[tuple[int, str]]
-    if workers > 0 and len(jobs) > 1:
-        pool = ProcessPoolExecutor(max_workers=workers)
-        results = pool.map(write_shard, jobs)
-    else:
-        pool = None
-        results = map(write_shard, jobs)
-    try:
-        for serial, sha in results:
+    with _executor(workers, ray, len(jobs)) as run:
+        for serial, sha in run(jobs):
             done[serial] = sha
             _record(folder, settings, done)
             if progress:
                 progress(serial)
-    finally:
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
     return folder
+
+
+@contextlib.contextmanager
+def _executor(
+    workers: int, ray_address: str | None, n_jobs: int
+) -> Iterator[Callable[[list], Iterator[tuple[int, str]]]]:
+    """How the shards are made: here, in a local process pool, or as Ray tasks (results in the
+    order the shards finish; each shard's bytes depend on nothing else)."""
+    if ray_address is not None:
+        try:
+            import ray
+        except ImportError:  # pragma: no cover
+            raise ArgumentError(
+                Arg("ray"), " needs the 'ray' package: pip install 'corruptbench[ray]'"
+            ) from None
+        from ..builders.engine import ray_init_kwargs
+
+        started = not ray.is_initialized()
+        if started:
+            ray.init(**ray_init_kwargs(ray_address, workers, None, os.environ))
+        remote = ray.remote(num_cpus=1)(write_shard)
+
+        def run_ray(jobs: list) -> Iterator[tuple[int, str]]:
+            pending = [remote.remote(job) for job in jobs]
+            while pending:
+                finished, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(finished[0])
+
+        try:
+            yield run_ray
+        finally:
+            if started:
+                ray.shutdown()
+    elif workers > 0 and n_jobs > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield lambda jobs: pool.map(write_shard, jobs)
+    else:
+        yield lambda jobs: map(write_shard, jobs)
 
 
 # ---------------------------------------------------------------------------------------------

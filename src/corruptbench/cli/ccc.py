@@ -88,6 +88,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="refuse a pair whose walk misses the baseline by more points (default 5; -1: never)",
     )  # fmt: skip
     g.add_argument("--workers", type=int, default=0, help="processes (0: this one)")
+    g.add_argument(
+        "--ray", default=None, metavar="auto|ADDRESS",
+        help="make the shards as Ray tasks ('auto': ray.init(); or a cluster address); DATA and "
+        "OUT at the same path on every node; the same bytes",
+    )  # fmt: skip
     g.set_defaults(func=run_generate)
 
 
@@ -141,7 +146,7 @@ def run_generate(args: argparse.Namespace) -> int:
     folder = generate(
         args.data, matrices, args.out, baseline=args.baseline, speed=args.speed, seed=args.seed,
         images=args.images, images_per_shard=args.images_per_shard, draws=args.draws,
-        workers=_workers(args.workers), tolerance=None if args.tolerance < 0 else args.tolerance,
+        workers=_workers(args.workers), ray=args.ray, tolerance=None if args.tolerance < 0 else args.tolerance,
         progress=lambda serial: print(f"serial_{serial:05d}.tar", file=sys.stderr),
     )  # fmt: skip
     print(folder)
