@@ -16,16 +16,18 @@ N_MAX 48: ~3 CPU-minutes; large: 4 pairs, every 2, N_MAX 128: ~1 CPU-hour).
 
 from __future__ import annotations
 
+# first: one thread for NumPy, OpenCV and numba (set before they load); paths of the test images
+from _common import SHARED  # isort: split
+
 import argparse
 import time
 
 import numpy as np
 
-import _common  # noqa: F401  (single thread; paths)
 from corruptbench.ccc import find_walk
 from corruptbench.ccc.calibrate import (
-    _classifier,
     calibration_images,
+    classifier,
     counts_to_matrix,
     pair_correct,
 )
@@ -52,8 +54,8 @@ def main() -> None:
     n_max = 128 if args.large else 48
     levels = list(range(0, 21, step))
     coarse = list(range(0, 21, 2 * step))  # every other computed level (0 and 20 included)
-    images, labels, _ = calibration_images("/work/shared/data/imagenet-sample", n_max, seed=0)
-    classify = _classifier("efficientnet_lite0")
+    images, labels, _ = calibration_images(SHARED / "data" / "imagenet-sample", n_max, seed=0)
+    classify = classifier("efficientnet_lite0")
     rng = np.random.default_rng(0)
     print(f"pairs {len(pairs)}, N_MAX {n_max}, levels every {step} ({len(levels)}^2 cells)")
     for a, b in pairs:

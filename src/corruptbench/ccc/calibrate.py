@@ -39,6 +39,7 @@ __all__ = [
     "CalibrationSettings",
     "calibrate",
     "cell_seed",
+    "classifier",
     "pair_correct",
     "pair_counts",
     "counts_to_matrix",
@@ -150,31 +151,32 @@ def counts_to_matrix(counts: np.ndarray, n: int, levels: Sequence[int]) -> np.nd
 _WORKER: dict[str, Any] = {}
 
 
-def _classifier(model_spec: str) -> Callable[[np.ndarray], np.ndarray]:
+def classifier(model_spec: str, device: str = "cpu") -> Callable[[np.ndarray], np.ndarray]:
     """Top-1 classes of a uint8 N x 224 x 224 x 3 batch by the model (loaded once per process,
     PyTorch on one thread: the same numbers in every process)."""
-    if model_spec not in _WORKER:
+    key = f"{model_spec}@{device}"
+    if key not in _WORKER:
         import torch
 
         from ..models import load_model
 
         torch.set_num_threads(1)
-        model = load_model(model_spec, device="cpu", probe=False)
+        model = load_model(model_spec, device=device, probe=False)
         if model.module is not None:
             model.module.eval()
 
         def classify(batch: np.ndarray) -> np.ndarray:
-            x = torch.from_numpy(np.ascontiguousarray(batch.transpose(0, 3, 1, 2)))
+            x = torch.from_numpy(np.ascontiguousarray(batch.transpose(0, 3, 1, 2))).to(device)
             with torch.inference_mode():
                 return model.predict(model.preprocessing.normalize(x)).argmax(1).numpy()
 
-        _WORKER[model_spec] = classify
-    return _WORKER[model_spec]
+        _WORKER[key] = classify
+    return _WORKER[key]
 
 
 def _run_pair(args: tuple) -> tuple[str, np.ndarray]:
-    images, labels, a, b, levels, seed, model_spec, out = args
-    counts = pair_counts(images, labels, a, b, levels, seed, _classifier(model_spec))
+    images, labels, a, b, levels, seed, model_spec, device, out = args
+    counts = pair_counts(images, labels, a, b, levels, seed, classifier(model_spec, device))
     buf = io.BytesIO()
     np.save(buf, counts)
     write_bytes(Path(out) / "pairs" / f"{pair_key(a, b)}.npy", buf.getvalue(), make_parents=True)
@@ -206,6 +208,7 @@ def calibrate(
     out: str | os.PathLike[str],
     *,
     model: str = "efficientnet_lite0",
+    device: str = "cpu",
     levels: Sequence[int] | None = None,
     seed: int = 0,
     workers: int = 0,
@@ -219,6 +222,7 @@ def calibrate(
         corruptions: CCC names (at least two).
         out: a folder: settings, one file per finished pair, the matrices.
         model: a model source string (``corruptbench eval-c --model``).
+        device: where the model runs (``"cpu"``, ``"cuda"``); the corruptions run on the CPU.
         levels: the grid indices computed (default all 21); the others are interpolated
             (:func:`counts_to_matrix`).
         seed: the draws' seed (:func:`cell_seed`).
@@ -248,7 +252,7 @@ def calibrate(
             if done.is_file():
                 counts[pair_key(a, b)] = np.load(done)
             else:
-                todo.append((images, labels, a, b, lv, int(seed), model, str(out)))
+                todo.append((images, labels, a, b, lv, int(seed), model, device, str(out)))
     if workers > 0 and len(todo) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for key, c in pool.map(_run_pair, todo):

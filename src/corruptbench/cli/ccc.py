@@ -43,6 +43,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument(
         "--model", default="efficientnet_lite0", help="model source (as eval-c's --model)"
     )
+    c.add_argument("--device", default="cpu", help="where the model runs: cpu, cuda, cuda:1")
     c.add_argument("--images", type=int, default=100, help="calibration images (default 100)")
     c.add_argument(
         "--baseline", type=float, default=20, help="use this baseline's corruptions (40 / 20 / 0)"
@@ -124,7 +125,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         print(f"[{done[0]}/{total}] {key}", file=sys.stderr)
 
     calibrate(
-        images, labels, ids, names, args.out, model=args.model,
+        images, labels, ids, names, args.out, model=args.model, device=args.device,
         levels=range(0, 21, args.levels), seed=args.seed, workers=_workers(args.workers),
         progress=progress,
     )  # fmt: skip
