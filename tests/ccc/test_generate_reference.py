@@ -81,6 +81,7 @@ def class_tree(tmp_path_factory):
     return root
 
 
+@pytest.mark.slow
 def test_reference_draws_equal_the_originals_loop(class_tree):
     ApplyTransforms = _original()
     steps = (Step(0, "fog", "shot_noise", 1.25, 0.0), Step(1, "fog", "shot_noise", 1.0, 0.25))
