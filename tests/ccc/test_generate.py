@@ -176,8 +176,16 @@ def test_resumes_after_kill_9_to_identical_shards(one_worker, tmp_path):
     done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert _tars(folder) == _tars(one_worker)
-    assert not [p for p in folder.iterdir() if p.name.startswith(".")]
+    assert not [p for p in folder.iterdir() if p.name.endswith(".cbtmp")]
     assert (folder / RUN_FILE).is_file()
+
+
+def test_second_generate_into_the_same_run_is_refused(one_worker):
+    from corruptbench.builders.lock import OutLock
+
+    with OutLock(one_worker, one_worker, "another"):
+        with pytest.raises(ValueError, match="another"):
+            generate(IMAGENET_SAMPLE, MATRICES, one_worker.parent, **RUN)
 
 
 def test_refuses_other_settings_in_the_same_folder(one_worker):

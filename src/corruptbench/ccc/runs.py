@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from ..builders.lock import OutLock
 from ..datasets.webdataset import TarShardWriter, file_sha256
 from ..errors import Arg, ArgumentError
 from ..fileio import TMP_SUFFIX, temp_path, write_text
@@ -92,7 +93,7 @@ def write_shard(job: tuple[Shard, Source, int, str, str]) -> tuple[int, str]:
     return shard.serial, stats.sha256
 
 
-def _finished(folder: Path, settings: dict[str, Any]) -> dict[int, str]:
+def _finished(folder: Path, settings: dict[str, Any], *, sweep: bool = True) -> dict[int, str]:
     """Shards already made by a run with these settings (sha256 checked); stale temporary files
     removed. Refuses a folder holding another run."""
     path = folder / RUN_FILE
@@ -111,7 +112,7 @@ def _finished(folder: Path, settings: dict[str, Any]) -> dict[int, str]:
             f = folder / shard_file(int(serial))
             if f.is_file() and file_sha256(f) == sha:
                 done[int(serial)] = sha
-    for entry in folder.iterdir() if folder.is_dir() else []:
+    for entry in folder.iterdir() if sweep and folder.is_dir() else []:
         if entry.name.endswith(TMP_SUFFIX):
             entry.unlink(missing_ok=True)
     return done
@@ -171,15 +172,21 @@ def generate(
     check_plan_source(plan, source)
     folder = Path(out) / plan.name
     settings = _settings(plan, source, draws)
-    done = _finished(folder, settings)
-    _record(folder, settings, done)
-    jobs = [(s, source, plan.seed, draws, str(folder)) for s in plan.shards if s.serial not in done]
-    with _executor(workers, ray, len(jobs)) as run:
-        for serial, sha in run(jobs):
-            done[serial] = sha
-            _record(folder, settings, done)
-            if progress:
-                progress(serial)
+    if (folder / RUN_FILE).is_file():
+        _finished(folder, settings, sweep=False)  # another run's folder: refused before locking
+    # one generate per run folder (make-c's lock): a second would sweep this one's temporary files
+    with OutLock(folder, folder, "ccc generate"):
+        done = _finished(folder, settings)
+        _record(folder, settings, done)
+        jobs = [
+            (s, source, plan.seed, draws, str(folder)) for s in plan.shards if s.serial not in done
+        ]
+        with _executor(workers, ray, len(jobs)) as run:
+            for serial, sha in run(jobs):
+                done[serial] = sha
+                _record(folder, settings, done)
+                if progress:
+                    progress(serial)
     return folder
 
 
