@@ -4,6 +4,10 @@
 compiler are there at build time on Linux x86-64. Without them the step is skipped with one line
 (shown by ``pip install -v``), the package installs all the same, and its kernels compile on first
 use as always (``corruptbench warmup`` does that ahead of time). ``CORRUPTBENCH_AOT=0`` skips it.
+
+The build takes about a minute, and pip shows nothing of a build backend's output without ``-v``:
+:func:`announce` says so in one line before it starts, on stderr and, when stderr is not a
+terminal (pip captures it), on the controlling terminal as well.
 """
 
 from __future__ import annotations
@@ -14,12 +18,34 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import TextIO
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 AOT = "corruptbench._aot_kernels"
+
+
+#: the line printed before the ahead-of-time build starts
+ANNOUNCEMENT = (
+    "corruptbench: compiling its kernels ahead of time, about a minute "
+    "(CORRUPTBENCH_AOT=0 skips this; they then compile on first use)"
+)
+
+
+def announce(stream: TextIO | None = None) -> str:
+    """Print :data:`ANNOUNCEMENT` on ``stream`` (default: stderr, and the controlling terminal
+    when stderr is not one, as under plain ``pip install``); returns the line."""
+    out = sys.stderr if stream is None else stream
+    print(ANNOUNCEMENT, file=out, flush=True)
+    if stream is None and not sys.stderr.isatty():
+        try:
+            with open("/dev/tty", "w") as tty:  # pip hides the backend's stderr without -v
+                print(ANNOUNCEMENT, file=tty, flush=True)
+        except OSError:  # no controlling terminal (CI, a log file): stderr is enough
+            pass
+    return ANNOUNCEMENT
 
 
 class BuildExt(build_ext):
@@ -31,6 +57,7 @@ class BuildExt(build_ext):
         if os.environ.get("CORRUPTBENCH_AOT", "1").strip() == "0":
             print("corruptbench AOT kernels: skipped (CORRUPTBENCH_AOT=0)", file=sys.stderr)
             return
+        announce()
         with tempfile.TemporaryDirectory(prefix="corruptbench-aot-") as tmp:
             try:
                 res = subprocess.run(
@@ -88,4 +115,5 @@ class BuildExt(build_ext):
                     shutil.copyfile(p, package_dir / p.name)
 
 
-setup(ext_modules=[Extension(AOT, sources=[])], cmdclass={"build_ext": BuildExt})
+if __name__ == "__main__":  # setuptools runs this file as __main__; tests import announce()
+    setup(ext_modules=[Extension(AOT, sources=[])], cmdclass={"build_ext": BuildExt})

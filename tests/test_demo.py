@@ -36,6 +36,7 @@ def test_demo_reduced(tmp_path: Path) -> None:
         photos=2,
         corruptions=["gaussian_noise", "fog", "saturate"],
         perturbations=["rotate"],
+        cbar=["sparkles", "blue_noise_sample"],
         max_frames=5,
         quiet=True,
         progress=False,
@@ -51,9 +52,23 @@ def test_demo_reduced(tmp_path: Path) -> None:
     assert 0.0 <= data["p"]["flip_probability"]["rotate"] <= 1.0
     parsed = Results.from_json(out / "results.json")  # the report's own validator accepts it
     assert parsed.c is not None and parsed.p is not None
+    # issue 33 item 26: the demo showed none of round 3 (no calibration, no C-bar)
+    assert parsed.cbar is not None and parsed.calibration is not None
+    assert list(parsed.cbar.errors) == ["sparkles", "blue_noise_sample"]
+    assert (
+        parsed.cbar.counts["sparkles"] == [2] * 5
+        and parsed.cbar.clean_error == parsed.c.clean_error
+    )
+    cal = parsed.calibration
+    assert len(cal.stats) == 1 + 5 * 5  # clean + 3 ImageNet-C and 2 C-bar corruptions x 5
+    for name, errors in {**parsed.c.errors, **parsed.cbar.errors}.items():
+        assert [cal.stats[f"{name}/{s}"].top1_error for s in range(1, 6)] == errors  # one error
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "not a benchmark score" in html and "corruptbench eval-c" in html
     assert "data:image/jpeg;base64," in html  # contact sheet
+    for section in ('id="cbar"', 'id="calibration"', 'alt="C-bar contact sheet"'):
+        assert section in html, section
+    assert 'alt="Reliability diagrams"' in html and "<b>Calibration</b>" in html
     # the provenance shows the time the demo took (it was written before it was known: 0.0)
     assert data["time_s"] > 0 and f"<dt>time (s)</dt><dd>{data['time_s']}</dd>" in html
 
@@ -63,6 +78,7 @@ def test_demo_is_reproducible(tmp_path: Path) -> None:
         photos=1,
         corruptions=["gaussian_noise"],
         perturbations=["gaussian_noise"],
+        cbar=["checkerboard_cutout"],
         max_frames=3,
         quiet=True,
         progress=False,
@@ -73,6 +89,7 @@ def test_demo_is_reproducible(tmp_path: Path) -> None:
     assert a.demo is not None and b.demo is not None and a.p is not None and b.p is not None
     assert a.errors == b.errors and a.demo["changed_prediction"] == b.demo["changed_prediction"]
     assert a.p.flip_probability == b.p.flip_probability
+    assert a.cbar is not None and b.cbar is not None and a.cbar.errors == b.cbar.errors
     assert (tmp_path / "a" / "results.json").read_text().split('"versions"')[0] == (
         tmp_path / "b" / "results.json"
     ).read_text().split('"versions"')[0]

@@ -144,3 +144,20 @@ def test_suites_defaults_and_reference_order() -> None:
     )
     g = select("c", "imagenet_c_bar", [1], suite="cbar")
     assert g.names == bar["imagenet_c_bar"] and g.suite == "cbar"
+
+
+def test_comma_strings_are_split_as_on_the_command_line() -> None:
+    # issue 33 item 27: corruptions="fog,snow" was "unknown corruption 'fog,snow'; did you mean
+    # 'snow'?" in Python while the CLI's --corruptions fog,snow worked
+    from corruptbench.cli.options import split_list
+
+    for given in ("fog,snow", " fog , snow ,", ["fog,snow"], ["fog", "snow"], "fog, weather"):
+        assert grid.resolve_names("c", given) == grid.resolve_names("c", split_list(given))
+    assert grid.resolve_names("c", "fog,snow") == ("fog", "snow")
+    assert grid.resolve_names("c", ["fog,noise", "frost"])[:2] == ("fog", "gaussian_noise")
+    assert select("c", "fog,snow", [1]).keys == ("fog/1", "snow/1")
+    assert grid.resolve_names("p", "rotate,tilt") == ("rotate", "tilt")
+    with pytest.raises(ArgumentError, match="corruptions is empty"):
+        grid.resolve_names("c", " , ")
+    with pytest.raises(GridError, match="unknown corruption 'frst'; did you mean 'frost'"):
+        grid.resolve_names("c", "fog,frst")

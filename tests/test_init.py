@@ -38,3 +38,16 @@ def test_unknown_attribute() -> None:
     with pytest.raises(AttributeError, match="has no attribute 'evaluate'"):
         corruptbench.evaluate  # noqa: B018
     assert set(corruptbench.__all__) >= {"evaluate_c", "evaluate_p", "OnTheFly", "Results"}
+
+
+def test_dir_lists_the_lazy_api() -> None:
+    # issue 33 item 27: dir(corruptbench) listed neither evaluate_c nor evaluate_grid
+    import corruptbench
+
+    listed = dir(corruptbench)
+    assert set(corruptbench.__all__) <= set(listed)
+    assert {"evaluate_c", "evaluate_p", "evaluate_grid", "OnTheFly", "Results", "perturb"} <= set(
+        listed
+    )
+    for name in corruptbench.__all__:
+        assert getattr(corruptbench, name) is not None

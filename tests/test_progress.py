@@ -173,3 +173,14 @@ def test_a_real_terminal_gets_a_rich_bar() -> None:
     text = b"".join(chunks).decode("utf-8", "replace")
     assert "eval-c fog/3" in text and "3/3" in text
     assert proc.stdout is not None and proc.stdout.read() == b""
+
+
+def test_rates_are_in_human_units() -> None:
+    # issue 33 item 21: a download's rate read "6.39e+04 kB/s"
+    from corruptbench.progress import format_rate
+
+    assert format_rate(63_900, "kB") == "63.9 MB/s"
+    assert format_rate(2.5, "MB") == "2.5 MB/s" and format_rate(1500, "MB") == "1.5 GB/s"
+    assert format_rate(0.5, "bytes") == "0.5 bytes/s" and format_rate(999, "bytes") == "999 bytes/s"
+    assert format_rate(2.5, "images") == "2.5 images/s"
+    assert format_rate(63_900, "images") == "63,900 images/s"

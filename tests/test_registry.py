@@ -317,3 +317,50 @@ def test_alias_clashes_are_refused(scratch_registry: registry._Registered) -> No
         registry.register_corruption("smog", family=None, order=42, extra=True, aliases=("haze",))(
             f
         )
+
+
+# list_corruptions: timm's list_models over the one registry
+
+
+def test_list_corruptions_filters():
+    """Every name, in registry order, by default; a wildcard, a suite, a family, extra."""
+    every = [s.name for s in registry.corruption_specs(None)]
+    assert corruptbench.list_corruptions() == every
+    assert len(every) == 49
+    assert corruptbench.list_corruptions(suite="imagenet_c") == list(ALL_CORRUPTIONS)
+    assert corruptbench.list_corruptions("*blur*", suite="imagenet_c") == [
+        "defocus_blur",
+        "glass_blur",
+        "motion_blur",
+        "zoom_blur",
+        "gaussian_blur",
+    ]
+    assert "circular_motion_blur" in corruptbench.list_corruptions("*BLUR")
+    assert corruptbench.list_corruptions(["fog", "frost"]) == ["frost", "fog"]
+    assert corruptbench.list_corruptions(family="noise", suite="imagenet_c") == [
+        "gaussian_noise",
+        "shot_noise",
+        "impulse_noise",
+    ]
+    assert corruptbench.list_corruptions(extra=True, suite="imagenet_c") == list(EXTRA_CORRUPTIONS)
+    assert corruptbench.list_corruptions(suite="cbar", family="pil") == [
+        "color_balance",
+        "quadrilateral_no_bars",
+        "perspective_no_bars",
+    ]
+    assert corruptbench.list_corruptions("nothing*") == []
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "text"),
+    [
+        ({"suite": "imagenetc"}, "unknown suite 'imagenetc'; did you mean 'imagenet_c'"),
+        ({"family": "nois"}, "unknown family 'nois'; did you mean 'noise'"),
+        ({"suite": "cbar", "family": "weather"}, "unknown family 'weather'"),
+    ],
+)
+def test_list_corruptions_refuses(kwargs, text):
+    with pytest.raises(ValueError, match=text):
+        corruptbench.list_corruptions(**kwargs)
+    with pytest.raises(TypeError, match="pattern must be a str"):
+        corruptbench.list_corruptions([1])

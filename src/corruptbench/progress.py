@@ -49,6 +49,7 @@ __all__ = [
     "progress",
     "resolve_mode",
     "format_duration",
+    "format_rate",
 ]
 
 #: the display modes :func:`progress` accepts
@@ -59,6 +60,26 @@ LINE_INTERVAL_S = 10.0
 LINE_STEP = 0.05
 #: plain lines: never two progress lines closer than this (a fast job prints a handful)
 LINE_MIN_GAP_S = 1.0
+
+
+_BYTE_UNITS = {"bytes": 1, "kB": 10**3, "MB": 10**6, "GB": 10**9}
+
+
+def _number(value: float) -> str:
+    """Three significant digits below 100, whole numbers above; never e-notation."""
+    return f"{value:.3g}" if value < 100 else f"{value:,.0f}"
+
+
+def format_rate(rate: float, unit: str) -> str:
+    """A rate for people: ``2.5 images/s``, ``1,200 images/s``; bytes in the largest unit that
+    keeps the number at 1 or more (``63.9 MB/s``, not ``6.39e+04 kB/s``)."""
+    if unit in _BYTE_UNITS:
+        n = rate * _BYTE_UNITS[unit]
+        for name in ("GB", "MB", "kB"):
+            if n >= _BYTE_UNITS[name]:
+                return f"{_number(n / _BYTE_UNITS[name])} {name}/s"
+        return f"{_number(n)} bytes/s"
+    return f"{_number(rate)} {unit}/s"
 
 
 def format_duration(seconds: float) -> str:
@@ -142,7 +163,7 @@ class LineProgress(Progress):
         text = f"{self.desc}: {self.done}/{self.total} {self.unit}{pct}"
         if elapsed > 0 and self.done > 0:
             rate = self.done / elapsed
-            text += f", {rate:.3g} {self.unit}/s, elapsed {format_duration(elapsed)}"
+            text += f", {format_rate(rate, self.unit)}, elapsed {format_duration(elapsed)}"
             if self.done < self.total:
                 text += f", ETA {format_duration((self.total - self.done) / rate)}"
         return text
@@ -208,7 +229,7 @@ class BarProgress(Progress):
 
     def _update(self, label: str | None = None) -> None:
         dt = time.monotonic() - self._t0
-        rate = f"{self.done / dt:.3g} {self.unit}/s" if dt > 0 else ""
+        rate = format_rate(self.done / dt, self.unit) if dt > 0 else ""
         if label is None:
             self._bar.update(self._task, completed=self.done, rate=rate)
         else:
@@ -248,7 +269,7 @@ class NotebookProgress(Progress):
         """The bar as HTML."""
         elapsed = time.monotonic() - self._t0
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        text = f"{self.done}/{self.total} {self.unit} &middot; {rate:.3g}/s &middot; "
+        text = f"{self.done}/{self.total} {self.unit} &middot; {format_rate(rate, self.unit)} &middot; "
         text += f"elapsed {format_duration(elapsed)}"
         if rate > 0 and self.done < self.total:
             text += f" &middot; ETA {format_duration((self.total - self.done) / rate)}"

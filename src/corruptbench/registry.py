@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ __all__ = [
     "resolve_name",
     "suggest",
     "plain_summary",
+    "list_corruptions",
 ]
 
 
@@ -59,6 +61,15 @@ class CorruptionSpec:
     tags: tuple[str, ...] = ()
     #: other spellings :func:`get_corruption` accepts (e.g. a paper's), canonical form
     aliases: tuple[str, ...] = ()
+    #: the names of the keyword parameters of :attr:`apply`, in the order of the severity
+    #: tables' entries (:func:`corruptbench.corruptions.params_of`)
+    params: tuple[str, ...] = ()
+    #: the function of the parameters, ``apply(image, *, <params>, rng)`` (``rng`` only when
+    #: :attr:`random`): what :attr:`func` calls with its severity's parameters
+    apply: Callable[..., Any] | None = None
+    #: ``(param, low, high, low_open)`` of the parameters with a domain (None: unbounded; the
+    #: low end excluded when ``low_open``), checked by :func:`corruptbench.apply_params`
+    bounds: tuple[tuple[str, float | None, float | None, bool], ...] = ()
 
     @property
     def benchmark(self) -> bool:
@@ -154,12 +165,17 @@ def register_corruption(
     suite: str = "imagenet_c",
     tags: Sequence[str] = (),
     aliases: Sequence[str] = (),
+    params: Sequence[str] = (),
+    apply: Callable[..., Any] | None = None,
+    bounds: Mapping[str, tuple[float | None, float | None, bool]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorator: register a corruption function under ``name`` with its metadata.
 
     In the ``imagenet_c`` suite a benchmark corruption names its family and an extra one
     (``extra=True``) has ``family=None``. ``aliases``: other spellings that resolve to ``name``
-    (written in any form :func:`canonical_name` accepts).
+    (written in any form :func:`canonical_name` accepts). ``params``: the keyword parameters of
+    ``apply``, the function of the parameters that the registered function of the severity
+    calls; ``bounds``: ``param -> (low, high, low_open)`` for those with a domain.
     """
     if suite == "imagenet_c" and (family is None) != extra:
         raise ValueError(
@@ -179,6 +195,9 @@ def register_corruption(
                 suite=suite,
                 tags=tuple(tags),
                 aliases=tuple(canonical_name(a) for a in aliases),
+                params=tuple(params),
+                apply=apply,
+                bounds=tuple((k, *v) for k, v in (bounds or {}).items()),
             )
         )
         return func
@@ -213,6 +232,51 @@ def corruption_specs(suite: str | None = "imagenet_c") -> tuple[CorruptionSpec, 
     if suite is None:
         return _CORRUPTIONS.specs
     return tuple(s for s in _CORRUPTIONS.specs if s.suite == suite)
+
+
+def list_corruptions(
+    pattern: str | Sequence[str] | None = None,
+    *,
+    suite: str | None = None,
+    family: str | None = None,
+    extra: bool | None = None,
+) -> list[str]:
+    """The registered corruption names that match, in registry order (timm's ``list_models``).
+
+    Args:
+        pattern: a shell-style wildcard (:mod:`fnmatch`, case-insensitive; ``"*blur*"``), or a
+            sequence of them (a name matching any); None: every name.
+        suite: ``imagenet_c``, ``cbar`` (:func:`corruption_suites`); None: every suite.
+        family: the spec's family (``noise``, ``blur``, ``weather``, ``digital``; in ``cbar``
+            also ``color``, ``obscure``, ``distortion``, ``pil``); None: any.
+        extra: True for the extra corruptions only (reported apart), False for the benchmark
+            ones only; None: both.
+
+    Raises ValueError naming the problem for an unknown suite or family.
+    """
+    suites = corruption_suites()
+    if suite is not None and suite not in suites:
+        raise ValueError(
+            f"unknown suite {suite!r}{suggest(suite, suites)} (choices: {', '.join(suites)})"
+        )
+    specs = corruption_specs(suite)
+    if family is not None:
+        families = tuple(dict.fromkeys(s.family for s in specs if s.family is not None))
+        if family not in families:
+            raise ValueError(
+                f"unknown family {family!r}{suggest(family, families)} "
+                f"(choices: {', '.join(families)})"
+            )
+        specs = tuple(s for s in specs if s.family == family)
+    if extra is not None:
+        specs = tuple(s for s in specs if s.extra == bool(extra))
+    if pattern is None:
+        return [s.name for s in specs]
+    patterns = [pattern] if isinstance(pattern, str) else list(pattern)
+    if not all(isinstance(p, str) for p in patterns):
+        raise TypeError("pattern must be a str or a sequence of str")
+    keys = [canonical_name(p) for p in patterns]
+    return [s.name for s in specs if any(fnmatch.fnmatchcase(s.name, k) for k in keys)]
 
 
 def corruption_suites() -> tuple[str, ...]:

@@ -97,3 +97,27 @@ def test_where_a_lock_keeps_out_this_machine_only(tmp_path: Path) -> None:
     assert lock_note("/mnt/shared/out", mountinfo=str(table)) == ""  # NFS locks: they work
     assert lock_note("/home/me/out", mountinfo=str(table)) == ""
     assert lock_note("/x", mountinfo=str(tmp_path / "absent")) == ""
+
+
+def test_a_link_planted_as_the_lock_is_refused_and_its_target_untouched(tmp_path: Path) -> None:
+    # issue 33 item 15: the lock file was opened through the link and its target truncated
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    out = tmp_path / "out"
+    (out / ".corruptbench").mkdir(parents=True)
+    (out / ".corruptbench" / "lock").symlink_to(victim)
+    with pytest.raises(BuildError, match=r"lock is a symbolic link; the lock is never opened"):
+        with OutLock(out, out, "make-c"):
+            pass
+    assert victim.read_text() == "precious\n"
+    # nor through a linked .corruptbench folder holding a file named lock
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "lock").write_text("precious\n")
+    out2 = tmp_path / "out2"
+    out2.mkdir()
+    (out2 / ".corruptbench").symlink_to(elsewhere)
+    with pytest.raises(BuildError, match=r"\.corruptbench is a symbolic link"):
+        with OutLock(out2, out2, "make-c"):
+            pass
+    assert (elsewhere / "lock").read_text() == "precious\n"

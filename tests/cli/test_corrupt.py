@@ -171,3 +171,16 @@ def test_a_missing_output_folder_is_refused(
     bad = tmp_path / "file" / "x.png"
     assert main(["corrupt", str(tmp_path / "in.png"), str(bad), "-c", "fog", "-s", "1"]) == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+def test_the_output_never_replaces_the_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 item 13: the shared output check (cli.options.check_output) in corrupt too."""
+    src = tmp_path / "in.png"
+    Image.fromarray(np.full((32, 32, 3), 128, np.uint8)).save(src)
+    kept = src.read_bytes()
+    assert main(["corrupt", str(src), str(src), "-c", "fog", "-s", "1"]) == 2
+    err = capsys.readouterr().err
+    assert f"OUTPUT {src} is the INPUT image {src}: an output never replaces" in err
+    assert src.read_bytes() == kept

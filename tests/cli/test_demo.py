@@ -33,3 +33,6 @@ def test_demo_full_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert len(data["errors"]) == 19 and data["partial"] is False and data["mce"] is not None
     assert set(data["p"]["flip_probability"]) == {"gaussian_noise", "rotate", "brightness"}
     assert data["dataset"]["num_images"] == len(PHOTOS)
+    assert len(data["cbar"]["errors"]) == 10 and data["cbar"]["mean_error"] is not None
+    assert data["calibration"]["cells"]["clean"]["n"] == len(PHOTOS)
+    assert "ImageNet-C-bar" in text and "Calibration" in text

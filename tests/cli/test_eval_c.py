@@ -348,3 +348,29 @@ def test_protocol_choices(capsys: pytest.CaptureFixture[str]) -> None:
         main(["eval-c", "--model", "m", "--data", "d", "--protocol", "rb"])
     err = capsys.readouterr().err
     assert "--protocol: invalid choice: 'rb'" in err and "full" in err and "robustbench" in err
+
+
+def test_csv_and_out_never_replace_the_results_or_an_input(
+    small_c: Path, tmp_path: Path, model_arg: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 item 13: ``--out X --csv X`` replaced the results JSON with the CSV (the run
+    could no longer resume); refused before the run, as an --out equal to the --baseline file."""
+    out = tmp_path / "r.json"
+    base = ["eval-c", "--model", model_arg, "--data", str(small_c), "--quiet", "--workers", "0"]
+    args = [*base, "--corruptions", "fog", "--out", str(out)]
+    assert main([*args, "--csv", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        f"corruptbench eval-c: error: --csv {out} is the results file --out {out}: an output "
+        "never replaces an input or another output; choose another path\n"
+    )
+    assert not out.exists()
+    assert main(args) == 0
+    kept = out.read_bytes()
+    capsys.readouterr()
+    assert main([*args, "--csv", str(tmp_path / "." / "r.json")]) == 2
+    assert "is the results file --out" in capsys.readouterr().err and out.read_bytes() == kept
+    assert main([*base, "--out", str(out), "--baseline", str(out)]) == 2
+    assert f"--out {out} is --baseline {out}: an output never" in capsys.readouterr().err
+    assert main([*args, "--csv", str(tmp_path / "r.csv")]) == 0  # resumed, CSV beside it
+    assert json.loads(out.read_text())["kind"] == "c" and (tmp_path / "r.csv").is_file()

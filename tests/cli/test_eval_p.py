@@ -49,7 +49,7 @@ def test_cli_eval_p(
     res = json.loads(out.read_text())
     assert res["kind"] == "p" and res["num_sequences"] == {"gaussian_noise": 3, "translate": 3}
     lines = csv_path.read_text().splitlines()
-    assert lines[0] == "perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio"
+    assert lines[0] == "model,file,metric,name,severity,value"  # the one CSV format
     assert main([*args, "--baseline", str(csv_path), "--quiet"]) == 0  # the CSV is a baseline
     assert "mFR" in capsys.readouterr().out
 

@@ -553,3 +553,13 @@ def test_suite_cbar_defaults_subsets_and_level_names(
     params = json.loads((tmp_path / "c" / "manifest.json").read_text())["params"]
     assert params["corruptions"] == list(subsets("c", "cbar")["cifar10_c_bar"])
     assert params["suite"] == "cbar"
+
+
+def test_cbar_progress_names_cbar(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # issue 33 item 26: a C-bar build's progress said "make-c imagenet"
+    src = make_source(tmp_path, 2)
+    args = ["--corruptions", "blue_noise_sample", "--severities", "1", "--workers", "1"]
+    assert main(["make-c", str(src), str(tmp_path / "a"), "--suite", "cbar", *args]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "make-c imagenet_c_bar: 2 images to do"
+    assert err[-1].startswith("make-c imagenet_c_bar: 2/2 images (100.0%), ")

@@ -117,3 +117,37 @@ def test_list_flags_take_both_spellings() -> None:
         for flag in flags:
             action = next(a for a in subs[command]._actions if flag in a.option_strings)  # noqa: SLF001
             assert action.nargs == "+" and "a,b or a b" in action.help, (command, flag)
+
+
+def test_check_output_same_file_and_kinds(tmp_path) -> None:
+    """Issue 33 item 13: one check for every command that writes: an output equal to an input
+    (the same path, a hard link, a symbolic link) or an existing file of another kind."""
+    import json
+    import os
+
+    from corruptbench.cli.options import check_output
+
+    table = tmp_path / "t.csv"
+    table.write_text("corruption,severity,score\n")
+    os.link(table, tmp_path / "hard.csv")
+    (tmp_path / "soft.csv").symlink_to(table)
+    for alias in (
+        table,
+        tmp_path / "hard.csv",
+        tmp_path / "soft.csv",
+        tmp_path / "x" / ".." / "t.csv",
+    ):
+        with pytest.raises(ValueError, match=rf"--report {alias} is the input table {table}"):
+            check_output(alias, "--report", writes="report", inputs=[("the input table", table)])
+    check_output(tmp_path / "new.md", "--report", writes="report", inputs=[("t", table)])
+    res = tmp_path / "r.json"
+    res.write_text(json.dumps({"schema": "corruptbench.results/1", "kind": "p", "model": {}}))
+    with pytest.raises(ValueError, match=r"already holds a results file \(kind 'p'\), and this"):
+        check_output(res, "--csv", writes="csv")
+    with pytest.raises(ValueError, match=r"with a results file \(kind 'score'\): refusing"):
+        check_output(res, "--out-dir's", writes="results:score")
+    check_output(res, "--out", writes="results:p")  # the same kind: a re-run replaces it
+    check_output(res, "--out", writes=None)  # eval-c's --out: its own check, with --overwrite
+    with pytest.raises(ValueError, match=r"holds a file that is not a corruptbench results file"):
+        check_output(table, "--out-dir's", writes="results:score")
+    check_output(table, "--report", writes="report")  # an older report (or any text) is replaced

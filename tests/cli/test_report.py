@@ -88,3 +88,18 @@ def test_different_datasets_warn_on_stderr(
     err = capsys.readouterr().err
     assert err.startswith("corruptbench report: warning: the ImageNet-C results come from 2 ")
     assert "'m (a.json)'" in err and "'m (b.json)'" in err
+
+
+def test_the_report_never_replaces_a_results_file(
+    three: list[Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 item 13: ``report R.json --out R.json --format md`` replaced the results."""
+    kept = three[0].read_bytes()
+    args = ["--format", "md", "--no-contact-sheet"]
+    assert main(["report", str(three[0]), "--out", str(three[0]), *args]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {three[0]} is the results file {three[0]}: an output never replaces" in err
+    assert main(["report", str(three[0]), "--out", str(three[1]), *args]) == 2
+    err = capsys.readouterr().err
+    assert f"--out {three[1]} already holds a results file (kind 'c'), and this would" in err
+    assert three[0].read_bytes() == kept and len(err.strip().splitlines()) == 1

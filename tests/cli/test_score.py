@@ -111,3 +111,53 @@ def test_option_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert main(["score", str(a), "--report", str(tmp_path / "r.pdf")]) == 2
     assert "cannot tell the report format" in capsys.readouterr().err
     assert sorted(os.listdir(tmp_path)) == ["a.csv"]
+
+
+def test_scale_option_and_mixed_scales(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33 item 10: a table mixing fractions with percentages is one error line naming
+    --scale; --scale percent accepts a weak model's scores below 1 %."""
+    rows = [(n, s, v if s == 0 else v * 100) for n, s, v in table_rows(seed=9)]
+    mixed = write_table(tmp_path / "mixed.csv", rows)
+    assert main(["score", str(mixed)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "fractions mixed with percentages" in err and "(or pass --scale percent if" in err
+    assert len(err.splitlines()) == 1
+    weak = write_table(tmp_path / "weak.csv", [(n, s, 2.0 if s == 0 else 0.5) for n, s, _ in rows])
+    assert main(["score", str(weak)]) == 2
+    capsys.readouterr()
+    assert main(["score", str(weak), "--scale", "percent"]) == 0
+    assert main(["score", str(weak), "--scale", "fraction"]) == 2
+    assert "above 1: outside the fraction scale 0..1 (--scale fraction)" in capsys.readouterr().err
+
+
+def test_outputs_never_replace_inputs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33 item 13: --out-dir replaced an eval-c results file of the same name, --report the
+    input table; each is refused before anything is written, one line naming both paths."""
+    import json
+
+    from results.support import make_results, write
+
+    table = write_table(tmp_path / "r50.csv", table_rows(seed=11))
+    before = table.read_bytes()
+    out = tmp_path / "out"
+    out.mkdir()
+    evalc = write(out, "r50.json", make_results("resnet50", 0.85, 0.2385))
+    kept = evalc.read_bytes()
+    assert main(["score", str(table), "--out-dir", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert f"--out-dir's {evalc} already holds a results file (kind 'c')" in err
+    assert "with a results file (kind 'score'): refusing" in err and len(err.splitlines()) == 1
+    assert evalc.read_bytes() == kept
+    assert main(["score", str(table), "--report", str(table)]) == 2
+    err = capsys.readouterr().err
+    assert f"--report {table} is the input table {table}: an output never replaces" in err
+    assert table.read_bytes() == before
+    new = tmp_path / "new"
+    # an earlier run's own outputs are replaced: the same kind, no input
+    assert (
+        main(["score", str(table), "--out-dir", str(new), "--report", str(tmp_path / "r.md")]) == 0
+    )
+    assert (
+        main(["score", str(table), "--out-dir", str(new), "--report", str(tmp_path / "r.md")]) == 0
+    )
+    assert json.loads((new / "r50.json").read_text())["kind"] == "score"

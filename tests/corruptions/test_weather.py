@@ -382,13 +382,13 @@ def test_frost_never_uses_frost6(monkeypatch):
     import corruptbench.corruptions.weather as weather
 
     used = []
-    real = weather.frost_texture
+    real = weather._frost_scaled  # what frost_p and frost_texture pick a texture with
 
     def spy(index, *args, **kwargs):
         used.append(index)
         return real(index, *args, **kwargs)
 
-    monkeypatch.setattr(weather, "frost_texture", spy)
+    monkeypatch.setattr(weather, "_frost_scaled", spy)
     img = _image(32, 32)
     for seed in range(40):
         corruptbench.corrupt(img, "frost", 1, profile="cifar", rng=seed)

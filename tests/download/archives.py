@@ -92,3 +92,25 @@ def dataset(
     return {
         name: ReleasedDataset(name, f"{name} (test)", "http://127.0.0.1/", tuple(files), layout)
     }
+
+
+def sparse_tar(logical_size: int) -> bytes:
+    """A 10 kB tar whose member ``s/big.bin`` is a GNU sparse file (PAX format 1.0: the map in
+    the member's data, ``GNU.sparse.realsize`` its size) of ``logical_size`` bytes, all a hole,
+    after a small ``s/ok.txt``."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        ok = tarfile.TarInfo("s/ok.txt")
+        ok.size = 2
+        tf.addfile(ok, io.BytesIO(b"ok"))
+        info = tarfile.TarInfo("s/GNUSparseFile.0/big.bin")
+        info.pax_headers = {
+            "GNU.sparse.major": "1",
+            "GNU.sparse.minor": "0",
+            "GNU.sparse.name": "s/big.bin",
+            "GNU.sparse.realsize": str(logical_size),
+        }
+        sparse_map = b"1\n0\n0\n".ljust(tarfile.BLOCKSIZE, b"\0")  # one empty data run
+        info.size = len(sparse_map)
+        tf.addfile(info, io.BytesIO(sparse_map))
+    return buf.getvalue()

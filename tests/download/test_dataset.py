@@ -5,17 +5,30 @@ message, and nothing lands outside DIR."""
 from __future__ import annotations
 
 import hashlib
+import io
 import os
+import socket
+import tarfile
+import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from corruptbench.download import RetryPolicy, download, format_plan, plan_download
 from corruptbench.download.archive import read_extracted
 from corruptbench.errors import ArgumentError
 from corruptbench.tables.released import ReleasedFile
-from download.archives import cifar_c_tar, dataset, imagenet_c_part, md5, sha256, tar_bytes
-from download.server import Site, serve
+from download.archives import (
+    cifar_c_tar,
+    dataset,
+    imagenet_c_part,
+    md5,
+    sha256,
+    sparse_tar,
+    tar_bytes,
+)
+from download.server import Site, loopback_only, serve
 
 
 class Waits:
@@ -151,7 +164,7 @@ def test_a_server_without_range_support_restarts_the_file(site, tmp_path):
     summary = run(site, dataset("c10", [entry(site, "CIFAR-10-C.tar", data)]), tmp_path / "d", logs)
     assert summary.ok, summary.files
     assert [r[2] for r in site.requests_for("CIFAR-10-C.tar")] == [200, 200]
-    assert any("ignores Range requests; restarting from byte 0" in line for line in logs)
+    assert any("sent the whole file" in line and "restarting from byte 0" in line for line in logs)
 
 
 def test_a_mirror_is_tried_when_the_first_url_fails(site, tmp_path):
@@ -363,3 +376,140 @@ def test_a_server_that_does_not_answer_in_time_is_retried(site, tmp_path):
     assert any("timed out" in line and "retrying in 0.0 s (try 2 of 3)" in line for line in logs), (
         logs
     )
+
+
+# --- issue 33 items 17, 18, 20, 21: what a user sees from download() ---
+
+
+def _same_size_versions(n: int = 8) -> tuple[bytes, bytes]:
+    def version(seed: int) -> bytes:
+        rng = np.random.default_rng(seed)
+        return tar_bytes(
+            [
+                (f"set/{i}.bin", rng.integers(0, 256, 4000, dtype=np.uint8).tobytes(), None)
+                for i in range(n)
+            ],
+            gz=True,
+        )
+
+    return version(1), version(2)
+
+
+def test_a_spliced_tar_gz_is_one_message_and_leaves_nothing(site, tmp_path):
+    # issue 33 item 17: a zlib.error traceback, and the members before it left behind
+    v1, v2 = _same_size_versions()
+    h = len(v1) // 2
+    spliced = v1[:h] + v2[h:]
+    site.files["set.tar.gz"] = spliced
+    e = entry(site, "set.tar.gz", None, unknown="none")
+    summary = run(site, dataset("s", [e]), tmp_path, accept_unverified=True)
+    (out,) = summary.files
+    assert out.status == "failed" and "is not a readable archive" in out.detail
+    assert "nothing of it was kept" in out.detail and "\n" not in out.detail
+    assert not (tmp_path / "set").exists()
+
+
+def test_a_body_cut_at_a_member_boundary_is_not_extracted_as_half_an_archive(site, tmp_path):
+    # issue 33 item 17: no Content-Length, the connection closed between two members
+    data = tar_bytes([(f"d/{i}.bin", bytes([i]) * 3000, None) for i in range(6)])
+    with tarfile.open(fileobj=io.BytesIO(data)) as tf:
+        cut = tf.getmembers()[3].offset
+    site.files["d.tar"] = data
+    site.faults["d.tar"] = [f"cut-at:{cut}"]
+    e = entry(site, "d.tar", None, unknown="none")
+    summary = run(site, dataset("d", [e]), tmp_path, accept_unverified=True)
+    (out,) = summary.files
+    assert out.status == "failed" and "end-of-archive block" in out.detail
+    assert not (tmp_path / "d").exists()
+
+
+def test_an_endless_response_stops_at_the_published_size(site, tmp_path):
+    # issue 33 item 18: 400 MB read against 247 MB published, and kept whole as .mismatch
+    data = imagenet_c_part(("fog",))
+    site.files["weather.tar"] = data
+    site.faults["weather.tar"] = ["endless"]
+    e = entry(site, "weather.tar", data, size=len(data), size_source="the test's table")
+    summary = run(site, dataset("w", [e]), tmp_path)
+    (out,) = summary.files
+    assert out.status == "failed"
+    assert f"sent more than the {len(data)} bytes expected (the test's table)" in out.detail
+    assert files_under(tmp_path) == set()  # no .part, no .mismatch
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    loopback_only(monkeypatch)
+
+
+def test_offline_every_mirror_fails_at_once_with_one_line(offline, tmp_path):
+    # issue 33 item 20: a DNS failure was retried with backoff (~4 minutes to fail)
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()  # nothing listens there: the connection is refused
+    data = b"x"
+    e = ReleasedFile(
+        "x.tar",
+        ("http://host.invalid/x.tar", f"http://127.0.0.1:{port}/x.tar"),
+        "all",
+        checksums=(md5(data),),
+    )
+    waits = Waits()
+    start = time.monotonic()
+    summary = download(
+        "o",
+        tmp_path,
+        table=dataset("o", [e]),
+        policy=policy(waits, attempts=8),
+        progress="off",
+        log=lambda _: None,
+    )
+    assert time.monotonic() - start < 5
+    (out,) = summary.files
+    assert out.status == "failed" and "\n" not in out.detail
+    assert "the name host.invalid does not resolve (offline, or a wrong host name)" in out.detail
+    assert f"127.0.0.1:{port} refused the connection" in out.detail
+    assert waits.waits == []  # neither was retried
+
+
+def test_the_users_archive_is_kept_and_a_stale_mismatch_removed(site, tmp_path):
+    # issue 33 item 21: the user's own archive was deleted after extraction, and a .mismatch
+    # of an earlier run stayed after a later success
+    noise, blur = imagenet_c_part(("gaussian_noise",)), imagenet_c_part(("defocus_blur",))
+    site.files.update({"noise.tar": noise, "blur.tar": blur})
+    table = dataset("inc", [entry(site, "noise.tar", noise), entry(site, "blur.tar", blur)])
+    tmp_path.joinpath("noise.tar").write_bytes(noise)  # the user's copy
+    tmp_path.joinpath("blur.tar.mismatch").write_bytes(b"an earlier run's wrong bytes")
+    logs: list[str] = []
+    summary = run(site, table, tmp_path, logs)
+    assert summary.ok, summary.files
+    assert (tmp_path / "noise.tar").read_bytes() == noise
+    assert any(f"kept {tmp_path / 'noise.tar'} (it was there before this run)" in x for x in logs)
+    assert not (tmp_path / "blur.tar").exists() and not (tmp_path / "blur.tar.mismatch").exists()
+    assert [r[0] for r in site.log] == ["/files/blur.tar"]
+
+
+def test_the_default_expansion_limit_comes_from_the_archive_size(site, tmp_path):
+    # issue 33 item 21: a small archive may not write without bound; the limit can be raised
+    data = tar_bytes([("z/zeros.bin", bytes(4 << 20), None)], gz=True)
+    site.files["z.tar.gz"] = data
+    table = dataset("z", [entry(site, "z.tar.gz", data)])
+    summary = run(site, table, tmp_path / "a")
+    (out,) = summary.files
+    assert out.status == "failed" and "add up to more than" in out.detail
+    assert "raise the limit with max_extract_bytes" in out.detail
+    assert not (tmp_path / "a/z").exists()
+    summary = run(site, table, tmp_path / "b", max_extract_bytes=5 << 20)
+    assert summary.ok and (tmp_path / "b/z/zeros.bin").stat().st_size == 4 << 20
+
+
+def test_a_sparse_tar_cannot_expand_past_its_size(site, tmp_path):
+    # issue 33 item 21: a 10 kB sparse tar wrote 2 GB (here 64 MB: what the old code wrote)
+    data = sparse_tar(64 << 20)
+    assert len(data) == 10240
+    site.files["s.tar"] = data
+    summary = run(site, dataset("s", [entry(site, "s.tar", data)]), tmp_path)
+    (out,) = summary.files
+    assert out.status == "failed" and "'s/big.bin'" in out.detail
+    assert f"add up to more than {int(10240 * 1.05) + (1 << 20)} bytes" in out.detail
+    assert not (tmp_path / "s").exists()

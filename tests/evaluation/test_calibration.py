@@ -54,7 +54,9 @@ def _run(data: Path, builds: dict[str, Path], model: Any = None, **run: Any) -> 
         clean=builds["src"],
         batch_size=5,
         progress=False,
-        run=quiet(**{"workers": 0, **run}),
+        # one model thread in every run: the README promises the numbers of one pass for the same
+        # logits, and a matmul's last bits follow torch's thread count (AVX-512 machines)
+        run=quiet(**{"workers": 0, "threads": 1, **run}),
     )
 
 
@@ -235,7 +237,9 @@ def test_a_bad_batch_mid_run_keeps_the_finished_cells(
     data = OnTheFly(X, labels=Y)
     # cells of 8 images in batches of 4: images 20..23 are batch 2 of the third cell
     with pytest.raises(EvalError) as err:
-        evaluate_c(model, data, corruptions=["fog"], batch_size=4, run=quiet(out=out, workers=0))
+        evaluate_c(
+            model, data, corruptions=["fog"], batch_size=4, run=quiet(threads=1, out=out, workers=0)
+        )
     assert str(err.value) == (
         "cell fog/3, batch 2: the logits hold 4 non-finite value(s) in 4 of 4 rows (first: row 0, "
         f"{shown}): no error rate, NLL or ECE can be computed from them; {out} keeps the 2 "
@@ -293,7 +297,7 @@ def test_ece_bins(builds: dict[str, Path], one_pass: Results) -> None:
         batch_size=5,
         ece_bins=30,
         progress=False,
-        run=quiet(workers=0),
+        run=quiet(workers=0, threads=1),
     )
     cal, ref = res.calibration, one_pass.calibration
     assert cal is not None and ref is not None and cal.ece_bins == 30 and cal.bins == 30
@@ -307,7 +311,7 @@ def test_ece_bins(builds: dict[str, Path], one_pass: Results) -> None:
         batch_size=5,
         ece_bins=10,
         progress=False,
-        run=quiet(workers=0),
+        run=quiet(workers=0, threads=1),
     ).calibration
     assert ten is not None and ten.bins == 40 and ten.stats["fog/5"].n == PHOTOS
 
@@ -332,7 +336,7 @@ def test_eval_p_clean_frames_are_the_clean_images() -> None:
         fast_model(10, 32),
         OnTheFly(X, labels=Y),
         perturbations=["gaussian_noise", "rotate", "zoom_blur"],
-        run=quiet(workers=0),
+        run=quiet(workers=0, threads=1),
         **opts,
     )
     c = evaluate_c(
@@ -340,7 +344,7 @@ def test_eval_p_clean_frames_are_the_clean_images() -> None:
         OnTheFly(X, labels=Y),
         corruptions=["fog"],
         severities=[1],
-        run=quiet(workers=0),
+        run=quiet(workers=0, threads=1),
         **opts,
     )
     cal, clean = p.calibration, c.calibration
@@ -361,12 +365,12 @@ def test_eval_p_without_labels_says_so(tmp_path: Path) -> None:
         OnTheFly(X),
         perturbations=["gaussian_noise"],
         progress=False,
-        run=quiet(workers=0),
+        run=quiet(workers=0, threads=1),
     )
     assert res.calibration is None and res.p is not None
     assert "calibration: not measured (the sequences have no class labels)" in res.dataset.notes
     only_rotate = evaluate_p(
-        fast_model(10, 32), OnTheFly(X), perturbations=["rotate"], run=quiet(workers=0)
+        fast_model(10, 32), OnTheFly(X), perturbations=["rotate"], run=quiet(threads=1, workers=0)
     )
     assert only_rotate.calibration is None
     assert any("frame 0 is the clean image only in" in n for n in only_rotate.dataset.notes)
@@ -396,15 +400,15 @@ def test_eval_p_on_imagenet_p_folders_and_shards(p_builds: dict[str, Path], tmp_
     assert notes[1].endswith("(as stored: after the MP4 encoding)")
     assert clean_frame_labels(layout, 2)[0] == {}  # 4 classes, 2 outputs: not measured
     opts: dict[str, Any] = dict(batch_size=62, progress=False)
-    folder = evaluate_p(fast_model(), p_builds["mp4"], run=quiet(workers=0), **opts)
+    folder = evaluate_p(fast_model(), p_builds["mp4"], run=quiet(workers=0, threads=1), **opts)
     cal = folder.calibration
     assert cal is not None and list(cal.stats) == ["gaussian_noise/0"]
     assert cal.stats["gaussian_noise/0"].n == 4
-    shards = evaluate_p(fast_model(), p_builds["wds"], run=quiet(workers=2), **opts)
+    shards = evaluate_p(fast_model(), p_builds["wds"], run=quiet(threads=1, workers=2), **opts)
     assert shards.calibration is not None and shards.calibration.to_dict() == cal.to_dict()
     # a 10-class model numbers the 4 class folders 0..3 (as eval-c does), on the shards too
     ten = [
-        evaluate_p(fast_model(10), p_builds[d], run=quiet(workers=0), **opts).calibration
+        evaluate_p(fast_model(10), p_builds[d], run=quiet(workers=0, threads=1), **opts).calibration
         for d in ("mp4", "wds")
     ]
     assert ten[0] is not None and ten[1] is not None and ten[0].to_dict() == ten[1].to_dict()
@@ -412,12 +416,15 @@ def test_eval_p_on_imagenet_p_folders_and_shards(p_builds: dict[str, Path], tmp_
     out = tmp_path / "p.json"
     with pytest.raises(KeyboardInterrupt):
         evaluate_p(
-            fast_model(fail_after=62 * 3), p_builds["mp4"], run=quiet(out=out, workers=0), **opts
+            fast_model(fail_after=62 * 3),
+            p_builds["mp4"],
+            run=quiet(threads=1, out=out, workers=0),
+            **opts,
         )
     kept = Results.from_json(out)
     assert kept.p is not None and list(kept.p.flip_probability) == ["gaussian_noise"]
     model = fast_model()
-    resumed = evaluate_p(model, p_builds["mp4"], run=quiet(out=out, workers=0), **opts)
+    resumed = evaluate_p(model, p_builds["mp4"], run=quiet(threads=1, out=out, workers=0), **opts)
     assert model.forward.seen == 4 * 31  # type: ignore[attr-defined]  # rotate only
     assert resumed.calibration.to_dict() == cal.to_dict()  # type: ignore[union-attr]
 
@@ -431,7 +438,7 @@ def test_eval_p_non_finite_logits_name_the_perturbation(p_builds: dict[str, Path
         num_classes=10,
     )
     with pytest.raises(EvalError, match=r"^perturbation rotate, batch 1: the logits hold 62 "):
-        evaluate_p(model, p_builds["mp4"], batch_size=62, run=quiet(workers=0))
+        evaluate_p(model, p_builds["mp4"], batch_size=62, run=quiet(threads=1, workers=0))
 
 
 def test_nan_free_runs_are_unchanged_by_the_check() -> None:

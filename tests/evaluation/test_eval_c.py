@@ -72,7 +72,7 @@ def test_end_to_end_efficientnet_lite0(
     assert any("Resize(256) + CenterCrop(224)" in n for n in res.dataset.notes)
     assert json.loads(out.read_text())["errors"] == e
     to_csv(res, csv_path)
-    assert csv_path.read_text().splitlines()[0].startswith("corruption,e1,e2")
+    assert csv_path.read_text().splitlines()[0] == "model,file,metric,name,severity,value"
     Results.from_json(out)  # the report's reader accepts the file
 
 

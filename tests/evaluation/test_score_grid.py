@@ -137,7 +137,7 @@ def test_resume_after_a_crash_scores_only_the_rest(coco: tuple[Path, Path], tmp_
     lines: list[str] = []
     res = evaluate_grid(flaky, data, **{**kw, "log": lines.append})  # type: ignore[arg-type]
     assert len(calls) == 13 and src not in calls and data / "gaussian_noise" / "1" not in calls
-    assert lines[0] == f"  3 cells already scored in {out}"
+    assert lines[0] == f"  3 of 16 cells already scored in {out}"
     full = evaluate_grid(folder_score, data, **{**kw, "out": None})  # type: ignore[arg-type]
     assert res.score == full.score  # the same numbers as one uninterrupted run
     calls.clear()
@@ -256,3 +256,58 @@ def test_a_full_benchmark_folder_without_manifest(tmp_path: Path) -> None:
     assert res.mpc == 18.0 and res.rpc == 18.0 / 40.0 and res.clean_score == 40.0
     assert res.score.summary is not None
     assert res.score.summary.severity_means == (28.0, 23.0, 18.0, 13.0, 8.0)
+
+
+def test_quiet_when_progress_is_off_and_no_resume_line_without_out(
+    coco: tuple[Path, Path], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 item 12: progress=False printed a line per cell (76 on a full grid), and a clean
+    score given as a number printed "1 cells already scored in None"."""
+    _src, data = coco
+    res = evaluate_grid(folder_score, data, clean=0.9, partial=True, progress=False)
+    assert res.mpc is not None
+    assert capfd.readouterr().err == ""
+    lines: list[str] = []
+    evaluate_grid(folder_score, data, clean=0.9, partial=True, progress=False, log=lines.append)
+    assert len(lines) == 3 * 5 and not any("already scored" in line for line in lines)
+    assert all(
+        line.split()[0] in {f"{n}/{s}" for n in NAMES for s in range(1, 6)} for line in lines
+    )
+    evaluate_grid(folder_score, data, clean=0.9, partial=True, progress="lines", log="auto")
+    import re
+
+    err = capfd.readouterr().err  # progress on: the cell lines are printed
+    assert len(re.findall(r"(?m)^  \w+/\d +score \d", err)) == 3 * 5
+    with pytest.raises(TypeError, match="log must be a callable"):
+        evaluate_grid(folder_score, data, clean=0.9, partial=True, log="loud")
+
+
+def test_another_suite_is_refused_by_name(coco: tuple[Path, Path], tmp_path: Path) -> None:
+    """Issue 33 item 12: ImageNet-C-bar cells were "unknown corruption"; evaluate_grid says it
+    covers ImageNet-C's suite, for a folder without a manifest and for a make-c build."""
+    for s in range(1, 6):
+        (tmp_path / "bar" / "blue_noise_sample" / str(s)).mkdir(parents=True)
+    kw = dict(clean=0.5, partial=True, progress=False, log=None)
+    message = r"holds cells of the 'cbar' suite \(blue_noise_sample\): evaluate_grid covers Imag"
+    with pytest.raises(EvalError, match=message):
+        evaluate_grid(folder_score, tmp_path / "bar", **kw)  # type: ignore[arg-type]
+    _src, data = coco
+    copy = tmp_path / "copy"
+    shutil.copytree(data, copy, symlinks=True)
+    (copy / "contrast").rename(copy / "blue_noise_sample")
+    manifest = json.loads((copy / "manifest.json").read_text())
+    names = manifest["params"]["corruptions"]
+    manifest["params"]["corruptions"] = [
+        "blue_noise_sample" if n == "contrast" else n for n in names
+    ]
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(EvalError, match=message):
+        evaluate_grid(folder_score, copy, **kw)  # type: ignore[arg-type]
+
+
+def test_minus_one_from_the_score_function_is_refused(coco: tuple[Path, Path]) -> None:
+    """Issue 33 item 9: pycocotools' stats hold -1 for an undefined metric; never a score."""
+    _src, data = coco
+    kw = dict(clean=0.5, corruptions=["brightness"], partial=True, progress=False, log=None)
+    with pytest.raises(EvalError, match=r"score\(\) of brightness/1 is -1, COCOeval's mark"):
+        evaluate_grid(lambda r: -1.0, data, **kw)  # type: ignore[arg-type]

@@ -88,8 +88,12 @@ def test_partial_grids_only_when_asked() -> None:
         ({"fog": [1.0, "x", 1.0, 1.0, 1.0]}, 2.0, r"fog/2 must be a number"),
         ({"fogg": [1.0] * 5}, 2.0, r"unknown corruption 'fogg'; did you mean 'fog'"),
         ({}, 0.0, r"^the clean score is 0, so rPC = mPC / P is undefined$"),
-        ({}, -1.0, r"the clean score -1.0 is negative"),
+        ({}, -2.0, r"the clean score -2.0 is negative"),  # -1 is "undefined": its own test
         ({}, None, r"^no clean score \(severity 0\)"),
+        # issue 33 item 9: COCOeval's "undefined" is refused, never averaged into mPC
+        ({"fog": [1.0, 1.0, 1.0, 1.0, -1]}, 2.0, r"^the score of fog/5 is -1, COCOeval's mark"),
+        ({}, -1, r"^the clean score is -1, COCOeval's mark for an undefined metric"),
+        ({"blue_noise_sample": [1.0] * 5}, 2.0, r"'cbar' suite; task scores .* cover ImageNet-C"),
         ({}, float("nan"), r"^the clean score is NaN$"),
     ],
 )

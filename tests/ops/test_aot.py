@@ -4,6 +4,7 @@ build step that never fails an install."""
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import shutil
@@ -268,3 +269,41 @@ def test_the_build_targets_the_highest_level_the_machine_has():
     assert tool.auto_cpu({"sse2", "avx"}) == "x86-64"
     # the module needs exactly the flags of its level at run time
     assert tool.CPU_FLAGS["x86-64-v4"] == tool.V3_FLAGS + tool.V4_FLAGS
+
+
+def test_the_build_says_it_is_compiling_before_it_starts(tmp_path):
+    # issue 33 item 27: `pip install -e` sat silent ~65 s compiling the kernels
+    import runpy
+
+    ns = runpy.run_path(str(REPO / "setup.py"), run_name="setup_under_test")  # setup() not run
+    stream = io.StringIO()
+    line = ns["announce"](stream)
+    assert stream.getvalue() == line + "\n" and "\n" not in line
+    assert "compiling" in line and "minute" in line and "CORRUPTBENCH_AOT=0" in line
+    assert not line.startswith("corruptbench AOT")  # the build's own result line stays one
+    # printed before the build script runs, by setup.py itself (here with no numba: it ends fast)
+    fake = tmp_path / "fake"
+    (fake / "numba").mkdir(parents=True)
+    (fake / "numba" / "__init__.py").write_text("raise ImportError('no numba in this build')\n")
+    res = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=dict(os.environ, PYTHONPATH=str(fake)),
+        timeout=300,
+    )
+    assert res.returncode == 0, res.stderr
+    lines = res.stderr.splitlines()
+    assert line in lines
+    skipped = next(i for i, ln in enumerate(lines) if ln.startswith("corruptbench AOT"))
+    assert lines.index(line) < skipped
+    off = subprocess.run(
+        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib0")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        env=dict(os.environ, CORRUPTBENCH_AOT="0"),
+        timeout=300,
+    )
+    assert off.returncode == 0 and line not in off.stderr  # nothing compiles: nothing announced

@@ -1,4 +1,5 @@
-"""The compiled per-pixel code of ImageNet-C-bar (corruptbench.ops.cbar_kernels): the NumPy scalar
+"""The compiled per-pixel code of ImageNet-C-bar (corruptbench.ops.cbar_kernels and its family
+modules cbar_kernels_*): the NumPy scalar
 semantics it re-creates. The corruptions themselves are compared with the original in
 tests/corruptions/test_cbar_reference.py."""
 
@@ -7,19 +8,20 @@ from __future__ import annotations
 import numpy as np
 
 from corruptbench.ops import cbar_kernels as ck
+from corruptbench.ops import cbar_kernels_color as ck_color
 
 
 def test_np_mod_is_numpys_remainder():
     rs = np.random.RandomState(0)
     a = np.concatenate([rs.uniform(-50, 50, 2000), [-0.0, 0.0, 3.0, -3.0, 1e-300, -1e-300]])
     for b in (1.0, 2.0, 0.7, -1.5):
-        ours = np.array([ck._np_mod(float(v), b) for v in a])
+        ours = np.array([ck.np_mod(float(v), b) for v in a])
         assert np.array_equal(ours, np.remainder(a, b)), b
 
 
 def test_to_u8_clips_truncates_and_casts_nan_to_zero():
     vals = [-3.0, -0.5, 0.0, 0.99, 1.0, 254.999, 255.0, 255.5, 1e9, float("nan")]
-    assert [int(ck._to_u8(v)) for v in vals] == [0, 0, 0, 0, 1, 254, 255, 255, 255, 0]
+    assert [int(ck.to_u8(v)) for v in vals] == [0, 0, 0, 0, 1, 254, 255, 255, 255, 0]
 
 
 def original_bilinear(image: np.ndarray, point) -> np.ndarray:
@@ -42,7 +44,7 @@ def test_bilinear_of_a_uint8_image_is_the_original():
     img = rs.randint(0, 256, (9, 13, 3)).astype(np.uint8)
     for p0, p1 in rs.uniform(-1.5, 14.5, (500, 2)):
         expected = original_bilinear(img, (p0, p1))
-        ours = [ck._bilinear_u8(img, float(p0), float(p1), c) for c in range(3)]
+        ours = [ck.bilinear_u8(img, float(p0), float(p1), c) for c in range(3)]
         assert np.array_equal(ours, expected), (p0, p1)
 
 
@@ -63,7 +65,7 @@ def test_hue_shift_is_scikit_images_float32_hsv():
         hsv[:, :, 0] += shift
         expected = np.clip(hsv2rgb(hsv) * 255, 0, 255).astype(np.uint8)
         ours = np.empty_like(img)
-        ck.hue_shift_u8(img, np.float32(shift), ours)
+        ck_color.hue_shift_u8(img, np.float32(shift), ours)
         assert np.array_equal(ours, expected), shift
 
 
@@ -82,7 +84,7 @@ def test_bleach_bypass_and_technicolor_are_the_original_expressions():
         ) * 255
         expected = ((1 - amount) * img + amount * out).astype(np.uint8)
         ours = np.empty_like(img)
-        ck.bleach_bypass_u8(img, amount, ours)
+        ck_color.bleach_bypass_u8(img, amount, ours)
         assert np.array_equal(ours, expected), amount
         rm = 1.0 - (r / 255 - (g / 2 + b / 2) / 255)
         gm = 1.0 - (g / 255 - (r / 2 + b / 2) / 255)
@@ -97,5 +99,5 @@ def test_bleach_bypass_and_technicolor_are_the_original_expressions():
         )
         with np.errstate(invalid="ignore"):
             expected = ((1 - amount) * img + amount * new).astype(np.uint8)
-        ck.technicolor_u8(img, amount, ours)
+        ck_color.technicolor_u8(img, amount, ours)
         assert np.array_equal(ours, expected), amount

@@ -164,3 +164,49 @@ def test_cbar_section_and_contact_sheet(three: list[Path], tmp_path: Path) -> No
     assert '<a href="#cbar">ImageNet-C-bar</a>' in html and 'id="ce"' in html
     assert 'alt="C-bar contact sheet"' in html
     assert "C-bar levels</dt><dd>imagenet_c_bar.csv (ImageNet-C-bar)" in html
+
+
+def _sections(html: str) -> list[str]:
+    return re.findall(r'<section id="([^"]+)"', html)
+
+
+def test_a_cbar_report_holds_only_what_concerns_cbar(tmp_path: Path) -> None:
+    """Issue 33 item 26: a C-bar-only report was 6.9 MB, 3.45 MB of it the ImageNet-C contact
+    sheet and ImageNet-P frames, with an empty Figures section and a glossary explaining mCE,
+    mFR and mPC, none of which it shows; its data was labelled "imagenet-c"."""
+    from results.support import make_cbar
+
+    res = Results.from_dict(make_cbar("r50", 0.8, n=10, seed=1), "cbar.json")
+    html = render_report([res])  # scikit-image's chelsea: 6.7 MB before, 2.1 MB now
+    assert len(html) < 3_000_000
+    alts = re.findall(r'alt="([^"]*)"', html)
+    assert alts == ["C-bar error against level", "C-bar contact sheet"]
+    assert "figures" not in _sections(html) and 'href="#figures"' not in html
+    glossary = html[html.index('id="how-to-read"') :]
+    for term in ("mCE", "mFR", "mPC", "Flip probability", "Calibration"):
+        assert term not in glossary, term
+    assert "<b>Clean error</b>" in glossary and "<b>ImageNet-C-bar / CIFAR-10-C-bar</b>" in glossary
+    assert "imagenet-c-bar, imagenet" in html  # the summary card's data line
+    assert "<dt>dataset layout</dt><dd>imagenet-c-bar</dd>" in html
+    assert ">imagenet-c<" not in html and "imagenet-c," not in html
+    # with ImageNet-C results the grids come back (test_cbar_section_and_contact_sheet), and the
+    # glossary explains mCE, still not mPC
+    a = Results.from_dict(make_results("a", 1.0, 0.2), "a.json")
+    with_c = render_report([res, a], contact_sheet=False)
+    assert "<b>mCE</b>" in with_c and "<b>P, mPC, rPC</b>" not in with_c
+    assert 'href="#figures"' in with_c
+
+
+def test_a_combined_report_shows_each_cbar_benchmarks_sheet() -> None:
+    """Issue 33 item 26: with ImageNet-C-bar and CIFAR-10-C-bar results the report showed the
+    first benchmark's contact sheet only; the README promises CIFAR-10-C-bar's at 32 px."""
+    from results.support import make_cbar
+
+    both = [
+        Results.from_dict(make_cbar("in", n=3), "in.json"),
+        Results.from_dict(make_cbar("cifar", n=2, benchmark="cifar10_c_bar"), "cifar.json"),
+    ]
+    html = render_report(both)
+    sheets = re.findall(r'alt="(C-bar contact sheet[^"]*)"', html)
+    assert sheets == ["C-bar contact sheet", "C-bar contact sheet: CIFAR-10-C-bar"]
+    assert "the CIFAR-10-C-bar corruptions of the results" in html and "32&times;32" in html

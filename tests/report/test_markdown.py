@@ -111,6 +111,29 @@ def test_calibration_in_markdown_and_csv(tmp_path: Path) -> None:
     assert get[("brier_severity_mean", "all", "2")] == ""  # not measured
 
 
+def test_cbar_calibration_shows_every_cell(tmp_path: Path) -> None:
+    """Issue 33 item 7: the C-bar per-corruption calibration table printed only its header
+    although the file held all 50 cells (the views listed ImageNet-C's 19 names only)."""
+    from corruptbench.report import render_report
+    from corruptbench.results import Results
+    from corruptbench.results.format import pretty
+    from results.support import make_cbar_calibrated
+
+    res = Results.from_dict(make_cbar_calibrated(), "cbar-cal.json")
+    cal, cb = res.calibration, res.cbar
+    assert cal is not None and cb is not None and len(cal.stats) == 51  # clean + 50 cells
+    md = render_report([res], "md")
+    section = md[md.index("| Corruption | ECE 1 |") :].splitlines()
+    html = render_report([res], contact_sheet=False)
+    cells = html[html.index('id="calibration"') :]
+    for name in cb.errors:
+        row = next(ln for ln in section if ln.startswith(f"| {pretty(name)} |"))
+        ece = [f"{100 * cal.cell(name, s)['ece']:.1f}%" for s in range(1, 6)]  # type: ignore[index]
+        assert row.split(" | ")[1:6] == ece
+        assert f"<tr><td>{pretty(name)}</td>" in cells
+    assert len([ln for ln in section if ln.startswith("| ") and "%" in ln]) == 10
+
+
 def test_csv_cells_never_run_as_formulas(tmp_path: Path) -> None:
     """A model id like =HYPERLINK(...) was written raw: a spreadsheet would run it (CSV injection,
     OWASP). It is written as text, with a leading quote; the numbers stay numbers."""

@@ -93,7 +93,7 @@ def test_print_summary_prints_the_numbers() -> None:
     assert row(lines, "Gaussian noise") == ["1.00%", "1.500", "—", "7"]
     assert row(lines, "Rotate") == ["5.00%", "2.500", "—", "9"]
     notes = [line for line in lines if line.startswith("note: ")]
-    assert notes[0].startswith("note: mCE is partial; missing: gaussian_noise, shot_noise")
+    assert notes[0].startswith("note: mCE is partial; not evaluated: gaussian_noise, shot_noise")
     assert notes[-2:] == ["note: no ImageNet-P baseline", "note: a dataset note"]
 
 

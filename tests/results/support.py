@@ -227,3 +227,33 @@ def make_cbar(
         data = {k: v for k, v in data.items() if k in ("schema", "kind", "model", "dataset")}
     data["cbar"] = part.to_dict()
     return Results.from_dict(data, "cbar.json").to_dict()
+
+
+def make_cbar_calibrated(model_id: str = "cbar-cal", *, n: int = 10, seed: int = 0) -> dict:
+    """A C-bar-only eval-c results object (the first ``n`` of ImageNet-C-bar's ten corruptions
+    at its five levels) whose errors, counts and calibration all come from
+    :func:`calibration_batches`."""
+    from corruptbench.grid import subsets
+    from corruptbench.metrics.calibration import CalibrationStats, stored_bins
+    from corruptbench.results import CBarResults, Results, make_calibration_part
+
+    names = subsets("c", "cbar")["imagenet_c_bar"][:n]
+    batches = calibration_batches(names=names, severities=(1, 2, 3, 4, 5), seed=seed)
+    stats = {
+        key: CalibrationStats(stored_bins(15)).update(logits, labels)
+        for key, (logits, labels) in batches.items()
+    }
+    errors: dict[str, list] = {name: [None] * 5 for name in names}
+    for key, s in stats.items():
+        if key != "clean":
+            name, sev = key.split("/")
+            errors[name][int(sev) - 1] = s.top1_error
+    clean = stats["clean"]
+    counts = {name: [clean.n] * 5 for name in names}
+    part = CBarResults("imagenet_c_bar", errors, counts, clean.top1_error, clean.n)
+    data = make_results(model_id, 1.0, 0.0, seed=seed)
+    data = {k: v for k, v in data.items() if k in ("schema", "kind", "model", "dataset")}
+    data["dataset"]["num_images"] = clean.n
+    data["cbar"] = part.to_dict()
+    data["calibration"] = make_calibration_part(stats, 15).to_dict()
+    return Results.from_dict(data, "cbar-cal.json").to_dict()

@@ -279,14 +279,15 @@ def test_reliability_diagram_clean_vs_the_worst_severity() -> None:
     ax = fig.axes[0]
     diagonal, clean, worst = ax.get_lines()
     assert list(diagonal.get_xdata()) == [0, 100] == list(diagonal.get_ydata())
-    for line, stats in ((clean, cal.stats["clean"]), (worst, cal.pooled(5))):
+    for line, stats in ((clean, cal.stats["clean"]), (worst, cal.pooled(5, "benchmark"))):
         assert stats is not None
         rows = [b for b in stats.reliability(15) if b["count"]]
         assert list(line.get_xdata()) == pytest.approx([100 * b["confidence"] for b in rows])
         assert list(line.get_ydata()) == pytest.approx([100 * b["accuracy"] for b in rows])
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels[0] == f"clean: ECE {100 * cal.stats['clean'].ece(15):.1f}%, n=60"
-    assert labels[1].startswith("severity 5 (3 corruptions): ECE ") and labels[1].endswith("n=180")
+    assert labels[1].startswith("severity 5 (2 corruptions pooled): ECE ")
+    assert labels[1].endswith("n=120")  # the 2 benchmark corruptions of the severity means
     plt.close(fig)
     png = reliability_diagram([res])
     assert png is not None and png[:8] == b"\x89PNG\r\n\x1a\n"
@@ -330,3 +331,31 @@ def test_cbar_curves_draw_each_corruptions_errors_per_level() -> None:
     png = cbar_curves([a])
     assert png is not None and Image.open(io.BytesIO(png)).format == "PNG"
     assert cbar_curves_figure([Results.from_dict(make_results("c", 1.0, 0.2), "c.json")]) is None
+
+
+def test_one_severity_ece_in_every_view() -> None:
+    """Issue 33 item 7: the reliability diagram's legend gave the pooled cells' ECE (18.9 %)
+    where the headline, the tables and the curves give the mean over the cells (31.5 %): every
+    view now gives the mean, and the legend says its curve pools the cells."""
+    from corruptbench.report import render_report
+    from corruptbench.results.plots import reliability_diagram_figure
+    from corruptbench.results.text import headline_rows
+    from results.support import make_calibrated
+
+    res = Results.from_dict(make_calibrated("m"), "m.json")
+    cal = res.calibration
+    assert cal is not None
+    mean = cal.ece_by_severity()[4]
+    pooled = cal.pooled(5, "benchmark")
+    assert mean is not None and pooled is not None
+    assert f"{100 * mean:.1f}" != f"{100 * pooled.ece(15):.1f}"  # the two definitions differ here
+    shown = f"{100 * mean:.1f}%"
+    fig = reliability_diagram_figure([res])
+    assert fig is not None
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    plt.close(fig)
+    assert f"ECE {shown}," in legend[1] and "pooled" in legend[1]
+    assert dict(headline_rows(res))["ECE / NLL at severity 5 [partial: 2/15]"].startswith(shown)
+    md = render_report([res], "md")
+    row = next(ln for ln in md.splitlines() if ln.startswith("| severity 5 |"))
+    assert row.split(" | ")[4] == shown

@@ -170,10 +170,83 @@ def test_cbar_headline_table_and_notes() -> None:
     assert f"{100 * cb.mean_error:.1f}" in next(  # type: ignore[operator]
         ln for ln in text.splitlines() if ln.lstrip().startswith("mean (partial: 3/10)")
     )
-    assert "note: the ImageNet-C-bar mean is partial; not at all five levels:" in text
+    assert "note: the ImageNet-C-bar mean is partial; not evaluated: perlin_noise," in text
     both = Results.from_dict(make_cbar("m", with_c=True, benchmark="cifar10_c_bar"), "b.json")
     rows = headline_rows(both)
     assert [k for k, _ in rows].count("Clean error") == 1  # shown once, by the ImageNet-C part
     assert "CIFAR-10-C-bar mean error" in dict(rows)
     text = both.summary()
     assert "ImageNet-C, all numbers in %" in text and "CIFAR-10-C-bar, top-1 error" in text
+
+
+def _numbers(res: Results) -> list[str]:
+    """Every number of the per-cell tables of ``res``, as the terminal view writes it."""
+    from corruptbench.results.format import pct, score_num
+
+    out: list[str] = []
+    if res.cbar is not None:
+        out += [pct(v).rstrip("%") for vals in res.cbar.errors.values() for v in vals]
+        out += [f"{v:g}" for vals in res.cbar.levels.values() for v in vals]
+    if res.c is not None:
+        out += [pct(v).rstrip("%") for vals in res.c.errors.values() for v in vals]
+        out += [pct(v).rstrip("%") for v in res.c.ce.values()]
+    if res.score is not None:
+        out += [score_num(v) for vals in res.score.scores.values() for v in vals]
+    return out
+
+
+def test_every_number_is_whole_at_80_columns_and_in_a_log(capsys: object) -> None:
+    """Issue 33 item 25: at 80 columns (a terminal, or a log file, where rich also uses 80) the
+    C-bar and task-score tables cut their numbers to '2…' / '40.…'. Numbers never wrap nor are
+    cut; names and level lists wrap instead."""
+    from corruptbench.report import print_summary
+    from results.support import make_cbar, make_score_results
+
+    results = [
+        Results.from_dict(make_cbar("lite0", with_c=True, n=10), "cbar.json"),
+        Results.from_dict(make_score_results("frcnn", 0.4), "score.json"),
+        scaled("alexnet-like", 1.0),
+    ]
+    for res in results:
+        text = summary_text(res, width=80)
+        assert "…" not in text and max(map(len, text.splitlines())) <= 80
+        words = set(text.split())
+        assert set(_numbers(res)) <= words, set(_numbers(res)) - words
+        print_summary(res)  # on pytest's captured stdout: not a terminal, as in a log
+        log = capsys.readouterr().out  # type: ignore[attr-defined]
+        assert "…" not in log and set(_numbers(res)) <= set(log.split())
+
+
+def test_footnotes_only_when_a_row_is_marked() -> None:
+    """Issue 33 item 26: '* extra corruption, not part of mCE' printed under tables without an
+    extra corruption (and the C-bar one under the ten alone)."""
+    from results.support import make_cbar, make_partial, make_score_results
+
+    only15 = Results.from_dict(make_partial("p", 15), "p.json")
+    text = summary_text(only15)
+    assert "*" not in text
+    assert "* extra corruption" in summary_text(scaled("all19", 1.0))
+    cbar = summary_text(Results.from_dict(make_cbar("c", n=10), "c.json"))
+    assert "* not one of" not in cbar and "*" not in cbar
+    fog = make_score_results("s", 0.4, names=("fog", "snow"))
+    assert "*" not in summary_text(Results.from_dict(fog, "s.json"))
+
+
+def test_a_partial_note_tells_evaluated_severities_from_absent_corruptions() -> None:
+    """Issue 33 item 26: a robustbench run stopped after gaussian_noise/1 said 'missing:
+    gaussian_noise, shot_noise, ...' as if gaussian_noise had not been evaluated."""
+    data = {
+        "schema": "corruptbench.results/1",
+        "kind": "c",
+        "model": {"id": "m"},
+        "errors": {"gaussian_noise": [0.5, None, None, None, None]},
+        "counts": {"gaussian_noise": [4, None, None, None, None]},
+        "clean_error": 0.25,
+        "clean_count": 4,
+        "dataset": {"protocol": "robustbench"},
+    }
+    text = " ".join(summary_text(Results.from_dict(data, "m.json"), width=400).split())
+    assert (
+        "note: mCE is partial; gaussian_noise (severity 1 only); not evaluated: "
+        "shot_noise, impulse_noise," in text
+    )

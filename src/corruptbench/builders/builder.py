@@ -13,11 +13,12 @@ from typing import Any
 
 from ..datasets.imagenet_c import LEVEL_NAMES, level_dirname
 from ..errors import Arg
-from ..grid import SEVERITIES, Grid, GridError, default_subset, select
+from ..grid import SEVERITIES, Grid, GridError, default_subset, select, suite_of
 from ..pipeline import ITEM_SEED_FORMULA, Source, SourceItem, spread_subset
 from ..progress import progress as make_progress
 from ..registry import corruption_suites
 from ..safe_text import printable
+from ..tables.cbar import table_key
 from ..validation import check_quality
 from ..version import __version__
 from .engine import iter_local, iter_ray, run_shard
@@ -418,6 +419,16 @@ def _manifest(
     }
 
 
+def _progress_label(spec: BuildSpec) -> str:
+    """What the progress lines say is built: ``make-c imagenet`` (ImageNet-C at a profile),
+    ``make-c imagenet_c_bar`` (C-bar, named by its levels table), both joined by ``+``."""
+    if spec.kind != "c":
+        return f"make-{spec.kind} {spec.profile}"
+    suites = dict.fromkeys(suite_of(name) for name, _ in spec.cells)
+    what = [spec.profile if s == "imagenet_c" else table_key(spec.profile) for s in suites]
+    return f"make-c {' + '.join(what)}"
+
+
 def _run_plan(
     spec: BuildSpec,
     plan: ShardPlan,
@@ -436,8 +447,7 @@ def _run_plan(
     summary.processed = n_todo
     if not n_todo:
         return
-    kind = spec.kind
-    with make_progress(n_todo, f"make-{kind} {spec.profile}", unit="images", mode=progress) as bar:
+    with make_progress(n_todo, _progress_label(spec), unit="images", mode=progress) as bar:
         gen: Generator[list[ItemResult], None, None] = (
             iter_ray(spec, plan.todo, ray, workers, ray_init)
             if ray

@@ -91,9 +91,22 @@ class OutLock:
         self.note = ""
 
     def __enter__(self) -> OutLock:
+        if self.path.parent.is_symlink():  # the lock would be made (or truncated) elsewhere
+            raise BuildError(
+                f"{self.path.parent} is a symbolic link; the lock is never opened through one "
+                "(remove it and run again)"
+            )
         self.path.parent.mkdir(parents=True, exist_ok=True)
         while self.fd is None:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o666)
+            try:  # never through a link planted there: its target would be truncated
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o666)
+            except OSError as exc:
+                if exc.errno != errno.ELOOP:
+                    raise
+                raise BuildError(
+                    f"{self.path} is a symbolic link; the lock is never opened through one "
+                    "(remove it and run again)"
+                ) from None
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:

@@ -22,7 +22,7 @@ from ..ops import jit
 from ..registry import canonical_name
 from ..safe_text import printable
 from ..validation import DATASET_QUALITY, check_quality
-from .options import add_quality_argument
+from .options import add_quality_argument, check_output
 
 _FORMATS = {
     ".png": "PNG",
@@ -115,6 +115,7 @@ def check_output_folder(path: str | os.PathLike[str]) -> None:
 def run(args: argparse.Namespace) -> int:
     check_quality(args.quality)
     check_output_folder(args.output)
+    check_output(args.output, "OUTPUT", writes="image", inputs=[("the INPUT image", args.input)])
     jit.announce(compile_estimate([canonical_name(str(args.corruption))]))
     img = _load(args.input, rgb=False)
     out = corrupt(img, args.corruption, args.severity, profile=args.profile, rng=args.seed)

@@ -66,7 +66,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--retries", type=int, default=8, metavar="N", help="tries per URL (default 8)")
     p.add_argument(
-        "--timeout", type=float, default=60.0, metavar="S", help="network timeout in seconds (60)"
+        "--timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="timeout of each connect and read, in seconds (60)",
+    )
+    p.add_argument(
+        "--stall-timeout",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="cut and resume a transfer that receives less than 1 kB/s over S seconds (60)",
+    )
+    p.add_argument(
+        "--max-extract-size",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="the most one archive may expand to (default: its size, x1.05 for a tar, x20 for a "
+        "compressed archive); a larger one is refused",
     )
     p.add_argument(
         "--no-progress",
@@ -78,8 +97,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _interrupted(args: argparse.Namespace) -> str:
     return (
-        f"the bytes fetched so far are kept in {args.dir} (<file>.part) and finished members of an "
-        "extraction are remembered; run the same command again to resume"
+        f"every byte received so far is kept in {args.dir} (<file>.part) and finished members of "
+        "an extraction are remembered; run the same command again to resume"
     )
 
 
@@ -92,16 +111,21 @@ def _checksums(values: list[str]) -> dict[str, Checksum]:
         name, sep, value = v.partition("=")
         if not sep or not name.strip():
             raise ArgumentError(Arg("checksums"), f" {v!r}: give FILE=ALGO:HEX")
-        out[name.strip()] = parse_checksum(value, "given with --checksum")
+        out[name.strip()] = parse_checksum(value, "--checksum")
     return out
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..download import DownloadError, RetryPolicy, download, format_plan, plan_download
-    from ..errors import Arg, ArgumentError
+    from ..download import RetryPolicy, download, format_plan, plan_download
+    from ..errors import Arg, ArgumentError, DownloadError
+    from . import FLAGS
 
-    if args.retries < 1 or args.timeout <= 0:
-        raise ArgumentError(Arg("retries"), " must be >= 1 and ", Arg("timeout"), " > 0")
+    if args.retries < 1 or args.timeout <= 0 or args.stall_timeout <= 0:
+        raise ArgumentError(
+            Arg("retries"), " must be >= 1, ", Arg("timeout"), " and --stall-timeout > 0"
+        )
+    if args.max_extract_size is not None and args.max_extract_size <= 0:
+        raise ArgumentError(Arg("max_extract_bytes"), " must be > 0")
     parts = split_list(args.parts) if args.parts is not None else None
     checksums = _checksums(args.checksum)
     if args.dry_run:
@@ -120,14 +144,20 @@ def run(args: argparse.Namespace) -> int:
             accept_unverified=args.accept_unverified,
             extract_files=not args.no_extract,
             keep_archives=args.keep_archives,
-            policy=RetryPolicy(attempts=args.retries, timeout_s=args.timeout),
+            max_extract_bytes=args.max_extract_size,
+            policy=RetryPolicy(
+                attempts=args.retries, timeout_s=args.timeout, stall_s=args.stall_timeout
+            ),
             progress="off" if args.no_progress else "auto",
         )
-    except DownloadError as exc:  # pragma: no cover - download() reports per file
-        print(f"corruptbench download: error: {exc}", file=sys.stderr)
+    except DownloadError as exc:  # before any file: Zenodo's record API could not be read
+        print(printable(f"corruptbench download: error: {exc.render(FLAGS)}"), file=sys.stderr)
         return 1
     for f in summary.files:
-        print(printable(f"{f.name}: {f.status}{': ' + f.detail if f.detail else ''}"))
+        if f.error is not None:  # the message names the file
+            print(printable(f"failed: {f.error.render(FLAGS)}"))
+        else:
+            print(printable(f"{f.name}: {f.status}{': ' + f.detail if f.detail else ''}"))
     roots = summary.roots()
     if roots:
         where = ", ".join(str(summary.dest / r) for r in roots)

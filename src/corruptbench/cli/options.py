@@ -35,6 +35,8 @@ __all__ = [
     "eval_interrupted",
     "build_interrupted",
     "execute_build",
+    "check_output",
+    "check_eval_outputs",
 ]
 
 
@@ -141,6 +143,7 @@ def add_model_args(p: argparse.ArgumentParser) -> None:
 def eval_kwargs(args: argparse.Namespace) -> dict[str, Any]:
     """The keywords eval-c and eval-p pass alike to ``evaluate_c`` / ``evaluate_p`` (the model is
     already on ``--device``; progress unless ``--quiet`` / ``--no-progress``)."""
+    check_eval_outputs(args)  # before the evaluation starts (nothing written yet)
     kwargs: dict[str, Any] = {
         "batch_size": args.batch_size,
         "limit": args.limit,
@@ -373,3 +376,104 @@ def execute_build(kind: str, args: argparse.Namespace, **kwargs: Any) -> int:
         print(f"--strict: {len(summary.skipped)} input(s) skipped", file=sys.stderr)
         return 1
     return summary.exit_code
+
+
+# ------------------------------------------------------------------------------------------------
+# outputs never replace inputs: the one check of every command that writes a file
+# ------------------------------------------------------------------------------------------------
+#: what a command writes -> how messages name it; ``results:<kind>`` is a results file of that kind
+_WRITES = {"report": "a report", "csv": "a CSV table", "image": "an image"}
+_PEEK = 1 << 16  # the schema and kind lead a results file (Results.to_dict's order)
+
+
+def _same_path(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
+    """One file: the same inode when both exist (a hard link, ``./x`` and ``x``), else the same
+    resolved path (symbolic links followed)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+
+def _existing_kind(path: str | os.PathLike[str]) -> str:
+    """``results:<kind>`` for a corruptbench results file (read from its first 64 KiB:
+    ``"schema"`` and ``"kind"`` lead it; ``results:?`` when the kind is not there), else
+    ``other``."""
+    import re
+
+    from ..results import SCHEMA_PREFIX
+
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(_PEEK).decode("utf-8", "replace")
+    except OSError:
+        return "other"
+    if not re.search(rf'"schema"\s*:\s*"{re.escape(SCHEMA_PREFIX)}/', head):
+        return "other"
+    kind = re.search(r'"kind"\s*:\s*"(\w+)"', head)
+    return f"results:{kind.group(1) if kind else '?'}"
+
+
+def _describe(kind: str) -> str:
+    if kind == "other":
+        return "a file that is not a corruptbench results file"
+    if kind.startswith("results:"):
+        sub = kind.partition(":")[2]
+        return "a results file" + ("" if sub == "?" else f" (kind {sub!r})")
+    return _WRITES[kind]
+
+
+def check_output(
+    out: str | os.PathLike[str] | None,
+    flag: str,
+    *,
+    writes: str | None,
+    inputs: Sequence[tuple[str, str | os.PathLike[str] | None]] = (),
+) -> None:
+    """Refuse to write ``out`` (named ``flag`` in the message) over an input or over an existing
+    file of another kind, before any work: one line naming both paths.
+
+    Args:
+        out: The path a command is about to write (None: nothing to check).
+        flag: How the message names it (``"--report"``).
+        writes: What is written there: ``"report"``, ``"csv"``, ``"image"`` or
+            ``"results:<kind>"``. An existing corruptbench results file is replaced only by
+            results of its kind, and a results file only replaces one of its kind; ``None``: no
+            check of an existing file (eval-c's ``--out`` checks its own, with ``--overwrite``).
+        inputs: ``(what, path)`` of every file the command reads and every other file it
+            writes (``("the input table", "t.csv")``); None paths are skipped.
+
+    Raises:
+        ValueError: ``"--csv r.json is the results file --out r.json: an output never replaces
+            an input; choose another path"``, or ``"--out-dir's a.json already holds ..."``.
+    """
+    if out is None:
+        return
+    for what, path in inputs:
+        if path is not None and _same_path(out, path):
+            raise ValueError(
+                f"{flag} {out} is {what} {path}: an output never replaces an input or another "
+                "output; choose another path"
+            )
+    if writes is None or not os.path.isfile(out):
+        return
+    found = _existing_kind(out)
+    clash = found != writes if writes.startswith("results:") else found.startswith("results:")
+    if clash:
+        raise ValueError(
+            f"{flag} {out} already holds {_describe(found)}, and this would replace it with "
+            f"{_describe(writes)}: refusing; choose another path (or move the file away)"
+        )
+
+
+def check_eval_outputs(args: argparse.Namespace) -> None:
+    """eval-c / eval-p: ``--out`` and ``--csv`` replace none of the inputs, nor each other."""
+    reads = [
+        (f"--{flag}", getattr(args, flag.replace("-", "_"), None))
+        for flag in ("data", "clean", "on-the-fly", "weights", "baseline")
+    ]
+    reads = [(what, p) for what, p in reads if p is not None and os.path.isfile(p)]
+    check_output(args.out, "--out", writes=None, inputs=reads)
+    check_output(
+        args.csv, "--csv", writes="csv", inputs=[*reads, ("the results file --out", args.out)]
+    )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from ..report import FORMATS
 from ..safe_text import printable
+from .options import check_output
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,6 +68,11 @@ def run(args: argparse.Namespace) -> int:
     out = args.out
     if out is None:
         out = f"report.{fmt or 'html'}"
+    reads = [("the results file", r) for r in args.results]
+    for flag in ("baseline", "sample"):  # --baseline may name a model instead of a file
+        if getattr(args, flag) and os.path.isfile(getattr(args, flag)):
+            reads.append((f"--{flag}", getattr(args, flag)))
+    check_output(out, "--out", writes="report", inputs=reads)
     path = build_report(
         args.results,
         out,

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..errors import Arg, ArgumentError
 from ..safe_text import printable
+from .options import check_output
 
 __all__ = ["register", "run"]
 
@@ -23,8 +24,9 @@ def register(sub: argparse._SubParsersAction) -> None:
             "the clean score; any higher-is-better score: box AP, mask AP, mIoU, accuracy) and "
             "print P (clean score), mPC (mean over the 15 benchmark corruptions x 5 severities) "
             "and rPC = mPC / P of Michaelis et al. (2019). Every table is checked first (a NaN "
-            "score, a missing cell, a severity outside 0..5, a cell given twice, a clean score "
-            "of 0 are one error line each); then the results files and the report are written."
+            "or -1 score - COCOeval's 'undefined' -, a missing cell, a severity outside 0..5, a "
+            "cell given twice, a clean score of 0, scores off their scale or on two scales are "
+            "one error line each); then the results files and the report are written."
         ),
     )
     p.add_argument(
@@ -49,6 +51,14 @@ def register(sub: argparse._SubParsersAction) -> None:
         default="score",
         metavar="HEADER",
         help="the header of the score column (default score; other columns are ignored)",
+    )
+    p.add_argument(
+        "--scale",
+        choices=("fraction", "percent"),
+        default=None,
+        help="the tables' scores are fractions (0..1) or percentages (0..100); default: "
+        "detected per table (fractions when no score is above 1), and a table mixing the two "
+        "is refused",
     )
     p.add_argument(
         "--partial",
@@ -106,12 +116,18 @@ def run(args: argparse.Namespace) -> int:
     results = unique_labels(
         [
             results_from_table(
-                table, name=name, metric=args.metric, column=args.column, partial=args.partial
+                table,
+                name=name,
+                metric=args.metric,
+                column=args.column,
+                partial=args.partial,
+                scale=args.scale,
             )
             for table, name in zip(args.tables, names)
         ]
     )
     files: dict[Path, str] = {}
+    tables = [("the input table", t) for t in args.tables]
     if args.out_dir is not None:
         for res in results:
             path = Path(args.out_dir) / f"{_file_name(res.label)}.json"
@@ -119,8 +135,11 @@ def run(args: argparse.Namespace) -> int:
                 raise ArgumentError(
                     f"two tables would both be written to {path}; give distinct ", Arg("names")
                 )
+            check_output(path, "--out-dir's", writes="results:score", inputs=tables)
             files[path] = res.to_text()
     if args.report:
+        written = [("the results file", p) for p in files]
+        check_output(args.report, "--report", writes="report", inputs=[*tables, *written])
         # rendered before anything is written: a report that fails leaves no results files
         files[Path(args.report)] = render_report(results, fmt or "html", contact_sheet=False)
     for line in _table_lines(results):

@@ -24,7 +24,7 @@ from ..ops.legacy_random_kernels import glass_shuffle_mt
 from ..ops.zoom import zoom_blur_u8
 from ..profiles import Profile
 from ..registry import register_corruption
-from ..tables.corruptions import get_params
+from .params import NONNEGATIVE, POSITIVE, severity_params, whole_param
 
 __all__ = [
     "defocus_blur",
@@ -32,6 +32,11 @@ __all__ = [
     "motion_blur",
     "zoom_blur",
     "gaussian_blur",
+    "defocus_blur_p",
+    "glass_blur_p",
+    "motion_blur_p",
+    "zoom_blur_p",
+    "gaussian_blur_p",
     "glass_shuffle",
 ]
 
@@ -92,20 +97,41 @@ def _finish_uint8(out: np.ndarray) -> np.ndarray:
     return res
 
 
-@register_corruption("gaussian_blur", family=None, order=16, extra=True, random=False)
-def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255``.
+def gaussian_blur_p(image: np.ndarray, *, sigma: float) -> np.ndarray:
+    """Gaussian blur: ``clip(gaussian(x/255, sigma, channel_axis=-1), 0, 1) * 255``.
 
-    An extra (validation) corruption, not part of mCE. Reference:
-    imagenet_c/corruptions.py:162-166, make_imagenet_c.py:289-293.
+    Reference: imagenet_c/corruptions.py:162-166, make_imagenet_c.py:289-293.
 
     ``gaussian`` is scikit-image's (mode 'nearest', truncate 4, channels not mixed), computed in
     float64 with SciPy's kernel and summation order, fused with ``/ 255``, the clip and the uint8
     truncation (:func:`corruptbench.ops.gaussian.gaussian_blur_u8`). No random draws. Any size works
     (the border is replicated however large the kernel).
+
+    Args:
+        image: read-only uint8 H x W x 3.
+        sigma: the Gaussian's standard deviation in pixels, >= 0 (0: no blur). Published:
+            1 .. 6 (imagenet), 0.4 .. 1 (cifar).
     """
-    sigma = get_params("gaussian_blur", severity, profile.name)
     return gaussian_blur_u8(image, sigma)
+
+
+@register_corruption(
+    "gaussian_blur",
+    family=None,
+    order=16,
+    extra=True,
+    random=False,
+    params=("sigma",),
+    apply=gaussian_blur_p,
+    bounds={"sigma": NONNEGATIVE},
+)
+def gaussian_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Gaussian blur: ``clip(gaussian(x/255, sigma=c, channel_axis=-1), 0, 1) * 255``.
+
+    An extra (validation) corruption, not part of mCE. :func:`gaussian_blur_p` with ``sigma = c``,
+    the profile's table entry at ``severity``.
+    """
+    return gaussian_blur_p(image, **severity_params("gaussian_blur", severity, profile))
 
 
 @kernel
@@ -151,26 +177,52 @@ def glass_shuffle(x: np.ndarray, max_delta: int, iterations: int, rng: Any) -> n
     return x
 
 
-@register_corruption("glass_blur", family="blur", order=4)
-def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+def glass_blur_p(
+    image: np.ndarray, *, sigma: float, max_delta: int, iterations: int, rng: Any
+) -> np.ndarray:
     """Glass blur: Gaussian blur, local pixel shuffle, Gaussian blur.
 
     Reference: imagenet_c/corruptions.py:169-184, make_imagenet_c.py:296-311.
 
-    ``(sigma, d, iterations) = c``; ``x = uint8(gaussian(x/255, sigma) * 255)`` (truncation);
-    :func:`glass_shuffle` (``iterations * (H - 2d) * (W - 2d)`` randint pairs, dx then dy);
-    ``clip(gaussian(x/255, sigma), 0, 1) * 255``. Gaussians as in :func:`gaussian_blur`.
+    ``x = uint8(gaussian(x/255, sigma) * 255)`` (truncation); :func:`glass_shuffle`
+    (``iterations * (H - 2d) * (W - 2d)`` randint pairs, dx then dy, ``d = max_delta``);
+    ``clip(gaussian(x/255, sigma), 0, 1) * 255``. Gaussians as in :func:`gaussian_blur_p`.
     At other sizes the loops run over the actual H and W.
+
+    Args:
+        image: read-only uint8 H x W x 3.
+        sigma: the two Gaussians' standard deviation in pixels, >= 0. Published: 0.7 .. 1.5.
+        max_delta: ``d``, the largest pixel offset of the shuffle (offsets ``-d .. d - 1`` per
+            axis), an int >= 0 (0: no shuffle). Published: 1 .. 4.
+        iterations: passes of the shuffle over the image, an int >= 0. Published: 1 .. 3.
+        rng: legacy-style random source.
     """
-    sigma, max_delta, iterations = get_params("glass_blur", severity, profile.name)
+    max_delta = whole_param(max_delta, "glass_blur's max_delta", 0)
+    iterations = whole_param(iterations, "glass_blur's iterations", 0)
     # the reference's np.uint8(gaussian(...) * 255): truncation, no clip
     x = gaussian_blur_u8(image, sigma, clip=False)
     glass_shuffle(x, max_delta, iterations, rng)
     return gaussian_blur_u8(x, sigma)
 
 
-@register_corruption("defocus_blur", family="blur", order=3, random=False)
-def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+@register_corruption(
+    "glass_blur",
+    family="blur",
+    order=4,
+    params=("sigma", "max_delta", "iterations"),
+    apply=glass_blur_p,
+    bounds={"sigma": NONNEGATIVE},
+)
+def glass_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Glass blur: Gaussian blur, local pixel shuffle, Gaussian blur.
+
+    :func:`glass_blur_p` with ``(sigma, max_delta, iterations) = c``, the profile's table entry
+    at ``severity``.
+    """
+    return glass_blur_p(image, **severity_params("glass_blur", severity, profile), rng=rng)
+
+
+def defocus_blur_p(image: np.ndarray, *, radius: float, alias_blur: float) -> np.ndarray:
     """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255``.
 
     Reference: imagenet_c/corruptions.py:187-198, make_imagenet_c.py:314-325.
@@ -180,9 +232,16 @@ def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any
     ``cv2.filter2D`` in float64, border REFLECT_101, applied to the three channels at once (the
     reference filters each channel separately with the same kernel: identical). The kernel's
     all-zero outer rows/columns are dropped (they contribute nothing). No random draws. Any size
-    works: the kernel depends on the profile only.
+    works: the kernel depends on the parameters only.
+
+    Args:
+        image: read-only uint8 H x W x 3.
+        radius: the disk's radius in pixels, > 0 (the kernel spans ``8`` px beyond it up to
+            radius 8, ``radius`` beyond it above: the reference's ``disk``). Published:
+            3 .. 10 (imagenet), 0.3 .. 1.5 (cifar).
+        alias_blur: the standard deviation in pixels of the Gaussian that smooths the disk's
+            edge (``cv2.GaussianBlur``), >= 0. Published: 0.1 .. 0.5.
     """
-    radius, alias_blur = get_params("defocus_blur", severity, profile.name)
     kernel = trimmed_disk(float(radius), float(alias_blur))
     if image.shape[0] * image.shape[1] > _PLANE_PIXELS:
         return _defocus_by_channel(image, kernel)
@@ -214,8 +273,25 @@ def _defocus_by_channel(image: np.ndarray, kernel: np.ndarray) -> np.ndarray:
     return res
 
 
-@register_corruption("motion_blur", family="blur", order=5)
-def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+@register_corruption(
+    "defocus_blur",
+    family="blur",
+    order=3,
+    random=False,
+    params=("radius", "alias_blur"),
+    apply=defocus_blur_p,
+    bounds={"radius": POSITIVE, "alias_blur": NONNEGATIVE},
+)
+def defocus_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Defocus blur: ``clip(filter2D(x/255, disk(radius, alias_blur)), 0, 1) * 255``.
+
+    :func:`defocus_blur_p` with ``(radius, alias_blur) = c``, the profile's table entry at
+    ``severity``.
+    """
+    return defocus_blur_p(image, **severity_params("defocus_blur", severity, profile))
+
+
+def motion_blur_p(image: np.ndarray, *, radius: float, sigma: float, rng: Any) -> np.ndarray:
     """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)``.
 
     Reference: imagenet_c/corruptions.py:201-216, make_imagenet_c.py:328-343.
@@ -224,10 +300,18 @@ def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any)
     blur (:func:`corruptbench.ops.magick.magick_motion_blur`). The reference's grayscale-PNG branch
     (R == G == B images) replicates the gray result to three channels, which is what per-channel
     processing gives, so a gray-looking image is blurred once and replicated. Any size works.
+
+    Args:
+        image: read-only uint8 H x W x 3.
+        radius: ImageMagick's Gaussian radius in pixels (the kernel's width ``2 ceil(radius)
+            + 1`` taps, :func:`corruptbench.ops.magick.motion_kernel`), >= 0. Published:
+            10 .. 20 (imagenet), 6 .. 9 (cifar).
+        sigma: the standard deviation in pixels of the kernel's one-sided Gaussian weights,
+            > 0. Published: 3 .. 15 (imagenet), 1 .. 2.5 (cifar).
+        rng: legacy-style random source (the angle, degrees).
     """
     from ..ops.magick import magick_motion_blur
 
-    radius, sigma = get_params("motion_blur", severity, profile.name)
     angle = rng.uniform(-45, 45)
     if _is_gray(image):
         out = magick_motion_blur(np.ascontiguousarray(image[:, :, 0]), radius, sigma, angle)
@@ -246,9 +330,24 @@ def _is_gray(image: np.ndarray) -> bool:
     return True
 
 
-@register_corruption("zoom_blur", family="blur", order=6, random=False)
-def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Zoom blur: mean of the image and its centre zooms.
+@register_corruption(
+    "motion_blur",
+    family="blur",
+    order=5,
+    params=("radius", "sigma"),
+    apply=motion_blur_p,
+    bounds={"radius": NONNEGATIVE, "sigma": POSITIVE},
+)
+def motion_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Motion blur: ImageMagick ``MotionBlurImage(radius, sigma, angle)``.
+
+    :func:`motion_blur_p` with ``(radius, sigma) = c``, the profile's table entry at ``severity``.
+    """
+    return motion_blur_p(image, **severity_params("motion_blur", severity, profile), rng=rng)
+
+
+def zoom_blur_p(image: np.ndarray, *, stop: float, step: float) -> np.ndarray:
+    """Zoom blur: mean of the image and its centre zooms by ``np.arange(1, stop, step)``.
 
     Reference: imagenet_c/corruptions.py:219-232, make_imagenet_c.py:346-359.
 
@@ -258,8 +357,31 @@ def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -
     ``scipy.ndimage.zoom(order=1)``, summed as :func:`corruptbench.ops.zoom.zoom_sum` does and fused
     with the rest (:func:`corruptbench.ops.zoom.zoom_blur_u8`). Non-square images are zoomed about
     the centre on each axis independently. No random draws.
+
+    Args:
+        image: read-only uint8 H x W x 3.
+        stop: the zoom factors' exclusive end (``np.arange``'s, float round-off included: the
+            reference's ``np.arange(1, 1.11, 0.01)`` ends at 1.11); > 1 for any zoom (<= 1: no
+            factor, the image itself). Published: 1.11 .. 1.31 (imagenet), 1.06 .. 1.26 (cifar).
+        step: the factors' spacing, > 0. Published: 0.01 .. 0.03.
     """
-    stop, step = get_params("zoom_blur", severity, profile.name)
     factors = np.arange(1, stop, step)
     h, w = image.shape[:2]
     return zoom_blur_u8(image, factors, scratch=_scratch("zoom_x", (h * w * 3 + 1,), np.float32))
+
+
+@register_corruption(
+    "zoom_blur",
+    family="blur",
+    order=6,
+    random=False,
+    params=("stop", "step"),
+    apply=zoom_blur_p,
+    bounds={"step": POSITIVE},
+)
+def zoom_blur(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Zoom blur: mean of the image and its centre zooms.
+
+    :func:`zoom_blur_p` with ``(stop, step) = c``, the profile's table entry at ``severity``.
+    """
+    return zoom_blur_p(image, **severity_params("zoom_blur", severity, profile))

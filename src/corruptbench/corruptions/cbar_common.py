@@ -23,7 +23,7 @@ its own pixel grid, with
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +39,7 @@ __all__ = [
     "float_parameter",
     "int_parameter",
     "level_of",
+    "level_params",
     "benchmark_tags",
     "register_cbar",
     "short_side",
@@ -75,6 +76,18 @@ def benchmark_tags(name: str) -> tuple[str, ...]:
     return tuple(tag for tag, (five, *_) in BENCHMARK_TABLES.items() if name in five)
 
 
+#: corruption -> its ``from_level``: the original level -> the parameter values (the class's
+#: formulas), in the spec's ``params`` order
+_FROM_LEVEL: dict[str, Callable[[float], tuple[Any, ...]]] = {}
+
+
+def level_params(name: str, level: float) -> tuple[Any, ...]:
+    """The parameter values of corruption ``name`` at the original's ``level`` (a float in
+    [0, 10]; ``color_dither`` up to 12), by the class's formulas, in the spec's ``params``
+    order."""
+    return _FROM_LEVEL[name](level)
+
+
 def register_cbar(
     name: str,
     *,
@@ -82,12 +95,21 @@ def register_cbar(
     order: int,
     random: bool = True,
     aliases: Sequence[str] = (),
+    params: Sequence[str] = (),
+    apply: Callable[..., Any] | None = None,
+    from_level: Callable[[float], tuple[Any, ...]] | None = None,
+    bounds: Mapping[str, tuple[float | None, float | None, bool]] | None = None,
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Register a corruption of the ``cbar`` suite: its tags are the benchmarks that use it
     (:func:`benchmark_tags`), or ``cbar_extra`` (then ``extra=True``) when none does; ``order`` is
     its position in the original ``transform_finder.transform_list``; ``family`` the module of
     the repository's ``experiments/overlap/augmentations/`` that holds it (``noise`` for
-    additive_noise.py, ``blur``, ``color``, ``obscure``, ``distortion``, ``pil``)."""
+    additive_noise.py, ``blur``, ``color``, ``obscure``, ``distortion``, ``pil``); ``params``,
+    ``apply``: its function of the parameters and their names; ``from_level``: the original
+    level -> the parameter values (:func:`level_params`); ``bounds``: as
+    :func:`~corruptbench.registry.register_corruption`'s."""
+    if from_level is not None:
+        _FROM_LEVEL[name] = from_level
     tags = benchmark_tags(name)
     extra = not tags
     return register_corruption(
@@ -99,6 +121,9 @@ def register_cbar(
         suite=SUITE,
         tags=(EXTRA_TAG,) if extra else tags,
         aliases=aliases,
+        params=params,
+        apply=apply,
+        bounds=bounds,
     )
 
 

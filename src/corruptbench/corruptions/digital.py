@@ -55,7 +55,7 @@ from ..ops.scipy_ndimage import (
 )
 from ..profiles import Profile
 from ..registry import register_corruption
-from ..tables.corruptions import get_params
+from .params import NONNEGATIVE, severity_params, whole_param
 
 __all__ = [
     "brightness",
@@ -64,6 +64,12 @@ __all__ = [
     "pixelate",
     "jpeg_compression",
     "saturate",
+    "brightness_p",
+    "contrast_p",
+    "elastic_transform_p",
+    "pixelate_p",
+    "jpeg_compression_p",
+    "saturate_p",
     "elastic_source_points",
 ]
 
@@ -76,9 +82,8 @@ _UNIT32 = np.arange(256, dtype=np.uint8).astype(np.float32) / 255.0  # float32 i
 # --------------------------------------------------------------------------------------------
 
 
-@register_corruption("brightness", family="weather", order=10, random=False)
-def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Brightness: HSV ``V = clip(V + c, 0, 1)``, back to RGB, ``clip * 255``.
+def brightness_p(image: np.ndarray, *, delta: float) -> np.ndarray:
+    """Brightness: HSV ``V = clip(V + delta, 0, 1)``, back to RGB, ``clip * 255``.
 
     Reference: imagenet_c/corruptions.py:353-361, make_imagenet_c.py:497-505.
 
@@ -87,36 +92,72 @@ def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
 
     Args:
         image: read-only uint8 H x W x 3.
-        severity: 1..5.
-        profile: parameter table to use.
-        rng: unused.
+        delta: added to the HSV value (full range 1), in [-1, 1]. Published: 0.1 .. 0.5
+            (imagenet), 0.05 .. 0.3 (cifar).
 
     Returns:
         uint8 H x W x 3 (the reference's float result, truncated).
     """
-    c = get_params("brightness", severity, profile.name)
-    return hsv_adjust_uint8(image, v_add=c)
+    return hsv_adjust_uint8(image, v_add=delta)
 
 
-@register_corruption("saturate", family=None, order=18, extra=True, random=False)
-def saturate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Saturation: HSV ``S = clip(S * c0 + c1, 0, 1)``, back to RGB, ``clip * 255``.
+@register_corruption(
+    "brightness",
+    family="weather",
+    order=10,
+    random=False,
+    params=("delta",),
+    apply=brightness_p,
+    bounds={"delta": (-1.0, 1.0, False)},
+)
+def brightness(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Brightness: HSV ``V = clip(V + c, 0, 1)``, back to RGB, ``clip * 255``.
 
-    An extra (validation) corruption, not part of mCE. Reference:
-    imagenet_c/corruptions.py:364-372, make_imagenet_c.py:508-516.
+    :func:`brightness_p` with ``delta = c``, the profile's table entry at ``severity``.
+    """
+    return brightness_p(image, **severity_params("brightness", severity, profile))
+
+
+def saturate_p(image: np.ndarray, *, factor: float, offset: float) -> np.ndarray:
+    """Saturation: HSV ``S = clip(S * factor + offset, 0, 1)``, back to RGB, ``clip * 255``.
+
+    Reference: imagenet_c/corruptions.py:364-372, make_imagenet_c.py:508-516.
 
     No random draws; any image size (per-pixel operation).
 
+    Args:
+        image: read-only uint8 H x W x 3.
+        factor: ``c0``, the saturation's multiplier, >= 0 (< 1 desaturates). Published: 0.3,
+            0.1, 2, 5, 20 (imagenet).
+        offset: ``c1``, added after, in [-1, 1]. Published: 0 .. 0.2.
+
     Returns:
         uint8 H x W x 3 (the reference's float result, truncated).
     """
-    c0, c1 = get_params("saturate", severity, profile.name)
-    return hsv_adjust_uint8(image, s_mul=c0, s_add=c1)
+    return hsv_adjust_uint8(image, s_mul=factor, s_add=offset)
 
 
-@register_corruption("contrast", family="digital", order=11, random=False)
-def contrast(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Contrast: ``clip((x - mean) * c + mean, 0, 1) * 255`` per channel.
+@register_corruption(
+    "saturate",
+    family=None,
+    order=18,
+    extra=True,
+    random=False,
+    params=("factor", "offset"),
+    apply=saturate_p,
+    bounds={"factor": NONNEGATIVE, "offset": (-1.0, 1.0, False)},
+)
+def saturate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Saturation: HSV ``S = clip(S * c0 + c1, 0, 1)``, back to RGB, ``clip * 255``.
+
+    An extra (validation) corruption, not part of mCE. :func:`saturate_p` with ``(factor,
+    offset) = (c0, c1)``, the profile's table entry at ``severity``.
+    """
+    return saturate_p(image, **severity_params("saturate", severity, profile))
+
+
+def contrast_p(image: np.ndarray, *, factor: float) -> np.ndarray:
+    """Contrast: ``clip((x - mean) * factor + mean, 0, 1) * 255`` per channel.
 
     Reference: imagenet_c/corruptions.py:345-350, make_imagenet_c.py:489-494.
 
@@ -124,16 +165,38 @@ def contrast(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
     summed in NumPy's order, so it is bit-identical). The formula is evaluated once per channel
     and uint8 value (a lookup table). No random draws; any image size.
 
+    Args:
+        image: read-only uint8 H x W x 3.
+        factor: ``c``, the contrast kept, >= 0 (1: unchanged, 0: each channel's mean).
+            Published: 0.4 .. 0.05 (imagenet), 0.75 .. 0.15 (cifar).
+
     Returns:
         uint8 H x W x 3 (the reference's float result, truncated).
     """
-    c = get_params("contrast", severity, profile.name)
+    c = factor
     img = np.ascontiguousarray(image)
     means = _channel_sums(img, _UNIT) / (img.shape[0] * img.shape[1])
     # (the same float64 operations per channel and value, broadcast over the 3 channels)
     lut = (np.clip((_UNIT[:, None] - means) * c + means, 0, 1) * 255).astype(np.uint8)
     # out[..., ch] = lut[img[..., ch], ch]: OpenCV's lookup with a 3-channel table
     return cv2.LUT(img, np.ascontiguousarray(lut).reshape(256, 1, 3))
+
+
+@register_corruption(
+    "contrast",
+    family="digital",
+    order=11,
+    random=False,
+    params=("factor",),
+    apply=contrast_p,
+    bounds={"factor": NONNEGATIVE},
+)
+def contrast(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Contrast: ``clip((x - mean) * c + mean, 0, 1) * 255`` per channel.
+
+    :func:`contrast_p` with ``factor = c``, the profile's table entry at ``severity``.
+    """
+    return contrast_p(image, **severity_params("contrast", severity, profile))
 
 
 @kernel
@@ -153,8 +216,7 @@ def _channel_sums(img: np.ndarray, unit: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------------------------
 
 
-@register_corruption("pixelate", family="digital", order=13, random=False)
-def pixelate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+def pixelate_p(image: np.ndarray, *, factor: float) -> np.ndarray:
     """Pixelation: Pillow BOX resize to ``(int(W c), int(H c))`` and BOX back to ``(W, H)``.
 
     Reference: imagenet_c/corruptions.py:385-391, make_imagenet_c.py:529-535.
@@ -165,18 +227,39 @@ def pixelate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) ->
     :func:`pil_box_resize`, a compiled copy of Pillow's 8-bit BOX resampling (bit-identical to
     the reference's ``Image.resize(..., Image.BOX)``, about twice as fast). No random draws.
 
+    Args:
+        image: read-only uint8 H x W x 3.
+        factor: ``c``, the size of the small image relative to the image, in (0, 1] (at least
+            one pixel is kept). Published: 0.6 .. 0.25 (imagenet), 0.95 .. 0.65 (cifar).
+
     Returns:
         uint8 H x W x 3.
     """
-    c = get_params("pixelate", severity, profile.name)
+    c = factor
     h, w = image.shape[:2]
     small = pil_box_resize(image, (max(1, int(w * c)), max(1, int(h * c))))
     return pil_box_resize(small, (w, h))
 
 
-@register_corruption("jpeg_compression", family="digital", order=14, random=False)
-def jpeg_compression(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """JPEG round trip at quality ``c`` (Pillow encoder with its defaults: 4:2:0, no optimize).
+@register_corruption(
+    "pixelate",
+    family="digital",
+    order=13,
+    random=False,
+    params=("factor",),
+    apply=pixelate_p,
+    bounds={"factor": (0.0, 1.0, True)},
+)
+def pixelate(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Pixelation: Pillow BOX resize to ``(int(W c), int(H c))`` and BOX back to ``(W, H)``.
+
+    :func:`pixelate_p` with ``factor = c``, the profile's table entry at ``severity``.
+    """
+    return pixelate_p(image, **severity_params("pixelate", severity, profile))
+
+
+def jpeg_compression_p(image: np.ndarray, *, quality: int) -> np.ndarray:
+    """JPEG round trip at ``quality`` (Pillow encoder with its defaults: 4:2:0, no optimize).
 
     Reference: imagenet_c/corruptions.py:375-382, make_imagenet_c.py:519-526.
 
@@ -187,15 +270,36 @@ def jpeg_compression(image: np.ndarray, severity: int, *, profile: Profile, rng:
     result as a quality-85 JPEG: that second compression belongs to the dataset writer, not to this
     function.) No random draws; any size.
 
+    Args:
+        image: read-only uint8 H x W x 3.
+        quality: Pillow's JPEG quality, a whole number in 1..100.
+            Published: 25 .. 7 (imagenet), 80 .. 40 (cifar).
+
     Returns:
         uint8 H x W x 3.
     """
-    q = get_params("jpeg_compression", severity, profile.name)
+    q = whole_param(quality, "jpeg_compression's quality", 1, 100)
     buf = io.BytesIO()
-    Image.fromarray(np.ascontiguousarray(image)).save(buf, "JPEG", quality=int(q))
+    Image.fromarray(np.ascontiguousarray(image)).save(buf, "JPEG", quality=q)
     return simplejpeg.decode_jpeg(
         buf.getbuffer(), colorspace="RGB", fastdct=False, fastupsample=False
     )
+
+
+@register_corruption(
+    "jpeg_compression",
+    family="digital",
+    order=14,
+    random=False,
+    params=("quality",),
+    apply=jpeg_compression_p,
+)
+def jpeg_compression(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """JPEG round trip at quality ``c`` (Pillow encoder with its defaults: 4:2:0, no optimize).
+
+    :func:`jpeg_compression_p` with ``quality = c``, the profile's table entry at ``severity``.
+    """
+    return jpeg_compression_p(image, **severity_params("jpeg_compression", severity, profile))
 
 
 # --------------------------------------------------------------------------------------------
@@ -225,15 +329,14 @@ def elastic_source_points(height: int, width: int) -> np.ndarray:
 _ELASTIC_ROWS = 64
 
 
-@register_corruption("elastic_transform", family="digital", order=12)
-def elastic_transform(
-    image: np.ndarray, severity: int, *, profile: Profile, rng: Any
+def elastic_transform_p(
+    image: np.ndarray, *, alpha: float, sigma: float, jitter: float, rng: Any
 ) -> np.ndarray:
     """Elastic transform: random affine + smoothed random displacement.
 
     Reference: imagenet_c/corruptions.py:395-424, make_imagenet_c.py:539-568.
 
-    With ``(alpha, sigma, jitter)`` from the table (244x the base triples at 224 px, a reference
+    With the tables' ``(alpha, sigma, jitter)`` (244x the base triples at 224 px, a reference
     quirk kept: "244 should have been 224, but ultimately nothing is incorrect",
     imagenet_c/corruptions.py:396): ``x = image / 255`` (float32); ``pts1`` around ``centre =
     float32([H, W]) // 2`` at ``± min(H, W) // 3``; ``pts2 = pts1 + U(-jitter, jitter, (3, 2))``;
@@ -244,10 +347,20 @@ def elastic_transform(
     logic literally (the centre ``[H // 2, W // 2]`` is used as cv2 ``(x, y)`` points, like the
     reference code does).
 
+    Args:
+        image: read-only uint8 H x W x 3.
+        alpha: the displacement fields' scale in pixels (a smoothed field of values in [-1, 1]
+            times ``alpha``), >= 0. Published: 488 .. 12.2 (imagenet), 0 .. 3.2 (cifar).
+        sigma: the fields' Gaussian smoothing in pixels, > 0 (larger: smoother, smaller
+            displacements). Published: 170.8 .. 2.44 (imagenet), 0 .. 0.96 (cifar, where a 0
+            leaves the uniform noise unsmoothed).
+        jitter: the largest move of each of the affine map's 3 points, in pixels, >= 0.
+            Published: 24.4 .. 4.88 (imagenet), 2.56 .. 0.96 (cifar).
+        rng: legacy random source.
+
     Returns:
         uint8 H x W x 3.
     """
-    alpha, sigma, jitter = get_params("elastic_transform", severity, profile.name)
     h, w = image.shape[:2]
     pts1 = elastic_source_points(h, w)
     pts2 = pts1 + np.asarray(rng.uniform(-jitter, jitter, size=pts1.shape)).astype(np.float32)
@@ -265,6 +378,27 @@ def elastic_transform(
     if src.dtype != np.uint8:  # (not from corrupt(): whole-image float passes)
         return _warp_and_sample_float(src, inverse, dx, dy)
     return _warp_and_sample(src, inverse, dx, dy)
+
+
+@register_corruption(
+    "elastic_transform",
+    family="digital",
+    order=12,
+    params=("alpha", "sigma", "jitter"),
+    apply=elastic_transform_p,
+    bounds={"alpha": NONNEGATIVE, "sigma": NONNEGATIVE, "jitter": NONNEGATIVE},
+)
+def elastic_transform(
+    image: np.ndarray, severity: int, *, profile: Profile, rng: Any
+) -> np.ndarray:
+    """Elastic transform: random affine + smoothed random displacement.
+
+    :func:`elastic_transform_p` with ``(alpha, sigma, jitter)``, the profile's table entry at
+    ``severity`` (the base triples times :data:`corruptbench.tables.corruptions.ELASTIC_SCALE`).
+    """
+    return elastic_transform_p(
+        image, **severity_params("elastic_transform", severity, profile), rng=rng
+    )
 
 
 def _warp_and_sample_float(

@@ -30,9 +30,19 @@ from ..ops.legacy_random import PoissonPlan, choice_threshold, legacy_normal_u8,
 from ..ops.legacy_random_kernels import impulse_u8
 from ..profiles import Profile
 from ..registry import register_corruption
-from ..tables.corruptions import get_params
+from .params import NONNEGATIVE, POSITIVE, UNIT, severity_params
 
-__all__ = ["gaussian_noise", "shot_noise", "impulse_noise", "speckle_noise", "choice_true_mask"]
+__all__ = [
+    "gaussian_noise",
+    "shot_noise",
+    "impulse_noise",
+    "speckle_noise",
+    "gaussian_noise_p",
+    "shot_noise_p",
+    "impulse_noise_p",
+    "speckle_noise_p",
+    "choice_true_mask",
+]
 
 #: (value / 255.) * 255 for every uint8 value — not always exactly ``value`` in float64, and the
 #: reference truncates it: impulse noise keeps these values where it does not flip.
@@ -76,44 +86,63 @@ def _normal_noise(image: np.ndarray, c: float, rng: Any, *, speckle: bool) -> np
     return x
 
 
-@register_corruption("gaussian_noise", family="noise", order=0)
-def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Additive Gaussian noise: ``clip(x + N(0, c^2), 0, 1) * 255``.
+def gaussian_noise_p(image: np.ndarray, *, std: float, rng: Any) -> np.ndarray:
+    """Additive Gaussian noise of standard deviation ``std``: ``clip(x + N(0, std^2), 0, 1) * 255``.
 
     Reference: imagenet_c/corruptions.py:122-126, make_imagenet_c.py:249-253.
 
-    ``x = image / 255.``; ``c`` is the noise standard deviation of the profile's table. Draws one
-    ``rng.normal(scale=c, size=image.shape)``. Any image size (per-value operation).
+    ``x = image / 255.``. Draws one ``rng.normal(scale=std, size=image.shape)``. Any image size
+    (per-value operation).
 
     Args:
         image: read-only uint8 H x W x 3.
-        severity: 1..5.
-        profile: parameter table to use.
+        std: the noise's standard deviation, in units of the full range (x in [0, 1]); >= 0
+            (0: no noise). Published: 0.08 .. 0.38 (imagenet), 0.04 .. 0.10 (cifar).
         rng: legacy-style random source (``as_rng``).
 
     Returns:
         uint8 H x W x 3 (legacy ``RandomState``: computed and truncated in one compiled pass) or
         float64 H x W x 3 in [0, 255] (other random sources).
     """
-    c = get_params("gaussian_noise", severity, profile.name)
-    return _normal_noise(image, c, rng, speckle=False)
+    return _normal_noise(image, std, rng, speckle=False)
 
 
-@register_corruption("shot_noise", family="noise", order=1)
-def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Poisson (shot) noise: ``clip(Poisson(x * c) / c, 0, 1) * 255``.
+@register_corruption(
+    "gaussian_noise",
+    family="noise",
+    order=0,
+    params=("std",),
+    apply=gaussian_noise_p,
+    bounds={"std": NONNEGATIVE},
+)
+def gaussian_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Additive Gaussian noise: ``clip(x + N(0, c^2), 0, 1) * 255``.
+
+    :func:`gaussian_noise_p` with ``std = c``, the profile's table entry at ``severity``.
+    """
+    return gaussian_noise_p(image, **severity_params("gaussian_noise", severity, profile), rng=rng)
+
+
+def shot_noise_p(image: np.ndarray, *, photons: float, rng: Any) -> np.ndarray:
+    """Poisson (shot) noise: ``clip(Poisson(x * photons) / photons, 0, 1) * 255``.
 
     Reference: imagenet_c/corruptions.py:129-133, make_imagenet_c.py:256-260.
 
-    ``c`` is the "photon count" of the table (smaller = noisier). Draws one
-    ``rng.poisson(x * c)`` with the per-value rate array. Any image size.
+    Draws one ``rng.poisson(x * photons)`` with the per-value rate array. Any image size.
+
+    Args:
+        image: read-only uint8 H x W x 3.
+        photons: the photon count of a full-scale value (x = 1); > 0, smaller is noisier (the
+            noise's relative standard deviation at x is ``1 / sqrt(x * photons)``). Published:
+            60 .. 3 (imagenet), 500 .. 50 (cifar).
+        rng: legacy-style random source.
 
     Returns:
         uint8 H x W x 3: ``uint8(clip(Poisson(x * c) / c, 0, 1) * 255)`` (legacy ``RandomState``:
         drawn, computed and truncated in one compiled pass), or float64 H x W x 3 in [0, 255]
         before the truncation (other random sources: their ``poisson``).
     """
-    c = get_params("shot_noise", severity, profile.name)
+    c = photons
     plan = PoissonPlan.from_uint8(image, c)
     if isinstance(rng, np.random.RandomState):
         return plan.sample_unit_u8(rng, c)
@@ -123,8 +152,23 @@ def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) 
     return z
 
 
-@register_corruption("impulse_noise", family="noise", order=2)
-def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+@register_corruption(
+    "shot_noise",
+    family="noise",
+    order=1,
+    params=("photons",),
+    apply=shot_noise_p,
+    bounds={"photons": POSITIVE},
+)
+def shot_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Poisson (shot) noise: ``clip(Poisson(x * c) / c, 0, 1) * 255``.
+
+    :func:`shot_noise_p` with ``photons = c``, the profile's table entry at ``severity``.
+    """
+    return shot_noise_p(image, **severity_params("shot_noise", severity, profile), rng=rng)
+
+
+def impulse_noise_p(image: np.ndarray, *, amount: float, rng: Any) -> np.ndarray:
     """Salt-and-pepper noise of scikit-image 0.13.1 ``random_noise(mode='s&p', amount=c)``.
 
     Reference: imagenet_c/corruptions.py:136-140, make_imagenet_c.py:263-267 (scikit-image 0.13.1:
@@ -135,11 +179,17 @@ def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     are coloured); then ``clip * 255``. Newer scikit-image draws from a private Generator instead,
     which ``np.random.seed`` does not control. Any image size.
 
+    Args:
+        image: read-only uint8 H x W x 3.
+        amount: ``c``, the probability that a value is replaced (half by 0, half by 255), in
+            [0, 1]. Published: 0.03 .. 0.27 (imagenet), 0.01 .. 0.07 (cifar).
+        rng: legacy-style random source.
+
     Returns:
         uint8 H x W x 3 (legacy ``RandomState``: computed and truncated in one compiled pass) or
         float64 H x W x 3 in [0, 255] (other random sources).
     """
-    c = get_params("impulse_noise", severity, profile.name)
+    c = amount
     state = legacy_state(rng)
     if state is not None:
         out = np.empty(image.shape, np.uint8)
@@ -157,18 +207,55 @@ def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: An
     return out
 
 
-@register_corruption("speckle_noise", family=None, order=15, extra=True)
-def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
-    """Multiplicative (speckle) noise: ``clip(x + x * N(0, c^2), 0, 1) * 255``.
+@register_corruption(
+    "impulse_noise",
+    family="noise",
+    order=2,
+    params=("amount",),
+    apply=impulse_noise_p,
+    bounds={"amount": UNIT},
+)
+def impulse_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Salt-and-pepper noise of scikit-image 0.13.1 ``random_noise(mode='s&p', amount=c)``.
 
-    An extra (validation) corruption, not part of mCE. Reference: imagenet_c/corruptions.py:143-147,
-    make_imagenet_c.py:270-274.
+    :func:`impulse_noise_p` with ``amount = c``, the profile's table entry at ``severity``.
+    """
+    return impulse_noise_p(image, **severity_params("impulse_noise", severity, profile), rng=rng)
 
-    Draws one ``rng.normal(scale=c, size=image.shape)``. Any image size.
+
+def speckle_noise_p(image: np.ndarray, *, std: float, rng: Any) -> np.ndarray:
+    """Multiplicative (speckle) noise: ``clip(x + x * N(0, std^2), 0, 1) * 255``.
+
+    Reference: imagenet_c/corruptions.py:143-147, make_imagenet_c.py:270-274.
+
+    Draws one ``rng.normal(scale=std, size=image.shape)``. Any image size.
+
+    Args:
+        image: read-only uint8 H x W x 3.
+        std: the standard deviation of the relative noise (a value x becomes ``x (1 + n)``);
+            >= 0. Published: 0.15 .. 0.6 (imagenet), 0.06 .. 0.2 (cifar).
+        rng: legacy-style random source.
 
     Returns:
         uint8 H x W x 3 (legacy ``RandomState``: computed and truncated in one compiled pass) or
         float64 H x W x 3 in [0, 255] (other random sources).
     """
-    c = get_params("speckle_noise", severity, profile.name)
-    return _normal_noise(image, c, rng, speckle=True)
+    return _normal_noise(image, std, rng, speckle=True)
+
+
+@register_corruption(
+    "speckle_noise",
+    family=None,
+    order=15,
+    extra=True,
+    params=("std",),
+    apply=speckle_noise_p,
+    bounds={"std": NONNEGATIVE},
+)
+def speckle_noise(image: np.ndarray, severity: int, *, profile: Profile, rng: Any) -> np.ndarray:
+    """Multiplicative (speckle) noise: ``clip(x + x * N(0, c^2), 0, 1) * 255``.
+
+    An extra (validation) corruption, not part of mCE. :func:`speckle_noise_p` with ``std = c``,
+    the profile's table entry at ``severity``.
+    """
+    return speckle_noise_p(image, **severity_params("speckle_noise", severity, profile), rng=rng)

@@ -29,13 +29,18 @@ from ..ops.legacy_random import legacy_normal
 from ..ops.zoom import clipped_zoom
 from ..profiles import Profile
 from ..registry import register_corruption
-from ..tables.corruptions import SPATTER_COLOURS, get_params
+from ..tables.corruptions import SPATTER_COLOURS
+from .params import NONNEGATIVE, POSITIVE, UNIT, severity_params, whole_param
 
 __all__ = [
     "snow",
     "frost",
     "fog",
     "spatter",
+    "snow_p",
+    "frost_p",
+    "fog_p",
+    "spatter_p",
     "snow_layer_u8",
     "snow_gray",
     "snow_compose_u8",
@@ -120,7 +125,11 @@ def frost_texture(
     """
     if not 0 <= index < len(FROST_FILES):
         raise ValueError(f"index must be in 0..{len(FROST_FILES) - 1}, got {index}")
-    scale = None if profile is None else profile.frost_scale
+    return _frost_scaled(index, None if profile is None else profile.frost_scale, shape)
+
+
+def _frost_scaled(index: int, scale: float | None, shape: tuple[int, int] | None) -> np.ndarray:
+    """:func:`frost_texture` with the profile's rescale factor ``scale`` (None: none)."""
     tex = _frost_profile(index, scale)
     if shape is not None:
         h, w = int(shape[0]), int(shape[1])
@@ -197,13 +206,24 @@ def motion_blur_layer(layer: np.ndarray, radius: float, sigma: float, angle: flo
     return magick_motion_blur(layer, radius, sigma, angle)
 
 
-@register_corruption("snow", family="weather", order=7)
-def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+def snow_p(
+    image: np.ndarray,
+    *,
+    mean: float,
+    std: float,
+    zoom: float,
+    threshold: float,
+    blur_radius: float,
+    blur_sigma: float,
+    blend: float,
+    rng,
+) -> np.ndarray:
     """Snow: a zoomed, thresholded, motion-blurred noise layer over a brightened image.
 
     Reference: imagenet_c/corruptions.py:265-290, make_imagenet_c.py:406-431.
 
-    With ``c = (loc, scale, zoom, threshold, radius, sigma, blend)`` and ``x = image / 255`` (float32):
+    With ``(loc, scale, zoom, threshold, radius, sigma, blend) = (mean, std, zoom, threshold,
+    blur_radius, blur_sigma, blend)`` and ``x = image / 255`` (float32):
 
     1. ``L = N(loc, scale)`` of shape (H, W) (float64); ``L = clipped_zoom(L, zoom)``;
        ``L[L < threshold] = 0``; ``L8 = uint8(clip(L, 0, 1) * 255)`` (truncation);
@@ -217,30 +237,68 @@ def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarr
 
     Args:
         image: read-only uint8 H x W x 3.
-        severity: 1..5.
-        profile: parameter table.
+        mean: the flake layer's normal mean (``loc``; values of the full range). Published:
+            0.1 .. 0.55.
+        std: its standard deviation (``scale``), >= 0. Published: 0.2 .. 0.3.
+        zoom: its zoom factor about the centre (``clipped_zoom``), >= 1 (bigger flakes).
+            Published: 1 .. 4.5.
+        threshold: layer values below it become 0 (fewer flakes when higher). Published:
+            0.5 .. 0.9.
+        blur_radius: the flakes' motion blur radius in pixels (ImageMagick's, as
+            :func:`corruptbench.corruptions.blur.motion_blur_p`). Published: 8 .. 14.
+        blur_sigma: its standard deviation in pixels, > 0. Published: 3 .. 12.
+        blend: the weight of the image against its brightened version, in [0, 1] (1: no
+            brightening). Published: 0.55 .. 0.95.
         rng: legacy random source.
 
     Returns:
         uint8 H x W x 3: the reference's float64 result, truncated (steps 3-4 and the truncation
         run fused, :func:`corruptbench.ops.weather_stages.snow_compose_u8`).
     """
-    loc, scale, zoom, threshold, radius, sigma, blend = get_params("snow", severity, profile.name)
-    layer8 = snow_layer_u8(image.shape[:2], loc, scale, zoom, threshold, rng)
+    layer8 = snow_layer_u8(image.shape[:2], mean, std, zoom, threshold, rng)
     angle = rng.uniform(-135, -45)
-    blurred = motion_blur_layer(layer8, radius, sigma, angle)
+    blurred = motion_blur_layer(layer8, blur_radius, blur_sigma, angle)
     del layer8  # the image's float32 copies are made after the layer is gone
     return snow_compose_u8(image, snow_gray(image), blurred, blend)
 
 
-@register_corruption("frost", family="weather", order=8)
-def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+@register_corruption(
+    "snow",
+    family="weather",
+    order=7,
+    params=("mean", "std", "zoom", "threshold", "blur_radius", "blur_sigma", "blend"),
+    apply=snow_p,
+    bounds={
+        "std": NONNEGATIVE,
+        "zoom": (1.0, None, False),
+        "blur_radius": NONNEGATIVE,
+        "blur_sigma": POSITIVE,
+        "blend": UNIT,
+    },
+)
+def snow(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+    """Snow: a zoomed, thresholded, motion-blurred noise layer over a brightened image.
+
+    :func:`snow_p` with the profile's table entry at ``severity``.
+    """
+    return snow_p(image, **severity_params("snow", severity, profile), rng=rng)
+
+
+def frost_p(
+    image: np.ndarray,
+    *,
+    image_weight: float,
+    frost_weight: float,
+    texture_scale: float | None = None,
+    rng,
+) -> np.ndarray:
     """Frost: a random crop of a frost texture blended in.
 
     Reference: imagenet_c/corruptions.py:244-262, make_imagenet_c.py:390-403.
 
     With ``c = (image_weight, frost_weight)``: ``idx = randint(5)`` (frost1..frost5 — never frost6,
-    a reference quirk); the texture is rescaled per profile (tiny x0.3, cifar x0.2);
+    a reference quirk); the texture is rescaled by ``texture_scale`` (the profile's: tiny x0.3,
+    cifar x0.2);
     ``x0 = randint(0, Hf - H)``, ``y0 = randint(0, Wf - W)`` (exclusive upper bounds);
     ``out = clip(c0 * image + c1 * crop, 0, 255)`` in float64, crop in RGB.
 
@@ -250,18 +308,20 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
 
     Args:
         image: read-only uint8 H x W x 3.
-        severity: 1..5.
-        profile: parameter table and texture scale.
+        image_weight: ``c0``, the image's weight, >= 0. Published: 1 .. 0.6.
+        frost_weight: ``c1``, the texture's weight, >= 0. Published: 0.2 .. 0.75.
+        texture_scale: the ``cv2.resize`` factor of the textures (the profile's
+            ``frost_scale``), > 0; None: as decoded (imagenet, inception).
         rng: legacy random source.
 
     Returns:
-        uint8 H x W x 3: the float64 result, truncated (a lookup in a per-severity table of the
+        uint8 H x W x 3: the float64 result, truncated (a lookup in a per-parameter table of the
         formula's 65536 possible results).
     """
-    c0, c1 = get_params("frost", severity, profile.name)
+    c0, c1 = image_weight, frost_weight
     h, w = image.shape[:2]
     idx = int(rng.randint(5))
-    tex = frost_texture(idx, profile, (h, w))
+    tex = _frost_scaled(idx, texture_scale, (h, w))
     x_start = int(rng.randint(0, tex.shape[0] - h))
     y_start = int(rng.randint(0, tex.shape[1] - w))
     # out = clip(c0 * image + c1 * tex[x_start : x_start + h, y_start : y_start + w], 0, 255)
@@ -271,6 +331,22 @@ def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndar
         np.ascontiguousarray(image), np.ascontiguousarray(tex), x_start, y_start, table, out
     )
     return out
+
+
+@register_corruption(
+    "frost",
+    family="weather",
+    order=8,
+    params=("image_weight", "frost_weight", "texture_scale"),
+    apply=frost_p,
+    bounds={"image_weight": NONNEGATIVE, "frost_weight": NONNEGATIVE, "texture_scale": POSITIVE},
+)
+def frost(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+    """Frost: a random crop of a frost texture blended in.
+
+    :func:`frost_p` with the profile's table entry at ``severity`` and its texture scale.
+    """
+    return frost_p(image, **severity_params("frost", severity, profile), rng=rng)
 
 
 @lru_cache(maxsize=64)
@@ -284,36 +360,57 @@ def frost_lookup_table(c0: float, c1: float) -> np.ndarray:
     return table
 
 
-@register_corruption("fog", family="weather", order=9)
-def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+def fog_p(
+    image: np.ndarray, *, strength: float, decay: float, mapsize: int = 256, rng
+) -> np.ndarray:
     """Fog: a plasma-fractal haze added and the range compressed.
 
     Reference: imagenet_c/corruptions.py:235-241, make_imagenet_c.py:381-387.
 
-    With ``c = (strength, wibbledecay)`` and ``x = image / 255`` (float64), ``m = max(x)`` (all
-    channels, before the fog): ``x += strength * plasma_fractal(mapsize, wibbledecay)[:H, :W]``;
-    ``out = clip(x * m / (m + strength), 0, 1) * 255``.
+    With ``x = image / 255`` (float64) and ``m = max(x)`` (all channels, before the fog):
+    ``x += strength * plasma_fractal(mapsize, decay)[:H, :W]`` (``decay`` is the reference's
+    ``wibbledecay``); ``out = clip(x * m / (m + strength), 0, 1) * 255``.
 
     Draws: the plasma fractal's uniforms (see :func:`corruptbench.ops.kernels.plasma_fractal`).
-    Non-native sizes: ``mapsize = max(profile.fog_mapsize, next_pow2(max(H, W)))`` (the profile's
-    map at its native size), cropped to H x W.
+    Non-native sizes: the map is ``max(mapsize, next_pow2(max(H, W)))`` square (the profile's map
+    at its native size), cropped to H x W.
 
     Args:
         image: read-only uint8 H x W x 3.
-        severity: 1..5.
-        profile: parameter table and fog map size.
+        strength: the haze's weight (values of the full range), >= 0 (0: only the range
+            compression ``x m / m``). Published: 1.5 .. 3 (imagenet), 0.2 .. 1.5 (cifar).
+        decay: the plasma's ``wibbledecay``, > 0: how fast the random amplitude falls from one
+            scale to the next (higher: smoother haze). Published: 1.4 .. 2 (imagenet), 1.75 .. 3
+            (cifar).
+        mapsize: the smallest plasma map side, a power of two (the profile's ``fog_mapsize``:
+            256, 512, 64, 32); the map, hence the draws, follow it.
         rng: legacy random source.
 
     Returns:
         uint8 H x W x 3: the float64 result, truncated (one fused pass after the plasma).
     """
-    strength, decay = get_params("fog", severity, profile.name)
     h, w = image.shape[:2]
-    mapsize = max(profile.fog_mapsize, next_pow2(max(h, w)))
+    mapsize = max(whole_param(mapsize, "fog's mapsize", 1), next_pow2(max(h, w)))
     haze, lo, span = _plasma(mapsize, decay, rng)
     out = np.empty(image.shape, dtype=np.uint8)
     wk.fog_u8(np.ascontiguousarray(image), haze, lo, span, float(strength), out)
     return out
+
+
+@register_corruption(
+    "fog",
+    family="weather",
+    order=9,
+    params=("strength", "decay", "mapsize"),
+    apply=fog_p,
+    bounds={"strength": NONNEGATIVE, "decay": POSITIVE},
+)
+def fog(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+    """Fog: a plasma-fractal haze added and the range compressed.
+
+    :func:`fog_p` with the profile's table entry at ``severity`` and its map size.
+    """
+    return fog_p(image, **severity_params("fog", severity, profile), rng=rng)
 
 
 def _plasma(mapsize: int, decay: float, rng) -> tuple[np.ndarray, float, float]:
@@ -407,14 +504,22 @@ def _water_drops_numpy(x: np.ndarray, liquid: np.ndarray, intensity: float) -> n
     return out
 
 
-@register_corruption("spatter", family=None, order=17, extra=True)
-def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+def spatter_p(
+    image: np.ndarray,
+    *,
+    mean: float,
+    std: float,
+    sigma: float,
+    threshold: float,
+    intensity: float,
+    mode: int,
+    rng,
+) -> np.ndarray:
     """Spatter: water drops (mode 0) or mud (mode 1) on the lens.
 
-    An extra (validation) corruption, not part of mCE. Reference:
-    imagenet_c/corruptions.py:293-342, make_imagenet_c.py:434-486.
+    Reference: imagenet_c/corruptions.py:293-342, make_imagenet_c.py:434-486.
 
-    With ``c = (loc, scale, sigma, threshold, intensity, mode)``, ``x = image / 255`` (float32),
+    With ``(loc, scale) = (mean, std)``, ``x = image / 255`` (float32),
     ``L = gaussian(N(loc, scale) of shape (H, W), sigma)`` (float64, mode 'nearest'),
     ``L[L < threshold] = 0``:
 
@@ -437,15 +542,21 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
 
     Args:
         image: read-only uint8 H x W x 3.
-        severity: 1..5.
-        profile: parameter table.
+        mean: the liquid layer's normal mean (``loc``). Published: 0.62 .. 0.67.
+        std: its standard deviation (``scale``), >= 0. Published: 0.1 .. 0.4.
+        sigma: the layer's Gaussian blur in pixels, >= 0 (bigger blobs). Published: 0.5 .. 4.
+        threshold: layer values below it are dry. Published: 0.65 .. 0.7.
+        intensity: water: the drops' brightness (``m``'s peak), >= 0; mud: the standard
+            deviation in pixels of the mask's blur, >= 0. Published: 0.5 .. 1.8.
+        mode: 0 water, 1 mud (:data:`corruptbench.tables.corruptions.SPATTER_COLOURS`).
         rng: legacy random source.
 
     Returns:
         uint8 H x W x 3: the float32 result, truncated (the elementwise steps run fused,
         :mod:`corruptbench.ops.weather_stages`).
     """
-    loc, scale, sigma, threshold, intensity, mode = get_params("spatter", severity, profile.name)
+    mode = whole_param(mode, "spatter's mode (0 water, 1 mud)", 0, 1)
+    loc, scale = mean, std
     h, w = image.shape[:2]
     liquid = _gaussian(
         legacy_normal(rng, loc, scale, (h, w)), sigma
@@ -465,3 +576,21 @@ def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.nd
         mask = _gaussian(above.astype(np.float64), intensity)
         wk.mud_u8(np.ascontiguousarray(image), mask, _MUD_COLOUR_F64, out)
     return out
+
+
+@register_corruption(
+    "spatter",
+    family=None,
+    order=17,
+    extra=True,
+    params=("mean", "std", "sigma", "threshold", "intensity", "mode"),
+    apply=spatter_p,
+    bounds={"std": NONNEGATIVE, "sigma": NONNEGATIVE, "intensity": NONNEGATIVE},
+)
+def spatter(image: np.ndarray, severity: int, *, profile: Profile, rng) -> np.ndarray:
+    """Spatter: water drops (mode 0) or mud (mode 1) on the lens.
+
+    An extra (validation) corruption, not part of mCE. :func:`spatter_p` with the profile's table
+    entry at ``severity``.
+    """
+    return spatter_p(image, **severity_params("spatter", severity, profile), rng=rng)

@@ -1,6 +1,7 @@
 """Download, verify and extract the released corruption datasets (``corruptbench download``).
 
-* :mod:`.http` — resumable, retried transfers on :mod:`urllib.request`;
+* :mod:`.http` — retried transfers on :mod:`urllib3`, resumed only with a validator, with a
+  stall deadline and size limits;
 * :mod:`.checks` — what a file must match (table, given checksum, Zenodo's record API) and the
   size / digest comparison;
 * :mod:`.archive` — safe, resumable extraction of tar / tar.gz / zip archives;

@@ -11,10 +11,11 @@ For each selected file of the table (:mod:`corruptbench.tables.released`):
    the publisher's, then the known mirrors, or only ``base_url`` when given), its size and digests
    are compared with the expectation, and only then is it renamed to ``DIR/<name>``; a mismatch
    keeps the bytes as ``DIR/<name>.mismatch`` and names the file, the expected and the actual
-   values and their source;
-4. the archive is extracted safely into DIR (:mod:`.archive`), resumable, and removed afterwards
-   unless ``keep_archives``; ``DIR/.corruptbench/download/<name>.extracted`` records its digests,
-   so a re-run skips it.
+   values and their source (a later success removes that ``.mismatch``);
+4. the archive is extracted safely into DIR (:mod:`.archive`), resumable, its members adding up
+   to at most ``max_extract_bytes`` (default: :func:`extract_limit`), and removed afterwards
+   unless ``keep_archives`` or the user put it there; ``DIR/.corruptbench/download/<name>.extracted``
+   records its digests, so a re-run skips it.
 """
 
 from __future__ import annotations
@@ -22,18 +23,16 @@ from __future__ import annotations
 import os
 import shutil
 import sys
-import tarfile
-import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import Arg, ArgumentError
+from ..errors import Arg, ArgumentError, DownloadError
 from ..tables.released import RELEASED, ZENODO_API, Checksum, ReleasedDataset, ReleasedFile
-from .archive import ExtractSummary, UnsafeArchive, extract, read_extracted
+from .archive import DAMAGED, ExtractSummary, extract, read_extracted
 from .checks import Expected, compare, expected_from_table, zenodo_files
-from .http import DownloadError, RetryPolicy, fetch, get_json
+from .http import RetryPolicy, fetch, get_json
 
 __all__ = [
     "FilePlan",
@@ -43,8 +42,16 @@ __all__ = [
     "plan_download",
     "format_plan",
     "download",
+    "extract_limit",
     "stderr_log",
 ]
+
+#: the most a plain tar may expand to, as a multiple of its size (its members are inside it)
+PLAIN_EXPANSION = 1.05
+#: the same for a compressed archive (gzip, xz, bzip2, zip): the released ones hold JPEGs and
+#: arrays that compress by a few times at most
+COMPRESSED_EXPANSION = 20.0
+_MAGIC = (b"\x1f\x8b", b"\xfd7zXZ", b"BZh", b"PK\x03\x04")
 
 
 def stderr_log(text: str) -> None:
@@ -86,6 +93,7 @@ class FileOutcome:
     detail: str = ""
     digests: dict[str, str] = field(default_factory=dict)
     extracted: ExtractSummary | None = None
+    error: ArgumentError | None = None  #: why it failed (renders the CLI's flags)
 
 
 @dataclass
@@ -183,7 +191,7 @@ def plan_download(
                 raise ArgumentError(
                     Arg("checksums"),
                     f": the table already has a checksum for {f.name} ({expected.origin}); "
-                    "a given one is only used for files without",
+                    "a checksum you give is only used for a file the table has none for",
                 )
             expected = Expected((user[f.name],))
         plans.append(FilePlan(f, urls, dest / f.name, _state(dest, f), expected))
@@ -208,11 +216,17 @@ def format_plan(plan: DownloadPlan) -> str:
     """The plan as text (``--dry-run``): per file its URLs, size, checksum and their sources."""
     d = plan.dataset
     lines = [f"{d.name}: {d.title}", f"  homepage: {d.homepage}", f"  into: {plan.dest}"]
-    known = 0
+    known = approx = 0
     for fp in plan.files:
         e = fp.entry
-        size = f"{e.size} bytes ({_gb(e.size)}; {e.size_source})" if e.size else "unknown"
+        if e.size:
+            size = f"{e.size} bytes ({_gb(e.size)}; {e.size_source})"
+        elif e.approx_gb:
+            size = f"about {e.approx_gb} GB ({e.approx_source})"
+        else:
+            size = "unknown"
         known += e.size or 0
+        approx += 0 if e.size else (e.approx_gb or 0) * 10**9
         lines.append(f"  {e.name} [part {e.part}]: {fp.state}")
         if e.contents:
             lines.append(f"    holds: {', '.join(e.contents)}")
@@ -229,9 +243,12 @@ def format_plan(plan: DownloadPlan) -> str:
         else:
             lines.append(f"    checksum: unknown ({e.unknown})")
     free = _free_bytes(plan.dest)
-    unknown = sum(1 for f in plan.files if not f.entry.size)
-    total = f"{_gb(known)} known" if known else "unknown (the server tells each size)"
-    if known and unknown:
+    unknown = sum(1 for f in plan.files if not f.entry.size and not f.entry.approx_gb)
+    if known or approx:
+        total = f"about {(known + approx) / 1e9:.0f} GB" if approx else f"{_gb(known)} known"
+    else:
+        total = "unknown (the server tells each size)"
+    if (known or approx) and unknown:
         total += f" ({unknown} of {len(plan.files)} sizes unknown)"
     there = _gb(free) if free is not None else "unknown"
     lines.append(f"  total: {total}; free space there: {there}")
@@ -306,9 +323,20 @@ def _verify(fp: FilePlan, path: Path, progress_mode: str | bool) -> dict[str, st
     )
 
 
+def extract_limit(path: Path) -> int:
+    """The most the members of the archive at ``path`` may add up to: its size (checked against
+    the table's, where the table has one) times :data:`PLAIN_EXPANSION` for a plain tar or
+    :data:`COMPRESSED_EXPANSION` for a compressed one, plus 1 MiB."""
+    with open(path, "rb") as fh:
+        head = fh.read(6)
+    ratio = COMPRESSED_EXPANSION if head.startswith(_MAGIC) else PLAIN_EXPANSION
+    return int(path.stat().st_size * ratio) + (1 << 20)
+
+
 def _fetch(
     fp: FilePlan, *, policy: RetryPolicy, log: Callable[[str], None], progress_mode: str | bool
 ) -> None:
+    assert fp.expected is not None
     errors = []
     for url in fp.urls:
         try:
@@ -318,6 +346,8 @@ def _fetch(
                 policy=policy,
                 log=log,
                 desc=f"download {fp.entry.name}",
+                expected_size=fp.expected.size,
+                size_source=fp.expected.size_source,
                 progress_mode=progress_mode,
             )
             return
@@ -328,18 +358,42 @@ def _fetch(
     raise DownloadError("; ".join(errors))
 
 
+def _extract(
+    fp: FilePlan, digests: dict[str, str], max_bytes: int | None, progress_mode: str | bool
+) -> ExtractSummary:
+    assert fp.expected is not None
+    record: dict[str, Any] = {
+        "size": fp.target.stat().st_size,
+        **digests,
+        "checksum": fp.expected.origin,
+    }
+    limit = extract_limit(fp.target) if max_bytes is None else max_bytes
+    try:
+        return extract(
+            fp.target, fp.target.parent, record=record, max_bytes=limit, progress_mode=progress_mode
+        )
+    except DAMAGED as exc:
+        raise DownloadError(
+            f"{fp.entry.name}: {fp.target} is not a readable archive ({type(exc).__name__}: "
+            f"{exc}); nothing of it was kept in {fp.target.parent}. Delete {fp.target.name} to "
+            "download it again"
+        ) from None
+
+
 def _one_file(
     fp: FilePlan,
     *,
     extract_files: bool,
     keep_archives: bool,
+    max_extract_bytes: int | None,
     policy: RetryPolicy,
     log: Callable[[str], None],
     progress_mode: str | bool,
 ) -> FileOutcome:
     assert fp.expected is not None
     name = fp.entry.name
-    if fp.target.is_file():
+    supplied = fp.target.is_file()
+    if supplied:
         log(f"{name}: {fp.target} is already there; checking it")
         digests = _verify(fp, fp.target, progress_mode)
     else:
@@ -347,6 +401,8 @@ def _one_file(
         _fetch(fp, policy=policy, log=log, progress_mode=progress_mode)
         digests = _verify(fp, fp.part, progress_mode)
         os.replace(fp.part, fp.target)
+        # an earlier run's rejected bytes are no longer of interest
+        fp.target.with_name(fp.target.name + ".mismatch").unlink(missing_ok=True)
     if fp.expected.unverified:
         log(
             f"{name}: accepted WITHOUT a checksum (--accept-unverified): md5 {digests['md5']}, "
@@ -356,13 +412,10 @@ def _one_file(
         log(f"{name}: verified ({fp.expected.origin})")
     if not extract_files:
         return FileOutcome(name, "downloaded", str(fp.target), digests)
-    record: dict[str, Any] = {
-        "size": fp.target.stat().st_size,
-        **digests,
-        "checksum": fp.expected.origin,
-    }
-    summary = extract(fp.target, fp.target.parent, record=record, progress_mode=progress_mode)
-    if not keep_archives:
+    summary = _extract(fp, digests, max_extract_bytes, progress_mode)
+    if supplied:
+        log(f"{name}: kept {fp.target} (it was there before this run)")
+    elif not keep_archives:
         fp.target.unlink()
     more = f", {summary.skipped} done earlier" if summary.skipped else ""
     return FileOutcome(
@@ -393,6 +446,7 @@ def download(
     accept_unverified: bool = False,
     extract_files: bool = True,
     keep_archives: bool = False,
+    max_extract_bytes: int | None = None,
     table: Mapping[str, ReleasedDataset] | None = None,
     record_api: str = ZENODO_API,
     policy: RetryPolicy | None = None,
@@ -406,14 +460,18 @@ def download(
         accept_unverified: Accept files that have no known checksum as they arrive (their MD5
             and SHA-256 are logged).
         extract_files: Extract the archives (else only download and verify them).
-        keep_archives: Keep the archives after extracting them.
+        keep_archives: Keep the archives after extracting them (an archive that was in
+            ``dest`` before the run is always kept).
+        max_extract_bytes: The most one archive's members may add up to (default: from the
+            archive's verified size, :func:`extract_limit`).
         record_api: Zenodo's record API prefix (``<record_api><record id>``).
         policy: Retries and timeouts (default :class:`~.http.RetryPolicy`).
         progress: Progress display mode, as :func:`corruptbench.progress.progress`.
         log: Where the plain messages go (default: stderr).
 
     Returns:
-        What happened to each file; ``ok`` is False when a file failed (its outcome says why).
+        What happened to each file; ``ok`` is False when a file failed (its outcome's
+        ``detail`` says why; it is not logged).
 
     Raises:
         ArgumentError: usage errors, and files without a known checksum (before any transfer).
@@ -438,16 +496,12 @@ def download(
                     fp,
                     extract_files=extract_files,
                     keep_archives=keep_archives,
+                    max_extract_bytes=max_extract_bytes,
                     policy=policy,
                     log=log,
                     progress_mode=progress,
                 )
             )
-        except (DownloadError, UnsafeArchive) as exc:
-            log(f"{fp.entry.name}: FAILED: {exc}")
-            summary.files.append(FileOutcome(fp.entry.name, "failed", str(exc)))
-        except (tarfile.TarError, zipfile.BadZipFile, EOFError) as exc:
-            detail = f"{fp.target} is not a readable archive ({type(exc).__name__}: {exc})"
-            log(f"{fp.entry.name}: FAILED: {detail}")
-            summary.files.append(FileOutcome(fp.entry.name, "failed", detail))
+        except DownloadError as exc:  # reported once, by the caller, from the summary
+            summary.files.append(FileOutcome(fp.entry.name, "failed", str(exc), error=exc))
     return summary

@@ -28,8 +28,9 @@ from typing import Any
 from ..corruptions import ALL_CORRUPTIONS
 from ..datasets.webdataset import SHARD_INDEX, read_index
 from ..errors import Arg
-from ..grid import SEVERITIES, Cell, cell_key
+from ..grid import SEVERITIES, Cell, cell_key, subsets, suite_of
 from ..pipeline import hash_lines
+from ..registry import corruption_suites
 from .common import EvalError
 
 __all__ = ["GridData", "Target", "open_grid_data"]
@@ -92,9 +93,11 @@ def _manifest_cells(root: Path, doc: dict[str, Any]) -> tuple[str, list[Cell], s
 
 
 def _scanned_cells(root: Path) -> list[Cell]:
-    """``<corruption>/<severity>`` sub-folders of a folder without a manifest."""
+    """``<corruption>/<severity>`` sub-folders of a folder without a manifest (every registered
+    corruption's, so that another suite's are named by :func:`open_grid_data`)."""
     cells = []
-    for name in ALL_CORRUPTIONS:
+    every = [n for suite in corruption_suites() for n in subsets("c", suite)["all"]]
+    for name in every:
         for sev in SEVERITIES:
             if (root / name / str(sev)).is_dir():
                 cells.append(Cell(name, sev))
@@ -148,6 +151,23 @@ def _shard_data(root: Path) -> GridData:
     return GridData(root, "webdataset", targets, hash_lines(lines))
 
 
+def _refuse_other_suites(root: Path, names: list[str]) -> None:
+    """The error for cells that are not ImageNet-C's: another registered suite's (ImageNet-C-bar)
+    by name, else an unknown corruption."""
+    suites: dict[str, list[str]] = {}
+    for name in names:
+        try:
+            suites.setdefault(suite_of(name), []).append(name)
+        except StopIteration:  # not registered at all
+            raise EvalError(f"{root}: unknown corruption {name!r} in the dataset") from None
+    suite, some = next(iter(suites.items()))
+    raise EvalError(
+        f"{root} holds cells of the {suite!r} suite ({', '.join(some[:3])}"
+        f"{', ...' if len(some) > 3 else ''}): evaluate_grid covers ImageNet-C's 19 corruptions "
+        "only (suite 'imagenet_c', where P, mPC and rPC of Michaelis et al. 2019 are defined)"
+    )
+
+
 def open_grid_data(data: str | os.PathLike[str]) -> GridData:
     """The cells of the dataset at ``data`` (see the module docstring).
 
@@ -159,8 +179,8 @@ def open_grid_data(data: str | os.PathLike[str]) -> GridData:
         raise EvalError(Arg("data"), f" {os.fspath(data)!r} is not a folder")
     data_ = _shard_data(root) if (root / SHARD_INDEX).is_file() else _folder_data(root)
     order = {c: i for i, c in enumerate(ALL_CORRUPTIONS)}
-    unknown = [c for c, _ in data_.targets if c not in order]
+    unknown = list(dict.fromkeys(c for c, _ in data_.targets if c not in order))
     if unknown:
-        raise EvalError(f"{root}: unknown corruption {unknown[0]!r} in the dataset")
+        _refuse_other_suites(root, unknown)
     targets = dict(sorted(data_.targets.items(), key=lambda kv: (order[kv[0][0]], kv[0][1])))
     return GridData(data_.root, data_.layout, targets, data_.fingerprint)

@@ -20,6 +20,7 @@ from ..errors import Arg
 from ..grid import CLEAN, SEVERITIES, Cell, GridError, cell_key, resolve_names
 from ..metrics import check_clean_score, check_score, summarize_scores
 from ..progress import progress as make_progress
+from ..progress import resolve_mode
 from ..results import DatasetInfo, Results, library_versions, make_score_part, now
 from .common import EvalError, stderr_log
 from .grid_data import GridData, Target, open_grid_data
@@ -122,6 +123,15 @@ def _results(
     )
 
 
+def _logger(log: Callable[[str], None] | None | str, progress: bool | str) -> Callable[[str], None]:
+    """The per-cell line writer: ``log``, or for ``"auto"`` stderr unless progress is off."""
+    if log == "auto":
+        return (lambda _m: None) if resolve_mode(progress) == "off" else stderr_log
+    if log is not None and not callable(log):
+        raise TypeError(f"log must be a callable, None or 'auto', got {log!r}")
+    return log or (lambda _m: None)
+
+
 def _default_name(score: ScoreFn) -> str:
     fn_name = getattr(score, "__name__", "")
     return fn_name if fn_name and fn_name.isidentifier() else "model"
@@ -139,7 +149,7 @@ def evaluate_grid(
     out: str | os.PathLike[str] | None = None,
     overwrite: bool = False,
     progress: bool | str = True,
-    log: Callable[[str], None] | None = stderr_log,
+    log: Callable[[str], None] | None | str = "auto",
 ) -> Results:
     """Score every cell of a built dataset with ``score`` and summarise as P, mPC, rPC.
 
@@ -160,8 +170,10 @@ def evaluate_grid(
         out: Results JSON, rewritten after each cell; an existing file of the same model,
             metric and data is resumed (its finished cells are not scored again).
         overwrite: Replace an ``out`` that holds other results instead of failing.
-        progress: The progress display over cells (:func:`corruptbench.progress.progress`).
-        log: Called with one line per scored cell (default: stderr); ``None``: silent.
+        progress: The progress display over cells (:func:`corruptbench.progress.progress`);
+            ``False`` / ``"off"``: no display and, with the default ``log``, no lines at all.
+        log: Called with one line per scored cell and one for the cells resumed from ``out``;
+            ``"auto"`` (default): stderr unless ``progress`` is off; ``None``: silent.
 
     Returns:
         The ``kind="score"`` :class:`~corruptbench.results.Results` (``.mpc``, ``.rpc``,
@@ -171,8 +183,10 @@ def evaluate_grid(
         EvalError: before any cell is scored: ``data`` is not a finished build, a cell is
             missing, benchmark corruptions are missing (without ``partial``), ``out`` holds other
             results; during the run: ``score`` returned NaN / infinity / no number for a cell,
-            the clean score is 0 or negative (rPC undefined). The file keeps the cells finished
-            before the error.
+            the clean score is 0 or negative (rPC undefined), -1 (COCOeval's "undefined"). The
+            file keeps the cells finished before the error. ``data`` of another suite than
+            ImageNet-C's (ImageNet-C-bar) is refused by name: P, mPC and rPC are defined over
+            ImageNet-C's grid.
 
     Examples:
         >>> import corruptbench
@@ -184,13 +198,15 @@ def evaluate_grid(
         >>> res.clean_score, res.mpc, res.rpc  # doctest: +SKIP
     """
     t0 = time.perf_counter()
-    say = log or (lambda _m: None)
+    say = _logger(log, progress)
     grid_data = open_grid_data(data)
     cells = _select(grid_data, corruptions, partial)
     name = name or _default_name(score)
     out_p = Path(out) if out is not None else None
     done = _resumed(out_p, overwrite, name, metric, grid_data.fingerprint)
     done = {c: v for c, v in done.items() if c == CLEAN or c in cells}
+    if done:  # only cells read back from out (a clean score given as a number is not one)
+        say(f"  {len(done)} of {len(cells) + 1} cells already scored in {out_p}")
     if isinstance(clean, (str, os.PathLike)):
         clean_target = Path(clean)
         if not clean_target.exists():
@@ -202,8 +218,6 @@ def evaluate_grid(
     seconds: dict[str, float] = {}
     run = {"data_fingerprint": grid_data.fingerprint, "clean": clean_record, "seconds": seconds}
     todo = [c for c in [CLEAN, *cells] if c not in done]
-    if len(todo) < len(cells) + 1:
-        say(f"  {len(cells) + 1 - len(todo)} cells already scored in {out_p}")
 
     def save() -> Results:
         res = _results(

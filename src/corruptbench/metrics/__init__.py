@@ -40,8 +40,10 @@ from .perturbation import (
     zipf_distance,
 )
 from .task import (
+    SCALES,
     ScoreSummary,
     check_clean_score,
+    check_scale,
     check_score,
     grid_from_cells,
     summarize_scores,
@@ -53,8 +55,10 @@ __all__ = [
     "CMeans",
     "c_means",
     "PSummary",
+    "SCALES",
     "ScoreSummary",
     "check_clean_score",
+    "check_scale",
     "check_score",
     "flip_probability",
     "grid_from_cells",

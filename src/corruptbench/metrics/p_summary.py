@@ -247,6 +247,8 @@ def load_p_baseline(path: PathLike) -> dict[str, dict[str, float]]:
       optionally ``"top5_distance"`` (perturbation -> T5D); other keys are ignored.
     - CSV with a header row ``perturbation,fp,t5d`` (``flip_probability``/``top5_distance`` are
       accepted as column names; the t5d column and its cells may be absent/empty).
+    - The results CSV of one model (``eval-p --csv``: ``model,file,metric,name,severity,value``,
+      :mod:`corruptbench.results.export`): its ``flip_probability`` and ``top5_distance`` rows.
 
     The format is chosen by the suffix (``.json`` / ``.csv``), otherwise by whether the file starts
     with ``{``.
@@ -275,6 +277,8 @@ def load_p_baseline(path: PathLike) -> dict[str, dict[str, float]]:
         return _parse_p_baseline_mapping(data, str(p))
 
     reader = csv.DictReader(text.splitlines())
+    if {"model", "metric", "name", "value"} <= set(reader.fieldnames or []):
+        return _parse_p_baseline_mapping(_long_csv(reader, p), str(p))
     header = {(canonical_name(h) if h else ""): h for h in (reader.fieldnames or [])}
     if "perturbation" not in header:
         raise ValueError(
@@ -301,3 +305,21 @@ def load_p_baseline(path: PathLike) -> dict[str, dict[str, float]]:
             except ValueError:
                 raise ValueError(f"{p}:{line}: {col} value {cell!r} is not a number") from None
     return _parse_p_baseline_mapping({"flip_probability": fps, "top5_distance": t5ds}, str(p))
+
+
+def _long_csv(reader: csv.DictReader[str], p: Path) -> dict[str, dict[str, float]]:
+    """The ImageNet-P numbers of a results CSV (one number per row) of one model."""
+    tables: dict[str, dict[str, float]] = {"flip_probability": {}, "top5_distance": {}}
+    models = set()
+    for line, row in enumerate(reader, start=2):
+        table = tables.get(row.get("metric") or "")
+        if table is None or not (row.get("value") or "").strip():
+            continue
+        models.add(row.get("model"))
+        try:
+            table[row.get("name") or ""] = float(row["value"])
+        except ValueError:
+            raise ValueError(f"{p}:{line}: value {row['value']!r} is not a number") from None
+    if len(models) > 1:
+        raise ValueError(f"{p}: holds the numbers of {len(models)} models; give one model's")
+    return tables

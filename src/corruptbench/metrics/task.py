@@ -19,6 +19,17 @@ A score grid is a mapping corruption -> 5 scores (severities 1..5) plus the clea
 a NaN or infinite score, a missing cell, a severity outside 0..5, a cell given twice, a clean
 score that is 0 or negative (rPC undefined).
 
+**-1 is "undefined", never a score.** pycocotools' ``COCOeval.summarize`` writes -1 for a metric
+with no ground truth in its category / area range (``cocoeval.py``, ``_summarize``:
+``mean_s = -1`` when no precision entry is > -1), and detectron2 turns it into NaN
+(``detectron2/evaluation/coco_evaluation.py``, ``_derive_coco_results``). Annotations are the same
+in every cell of a corrupted copy, so such a metric is undefined for the dataset: a -1 anywhere is
+refused like NaN (:func:`check_score`), never averaged into mPC.
+
+**One scale per table** (:func:`check_scale`): scores are fractions (0..1, pycocotools'
+``stats``) or percentages (0..100, mmdetection's and detectron2's logs); a table written on one
+scale and read as the other gives rPC of 0.8 % or 7520 %.
+
 Examples:
     >>> from corruptbench.corruptions import BENCHMARK_CORRUPTIONS
     >>> grid = {c: [0.30, 0.25, 0.20, 0.15, 0.10] for c in BENCHMARK_CORRUPTIONS}
@@ -30,6 +41,7 @@ Examples:
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,14 +50,16 @@ import numpy as np
 
 from ..corruptions import ALL_CORRUPTIONS, BENCHMARK_CORRUPTIONS
 from ..errors import Arg, ArgumentError
-from ..grid import cell_key, resolve_name
+from ..grid import cell_key, resolve_name, suite_of
 from ..registry import canonical_name
 from .corruption import NUM_SEVERITIES
 
 __all__ = [
     "CLEAN_SEVERITY",
+    "SCALES",
     "ScoreSummary",
     "check_clean_score",
+    "check_scale",
     "check_score",
     "cell_name",
     "grid_from_cells",
@@ -55,6 +69,16 @@ __all__ = [
 #: the severity that means "clean" in a score table (as in mmdetection's robustness results)
 CLEAN_SEVERITY = 0
 
+#: the score scales of a table: fractions 0..1 or percentages 0..100 (:func:`check_scale`)
+SCALES = {"fraction": 1.0, "percent": 100.0}
+
+#: COCOeval's "undefined" (see the module docstring)
+UNDEFINED = -1.0
+
+# a plain ASCII decimal number as tables write it: no "1_0", no other scripts' digits, no hex
+_PLAIN = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+_SPECIAL = re.compile(r"[+-]?(?:nan|inf|infinity)", re.ASCII | re.IGNORECASE)
+
 
 def cell_name(corruption: str, severity: int) -> str:
     """``"fog/3"``; ``"clean"`` for severity 0 (:func:`corruptbench.grid.cell_key`)."""
@@ -62,12 +86,18 @@ def cell_name(corruption: str, severity: int) -> str:
 
 
 def check_score(value: object, where: str) -> float:
-    """A finite real number (a NumPy scalar or a 0-d array / tensor too), as a float.
+    """A finite real number (a NumPy scalar or a 0-d array / tensor too), as a float; not -1.
 
     Raises:
-        ValueError: ``"<where> is NaN"``, infinite, not a number.
+        ValueError: ``"<where> is NaN"``, infinite, not a number, -1 (COCOeval's "undefined",
+            see the module docstring).
     """
-    if isinstance(value, (bool, np.bool_, str, bytes)) or value is None:
+    if isinstance(value, (str, bytes)):
+        raise ValueError(
+            f"{where} must be a number, got {value!r} (a plain decimal number: ASCII digits, "
+            "'.', an exponent)"
+        )
+    if isinstance(value, (bool, np.bool_)) or value is None:
         raise ValueError(f"{where} must be a number, got {value!r}")
     try:
         v = float(value)  # type: ignore[arg-type]
@@ -77,13 +107,20 @@ def check_score(value: object, where: str) -> float:
         raise ValueError(f"{where} is NaN")
     if math.isinf(v):
         raise ValueError(f"{where} is infinite ({v})")
+    if v == UNDEFINED:
+        raise ValueError(
+            f"{where} is -1, COCOeval's mark for an undefined metric (no ground truth in its "
+            "category / area range), not a score: refused like NaN, never averaged into mPC"
+        )
     return v
 
 
 def _severity(value: object, where: str) -> int:
-    """An integer severity in 0..5 (``"3"``, ``3`` and ``3.0`` are 3)."""
+    """An integer severity in 0..5 (``"3"``, ``3`` and ``3.0`` are 3; text must be plain ASCII)."""
+    text = str(value).strip()
     try:
-        number = math.nan if isinstance(value, bool) else float(str(value).strip())
+        plain = isinstance(value, (int, float)) or _PLAIN.fullmatch(text) is not None
+        number = math.nan if isinstance(value, bool) or not plain else float(text)
     except ValueError:
         number = math.nan
     if not number.is_integer():
@@ -95,13 +132,30 @@ def _severity(value: object, where: str) -> int:
 
 
 def _number(value: object) -> object:
-    """A table's text as a float when it reads as one (``"0.25"``, ``"nan"``), else as it is."""
+    """A table's text as a float when it is a plain ASCII decimal number (``"0.25"``, ``"1e-3"``)
+    or NaN / infinity (refused by name later), else as it is (``"1_0"``, ``"١٢"``, ``"27%"``:
+    Python's ``float`` would read the first two)."""
     if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return value
+        text = value.strip()
+        if _PLAIN.fullmatch(text) or _SPECIAL.fullmatch(text):
+            return float(text)
     return value
+
+
+def _imagenet_c_name(raw: str, where: str) -> str:
+    """The ImageNet-C corruption ``raw`` names; one of another suite (ImageNet-C-bar's) is refused
+    by name: P, mPC and rPC (Michaelis et al. 2019) are defined over ImageNet-C's grid."""
+    try:
+        return resolve_name("c", raw, suite="imagenet_c")
+    except (TypeError, ValueError) as exc:
+        try:
+            other = resolve_name("c", raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: {exc}") from None
+        raise ValueError(
+            f"{where}: {other!r} is a corruption of the {suite_of(other)!r} suite; task scores "
+            "(P, mPC, rPC) cover ImageNet-C's 19 corruptions (suite 'imagenet_c') only"
+        ) from None
 
 
 def grid_from_cells(
@@ -129,10 +183,7 @@ def grid_from_cells(
         if sev == CLEAN_SEVERITY and text in ("", "clean"):
             name = "clean"
         else:
-            try:
-                name = resolve_name("c", text or str(raw_name), suite="imagenet_c")
-            except (TypeError, ValueError) as exc:
-                raise ValueError(f"{where}: {exc}") from None
+            name = _imagenet_c_name(text or str(raw_name), where)
         key = (name, sev)
         score = check_score(_number(raw_score), f"{where}: the score of {cell_name(name, sev)}")
         if key in seen:
@@ -205,7 +256,7 @@ def _check_grid(scores: object) -> dict[str, tuple[float, ...]]:
         )
     out: dict[str, tuple[float, ...]] = {}
     for raw, values in scores.items():
-        name = resolve_name("c", raw, suite="imagenet_c")
+        name = _imagenet_c_name(raw, "scores") if isinstance(raw, str) else resolve_name("c", raw)
         if name in out:
             raise ValueError(f"scores name corruption {name!r} twice (as {raw!r})")
         if isinstance(values, (str, bytes)) or not isinstance(values, (Sequence, np.ndarray)):
@@ -240,6 +291,72 @@ def check_clean_score(clean: object) -> float:
             f"the clean score {p!r} is negative; P, mPC and rPC need a higher-is-better score >= 0"
         )
     return p
+
+
+def _scale_rows(
+    clean: float | None, scores: Mapping[str, Sequence[float | None]]
+) -> list[tuple[str, list[tuple[str, float]]]]:
+    """``(row name, [(cell name, score), ...])``: the clean score, then each corruption's cells."""
+    rows = [("the clean score", [("clean", clean)] if clean is not None else [])]
+    for name, values in scores.items():
+        given = [(cell_name(name, s), v) for s, v in enumerate(values, 1) if v is not None]
+        rows.append((f"every score of {name}", given))
+    return [(label, [(c, float(v)) for c, v in cells]) for label, cells in rows if cells]
+
+
+def check_scale(
+    clean: float | None,
+    scores: Mapping[str, Sequence[float | None]],
+    scale: str | None = None,
+) -> str:
+    """The one scale of a score table: ``"fraction"`` (0..1) or ``"percent"`` (0..100).
+
+    Given, every score must lie in its range. Detected (``scale=None``): fractions when no
+    score is above 1, else percentages, and then a row of the table - the clean score, or the
+    five scores of one corruption - lying wholly in 0..1 is taken for fractions among
+    percentages and refused (pass ``scale="percent"`` when it really is a percentage: a model
+    that falls below 1 % at every severity).
+
+    Raises:
+        ArgumentError: an unknown ``scale``, a negative score, a score above 100 (or above 1 on
+            the fraction scale), fractions mixed with percentages; one line naming the cell.
+    """
+    if scale is not None and scale not in SCALES:
+        raise ArgumentError(
+            Arg("scale"), f" must be one of {', '.join(SCALES)} or None, got {scale!r}"
+        )
+    rows = _scale_rows(clean, scores)
+    cells = [cell for _label, row in rows for cell in row]
+    if not cells:
+        return scale or "fraction"
+    low_cell, low = min(cells, key=lambda cv: cv[1])
+    high_cell, high = max(cells, key=lambda cv: cv[1])
+    if low < 0.0:
+        raise ArgumentError(
+            f"the score of {low_cell} is negative ({low!r}); P, mPC and rPC take scores on one "
+            "scale: fractions 0..1 or percentages 0..100"
+        )
+    detected = scale or ("fraction" if high <= 1.0 else "percent")
+    top = SCALES[detected]
+    if high > top:
+        name = "fraction scale 0..1" if detected == "fraction" else "percentage scale 0..100"
+        parts: list[str | Arg] = [
+            f"the score of {high_cell} is {high!r}, above {top:g}: outside the {name}"
+        ]
+        if scale is not None:
+            parts += [" (", Arg("scale"), f" {scale})"]
+        raise ArgumentError(*parts)
+    if scale is None and detected == "percent":
+        for label, row in rows:
+            if all(v <= 1.0 for _c, v in row):
+                raise ArgumentError(
+                    f"{label} lies in 0..1 ({row[0][0]} = {row[0][1]!r}) while {high_cell} is "
+                    f"{high!r}: fractions mixed with percentages? One scale per table: write "
+                    "them all as fractions or all as percentages (or pass ",
+                    Arg("scale", "percent", "scale='percent'"),
+                    " if these are percentages)",
+                )
+    return detected
 
 
 def summarize_scores(

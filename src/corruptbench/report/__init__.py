@@ -1,5 +1,9 @@
 """Reports of results files: terminal summary, self-contained HTML, Markdown and CSV.
 
+This package reads the files, makes their labels unique, applies a common baseline, merges the C
+and P results of one model and draws the contact sheets; the tables, figures and formats are
+the results' own views (:mod:`corruptbench.results`: page, markdown, export).
+
 Examples:
     >>> from corruptbench.report import build_report          # doctest: +SKIP
     >>> build_report(["resnet50.json", "effnet.json"], "report.html")  # doctest: +SKIP
@@ -44,24 +48,28 @@ def render_report(
     sequences: dict | None = None,
     title: str = "corruptbench robustness report",
     intro: str = "",
+    cbar_grids: dict[str, tuple[np.ndarray, dict]] | None = None,
 ) -> str:
     """Render validated results as ``html``, ``md`` or ``csv`` text.
 
-    For HTML with ``contact_sheet=True`` the sheet shows ``grid`` (``(clean, {corruption: images})``,
-    as the demo passes it) or, without it, ``sample`` (default: scikit-image's chelsea) corrupted here;
-    with C-bar results a second sheet shows ``sample`` under their benchmark's ten corruptions.
+    For HTML with ``contact_sheet=True`` the sheet shows ``grid`` (``(clean, {corruption:
+    images})``, as the demo passes it) or, without it, ``sample`` (default: scikit-image's
+    chelsea) corrupted here, with the ImageNet-P frames of ``sequences``; neither when every
+    result holds C-bar numbers only. Each C-bar benchmark of the results gets a sheet of the
+    corruptions they measured: ``cbar_grids[benchmark]`` (``(clean, {corruption: images})``),
+    else ``sample`` corrupted here.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
     results = apply_baseline(unique_labels(results), baseline)
     mismatches = dataset_mismatches(results)
     if fmt == "csv":  # one number per line, each with the file it comes from
-        from .markdown import render_csv
+        from ..results.export import render_csv
 
         return render_csv(results)
     results = merge_models(results)  # the C and P results of one model: one row
     if fmt == "md":
-        from .markdown import render_markdown
+        from ..results.markdown import render_markdown
 
         return render_markdown(results, warnings=mismatches)
     from ..extras import require
@@ -70,21 +78,25 @@ def render_report(
     from ..results.page import render_html
     from . import contact
 
-    sheet = strip = cbar_sheet = None
+    sheet = strip = None
+    cbar_sheets: dict[str, bytes] = {}
     if contact_sheet:
         image = sample
         if grid is None:
             image = contact.sample_image() if sample is None else sample
             if not sample_name:
                 sample_name = "scikit-image 'chelsea'" if sample is None else "sample image"
-            grid = contact.corruption_grid(image)
-            if sequences is None:
-                sequences = contact.perturbation_sequences(
-                    image, ("gaussian_noise", "rotate", "brightness", "translate")
-                )
-        sheet = contact.contact_sheet(*grid)
-        strip = contact.perturbation_strip(sequences or {})
-        cbar_sheet = _cbar_sheet(results, image)
+        if not all(_cbar_only(r) for r in results):  # C-bar results: no ImageNet-C / -P grids
+            if grid is None:
+                assert image is not None  # set above whenever no grid is given
+                grid = contact.corruption_grid(image)
+                if sequences is None:
+                    sequences = contact.perturbation_sequences(
+                        image, ("gaussian_noise", "rotate", "brightness", "translate")
+                    )
+            sheet = contact.contact_sheet(*grid)
+            strip = contact.perturbation_strip(sequences or {})
+        cbar_sheets = _cbar_sheets(results, image, cbar_grids or {})
     return render_html(
         results,
         title=title,
@@ -93,24 +105,40 @@ def render_report(
         sample_name=sample_name,
         intro=intro,
         warnings=mismatches,
-        cbar_sheet=cbar_sheet,
+        cbar_sheets=cbar_sheets,
     )
 
 
-def _cbar_sheet(results: Sequence[Results], image: np.ndarray | None) -> bytes | None:
-    """The C-bar contact sheet of the first C-bar benchmark among ``results`` (ImageNet-C-bar's
-    ten, or CIFAR-10-C-bar's at 32 px), of ``image`` (default: scikit-image's chelsea); ``None``
-    without C-bar results."""
+def _cbar_only(res: Results) -> bool:
+    """Whether ``res`` holds C-bar numbers only (no ImageNet-C, ImageNet-P or task scores)."""
+    return res.cbar is not None and res.c is None and res.p is None and res.score is None
+
+
+def _cbar_sheets(
+    results: Sequence[Results],
+    image: np.ndarray | None,
+    given: dict[str, tuple[np.ndarray, dict]],
+) -> dict[str, bytes]:
+    """Benchmark -> the contact sheet of the C-bar corruptions the results measured with it, for
+    every C-bar benchmark among ``results`` (ImageNet-C-bar's at 224 px, CIFAR-10-C-bar's at
+    32 px shown at 96): the ``given`` grid of a benchmark (the demo's), else ``image`` (default:
+    scikit-image's chelsea) corrupted here."""
     from . import contact
 
-    benchmark = next((r.cbar.benchmark for r in results if r.cbar is not None), None)
-    if benchmark is None:
-        return None
-    photo = contact.sample_image() if image is None else image
-    clean, grid = contact.cbar_grid(photo, benchmark)
-    return contact.cbar_contact_sheet(
-        clean, grid, benchmark, cell=224 if clean.shape[0] > 32 else 96
-    )
+    benchmarks: dict[str, dict[str, None]] = {}
+    for r in results:
+        if r.cbar is not None:
+            benchmarks.setdefault(r.cbar.benchmark, {}).update(dict.fromkeys(r.cbar.errors))
+    sheets = {}
+    for benchmark, names in benchmarks.items():
+        if benchmark in given:
+            clean, grid = given[benchmark]
+        else:
+            photo = contact.sample_image() if image is None else image
+            clean, grid = contact.cbar_grid(photo, benchmark, corruptions=list(names))
+        cell = 224 if clean.shape[0] > 32 else 96
+        sheets[benchmark] = contact.cbar_contact_sheet(clean, grid, benchmark, cell=cell)
+    return sheets
 
 
 #: output file suffix -> report format

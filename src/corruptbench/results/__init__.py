@@ -9,7 +9,8 @@
   :func:`make_calibration_part`, reading it back checked.
 * :mod:`~corruptbench.results.scores` — the task-score part: :func:`make_score_part`, reading it
   back checked; :mod:`~corruptbench.results.score_table` — a toolkit's score table as results.
-* :mod:`~corruptbench.results.export` — :func:`to_csv`, the eval-c / eval-p CSV table.
+* :mod:`~corruptbench.results.export` — the one CSV format (one number per row):
+  :func:`to_csv` of one result (eval-c / eval-p ``--csv``), :func:`render_csv` of several.
 * :mod:`~corruptbench.results.provenance` — library versions and timestamps.
 * :mod:`~corruptbench.results.reader` — the typed, message-naming readers behind ``from_json``.
 
@@ -17,6 +18,9 @@ What a result shows of itself (imported on call, not here: they load rich and ma
 the report (:mod:`corruptbench.report`) builds on:
 
 * :mod:`~corruptbench.results.text` — the terminal summary (``Results.summary()``).
+* :mod:`~corruptbench.results.markdown` — the Markdown report of one or more results.
+* :mod:`~corruptbench.results.page` — the HTML page (``Results.to_html()``), its tables in
+  :mod:`~corruptbench.results.html_tables`.
 * :mod:`~corruptbench.results.card` — summary card and notebook fragment (``_repr_html_``), the
   report's stylesheet.
 * :mod:`~corruptbench.results.plots` — the figures; :mod:`~corruptbench.results.format` — display

@@ -157,9 +157,9 @@ def parse_calibration(
         part = make_calibration_part(stats, obj.get("ece_bins"))  # type: ignore[arg-type]
     except ValueError as exc:
         raise r.fail(f"calibration: {exc}") from None
-    if c is not None or cbar is not None:
+    if c is not None or cbar is not None:  # eval-c, or a demo: its cells are ImageNet-C's
         _check_c(r, part, c, cbar)
-    if p is not None:
+    elif p is not None:
         _check_p(r, part, p)
     if c is None and p is None and cbar is None and part.stats:
         raise r.fail("'calibration' is given but the file has no ImageNet-C or -P part")

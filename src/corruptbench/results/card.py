@@ -12,7 +12,15 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from .format import DASH, cbar_partial_tag, leaderboard_rows, partial_tag, pct, sort_by_mce
+from .format import (
+    DASH,
+    cbar_partial_tag,
+    layout_label,
+    leaderboard_rows,
+    partial_tag,
+    pct,
+    sort_by_mce,
+)
 from .parts import ResultsLike
 from .plots import (
     cbar_curves,
@@ -159,7 +167,7 @@ def summary_card(res: ResultsLike) -> str:
     if res.calibration is not None:
         items += [(k, e(v)) for k, v in calibration_headline(res.calibration)]
     ds = res.dataset
-    sub = ", ".join(e(v) for v in (ds.layout, ds.profile) if v)
+    sub = ", ".join(e(v) for v in (layout_label(res), ds.profile) if v)
     if ds.protocol is not None:
         sub += f", protocol {e(ds.protocol)}"
     if ds.num_images is not None:

@@ -466,7 +466,7 @@ def _parse(data: Any, source: str) -> Results:
     # an eval-c file of C-bar corruptions only has no ImageNet-C keys
     if kind == "demo" or kind == "c" and ("errors" in data or data.get(CBAR_KEY) is None):
         c = parse_c(r, data)
-    cbar = parse_cbar(r, data, c) if kind == "c" else None
+    cbar = parse_cbar(r, data, c) if kind in ("c", "demo") else None
     if kind == "p":
         p = _parse_p(r, data, "")
     elif kind == "demo" and data.get("p") is not None:

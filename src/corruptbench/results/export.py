@@ -1,136 +1,158 @@
-"""CSV export of one results object (``eval-c --csv`` / ``eval-p --csv``)."""
+"""The one CSV format of results: long format, one number per row,
+``model,file,metric,name,severity,value`` (:func:`render_csv`), for one result
+(:func:`to_csv`: ``eval-c --csv`` / ``eval-p --csv``) or several (``report --format csv``).
+
+Why this one: every part of a results file fits it (ImageNet-C, C-bar, ImageNet-P, task scores,
+calibration) with every row naming its model, its file and its metric, so pandas or a
+spreadsheet pivots it to any table; a wide table fits one part of one file. Text cells that a
+spreadsheet would run as a formula are written as text (a leading ``'``,
+:func:`corruptbench.safe_text.csv_cell`); numbers as Python writes them (``repr``), rates as
+fractions. :func:`corruptbench.metrics.load_p_baseline` reads an ``eval-p --csv`` file back as
+an ImageNet-P baseline.
+"""
 
 from __future__ import annotations
 
 import csv
 import io
-import math
 import os
-from typing import Any
+from collections.abc import Callable, Sequence
 
 from ..fileio import write_text
-from ..grid import SEVERITIES
+from ..grid import SEVERITIES, parse_cell_key
 from ..safe_text import csv_cell
-from .core import Results
+from .parts import CALIBRATION_METRICS, CalibrationResults, CBarResults, ResultsLike
 
-__all__ = ["to_csv"]
-
-
-def _fmt(v: Any) -> str:
-    if v is None:
-        return ""
-    if isinstance(v, float):
-        return "" if math.isnan(v) else f"{v:.6f}"
-    return str(v)
+__all__ = ["CSV_COLUMNS", "render_csv", "to_csv"]
 
 
-class _SafeWriter:
-    """A :func:`csv.writer` whose text cells cannot run as spreadsheet formulas
-    (:func:`~corruptbench.safe_text.csv_cell`; numbers stay numbers). The names written here are
-    registered names today; the guard keeps it so for whatever text a row may carry later."""
-
-    def __init__(self, writer: Any) -> None:
-        self.writer = writer
-
-    def writerow(self, row: list[Any]) -> None:
-        self.writer.writerow([csv_cell(v) for v in row])
-
-
-def _largest(counts: list[int | None] | None) -> int | str:
-    """The largest image count of a row (``""`` when none)."""
-    present = [n for n in counts or [] if n]
-    return max(present) if present else ""
-
-
-def _c_rows(w: Any, results: Results) -> None:
-    """eval-c's table: the ImageNet-C rows, the C-bar rows (no CE), ``clean``, ``mCE`` and the
-    C-bar mean (see :func:`to_csv`)."""
-    c, cb = results.c, results.cbar
-    w.writerow(["corruption", "e1", "e2", "e3", "e4", "e5", "mean_error", "ce", "relative_ce", "n"])
-    if c is not None:
-        for name, errs in c.errors.items():
-            present = [e for e in errs if e is not None]
-            mean = sum(present) / len(SEVERITIES) if len(present) == len(SEVERITIES) else None
-            w.writerow(
-                [
-                    name,
-                    *map(_fmt, errs),
-                    _fmt(mean),
-                    _fmt(c.ce.get(name)),
-                    _fmt(c.relative_ce.get(name)),
-                    _largest(c.counts.get(name)),
-                ]
-            )
-    if cb is not None:
-        means = cb.corruption_errors()
-        for name, errs in cb.errors.items():
-            row = [name, *map(_fmt, errs), _fmt(means.get(name))]
-            w.writerow([*row, "", "", _largest(cb.counts.get(name))])
-    part = c if c is not None else cb
-    assert part is not None
-    w.writerow(
-        ["clean", "", "", "", "", "", _fmt(part.clean_error), "", "", part.clean_count or ""]
-    )
-    if c is not None:
-        # a mean over fewer than the 15 benchmark corruptions is not the mCE: its row says so
-        label = f"partial mCE ({c.covered} of 15)" if c.partial else "mCE"
-        mce, rel = (c.partial_mce, c.partial_relative_mce) if c.partial else (c.mce, c.relative_mce)
-        w.writerow([label, "", "", "", "", "", _fmt(c.mean_error), _fmt(mce), _fmt(rel), ""])
-    if cb is not None:
-        n = len(cb.corruptions)
-        label = (
-            f"partial {cb.benchmark} mean ({cb.covered} of {n})"
-            if cb.partial
-            else f"{cb.benchmark} mean"
-        )
-        w.writerow([label, "", "", "", "", "", _fmt(cb.mean_error), "", "", ""])
-
-
-def to_csv(results: Results, path: str | os.PathLike[str] | None = None) -> str:
-    """CSV export; returns the text and writes it to ``path`` when given.
-
-    eval-c: one row per corruption ``corruption,e1..e5,mean_error,ce,relative_ce,n``, then rows
-    ``clean`` (clean error in ``mean_error``) and ``mCE`` (mCE in ``ce``, relative mCE in
-    ``relative_ce``; ``partial mCE (2 of 15)`` with the means over the corruptions evaluated when
-    fewer than the 15 benchmark ones were); C-bar corruptions have rows of their own (their
-    mean over the levels evaluated in ``mean_error``, no CE), and the C-bar mean (test_c_bar.py's
-    over the benchmark's cells) a row ``imagenet_c_bar mean`` (``cifar10_c_bar mean``; ``partial
-    ... (7 of 10)``). eval-p: ``perturbation,fp,t5d,zipf,num_sequences,flip_rate,t5d_ratio`` - the
-    format :func:`corruptbench.metrics.load_p_baseline` reads. A task-score grid:
-    ``corruption,severity,score`` rows (severity 0 = clean), the table ``corruptbench score``
-    reads back. Text cells that a spreadsheet would run as a formula are written as text
-    (a leading ``'``, :func:`corruptbench.safe_text.csv_cell`).
-    """
-    buf = io.StringIO()
-    w = _SafeWriter(csv.writer(buf, lineterminator="\n"))
-    if results.kind == "score":
-        s = results.score
-        assert s is not None
-        w.writerow(["corruption", "severity", "score"])
-        w.writerow(["clean", 0, "" if s.clean is None else repr(s.clean)])
-        for name, values in s.scores.items():
-            for sev, v in enumerate(values, 1):
-                w.writerow([name, sev, "" if v is None else repr(v)])
-    elif results.kind == "p":
-        p = results.p
-        assert p is not None
-        w.writerow(["perturbation", "fp", "t5d", "zipf", "num_sequences", "flip_rate", "t5d_ratio"])
-        fr, t5r = p.flip_rate or {}, p.t5d_ratio or {}
-        for name, v in p.flip_probability.items():
-            w.writerow(
-                [
-                    name,
-                    _fmt(v),
-                    _fmt(p.top5_distance.get(name)),
-                    _fmt(p.zipf_distance.get(name)),
-                    p.num_sequences.get(name),
-                    _fmt(fr.get(name)),
-                    _fmt(t5r.get(name)),
-                ]
-            )
-    else:
-        _c_rows(w, results)
-    text = buf.getvalue()
+def to_csv(results: ResultsLike, path: str | os.PathLike[str] | None = None) -> str:
+    """The CSV of one result (:func:`render_csv` of it); returns the text and writes it to
+    ``path`` when given."""
+    text = render_csv([results])
     if path is not None:
         write_text(path, text)
     return text
+
+
+#: the columns of the CSV
+CSV_COLUMNS = ("model", "file", "metric", "name", "severity", "value")
+
+
+def render_csv(results: Sequence[ResultsLike]) -> str:
+    """Long-format CSV, one number per row: ``model,file,metric,name,severity,value``.
+
+    ``metric`` is one of ``clean_error, mce, relative_mce, mean_error, extra_mean_error, error, ce,
+    relative_ce, mfr, mt5d, flip_probability, top5_distance, zipf_distance, flip_rate, t5d_ratio``
+    (and for a result over fewer than the 15 benchmark corruptions, whose ``mce`` is empty,
+    ``partial_mce`` and ``partial_relative_mce``: the means over those evaluated), for a protocol
+    with a leaderboard ``clean_acc`` and ``corruptions_acc`` (``name``: the protocol, e.g.
+    ``robustbench``),
+    for C-bar results ``cbar_mean_error`` and ``cbar_extra_mean_error`` (``name``: the benchmark,
+    ``imagenet_c_bar`` or ``cifar10_c_bar``), ``cbar_error`` and ``cbar_level`` (the level's value)
+    per corruption and severity 1..5, ``cbar_corruption_error`` (a corruption's mean over its
+    levels) and, without an ImageNet-C part, ``clean_error``,
+    or for task-score grids ``clean_score`` (P), ``mpc``, ``rpc``, ``score`` (a cell),
+    ``score_mean`` and ``relative_score`` (mean / P of a corruption); ``name`` is the corruption /
+    perturbation (empty for model-level numbers); ``severity`` is 1..5 for ``error`` and ``score``
+    rows, empty otherwise. Calibration (results that have it): ``ece_bins``; per cell ``nll``,
+    ``brier``, ``ece``, ``top1_error``, ``top5_error``, ``mean_confidence`` with ``name`` the
+    corruption and ``severity`` 1..5, or ``name`` ``clean`` and ``severity`` 0 (eval-p: ``name``
+    a perturbation and ``severity`` 0 for its clean frames, ``clean`` for them pooled); per
+    severity the means ``<number>_severity_mean`` with ``name`` ``benchmark`` (over the 15) or
+    ``all`` (over the 19) and ``corruptions_measured`` (how many the mean covers). Rates are
+    fractions (not percentages), scores as measured; missing values are empty.
+    """
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(CSV_COLUMNS)
+
+    def row(r: ResultsLike, metric: str, name: str, sev: object, value: float | None) -> None:
+        w.writerow(
+            [
+                csv_cell(r.label),  # a model id like =HYPERLINK(...) stays text in a spreadsheet
+                csv_cell(r.source),
+                metric,
+                csv_cell(name),
+                "" if sev is None else sev,
+                "" if value is None else repr(float(value)),
+            ]
+        )
+
+    for r in results:
+        c, p = r.c, r.p
+        if c is not None:
+            for metric in ("clean_error", "mce", "relative_mce", "mean_error", "extra_mean_error"):
+                row(r, metric, "", None, getattr(c, metric))
+            if c.partial:  # the means over fewer than the 15: never in the mce rows
+                row(r, "partial_mce", "", None, c.partial_mce)
+                row(r, "partial_relative_mce", "", None, c.partial_relative_mce)
+            lb = r.leaderboard or {}
+            for metric in ("clean_acc", "corruptions_acc"):
+                if metric in lb:
+                    row(r, metric, str(lb["protocol"]), None, lb[metric])
+            for name, values in c.errors.items():
+                for s, v in enumerate(values, 1):
+                    row(r, "error", name, s, v)
+                row(r, "ce", name, None, c.ce.get(name))
+                row(r, "relative_ce", name, None, c.relative_ce.get(name))
+        if p is not None:
+            row(r, "mfr", "", None, p.mfr)
+            row(r, "mt5d", "", None, p.mt5d)
+            for metric, table in (
+                ("flip_probability", p.flip_probability),
+                ("top5_distance", p.top5_distance),
+                ("zipf_distance", p.zipf_distance),
+                ("flip_rate", p.flip_rate or {}),
+                ("t5d_ratio", p.t5d_ratio or {}),
+            ):
+                for name, v in table.items():
+                    row(r, metric, name, None, v)
+        if r.cbar is not None:
+            _cbar_csv(r.cbar, lambda *a, r=r: row(r, *a), clean=c is None)
+        g = r.score
+        if g is not None:
+            row(r, "clean_score", "", None, g.clean)
+            row(r, "mpc", "", None, g.mpc)
+            row(r, "rpc", "", None, g.rpc)
+            means = g.corruption_means()
+            relative = g.summary.relative if g.summary is not None else {}
+            for name, values in g.scores.items():
+                for sev, v in zip(SEVERITIES, values):
+                    row(r, "score", name, sev, v)
+                row(r, "score_mean", name, None, means.get(name))
+                row(r, "relative_score", name, None, relative.get(name))
+        if r.calibration is not None:
+            _calibration_csv(r.calibration, lambda *a, r=r: row(r, *a))
+    return buf.getvalue()
+
+
+def _cbar_csv(cb: CBarResults, row: Callable[..., None], clean: bool) -> None:
+    """The C-bar rows of one result (see :func:`render_csv`); ``clean``: with its clean error
+    (when no ImageNet-C part gave it)."""
+    if clean:
+        row("clean_error", "", None, cb.clean_error)
+    row("cbar_mean_error", cb.benchmark, None, cb.mean_error)
+    row("cbar_extra_mean_error", cb.benchmark, None, cb.extra_mean_error)
+    means, levels = cb.corruption_errors(), cb.levels
+    for name, values in cb.errors.items():
+        for s, v in zip(SEVERITIES, values):
+            row("cbar_error", name, s, v)
+            row("cbar_level", name, s, levels[name][s - 1])
+        row("cbar_corruption_error", name, None, means.get(name))
+
+
+def _calibration_csv(cal: CalibrationResults, row: Callable[..., None]) -> None:
+    """The calibration rows of one result (see :func:`render_csv`)."""
+    row("ece_bins", "", None, cal.ece_bins)
+    for key, m in cal.cells().items():
+        cell = parse_cell_key(key)
+        for metric in CALIBRATION_METRICS[1:]:
+            row(metric, cell.name, cell.level, m[metric])
+    if cal.has_severities:
+        for group in cal.groups():
+            means = cal.severity_means(group)
+            for i, sev in enumerate(SEVERITIES):
+                row("corruptions_measured", group, sev, means["corruptions"][i])
+                for metric in CALIBRATION_METRICS[1:]:
+                    row(f"{metric}_severity_mean", group, sev, means[metric][i])

@@ -126,6 +126,8 @@ __all__ = [
     "score_num",
     "summary_cells",
     "leaderboard_rows",
+    "layout_label",
+    "missing_text",
     "partial_tag",
     "mce_cell",
     "CBAR_TITLES",
@@ -134,6 +136,41 @@ __all__ = [
     "cbar_mean_cell",
     "sort_by_mce",
 ]
+
+
+#: the data a C-bar-only result read through a layout it shares with ImageNet-C / CIFAR-10-C
+#: holds: the views name it so, not by that layout (``imagenet-c``)
+_CBAR_DATA = {
+    ("imagenet-c", "imagenet_c_bar"): "imagenet-c-bar",
+    ("imagenet-c", "cifar10_c_bar"): "cifar-10-c-bar",
+    ("cifar-c", "cifar10_c_bar"): "cifar-10-c-bar",
+}
+
+
+def layout_label(r: ResultsLike) -> str | None:
+    """The data's layout as the views show it: ``dataset.layout``, except that the C-bar data of
+    a result without ImageNet-C numbers, read through ImageNet-C's folder layout (or CIFAR-10-C's
+    arrays), is named for what it holds (``imagenet-c-bar``, ``cifar-10-c-bar``)."""
+    layout = r.dataset.layout
+    if r.cbar is None or r.c is not None or layout is None:
+        return layout
+    return _CBAR_DATA.get((layout, r.cbar.benchmark), layout)
+
+
+def missing_text(part: CResults | CBarResults) -> str:
+    """The corruptions a partial mean (mCE, C-bar's) lacks, those evaluated at some severities
+    told apart from those not evaluated at all: ``"gaussian_noise (severity 1 only); not
+    evaluated: shot_noise, ..."``."""
+    some, absent = [], []
+    for name in part.missing:
+        done = [str(s) for s, v in enumerate(part.errors.get(name) or [], 1) if v is not None]
+        if done:
+            word = "severity" if len(done) == 1 else "severities"
+            some.append(f"{name} ({word} {', '.join(done)} only)")
+        else:
+            absent.append(name)
+    not_run = "not evaluated: " + ", ".join(absent) if absent else ""
+    return "; ".join(x for x in (", ".join(some), not_run) if x)
 
 
 def leaderboard_rows(r: ResultsLike) -> list[tuple[str, str]]:

@@ -533,13 +533,18 @@ def reliability_diagram(results: Sequence[ResultsLike], max_models: int = 4) -> 
         return _png(reliability_diagram_figure(results, max_models))
 
 
-def _reliability_line(ax: Any, stats: Any, bins: int, label: str, **style: Any) -> None:
-    """Accuracy against mean confidence of each non-empty bin, with the ECE in the label."""
+def _reliability_line(
+    ax: Any, stats: Any, bins: int, label: str, ece: float | None = None, **style: Any
+) -> None:
+    """Accuracy against mean confidence of each non-empty bin of ``stats``, with the ECE in the
+    label: ``ece`` when given (a severity's: the mean over its cells, as every view gives it),
+    else the ECE of ``stats``."""
     rows = [b for b in stats.reliability(bins) if b["count"]]
+    value = stats.ece(bins) if ece is None else ece
     ax.plot(
         [100 * b["confidence"] for b in rows],
         [100 * b["accuracy"] for b in rows],
-        label=f"{label}: ECE {100 * stats.ece(bins):.1f}%, n={stats.n}",
+        label=f"{label}: ECE {100 * value:.1f}%, n={stats.n}",
         **style,
     )
 
@@ -565,16 +570,19 @@ def reliability_diagram_figure(
             if clean is not None and clean.n:
                 _reliability_line(ax, clean, bins, "clean", color="tab:blue", marker="o", ms=4)
             worst = cal.worst_severity
-            # ImageNet-C's 19 pooled; C-bar's corruptions for a result of those only
-            group = "cbar" if cal.main_group() == "cbar" else "all"
+            # the corruptions of the severity means (the 15 when any was measured): the curve
+            # pools their cells, the ECE in the legend is their mean, the one severity ECE
+            group = cal.main_group()
             pooled = cal.pooled(worst, group) if worst is not None else None
             if pooled is not None and worst is not None:
-                n = cal.severity_means(group)["corruptions"][SEVERITIES.index(worst)]
+                means = cal.severity_means(group)
+                i = SEVERITIES.index(worst)
                 _reliability_line(
                     ax,
                     pooled,
                     bins,
-                    f"severity {worst} ({n} corruptions)",
+                    f"severity {worst} ({means['corruptions'][i]} corruptions pooled)",
+                    ece=means["ece"][i],
                     color="tab:red",
                     marker="s",
                     ms=4,

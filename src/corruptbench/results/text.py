@@ -4,13 +4,15 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Collection, Iterable, Sequence
+from typing import Any
 
 from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ..grid import SEVERITIES
+from ..grid import SEVERITIES, parse_cell_key, reference_order
 from ..safe_text import printable
 from .format import (
     BENCHMARK_CORRUPTIONS,
@@ -18,7 +20,9 @@ from .format import (
     EXTRA_CORRUPTIONS,
     cbar_partial_tag,
     cbar_title,
+    layout_label,
     leaderboard_rows,
+    missing_text,
     num,
     pct,
     pretty,
@@ -41,6 +45,7 @@ __all__ = [
     "cbar_headline",
     "calibration_headline",
     "calibration_rows",
+    "calibration_cell_rows",
 ]
 
 
@@ -82,6 +87,9 @@ def _covered(count: int, group: str) -> str:
     """How many corruptions a severity mean covers: ``"3 of 15"``; C-bar's: ``"10 C-bar"``."""
     return f"{count} C-bar" if group == "cbar" else f"{count} of {len(CALIBRATION_GROUPS[group])}"
 
+
+#: the severity columns of the terminal tables
+_SEVERITY_COLUMNS = tuple(f"sev{s}" for s in SEVERITIES)
 
 #: what the severity means of each group are over, for titles
 _GROUP_TITLES = {
@@ -137,22 +145,57 @@ def calibration_rows(cal: CalibrationResults) -> list[tuple[str, str, dict]]:
     return out
 
 
-def _calibration_table(cal: CalibrationResults) -> Table:
-    """Clean and per severity, narrow enough for an 80-column terminal."""
-    group = cal.main_group()
+def _table(
+    title: str,
+    label: str,
+    numbers: Sequence[str],
+    *,
+    caption: str | None = None,
+    bold: str | None = None,
+    text: str | None = None,
+) -> Table:
+    """The scaffold of every table here: a ``label`` column, the ``numbers`` columns (right
+    aligned; ``bold``: the one in bold) and an optional ``text`` column (left). The label and
+    text columns wrap when the console is narrow; a number column never wraps nor is cut, so
+    every number stays whole at 80 columns and in a log file (rich's width there: 80)."""
     t = Table(
-        title=escape(
-            f"Calibration (ECE: {cal.ece_bins} bins; top-1 / top-5: errors; conf.: mean "
-            "confidence); severities: mean over the "
-            + _GROUP_TITLES[group]
-            + " measured (how many: n)"
-        ),
+        title=escape(title),
         title_justify="left",
+        caption=caption,
+        caption_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
     )
-    for col in ("", "n", "NLL", "Brier", "ECE", "top-1", "top-5", "conf."):
-        t.add_column(col, justify="left" if not col else "right", no_wrap=True)
+    t.add_column(label, overflow="fold")
+    for col in numbers:
+        t.add_column(col, justify="right", no_wrap=True, style="bold" if col == bold else None)
+    if text is not None:
+        t.add_column(text, justify="left", overflow="fold")
+    return t
+
+
+def _footnote(text: str, rows: Iterable[str], marked: Collection[str]) -> str | None:
+    """``text``, the footnote of the rows marked ``*``, when any of ``rows`` is ``marked``."""
+    return text if any(name in marked for name in rows) else None
+
+
+def calibration_cell_rows(cal: CalibrationResults) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The per-cell calibration by corruption: ``(name, [numbers at severity 1..5])`` for every
+    corruption measured at a severity, ImageNet-C's then C-bar's, each in reference order
+    (``{}`` at a severity not measured); empty for eval-p results (clean frames only)."""
+    measured = [parse_cell_key(k) for k in cal.stats]
+    names = reference_order([c.name for c in measured if c.level in SEVERITIES])
+    return [(n, [cal.cell(n, s) or {} for s in SEVERITIES]) for n in names]
+
+
+def _calibration_table(cal: CalibrationResults) -> Table:
+    """Clean and per severity, narrow enough for an 80-column terminal."""
+    title = (
+        f"Calibration (ECE: {cal.ece_bins} bins; top-1 / top-5: errors; conf.: mean "
+        f"confidence); severities: mean over the {_GROUP_TITLES[cal.main_group()]} measured "
+        "(how many: n)"
+    )
+    t = _table(title, "", ("n", "NLL", "Brier", "ECE", "top-1", "top-5", "conf."))
     for label, covered, m in calibration_rows(cal):
         t.add_row(
             label.replace("severity ", "sev "),
@@ -225,20 +268,13 @@ def _p(value: float | None) -> str:
 def _c_table(res: ResultsLike) -> Table:
     c = res.c
     assert c is not None
-    t = Table(
-        title=escape(f"ImageNet-C, all numbers in % (CE baseline: {c.baseline})"),
-        title_justify="left",
-        caption="* extra corruption, not part of mCE",
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
+    t = _table(
+        f"ImageNet-C, all numbers in % (CE baseline: {c.baseline})",
+        "Corruption",
+        (*_SEVERITY_COLUMNS, "mean", "CE", "rel.CE"),
+        caption=_footnote("* extra corruption, not part of mCE", c.errors, EXTRA_CORRUPTIONS),
+        bold="CE",
     )
-    t.add_column("Corruption", no_wrap=True)
-    for s in SEVERITIES:
-        t.add_column(f"sev{s}", justify="right", no_wrap=True)
-    t.add_column("mean", justify="right", no_wrap=True)
-    t.add_column("CE", justify="right", style="bold", no_wrap=True)
-    t.add_column("rel.CE", justify="right", no_wrap=True)
     means = c.mean_errors()
     sectioned = False
     for name, values in c.errors.items():
@@ -260,19 +296,18 @@ def _c_table(res: ResultsLike) -> Table:
 def _cbar_table(cbar: CBarResults) -> Table:
     """Top-1 error per corruption and level, its mean, the level values; then the mean."""
     title = cbar_title(cbar)
-    t = Table(
-        title=escape(f"{title}, top-1 error in % (test_c_bar.py's metric: no normalisation)"),
-        title_justify="left",
-        caption=f"* not one of {title}'s ten corruptions, not in its mean",
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
+    t = _table(
+        f"{title}, top-1 error in % (test_c_bar.py's metric: no normalisation)",
+        "Corruption",
+        (*_SEVERITY_COLUMNS, "mean"),
+        caption=_footnote(
+            f"* not one of {title}'s ten corruptions, not in its mean",
+            cbar.errors,
+            set(cbar.errors) - set(cbar.corruptions),
+        ),
+        bold="mean",
+        text="levels",
     )
-    t.add_column("Corruption", no_wrap=True)
-    for s in SEVERITIES:
-        t.add_column(f"sev{s}", justify="right", no_wrap=True)
-    t.add_column("mean", justify="right", style="bold", no_wrap=True)
-    t.add_column("levels", justify="left", no_wrap=True)
     means, levels = cbar.corruption_errors(), cbar.levels
     inside = set(cbar.corruptions)
     for name, values in cbar.errors.items():
@@ -291,17 +326,11 @@ def _cbar_table(cbar: CBarResults) -> Table:
 def _p_table(res: ResultsLike) -> Table:
     p = res.p
     assert p is not None
-    t = Table(
-        title=f"ImageNet-P (difficulty {p.difficulty})",
-        title_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
+    t = _table(
+        f"ImageNet-P (difficulty {p.difficulty})",
+        "Perturbation",
+        ("Flip prob.", "Top-5 dist.", "FR", "sequences"),
     )
-    t.add_column("Perturbation", no_wrap=True)
-    t.add_column("Flip prob.", justify="right")
-    t.add_column("Top-5 dist.", justify="right")
-    t.add_column("FR", justify="right")
-    t.add_column("sequences", justify="right")
     for name, fp in p.flip_probability.items():
         fr = (p.flip_rate or {}).get(name)
         t.add_row(
@@ -317,19 +346,13 @@ def _p_table(res: ResultsLike) -> Table:
 def _score_table(res: ResultsLike) -> Table:
     s = res.score
     assert s is not None
-    t = Table(
-        title=f"{s.metric} per corruption and severity (rel. = mean / P)",
-        title_justify="left",
-        caption="* extra corruption, not part of mPC",
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
+    t = _table(
+        f"{s.metric} per corruption and severity (rel. = mean / P)",
+        "Corruption",
+        (*_SEVERITY_COLUMNS, "mean", "rel."),
+        caption=_footnote("* extra corruption, not part of mPC", s.scores, EXTRA_CORRUPTIONS),
+        bold="mean",
     )
-    t.add_column("Corruption", no_wrap=True)
-    for sev in range(1, 6):
-        t.add_column(f"sev{sev}", justify="right", no_wrap=True)
-    t.add_column("mean", justify="right", style="bold", no_wrap=True)
-    t.add_column("rel.", justify="right", no_wrap=True)
     means = s.corruption_means()
     relative = s.summary.relative if s.summary is not None else {}
     sectioned = False
@@ -385,7 +408,7 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         head.add_row(escape(label), value)
     console.print()
     console.print(head)
-    bits = [str(v) for v in (ds.layout, ds.profile) if v]
+    bits = [str(v) for v in (layout_label(res), ds.profile) if v]
     if ds.protocol is not None:
         bits.append(f"protocol {ds.protocol}")
     if ds.num_images is not None:
@@ -406,12 +429,9 @@ def write_summary(res: ResultsLike, console: Console) -> None:
         console.print(_calibration_table(res.calibration))
     notes: list[str] = []
     if res.c is not None and res.c.partial and res.c.missing:
-        notes.append("mCE is partial; missing: " + ", ".join(res.c.missing))
+        notes.append("mCE is partial; " + missing_text(res.c))
     if res.cbar is not None and res.cbar.partial:
-        notes.append(
-            f"the {cbar_title(res.cbar)} mean is partial; not at all five levels: "
-            + ", ".join(res.cbar.missing)
-        )
+        notes.append(f"the {cbar_title(res.cbar)} mean is partial; " + missing_text(res.cbar))
     if res.p is not None:
         notes.extend(res.p.notes)
     if res.score is not None and res.score.partial:

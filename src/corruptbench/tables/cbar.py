@@ -16,8 +16,10 @@ Corruptions in Natural Corruption Robustness", NeurIPS 2021), four files, transc
   rows are theirs, :data:`CSV_ROW_NAMES`).
 
 A level is the original's ``severity`` argument, a float in [0, 10] that the classes turn into
-parameters (``float_parameter(level, maxval) = level * maxval / 10``); our severities 1..5 index
-five of them. The ``cifar`` profile reads the CIFAR-10 tables, every other profile the ImageNet
+parameters (``float_parameter(level, maxval) = level * maxval / 10``; each corruption's
+registration writes its formulas once, ``from_level``, and
+:func:`corruptbench.corruptions.params_of` applies them); our severities 1..5 index five of
+them. The ``cifar`` profile reads the CIFAR-10 tables, every other profile the ImageNet
 ones (at the image's own size: ``tiny``, 64 px, is our Tiny-ImageNet-C-bar, ImageNet levels at
 64 px: no published table exists for it).
 

@@ -10,6 +10,10 @@ numbers as ``imagenet_c/corruptions.py:122-424`` of the imagenet-c 0.0.3 package
 * ``tiny``      (64 px)  — ``make_tinyimagenet_c.py`` = ``make_imagenet_64_c.py``
 * ``cifar``     (32 px)  — ``make_cifar_c.py``
 
+The values of an entry are, in order, the keyword parameters that the corruption's registration
+names (the spec's ``params``; :func:`corruptbench.corruptions.params_of` zips them), then those of
+:data:`PROFILE_PARAMS`, which come from the profile.
+
 Conventions:
 
 * ``zoom_blur`` entries are ``(stop, step)`` of ``np.arange(1, stop, step)`` — the factor list is
@@ -27,7 +31,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Any
 
-__all__ = ["TABLES", "get_params", "ELASTIC_SCALE", "SPATTER_COLOURS"]
+__all__ = ["TABLES", "get_params", "ELASTIC_SCALE", "SPATTER_COLOURS", "PROFILE_PARAMS"]
 
 
 #: spatter's liquid colours, RGB 0..255 (make_imagenet_c.py spatter: water ``175 / 255.``,
@@ -202,6 +206,16 @@ _CIFAR: dict[str, tuple[Any, ...]] = {
     ),
     "saturate": ((0.3, 0), (0.1, 0), (1.5, 0), (2, 0.1), (2.5, 0.2)),
 }
+
+#: the parameters a corruption takes from the dataset profile rather than from its table:
+#: corruption -> {parameter: attribute of :class:`corruptbench.profiles.Profile`} (frost's
+#: texture rescale of make_tinyimagenet_c.py / make_cifar_c.py, fog's plasma map size)
+PROFILE_PARAMS: MappingProxyType[str, MappingProxyType[str, str]] = MappingProxyType(
+    {
+        "frost": MappingProxyType({"texture_scale": "frost_scale"}),
+        "fog": MappingProxyType({"mapsize": "fog_mapsize"}),
+    }
+)
 
 #: profile name -> corruption name -> five per-severity parameter entries (read-only views).
 TABLES: MappingProxyType[str, MappingProxyType[str, tuple[Any, ...]]] = MappingProxyType(

@@ -42,57 +42,59 @@ KERNEL_SIGNATURES: Mapping[str, tuple[str, ...]] = MappingProxyType(
         "datasets.jpeg_transcoder:_reoptimize": (
             "readonly uint8[::1], uint8[::1], int32[::1], int32[:, ::1], int64[:, ::1], int64[:, ::1], int64[:, ::1], uint8[:, ::1], int16[:, ::1]",
         ),
-        "ops.cbar_kernels:add_gray_field_u8": (
+        "ops.cbar_kernels_noise:add_gray_field_u8": (
             "readonly uint8[:, :, ::1], float64[:, ::1], float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:bleach_bypass_u8": (
+        "ops.cbar_kernels_color:bleach_bypass_u8": (
             "readonly uint8[:, :, ::1], float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:caustic_field": ("float64, float64, float64, float64[:, ::1]",),
-        "ops.cbar_kernels:caustic_refraction_f64": (
+        "ops.cbar_kernels_noise:caustic_field": ("float64, float64, float64, float64[:, ::1]",),
+        "ops.cbar_kernels_distortion:caustic_refraction_f64": (
             "readonly uint8[:, :, ::1], float64[:, :, ::1], float64, float64, float64, float64[:, :, ::1]",
         ),
-        "ops.cbar_kernels:checkerboard_u8": (
+        "ops.cbar_kernels_obscure:checkerboard_u8": (
             "readonly uint8[:, :, ::1], float64, float64, float64, bool[:, ::1], uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:cocentric_sine_u8": (
+        "ops.cbar_kernels_noise:cocentric_sine_u8": (
             "readonly uint8[:, :, ::1], float64, float64, float64, float64, float64, float64[::1], float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:color_dither_u8": (
+        "ops.cbar_kernels_color:color_dither_u8": (
             "readonly uint8[:, :, ::1], uint8[::1], uint8[:, :, ::1], uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:fish_eye_f32": (
+        "ops.cbar_kernels_distortion:fish_eye_f32": (
             "float32[:, :, ::1], float64[:, ::1], float64, float64, float64, float64[:, :, ::1]",
         ),
-        "ops.cbar_kernels:hue_shift_u8": ("readonly uint8[:, :, ::1], float32, uint8[:, :, ::1]",),
-        "ops.cbar_kernels:pinch_and_twirl_f32": (
+        "ops.cbar_kernels_color:hue_shift_u8": (
+            "readonly uint8[:, :, ::1], float32, uint8[:, :, ::1]",
+        ),
+        "ops.cbar_kernels_distortion:pinch_and_twirl_f32": (
             "float32[:, :, ::1], int64, float64[:, ::1], float64, float64, float64[:, :, ::1]",
         ),
-        "ops.cbar_kernels:plasma_u8": (
+        "ops.cbar_kernels_noise:plasma_u8": (
             "readonly uint8[:, :, ::1], float64, int64, float64, float64, float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:pseudocolor_u8": (
+        "ops.cbar_kernels_color:pseudocolor_u8": (
             "readonly uint8[:, :, ::1], uint8[:, ::1], float64, float64, float64, float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:ripple_u8": (
+        "ops.cbar_kernels_distortion:ripple_u8": (
             "readonly uint8[:, :, ::1], float64[::1], float64[::1], float64[::1], uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:scatter_u8": (
+        "ops.cbar_kernels_blur:scatter_u8": (
             "readonly uint8[:, :, ::1], float64, float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:single_frequency_u8": (
+        "ops.cbar_kernels_noise:single_frequency_u8": (
             "readonly uint8[:, :, ::1], float64, float64, float64, float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:sparkles_u8": (
+        "ops.cbar_kernels_noise:sparkles_u8": (
             "readonly uint8[:, :, ::1], float64[:, ::1], float64[::1], int64[::1], float64, bool, float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:technicolor_u8": (
+        "ops.cbar_kernels_color:technicolor_u8": (
             "readonly uint8[:, :, ::1], float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:voronoi_u8": (
+        "ops.cbar_kernels_noise:voronoi_u8": (
             "readonly uint8[:, :, ::1], float64, float64, float64, float64, float64, float64, uint8[:, :, ::1]",
         ),
-        "ops.cbar_kernels:water_drop_u8": (
+        "ops.cbar_kernels_distortion:water_drop_u8": (
             "readonly uint8[:, :, ::1], float64, float64, float64, float64, float64, float64, uint8[:, :, ::1]",
         ),
         "ops.fourier_noise:pow_inplace": ("float64[::1], float64",),

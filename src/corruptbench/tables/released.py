@@ -73,6 +73,9 @@ class ReleasedFile:
         zenodo_record: The Zenodo record the file belongs to (its API lists an MD5 per file).
         contents: What the part holds (corruption names), for the plan.
         optional: Left out unless ``--parts`` names it.
+        approx_gb: A rounded size in GB where a source gives only that (shown by the plan;
+            never checked: ``size`` is what is checked).
+        approx_source: Where ``approx_gb`` comes from.
     """
 
     name: str
@@ -85,6 +88,8 @@ class ReleasedFile:
     zenodo_record: str | None = None
     contents: tuple[str, ...] = ()
     optional: bool = False
+    approx_gb: int | None = None
+    approx_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -124,6 +129,15 @@ IMAGENET_C_PARTS: dict[str, tuple[str, ...]] = {
     "extra": ("speckle_noise", "gaussian_blur", "spatter", "saturate"),
 }
 
+#: ImageNet-C's archive sizes, rounded to GB: kkirchheim/pytorch-ood on GitHub (commit 42f17ca),
+#: src/pytorch_ood/dataset/img/imagenet.py, class ImageNetC docstring (no exact byte count was
+#: found offline; the server announces it and the MD5 decides)
+_IMAGENET_C_GB = {"noise": 21, "blur": 7, "weather": 12, "digital": 7, "extra": 15}
+_IMAGENET_C_GB_SOURCE = (
+    "rounded; kkirchheim/pytorch-ood on GitHub (commit 42f17ca), "
+    "src/pytorch_ood/dataset/img/imagenet.py, class ImageNetC docstring"
+)
+
 # MD5 of ImageNet-C's archives: pytorch-ood 0.4.0 imagenet.py lines 190-194 and torch-uncertainty
 # 0.13.0 imagenet/imagenet_c.py lines 28-32 (two packages, the same five values)
 _IMAGENET_C_MD5 = {
@@ -150,6 +164,8 @@ def _imagenet_c_file(part: str) -> ReleasedFile:
         checksums=(Checksum("md5", md5, src),),
         zenodo_record="2235448",
         contents=IMAGENET_C_PARTS[part],
+        approx_gb=_IMAGENET_C_GB[part],
+        approx_source=_IMAGENET_C_GB_SOURCE,
     )
 
 

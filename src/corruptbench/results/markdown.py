@@ -1,15 +1,14 @@
-"""Markdown (for papers / READMEs) and CSV (long format, for pandas / spreadsheets) exports."""
+"""The Markdown report of one or more results (for papers and READMEs): their tables, as
+:func:`corruptbench.report.render_report` writes them to ``.md``. The one CSV format is
+:mod:`corruptbench.results.export`'s."""
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from ..grid import SEVERITIES, parse_cell_key, reference_order
+from ..grid import SEVERITIES, reference_order
 from ..perturbations import ALL_PERTURBATIONS
-from ..results import CalibrationResults, CBarResults, Results
-from ..results.format import (
+from .format import (
     ALL_CORRUPTIONS,
     EXTRA_CORRUPTIONS,
     cbar_mean_cell,
@@ -19,13 +18,13 @@ from ..results.format import (
     pct,
     pretty,
     score_num,
+    sort_by_mce,
     summary_cells,
 )
-from ..results.parts import CALIBRATION_METRICS
-from ..results.text import calibration_rows
-from ..safe_text import csv_cell
+from .parts import CalibrationResults, ResultsLike
+from .text import calibration_cell_rows, calibration_rows
 
-__all__ = ["render_markdown", "render_csv"]
+__all__ = ["render_markdown"]
 
 
 def _md_cell(value: object) -> str:
@@ -47,7 +46,7 @@ def _table(
     return "\n".join(out)
 
 
-def _score_sections(rows: Sequence[Results]) -> list[str]:
+def _score_sections(rows: Sequence[ResultsLike]) -> list[str]:
     """Task-score grids: P / mPC / rPC per model, the mean / P of each corruption per model, and
     each model's score at every severity."""
     parts = ["### Task scores (P, mPC, rPC)", ""]
@@ -91,14 +90,12 @@ def _score_sections(rows: Sequence[Results]) -> list[str]:
     return parts
 
 
-def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) -> str:
+def render_markdown(results: Sequence[ResultsLike], warnings: Sequence[str] = ()) -> str:
     """Markdown tables: headline comparison (sorted by mCE), CE per corruption, error by severity,
     ImageNet-C-bar / CIFAR-10-C-bar (test_c_bar.py's errors and means), ImageNet-P, task scores
     (P, mPC, rPC). Percentages with one decimal (flip probabilities with
     two), task scores as measured. ``warnings`` (e.g. results from different datasets) are quoted
     under the heading."""
-    from ..results.format import sort_by_mce  # not .html: Markdown needs no matplotlib
-
     ordered = sort_by_mce(results)
     c_rows = [r for r in ordered if r.c is not None]
     p_rows = [r for r in ordered if r.p is not None]
@@ -126,7 +123,7 @@ def render_markdown(results: Sequence[Results], warnings: Sequence[str] = ()) ->
     return "\n".join(parts).rstrip() + "\n"
 
 
-def _summary_table(ordered: Sequence[Results], *, has_p: bool) -> list[str]:
+def _summary_table(ordered: Sequence[ResultsLike], *, has_p: bool) -> list[str]:
     """One row per result (clean error, mCE, relative mCE, mean errors; mFR and mT5D when any
     result has ImageNet-P numbers), then which baselines normalised the CE."""
     header = [
@@ -149,7 +146,8 @@ def _summary_table(ordered: Sequence[Results], *, has_p: bool) -> list[str]:
     baselines = sorted({r.c.baseline for r in ordered if r.c})
     if baselines:
         parts += [
-            f"CE normalised by: {_md_cell(', '.join(baselines))}. mCE = mean CE over the 15 benchmark corruptions.",
+            f"CE normalised by: {_md_cell(', '.join(baselines))}. "
+            "mCE = mean CE over the 15 benchmark corruptions.",
             "",
         ]
     protocols = sorted({str(r.dataset.protocol) for r in ordered if r.c and r.dataset.protocol})
@@ -158,7 +156,7 @@ def _summary_table(ordered: Sequence[Results], *, has_p: bool) -> list[str]:
     return parts + _leaderboard_table(ordered)
 
 
-def _leaderboard_table(rows: Sequence[Results]) -> list[str]:
+def _leaderboard_table(rows: Sequence[ResultsLike]) -> list[str]:
     """The figures of the protocol's leaderboard (RobustBench's accuracies), one row per model
     whose protocol has them."""
     boards = [(r, leaderboard_rows(r)) for r in rows if r.leaderboard is not None]
@@ -172,7 +170,7 @@ def _leaderboard_table(rows: Sequence[Results]) -> list[str]:
     return [_table(header, table), ""]
 
 
-def _ce_table(c_rows: Sequence[Results]) -> list[str]:
+def _ce_table(c_rows: Sequence[ResultsLike]) -> list[str]:
     """CE and relative CE per corruption, the ImageNet-C results side by side."""
     names = [n for n in ALL_CORRUPTIONS if any(n in r.c.errors for r in c_rows if r.c)]
     header = (
@@ -191,7 +189,7 @@ def _ce_table(c_rows: Sequence[Results]) -> list[str]:
     return ["### Corruption error (CE / relative CE) per corruption", "", _table(header, rows), ""]
 
 
-def _severity_table(r: Results) -> list[str]:
+def _severity_table(r: ResultsLike) -> list[str]:
     """One result's top-1 error per corruption: clean, severities 1..5, mean."""
     c = r.c
     assert c is not None
@@ -206,7 +204,7 @@ def _severity_table(r: Results) -> list[str]:
     return [f"### Top-1 error by severity: {_md_cell(r.label)}", "", _table(header, rows), ""]
 
 
-def _cbar_sections(rows: Sequence[Results]) -> list[str]:
+def _cbar_sections(rows: Sequence[ResultsLike]) -> list[str]:
     """C-bar results: one row per model (benchmark, clean error, mean error, each corruption's
     mean over its levels), then each model's error per corruption and level."""
     names = list(reference_order([n for r in rows if r.cbar for n in r.cbar.errors]))
@@ -244,7 +242,7 @@ def _cbar_sections(rows: Sequence[Results]) -> list[str]:
     return parts
 
 
-def _p_table(p_rows: Sequence[Results]) -> list[str]:
+def _p_table(p_rows: Sequence[ResultsLike]) -> list[str]:
     """Flip probability and top-5 distance per perturbation, the ImageNet-P results side by side."""
     names = [n for n in ALL_PERTURBATIONS if any(r.p and n in r.p.flip_probability for r in p_rows)]
     header = ["Perturbation"]
@@ -280,10 +278,8 @@ def _calibration_sections(label: str, cal: CalibrationResults) -> list[str]:
     header = ["", "corruptions", "NLL", "Brier", f"ECE ({cal.ece_bins} bins)", "top-1 error"]
     parts += [_table([*header, "top-5 error", "mean confidence"], table), ""]
     if cal.has_severities:
-        names = [n for n in ALL_CORRUPTIONS if any(cal.cell(n, s) for s in SEVERITIES)]
         table = []
-        for n in names:
-            cells = [cal.cell(n, s) or {} for s in SEVERITIES]
+        for n, cells in calibration_cell_rows(cal):
             table.append(
                 [pretty(n) + (" (extra)" if n in EXTRA_CORRUPTIONS else "")]
                 + [pct(c.get("ece")) for c in cells]
@@ -296,125 +292,3 @@ def _calibration_sections(label: str, cal: CalibrationResults) -> list[str]:
         ]
         parts += [_table(header, table), ""]
     return parts
-
-
-CSV_COLUMNS = ("model", "file", "metric", "name", "severity", "value")
-
-
-def render_csv(results: Sequence[Results]) -> str:
-    """Long-format CSV, one number per row: ``model,file,metric,name,severity,value``.
-
-    ``metric`` is one of ``clean_error, mce, relative_mce, mean_error, extra_mean_error, error, ce,
-    relative_ce, mfr, mt5d, flip_probability, top5_distance, zipf_distance, flip_rate, t5d_ratio``
-    (and for a result over fewer than the 15 benchmark corruptions, whose ``mce`` is empty,
-    ``partial_mce`` and ``partial_relative_mce``: the means over those evaluated), for a protocol
-    with a leaderboard ``clean_acc`` and ``corruptions_acc`` (``name``: the protocol, e.g.
-    ``robustbench``),
-    for C-bar results ``cbar_mean_error`` and ``cbar_extra_mean_error`` (``name``: the benchmark,
-    ``imagenet_c_bar`` or ``cifar10_c_bar``), ``cbar_error`` and ``cbar_level`` (the level's value)
-    per corruption and severity 1..5, ``cbar_corruption_error`` (a corruption's mean over its
-    levels) and, without an ImageNet-C part, ``clean_error``,
-    or for task-score grids ``clean_score`` (P), ``mpc``, ``rpc``, ``score`` (a cell),
-    ``score_mean`` and ``relative_score`` (mean / P of a corruption); ``name`` is the corruption /
-    perturbation (empty for model-level numbers); ``severity`` is 1..5 for ``error`` and ``score``
-    rows, empty otherwise. Calibration (results that have it): ``ece_bins``; per cell ``nll``,
-    ``brier``, ``ece``, ``top1_error``, ``top5_error``, ``mean_confidence`` with ``name`` the
-    corruption and ``severity`` 1..5, or ``name`` ``clean`` and ``severity`` 0 (eval-p: ``name``
-    a perturbation and ``severity`` 0 for its clean frames, ``clean`` for them pooled); per
-    severity the means ``<number>_severity_mean`` with ``name`` ``benchmark`` (over the 15) or
-    ``all`` (over the 19) and ``corruptions_measured`` (how many the mean covers). Rates are
-    fractions (not percentages), scores as measured; missing values are empty.
-    """
-    buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(CSV_COLUMNS)
-
-    def row(r: Results, metric: str, name: str, sev: object, value: float | None) -> None:
-        w.writerow(
-            [
-                csv_cell(r.label),  # a model id like =HYPERLINK(...) stays text in a spreadsheet
-                csv_cell(r.source),
-                metric,
-                csv_cell(name),
-                "" if sev is None else sev,
-                "" if value is None else repr(float(value)),
-            ]
-        )
-
-    for r in results:
-        c, p = r.c, r.p
-        if c is not None:
-            for metric in ("clean_error", "mce", "relative_mce", "mean_error", "extra_mean_error"):
-                row(r, metric, "", None, getattr(c, metric))
-            if c.partial:  # the means over fewer than the 15: never in the mce rows
-                row(r, "partial_mce", "", None, c.partial_mce)
-                row(r, "partial_relative_mce", "", None, c.partial_relative_mce)
-            lb = r.leaderboard or {}
-            for metric in ("clean_acc", "corruptions_acc"):
-                if metric in lb:
-                    row(r, metric, str(lb["protocol"]), None, lb[metric])
-            for name, values in c.errors.items():
-                for s, v in enumerate(values, 1):
-                    row(r, "error", name, s, v)
-                row(r, "ce", name, None, c.ce.get(name))
-                row(r, "relative_ce", name, None, c.relative_ce.get(name))
-        if p is not None:
-            row(r, "mfr", "", None, p.mfr)
-            row(r, "mt5d", "", None, p.mt5d)
-            for metric, table in (
-                ("flip_probability", p.flip_probability),
-                ("top5_distance", p.top5_distance),
-                ("zipf_distance", p.zipf_distance),
-                ("flip_rate", p.flip_rate or {}),
-                ("t5d_ratio", p.t5d_ratio or {}),
-            ):
-                for name, v in table.items():
-                    row(r, metric, name, None, v)
-        if r.cbar is not None:
-            _cbar_csv(r.cbar, lambda *a, r=r: row(r, *a), clean=c is None)
-        g = r.score
-        if g is not None:
-            row(r, "clean_score", "", None, g.clean)
-            row(r, "mpc", "", None, g.mpc)
-            row(r, "rpc", "", None, g.rpc)
-            means = g.corruption_means()
-            relative = g.summary.relative if g.summary is not None else {}
-            for name, values in g.scores.items():
-                for sev, v in zip(SEVERITIES, values):
-                    row(r, "score", name, sev, v)
-                row(r, "score_mean", name, None, means.get(name))
-                row(r, "relative_score", name, None, relative.get(name))
-        if r.calibration is not None:
-            _calibration_csv(r.calibration, lambda *a, r=r: row(r, *a))
-    return buf.getvalue()
-
-
-def _cbar_csv(cb: CBarResults, row: Callable[..., None], clean: bool) -> None:
-    """The C-bar rows of one result (see :func:`render_csv`); ``clean``: with its clean error
-    (when no ImageNet-C part gave it)."""
-    if clean:
-        row("clean_error", "", None, cb.clean_error)
-    row("cbar_mean_error", cb.benchmark, None, cb.mean_error)
-    row("cbar_extra_mean_error", cb.benchmark, None, cb.extra_mean_error)
-    means, levels = cb.corruption_errors(), cb.levels
-    for name, values in cb.errors.items():
-        for s, v in zip(SEVERITIES, values):
-            row("cbar_error", name, s, v)
-            row("cbar_level", name, s, levels[name][s - 1])
-        row("cbar_corruption_error", name, None, means.get(name))
-
-
-def _calibration_csv(cal: CalibrationResults, row: Callable[..., None]) -> None:
-    """The calibration rows of one result (see :func:`render_csv`)."""
-    row("ece_bins", "", None, cal.ece_bins)
-    for key, m in cal.cells().items():
-        cell = parse_cell_key(key)
-        for metric in CALIBRATION_METRICS[1:]:
-            row(metric, cell.name, cell.level, m[metric])
-    if cal.has_severities:
-        for group in cal.groups():
-            means = cal.severity_means(group)
-            for i, sev in enumerate(SEVERITIES):
-                row("corruptions_measured", group, sev, means["corruptions"][i])
-                for metric in CALIBRATION_METRICS[1:]:
-                    row(f"{metric}_severity_mean", group, sev, means[metric][i])
