@@ -1,8 +1,9 @@
-"""CCC's fifteen corruptions at any severity in [0, 5], built on the ImageNet-C kernels of ``ops/``.
+"""CCC's fifteen corruptions at any severity in [0, 5]: ImageNet-C's functions of their parameters.
 
 Each function re-implements one of ``make_imagenet_c.py`` of github.com/oripress/CCC (MIT) on a
-224 x 224 uint8 RGB image, with the parameters of :func:`corruptbench.ccc.params.ccc_params`
-and the same random draws, in the same order, as the original after ``np.random.seed(k)``: with
+224 x 224 uint8 RGB image: the parameters of :func:`corruptbench.ccc.params.ccc_params` given to
+the registry's ``<name>_p`` function (:mod:`corruptbench.corruptions.params`), with the same
+random draws, in the same order, as the original after ``np.random.seed(k)``: with
 ``rng = RandomState(k)`` the result equals ``np.uint8(noise_dict()[name](Image.fromarray(x), s))``
 (tests/ccc/test_functions.py runs the original in the reference env). At integer severities the
 parameters are ImageNet-C's, so these are the ImageNet-C corruptions except where CCC's copy
@@ -23,37 +24,21 @@ from typing import Any
 
 import cv2
 import numpy as np
-import simplejpeg
 from PIL import Image
 
-from ..corruptions.blur import glass_shuffle
-from ..corruptions.digital import elastic_source_points
-from ..corruptions.weather import (
-    FROST_FILES,
-    frost_lookup_table,
-    motion_blur_layer,
-    snow_compose_u8,
-    snow_gray,
-    snow_layer_u8,
+from ..corruptions.blur import defocus_blur_p, glass_blur_p, motion_blur_p, zoom_blur_p
+from ..corruptions.digital import (
+    brightness_p,
+    contrast_p,
+    elastic_transform_p,
+    jpeg_compression_p,
+    pixelate_p,
 )
+from ..corruptions.noise import gaussian_noise_p, impulse_noise_p, shot_noise_p
+from ..corruptions.weather import FROST_FILES, fog_p, frost_lookup_table, snow_p
 from ..errors import Arg, ArgumentError
 from ..ops import weather_stages as wk
-from ..ops.gaussian import gaussian_blur_u8
-from ..ops.hsv import hsv_adjust_uint8
-from ..ops.kernels import disk, plasma_raw_map, trimmed_disk
-from ..ops.legacy_random import (
-    PoissonPlan,
-    choice_threshold,
-    legacy_normal_u8,
-    legacy_state,
-    legacy_uniform,
-)
-from ..ops.legacy_random_kernels import impulse_u8
-from ..ops.magick import magick_motion_blur
-from ..ops.opencv_warp import invert_affine_cv, warp_affine_inverse_into
-from ..ops.pillow_resize import pil_box_resize
-from ..ops.scipy_ndimage import gaussian_filter_reflect_f32, map_coordinates_reflect_u8
-from ..ops.zoom import zoom_blur_u8
+from ..ops.kernels import disk, trimmed_disk
 from ..rng import as_rng
 from .params import ccc_params, check_ccc_name, check_ccc_severity
 
@@ -61,53 +46,24 @@ __all__ = ["FUNCTIONS", "SIZE", "ccc_frost_texture", "check_ccc_image", "corrupt
 
 #: the one image size CCC's functions handle (its loops, crops and reshapes say 224)
 SIZE = 224
-#: (value / 255.) * 255 truncated, per uint8 value: what impulse noise keeps where it does not flip
-_KEPT = ((np.arange(256) / 255.0) * 255).astype(np.uint8)
-#: value / 255. per uint8 value
-_UNIT = np.arange(256) / 255.0
-
-
-def _flat(image: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(image).reshape(-1)
 
 
 def gaussian_noise(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """``clip(x / 255 + normal(scale=c), 0, 1) * 255`` (one ``normal`` of the image's shape)."""
-    c = ccc_params("gaussian_noise", s)
-    out = np.empty(x.shape, np.uint8)
-    if not legacy_normal_u8(rng, _flat(x), float(c), False, out.reshape(-1)):  # pragma: no cover
-        noisy = np.clip(x / 255.0 + rng.normal(size=x.shape, scale=c), 0, 1) * 255
-        return noisy.astype(np.uint8)
-    return out
+    return gaussian_noise_p(x, std=float(ccc_params("gaussian_noise", s)), rng=rng)
 
 
 def shot_noise(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """``clip(poisson(x / 255 * c) / c, 0, 1) * 255`` with ``c = 1 / f(s)`` (CCC interpolates
     ``1 / photons``)."""
     f = ccc_params("shot_noise", s)
-    c = float(1) / f if f != 0 else 9999
-    return PoissonPlan.from_uint8(x, c).sample_unit_u8(rng, c)
+    return shot_noise_p(x, photons=float(1) / f if f != 0 else 9999, rng=rng)
 
 
 def impulse_noise(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """scikit-image 0.13's salt and pepper (``random_noise(mode='s&p', amount=c)``): two
     ``choice`` masks of the image's shape on the global stream."""
-    c = ccc_params("impulse_noise", s)
-    state = legacy_state(rng)
-    if state is None:  # pragma: no cover - corrupt() passes a RandomState
-        raise TypeError("impulse_noise needs a np.random.RandomState")
-    out = np.empty(x.shape, np.uint8)
-    impulse_u8(
-        _flat(x),
-        _KEPT,
-        choice_threshold(c),
-        choice_threshold(0.5),
-        state.key,
-        state.ints,
-        out.reshape(-1),
-    )
-    state.commit()
-    return out
+    return impulse_noise_p(x, amount=float(ccc_params("impulse_noise", s)), rng=rng)
 
 
 def glass_rounds(s: float) -> tuple[float, int, int]:
@@ -127,47 +83,47 @@ def glass_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarra
     the global stream's ``randint(-d, d, size=2)`` calls the same loop makes in plain Python.
     """
     sigma, d, iterations = glass_rounds(s)
-    y = gaussian_blur_u8(x, sigma, clip=False)  # np.uint8(gaussian(...) * 255): no clip
-    glass_shuffle(y, d, iterations, rng)
-    return gaussian_blur_u8(y, sigma)
+    return glass_blur_p(x, sigma=sigma, max_delta=d, iterations=iterations, rng=rng)
 
 
 def defocus_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """``clip(filter2D(x / 255, disk(radius, alias_blur)), 0, 1) * 255`` (a float radius above 8
-    gives the original's float grid ``arange(-r, r + 1)``)."""
+    gives the original's float grid ``arange(-r, r + 1)``).
+
+    Not :func:`~corruptbench.corruptions.blur.defocus_blur_p`: it filters with the disk trimmed
+    of its zero border, and where that leaves a 1 x 1 kernel (radius 0.75 and alias blur 0.025,
+    CCC's severity 0.25) OpenCV's 1 x 1 path rounds otherwise than the original's 17 x 17
+    filter (66,508 values off by one on a photo); the whole disk is used then."""
     radius, alias = (float(v) for v in ccc_params("defocus_blur", s))
     kernel = trimmed_disk(radius, alias)
-    if kernel.shape[0] < 3:  # OpenCV's 1 x 1 path rounds otherwise (66,508 values off by one)
-        kernel = disk(radius, alias)
-    out = cv2.filter2D(x / 255.0, -1, kernel, borderType=cv2.BORDER_REFLECT_101)
+    if kernel.shape[0] >= 3:
+        return defocus_blur_p(x, radius=radius, alias_blur=alias)
+    out = cv2.filter2D(x / 255.0, -1, disk(radius, alias), borderType=cv2.BORDER_REFLECT_101)
     return (np.clip(out, 0, 1) * 255).astype(np.uint8)
 
 
 def motion_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """ImageMagick 6 ``MotionBlurImage(radius, sigma, angle)``, ``angle = uniform(-45, 45)``; a
-    gray image (the PNG ImageMagick writes is then gray) is blurred once and replicated."""
+    """ImageMagick 6 ``MotionBlurImage(radius, sigma, angle)``, ``angle = uniform(-45, 45)``."""
     radius, sigma = (float(v) for v in ccc_params("motion_blur", s))
-    angle = rng.uniform(-45, 45)
-    if np.array_equal(x[:, :, 0], x[:, :, 1]) and np.array_equal(x[:, :, 0], x[:, :, 2]):
-        out = magick_motion_blur(np.ascontiguousarray(x[:, :, 0]), radius, sigma, angle)
-        return np.repeat(out[:, :, None], 3, axis=2)
-    return magick_motion_blur(x, radius, sigma, angle)
+    return motion_blur_p(x, radius=radius, sigma=sigma, rng=rng)
 
 
 def zoom_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """Mean of the image and its centre zooms by ``np.arange(c0, c1, c2)`` (float32)."""
-    start, stop, step = ccc_params("zoom_blur", s)
-    return zoom_blur_u8(x, np.arange(start, stop, step))
+    """Mean of the image and its centre zooms by ``np.arange(c0, c1, c2)`` (``c0`` is 1 at every
+    severity: the table's first column is constant)."""
+    start, stop, step = (float(v) for v in ccc_params("zoom_blur", s))
+    assert start == 1.0  # (1 - 1) * t + 1
+    return zoom_blur_p(x, stop=stop, step=step)
 
 
 def snow(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """ImageNet-C's snow with interpolated ``(loc, scale, zoom, threshold, radius, sigma, blend)``:
     ``normal((224, 224))`` then ``uniform(-135, -45)``."""
     loc, scale, zoom, threshold, radius, sigma, blend = (float(v) for v in ccc_params("snow", s))
-    layer8 = snow_layer_u8(x.shape[:2], loc, scale, zoom, threshold, rng)
-    angle = rng.uniform(-135, -45)
-    blurred = motion_blur_layer(layer8, radius, sigma, angle)
-    return snow_compose_u8(x, snow_gray(x), blurred, blend)
+    return snow_p(
+        x, mean=loc, std=scale, zoom=zoom, threshold=threshold, blur_radius=radius,
+        blur_sigma=sigma, blend=blend, rng=rng,
+    )  # fmt: skip
 
 
 @cache
@@ -207,58 +163,34 @@ def frost(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
 def fog(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """``x += c0 plasma_fractal(256, c1)[:224, :224]``, ``clip(x m / (m + c0), 0, 1) * 255``."""
     strength, decay = (float(v) for v in ccc_params("fog", s))
-    haze, lo, hi = plasma_raw_map(256, decay, rng)
-    out = np.empty(x.shape, np.uint8)
-    wk.fog_u8(np.ascontiguousarray(x), haze, float(lo), float(hi - lo), strength, out)
-    return out
+    return fog_p(x, strength=strength, decay=decay, mapsize=256, rng=rng)
 
 
 def brightness(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """HSV ``V = clip(V + c, 0, 1)`` (scikit-image's conversions), ``clip * 255``."""
-    return hsv_adjust_uint8(x, v_add=ccc_params("brightness", s))
+    return brightness_p(x, delta=float(ccc_params("brightness", s)))
 
 
 def contrast(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``clip((x - mean) c + mean, 0, 1) * 255``, ``x = image / 255``, per-channel means (NumPy's
-    ``mean`` of the float image, as the original), the formula evaluated once per channel and
-    value (a lookup table: the same float64 operations)."""
-    c = ccc_params("contrast", s)
-    means = np.mean(x / 255.0, axis=(0, 1))
-    lut = (np.clip((_UNIT[:, None] - means) * c + means, 0, 1) * 255).astype(np.uint8)
-    return cv2.LUT(x, np.ascontiguousarray(lut).reshape(256, 1, 3))
+    """``clip((x - mean) c + mean, 0, 1) * 255``, ``x = image / 255``, per-channel means."""
+    return contrast_p(x, factor=float(ccc_params("contrast", s)))
 
 
 def elastic(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """ImageNet-C's elastic transform with interpolated ``(alpha, sigma, jitter)`` (244-based;
     between severities 0 and 1 the smoothing's sigma runs from 999 down to 170.8)."""
     alpha, sigma, jitter = (float(v) for v in ccc_params("elastic", s))
-    pts1 = elastic_source_points(SIZE, SIZE)
-    pts2 = pts1 + np.asarray(rng.uniform(-jitter, jitter, size=pts1.shape)).astype(np.float32)
-    inverse = invert_affine_cv(cv2.getAffineTransform(pts1, pts2))
-    dx = gaussian_filter_reflect_f32(legacy_uniform(rng, -1, 1, (SIZE, SIZE)), sigma, alpha)
-    dy = gaussian_filter_reflect_f32(legacy_uniform(rng, -1, 1, (SIZE, SIZE)), sigma, alpha)
-    warped = np.empty(x.shape)
-    warp_affine_inverse_into(x.astype(np.float32) / np.float32(255.0), inverse, warped)
-    out = np.empty(x.shape, np.uint8)
-    map_coordinates_reflect_u8(warped, dx, dy, out)
-    return out
+    return elastic_transform_p(x, alpha=alpha, sigma=sigma, jitter=jitter, rng=rng)
 
 
 def pixelate(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """Pillow BOX resize to ``int(224 c)`` square and BOX back to 224."""
-    c = ccc_params("pixelate", s)
-    small = pil_box_resize(x, (int(SIZE * c), int(SIZE * c)))
-    return pil_box_resize(small, (SIZE, SIZE))
+    return pixelate_p(x, factor=float(ccc_params("pixelate", s)))
 
 
 def jpeg(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """Pillow JPEG round trip at quality ``round(c)`` (half to even), decoded as Pillow does."""
-    quality = round(ccc_params("jpeg", s))
-    buf = io.BytesIO()
-    Image.fromarray(x).save(buf, "JPEG", quality=quality)
-    return simplejpeg.decode_jpeg(
-        buf.getbuffer(), colorspace="RGB", fastdct=False, fastupsample=False
-    )
+    return jpeg_compression_p(x, quality=round(ccc_params("jpeg", s)))
 
 
 #: CCC name -> function ``(image, severity, rng) -> uint8 image``, in ``noise_dict()``'s order
@@ -321,7 +253,7 @@ def corrupt(image: Any, name: str, severity: float, rng: Any = None) -> np.ndarr
         )
     if s == 0:
         return x.copy()
-    return FUNCTIONS[key](x, s, as_rng(rng))
+    return _uint8(FUNCTIONS[key](x, s, as_rng(rng)))
 
 
 def corrupt_pair(
@@ -331,7 +263,13 @@ def corrupt_pair(
     skipped at severity 0, the result made uint8 in between (CCC names; no checks: callers
     validate once)."""
     if s1 > 0:
-        x = FUNCTIONS[n1](x, s1, rng)
+        x = _uint8(FUNCTIONS[n1](x, s1, rng))
     if s2 > 0:
-        x = FUNCTIONS[n2](x, s2, rng)
+        x = _uint8(FUNCTIONS[n2](x, s2, rng))
     return x
+
+
+def _uint8(x: Any) -> np.ndarray:
+    """The original's ``np.uint8(result)`` (a truncating cast; our functions mostly return uint8)."""
+    x = np.asarray(x)
+    return x if x.dtype == np.uint8 else x.astype(np.uint8)
