@@ -105,6 +105,19 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
         "report": [
             ["report", str(res), "--out", f"{t}/r.html"],
             ["score", table, "--report", f"{t}/s.html", "--out-dir", f"{t}/s"],
+            [
+                "eval-stream",
+                "--order",
+                "fog",
+                "--num-examples",
+                "4",
+                "--model",
+                "efficientnet_lite0",
+                "--figure",
+                f"{t}/tta.png",
+                "--out",
+                f"{t}/tta.json",
+            ],
         ],
         "eval": [["demo", "--out", f"{t}/demo", "--no-progress"]],  # the demo needs all of [eval]
     }
@@ -118,6 +131,7 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
         ["report", str(res), "--out", f"{t}/r.md"],
         ["score", table, "--report", f"{t}/s.md"],
         ["verify", f"{t}/c1", "--no-progress"],
+        ["stream", "--order", "fog", "--num-examples", "10", "--csv", f"{t}/tta.csv"],
     ]  # fmt: skip
     argvs = [*needs["video"], *needs["report"], *needs["eval"], *core]
     got = _run_without(tmp_path, "av,matplotlib", argvs)
@@ -133,6 +147,7 @@ def test_commands_without_video_and_plotting(tmp_path: Path) -> None:
     assert (tmp_path / "c2" / "fog-1-000000.tar").is_file() and (tmp_path / "r.md").is_file()
     assert not (tmp_path / "p1" / "translate").exists()  # refused before any work
     assert (tmp_path / "s.md").is_file() and not (tmp_path / "s").exists()  # nothing half-done
+    assert (tmp_path / "tta.csv").is_file() and not (tmp_path / "tta.json").exists()
 
 
 def test_extras_are_declared() -> None:

@@ -19,6 +19,8 @@ __all__ = [
     "evaluate_grid",
     "OnTheFly",
     "Results",
+    "stream",
+    "evaluate_stream",
     "get_corruption_names",
     "list_corruptions",
     "params_of",
@@ -45,6 +47,8 @@ _LAZY = {
     "evaluate_grid": "evaluation",
     "OnTheFly": "evaluation",
     "Results": "results",
+    "stream": "streams",
+    "evaluate_stream": "streams",
 }
 
 
@@ -68,3 +72,4 @@ if TYPE_CHECKING:
     from .perturbations import PERTURBATIONS as PERTURBATIONS
     from .perturbations import perturb as perturb
     from .results import Results
+    from .streams import evaluate_stream, stream

@@ -1,0 +1,187 @@
+"""``corruptbench stream``: build a test-time-adaptation stream (or replay a manifest), print
+what it is, export its sequence as CSV and its manifest; ``--list`` shows the settings, orders
+and datasets. The stream options are shared with ``eval-stream`` (:func:`add_stream_args`,
+:func:`stream_from_args`)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+__all__ = ["register", "run", "add_stream_args", "stream_from_args"]
+
+
+def add_stream_args(p: argparse.ArgumentParser) -> None:
+    """The options that make a stream."""
+    g = p.add_argument_group("stream")
+    g.add_argument(
+        "--data",
+        default=None,
+        metavar="D",
+        help="CIFAR-C folder (<corruption>.npy + labels.npy) or ImageNet-C style "
+        "folder (<corruption>/<severity>/<wnid>/<file>: the release, make-c builds); "
+        "leave out (with --on-the-fly too) for ImageNet-C's id lists alone",
+    )
+    g.add_argument(
+        "--on-the-fly",
+        dest="on_the_fly",
+        default=None,
+        metavar="SRC",
+        help="clean image folder / CIFAR batch file, corrupted per image as make-c does",
+    )
+    g.add_argument(
+        "--corruption-seed",
+        type=int,
+        default=0,
+        metavar="K",
+        help="make-c's base seed for --on-the-fly (default 0)",
+    )
+    g.add_argument(
+        "--replay",
+        default=None,
+        metavar="MANIFEST",
+        help="rebuild the stream a manifest describes (refused on other data)",
+    )
+    g.add_argument(
+        "--dataset",
+        default=None,
+        help="cifar10_c | cifar100_c | imagenet_c | tiny_imagenet_c | imagenet_c_bar | "
+        "cifar10_c_bar (default: cifar10_c for a folder with labels.npy, else imagenet_c)",
+    )
+    g.add_argument(
+        "--setting",
+        default="continual",
+        help="continual | reset_each_shift | gradual | mixed_domains | correlated | "
+        "mixed_domains_correlated | gradual_correlated | reset_each_shift_correlated | "
+        "recurring (default continual)",
+    )
+    g.add_argument(
+        "--order",
+        default=None,
+        help="canonical | cotta0..cotta9 | a comma-separated list of domains "
+        "(default: the dataset's, canonical for the -C sets)",
+    )
+    g.add_argument(
+        "--severities",
+        default=None,
+        help="comma-separated severities (default 5; gradual: 1,2,3,4,5,4,3,2,1)",
+    )
+    g.add_argument(
+        "--num-examples",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the reference's NUM_EX: a random N of each block (mixed: of the block)",
+    )
+    g.add_argument(
+        "--delta",
+        type=float,
+        default=None,
+        help="Dirichlet delta of the correlated settings (default: sorted by label)",
+    )
+    g.add_argument("--seed", type=int, default=None, help="RNG_SEED (default 1)")
+    g.add_argument(
+        "--batch-size", type=int, default=None, help="default 200 on CIFAR, 64 on ImageNet"
+    )
+    g.add_argument("--rounds", type=int, default=None, help="recurring: repetitions (default 20)")
+    g.add_argument(
+        "--image-list",
+        default="reference",
+        help="ImageNet-C: reference | robustbench | imagenet_50k | data (default reference: "
+        "RobustBench's 5,000, or the 50,000 with --num-examples or a correlated setting)",
+    )
+
+
+def _split(text: str | None) -> list[str] | None:
+    return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
+
+
+def stream_from_args(args: argparse.Namespace) -> Any:
+    """The stream the options describe (a replayed manifest with ``--replay``)."""
+    from ..errors import Arg, ArgumentError
+    from ..evaluation.layouts import OnTheFly
+    from ..streams import replay, stream
+
+    if args.data is not None and args.on_the_fly is not None:
+        raise ArgumentError(
+            "give at most one of ", Arg("data", "D"), " or ", Arg("on_the_fly", "SRC")
+        )
+    data = OnTheFly(args.on_the_fly) if args.on_the_fly is not None else args.data
+    if args.replay is not None:
+        return replay(args.replay, data)
+    sev = _split(args.severities)
+    try:
+        severities = None if sev is None else [int(s) for s in sev]
+    except ValueError:
+        raise ArgumentError(
+            Arg("severities"), f" must be integers 1..5, got {args.severities!r}"
+        ) from None
+    return stream(
+        data,
+        args.dataset,
+        args.setting,
+        order=args.order,
+        severities=severities,
+        num_examples=args.num_examples,
+        delta=args.delta,
+        seed=args.seed,
+        batch_size=args.batch_size,
+        rounds=args.rounds,
+        image_list=args.image_list,
+        corruption_seed=args.corruption_seed,
+    )
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "stream",
+        help="build / export / replay a test-time-adaptation stream",
+        description=(
+            "Build the stream of a TTA setting over CIFAR-C / ImageNet-C data (or clean images "
+            "corrupted on the fly), in the order the reference code (mariodoebler/"
+            "test-time-adaptation) feeds its model, and write its sequence "
+            "(index,domain,severity,id,label) and a manifest that replays it."
+        ),
+    )
+    add_stream_args(p)
+    p.add_argument("--csv", default=None, metavar="FILE", help="write the sequence as CSV")
+    p.add_argument("--manifest", default=None, metavar="FILE", help="write the manifest (JSON)")
+    p.add_argument("--list", action="store_true", help="list settings, orders and datasets")
+    p.set_defaults(func=run)
+
+
+def _listing() -> str:
+    from ..streams.settings import DATASETS, ORDERS, SETTINGS
+
+    lines = ["settings:"]
+    lines += [f"  {name:<28} {s.help}" for name, s in SETTINGS.items()]
+    lines.append("orders:")
+    lines += [f"  {name:<15} {', '.join(o)}" for name, o in ORDERS.items()]
+    lines.append("datasets:")
+    lines += [
+        f"  {name:<16} {d.family}, {d.num_classes} classes, batch {d.batch_size}, order {d.order}"
+        for name, d in DATASETS.items()
+    ]
+    return "\n".join(lines)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list:
+        print(_listing())
+        return 0
+    from ..streams.manifest import sequence_sha256, write_csv, write_manifest
+
+    st = stream_from_args(args)
+    print(st)
+    print(f"data: {st.data.where}")
+    if args.csv:
+        write_csv(st, args.csv)
+        print(f"wrote {args.csv}")
+    if args.manifest:
+        doc = write_manifest(st, args.manifest)
+        print(f"wrote {args.manifest}")
+        digest = doc["sequence_sha256"]
+    else:
+        digest = sequence_sha256(st)
+    print(f"sequence SHA-256 (of the CSV): {digest}")
+    return 0

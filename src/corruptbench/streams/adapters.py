@@ -1,0 +1,261 @@
+"""Reference adaptation methods a user can check a set-up with: ``source``, ``norm``, ``tent``.
+
+Clean-room re-implementations of qinenergy/cotta commit c212a20 ``imagenet/norm.py`` and
+``imagenet/tent.py`` (TENT: Wang et al., "Tent: Fully Test-Time Adaptation by Entropy
+Minimization", ICLR 2021), with the optimiser settings of mariodoebler/test-time-adaptation
+commit 8b2ed63 ``classification/cfgs/{cifar10_c,cifar100_c,imagenet_c}/tent.yaml`` (CIFAR: Adam,
+lr 1e-3, betas (0.9, 0.999); ImageNet: SGD, lr 2.5e-4, momentum 0.9, nesterov) and
+``imagenetc.py`` ``setup_optimizer``. An adapter has ``step(x) -> logits`` (one test batch, the
+normalised float tensor) and ``reset()`` (back to the state it started from).
+
+* :class:`SourceAdapter`: no adaptation, the model in eval mode.
+* :class:`NormAdapter`: every ``BatchNorm2d`` normalises with the test batch's statistics
+  (train mode, eps 1e-5, momentum 0.1: its running statistics keep a moving average that the
+  forward does not use); the rest in eval mode.
+* :class:`TentAdapter`: ``BatchNorm2d`` layers use batch statistics only (no running
+  statistics); their affine weight and bias, alone, are updated to minimise the mean entropy
+  ``H(p) = -sum_k p_k log p_k`` of the batch's softmax, ``steps`` updates per batch; the
+  logits returned are those of the last forward, before its update.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from ..errors import Arg
+from .config import StreamError
+from .settings import DATASETS
+
+__all__ = [
+    "Adapter",
+    "SourceAdapter",
+    "NormAdapter",
+    "TentAdapter",
+    "ADAPTERS",
+    "TENT_OPTIMIZERS",
+    "make_adapter",
+    "check_method",
+    "softmax_entropy",
+]
+
+#: the reference's TENT optimiser per dataset family (cfgs/*/tent.yaml)
+TENT_OPTIMIZERS: dict[str, dict[str, Any]] = {
+    "cifar": {"method": "adam", "lr": 1e-3},
+    "imagenet": {"method": "sgd", "lr": 2.5e-4},
+}
+
+
+class Adapter(Protocol):
+    def step(self, x: Any) -> Any: ...
+
+    def reset(self) -> None: ...
+
+
+def _batchnorms(module: Any) -> list[Any]:
+    import torch
+
+    return [m for m in module.modules() if isinstance(m, torch.nn.BatchNorm2d)]
+
+
+def _need_batchnorm(module: Any, method: str) -> list[Any]:
+    import torch
+
+    if not isinstance(module, torch.nn.Module):
+        raise StreamError(
+            Arg("adapt"), f"={method!r} needs a torch.nn.Module model, got {type(module).__name__}"
+        )
+    layers = _batchnorms(module)
+    if not layers:
+        raise StreamError(
+            Arg("adapt"), f"={method!r} needs BatchNorm2d layers; {type(module).__name__} has none"
+        )
+    return layers
+
+
+def softmax_entropy(logits: Any) -> Any:
+    """Entropy of the softmax of each row, ``-sum_k p_k log p_k`` (a log-softmax, no overflow)."""
+    return -(logits.softmax(1) * logits.log_softmax(1)).sum(1)
+
+
+class SourceAdapter:
+    """No adaptation: the model in eval mode, without gradients."""
+
+    name = "source"
+
+    def __init__(self, module: Callable[[Any], Any]) -> None:
+        self.module = module
+        if hasattr(module, "eval"):
+            module.eval()
+
+    def step(self, x: Any) -> Any:
+        import torch
+
+        with torch.no_grad():
+            return self.module(x)
+
+    def reset(self) -> None:
+        pass
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass
+
+
+class NormAdapter:
+    """Test-batch BatchNorm statistics (module docstring); :meth:`reset` restores the running
+    statistics saved at the start."""
+
+    name = "norm"
+
+    def __init__(self, module: Any, *, eps: float = 1e-5, momentum: float = 0.1) -> None:
+        layers = _need_batchnorm(module, "norm")
+        module.eval()
+        for m in layers:
+            m.train()
+            m.eps, m.momentum = eps, momentum
+        self.module = module
+        self._state = copy.deepcopy(module.state_dict())
+
+    def step(self, x: Any) -> Any:
+        import torch
+
+        with torch.no_grad():
+            return self.module(x)
+
+    def reset(self) -> None:
+        self.module.load_state_dict(self._state, strict=True)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The adapted state (what a resumed evaluation continues from)."""
+        return {"module": self.module.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.module.load_state_dict(state["module"], strict=True)
+
+
+class TentAdapter:
+    """Entropy minimisation of the BatchNorm affine parameters (module docstring).
+
+    Args:
+        module: the model (configured in place: train mode, BatchNorm on batch statistics).
+        method: ``adam`` (betas (0.9, 0.999)) or ``sgd`` (momentum 0.9, dampening 0, nesterov).
+        lr: learning rate.
+        steps: updates per batch.
+    """
+
+    name = "tent"
+
+    def __init__(
+        self, module: Any, *, method: str = "adam", lr: float = 1e-3, steps: int = 1
+    ) -> None:
+        import torch
+
+        layers = _need_batchnorm(module, "tent")
+        if steps < 1:
+            raise StreamError(Arg("steps"), f" must be >= 1, got {steps}")
+        module.train()
+        module.requires_grad_(False)
+        params = []
+        for m in layers:
+            m.requires_grad_(True)
+            m.track_running_stats = False
+            m.running_mean = None
+            m.running_var = None
+            params += [p for n, p in m.named_parameters() if n in ("weight", "bias")]
+        if method == "adam":
+            opt: Any = torch.optim.Adam(params, lr=lr, betas=(0.9, 0.999), weight_decay=0.0)
+        elif method == "sgd":
+            opt = torch.optim.SGD(
+                params, lr=lr, momentum=0.9, dampening=0, weight_decay=0.0, nesterov=True
+            )
+        else:
+            raise StreamError(Arg("optimizer"), f" must be 'adam' or 'sgd', got {method!r}")
+        self.module, self.optimizer, self.steps = module, opt, steps
+        self._state = (copy.deepcopy(module.state_dict()), copy.deepcopy(opt.state_dict()))
+
+    def step(self, x: Any) -> Any:
+        import torch
+
+        with torch.enable_grad():
+            for _ in range(self.steps):
+                out = self.module(x)
+                softmax_entropy(out).mean(0).backward()
+                self.optimizer.step()
+                self.optimizer.zero_grad()
+        return out.detach()
+
+    def reset(self) -> None:
+        self.module.load_state_dict(self._state[0], strict=True)
+        self.optimizer.load_state_dict(self._state[1])
+
+    def state_dict(self) -> dict[str, Any]:
+        """The adapted state: the module's and the optimiser's."""
+        return {"module": self.module.state_dict(), "optimizer": self.optimizer.state_dict()}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.module.load_state_dict(state["module"], strict=True)
+        self.optimizer.load_state_dict(state["optimizer"])
+
+
+#: the built-in adapters by name
+ADAPTERS = {"source": SourceAdapter, "norm": NormAdapter, "tent": TentAdapter}
+
+
+def check_method(name: str) -> str:
+    """``name`` if it is a built-in method, else a :class:`StreamError` naming the closest."""
+    from ..registry import suggest
+
+    if name not in ADAPTERS:
+        raise StreamError(
+            Arg("adapt"),
+            f": unknown method {name!r}{suggest(name, list(ADAPTERS))} (built in: "
+            f"{', '.join(ADAPTERS)}; or pass an object with step(x) and reset())",
+        )
+    return name
+
+
+def make_adapter(adapt: Any, module: Any, dataset: str, **options: Any) -> Any:
+    """The adapter ``adapt`` names (on a copy of ``module``, so the caller's model is left as
+    it was), or ``adapt`` itself: an object with ``step(x)`` and ``reset()``, or a plain
+    callable used as ``step`` (never reset).
+
+    ``options``: ``tent``'s ``method`` / ``lr`` / ``steps`` (default: the reference's for the
+    dataset's family), ``norm``'s ``eps`` / ``momentum``.
+    """
+    if isinstance(adapt, str):
+        check_method(adapt)
+        if module is None:
+            raise StreamError(Arg("adapt"), f"={adapt!r} needs a torch model, not a callable")
+        own = copy.deepcopy(module)
+        if adapt == "tent":
+            options = {**TENT_OPTIMIZERS[DATASETS[dataset].family], **options}
+        return ADAPTERS[adapt](own, **options)
+    if hasattr(adapt, "step") and hasattr(adapt, "reset"):
+        return adapt
+    if callable(adapt):
+        return _CallableAdapter(adapt)
+    raise StreamError(
+        Arg("adapt"),
+        f" must be 'source', 'norm', 'tent' or an object with step(x) and reset(); "
+        f"got {type(adapt).__name__}",
+    )
+
+
+class _CallableAdapter:
+    name = "callable"
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.step = fn
+
+    def reset(self) -> None:
+        pass
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        pass

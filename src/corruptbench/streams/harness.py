@@ -1,0 +1,239 @@
+"""Online evaluation of a stream: :func:`evaluate_stream`.
+
+Batches in stream order (a block's last batch kept); before a batch marked ``reset`` the
+adapter's ``reset()`` is called (test_time.py: before the first domain, and before each domain
+in ``reset_each_shift`` settings); then ``step(x)`` gives the batch's logits, which are scored
+before anything else happens. Counted per block, per domain (mixed blocks split by domain) and
+per (domain, severity) cell, with the calibration of each domain
+(:class:`~corruptbench.metrics.calibration.CalibrationStats`, as eval-c keeps it per cell).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import Arg
+from ..metrics.calibration import CalibrationStats, stored_bins
+from ..models import Preprocessing
+from .adapters import make_adapter
+from .checkpoint import load_checkpoint, save_checkpoint
+from .config import StreamError
+from .core import Batch, Stream
+from .manifest import sequence_sha256
+from .results import Counts, StreamResults
+
+__all__ = ["evaluate_stream", "batch_tensor"]
+
+
+def batch_tensor(images: np.ndarray, prep: Preprocessing, device: str = "cpu") -> Any:
+    """uint8 ``(N, H, W, 3)`` -> the model's normalised float32 ``(N, 3, S, S)`` on ``device``
+    (resized to the input size only where the images differ from it)."""
+    import torch
+
+    s = prep.input_size
+    if images.shape[1:3] != (s, s):
+        images = np.stack([prep.prepare(im) for im in images])
+    x = torch.from_numpy(np.ascontiguousarray(images.transpose(0, 3, 1, 2))).to(device)
+    return prep.normalize(x)
+
+
+def _loaded(model: Any, stream: Stream, preprocessing: Preprocessing | None) -> Any:
+    from ..models import LoadedModel, resolve_model, wrap_model
+
+    if isinstance(model, (str, LoadedModel)):
+        if preprocessing is not None:
+            raise StreamError(
+                Arg("preprocessing"), " goes with a module or callable; this model brings its own"
+            )
+        return resolve_model(model)
+    size = 32 if stream.data.profile == "cifar" else 224
+    return wrap_model(model, preprocessing=preprocessing or Preprocessing(input_size=size))
+
+
+class _Tally:
+    """The counts of one evaluation, fed batch by batch."""
+
+    def __init__(self, stream: Stream, bins: int) -> None:
+        self.stream = stream
+        self.bins = bins
+        order = list(stream.config.order)
+        self.blocks = [Counts(b.name, severity=b.severity) for b in stream.blocks]
+        self.domains = {d: Counts(d) for d in order}
+        self.cells: dict[tuple[str, int], Counts] = {}
+        self.stats = {d: CalibrationStats(stored_bins(bins)) for d in order}
+        self.batches: list[list[int]] = []
+
+    def add(self, batch: Batch, logits: np.ndarray) -> None:
+        wrong = logits.argmax(axis=1) != batch.labels
+        blk = self.blocks[batch.block]
+        blk.n += len(wrong)
+        blk.errors += int(wrong.sum())
+        self.batches.append([batch.samples[0].index, len(wrong), int(wrong.sum())])
+        doms = np.asarray([s.domain for s in batch.samples])
+        for d in dict.fromkeys(doms.tolist()):
+            here = doms == d
+            part = self.domains[d]
+            part.n += int(here.sum())
+            part.errors += int(wrong[here].sum())
+            cell = self.cells.setdefault((d, blk.severity or 0), Counts(d, severity=blk.severity))
+            cell.n += int(here.sum())
+            cell.errors += int(wrong[here].sum())
+            self.stats[d].update(logits[here], batch.labels[here], where=f"{d} batch")
+
+    def state(self) -> dict[str, Any]:
+        """Everything counted so far, as JSON-able values (calibration sums are exact integers)."""
+        return {
+            "blocks": [vars(c).copy() for c in self.blocks],
+            "domains": [vars(c).copy() for c in self.domains.values()],
+            "cells": [vars(c).copy() for c in self.cells.values()],
+            "stats": {d: st.to_dict() for d, st in self.stats.items()},
+            "batches": self.batches,
+        }
+
+    def restore(self, state: dict[str, Any]) -> None:
+        self.blocks = [Counts(**c) for c in state["blocks"]]
+        self.domains = {c["name"]: Counts(**c) for c in state["domains"]}
+        self.cells = {(c["name"], c["severity"] or 0): Counts(**c) for c in state["cells"]}
+        self.stats = {d: CalibrationStats.from_dict(v) for d, v in state["stats"].items()}
+        self.batches = [list(b) for b in state["batches"]]
+
+    def results(self, model: dict[str, Any], adapt: str, digest: str) -> StreamResults:
+        domains = [c for c in self.domains.values() if c.n]
+        for c in domains:
+            c.calibration = self.stats[c.name].summary(self.bins)
+        return StreamResults(
+            model=model,
+            adapt=adapt,
+            settings=self.stream.settings,
+            sequence_sha256=digest,
+            blocks=self.blocks,
+            domains=domains,
+            cells=list(self.cells.values()),
+            batches=self.batches,
+            ece_bins=self.bins,
+        )
+
+
+def evaluate_stream(
+    model: Any,
+    stream: Stream,
+    adapt: Any = "source",
+    *,
+    preprocessing: Preprocessing | None = None,
+    device: str | None = None,
+    batch_size: int | None = None,
+    workers: int = 0,
+    ece_bins: int = 15,
+    adapt_options: dict[str, Any] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int = 20,
+) -> StreamResults:
+    """Evaluate ``model`` online on ``stream`` (module docstring).
+
+    Args:
+        model: a model source string (``"efficientnet_lite0"``), a
+            :class:`~corruptbench.models.LoadedModel`, a ``torch.nn.Module`` or a callable from
+            the normalised batch to logits.
+        stream: the stream (:func:`corruptbench.streams.stream`).
+        adapt: ``"source"``, ``"norm"``, ``"tent"`` (on a copy of the model), or an object with
+            ``step(x) -> logits`` and ``reset()`` (``x``: the normalised float batch), or a
+            callable used as ``step``.
+        preprocessing: a module's (default: the data's size, ImageNet mean / std).
+        device: where the model runs (default: the model's).
+        batch_size: default the stream's.
+        workers: processes reading / corrupting batches ahead of the model.
+        ece_bins: ECE bins of the calibration.
+        adapt_options: ``tent``: ``method`` (``adam`` / ``sgd``), ``lr``, ``steps``;
+            ``norm``: ``eps``, ``momentum``.
+        progress: called with (batches done, batches in all) after each batch.
+        checkpoint: a file where the counts and the adapter's state are saved every
+            ``checkpoint_every`` batches (:mod:`.checkpoint`); an evaluation interrupted and
+            started again with the same file resumes from it to the same numbers. Removed when
+            the evaluation ends.
+
+    Raises:
+        StreamError: an unknown method, a model a method cannot adapt.
+    """
+    import torch
+
+    if stream.data.kind == "ids":
+        raise StreamError(
+            Arg("data"), " is needed: this stream was built from the id list alone (no images)"
+        )
+    loaded = _loaded(model, stream, preprocessing)
+    dev = device or loaded.device or "cpu"
+    module = loaded.module
+    if adapt == "source" and module is None:
+        adapter: Any = make_adapter(loaded.forward, None, stream.config.dataset)
+        name = "source"
+    else:
+        adapter = make_adapter(adapt, module, stream.config.dataset, **(adapt_options or {}))
+        name = adapt if isinstance(adapt, str) else type(adapt).__name__
+    if isinstance(adapt, str) and hasattr(adapter, "module"):
+        adapter.module.to(dev)
+    tally = _Tally(stream, ece_bins)
+    total = stream.num_batches(batch_size)
+    digest = sequence_sha256(stream)
+    key = {
+        "sequence_sha256": digest,
+        "settings": stream.config.to_dict(),  # the resets too: same samples, other setting
+        "adapt": name,
+        "batches": total,
+        "model": loaded.info().get("weights_sha256"),
+    }
+    start = 0
+    if checkpoint is not None:
+        saved = load_checkpoint(checkpoint, key)
+        if saved is not None:
+            start = int(saved["next_batch"])
+            tally.restore(saved["tally"])
+            _load_adapter(adapter, saved["adapter"])
+    for k, batch in enumerate(stream.batches(batch_size, workers, start=start), start):
+        if batch.reset:
+            adapter.reset()
+        out = adapter.step(batch_tensor(batch.images, loaded.preprocessing, dev))
+        if isinstance(out, (tuple, list)):
+            out = out[0]
+        logits = (
+            out.detach().to("cpu", torch.float64).numpy()
+            if hasattr(out, "detach")
+            else np.asarray(out, dtype=np.float64)
+        )
+        if logits.ndim != 2 or logits.shape[0] != len(batch.labels):
+            raise StreamError(
+                f"the model returned shape {tuple(logits.shape)} for a batch of {len(batch.labels)}; "
+                "expected (N, classes) logits"
+            )
+        tally.add(batch, logits)
+        if checkpoint is not None and (k + 1) % checkpoint_every == 0 and k + 1 < total:
+            save_checkpoint(checkpoint, key, k + 1, tally.state(), _adapter_state(adapter))
+        if progress is not None:
+            progress(k + 1, total)
+    info = loaded.info()
+    info["num_classes"] = info.get("num_classes") or (
+        int(logits.shape[1]) if start < total else None
+    )
+    if checkpoint is not None:
+        Path(checkpoint).unlink(missing_ok=True)
+    return tally.results(info, name, digest)
+
+
+def _adapter_state(adapter: Any) -> dict[str, Any]:
+    if not hasattr(adapter, "state_dict"):
+        raise StreamError(
+            Arg("checkpoint"),
+            f" needs an adapter with state_dict() / load_state_dict(); {type(adapter).__name__} "
+            "has none",
+        )
+    return dict(adapter.state_dict())
+
+
+def _load_adapter(adapter: Any, state: dict[str, Any]) -> None:
+    _adapter_state(adapter)  # the same refusal
+    adapter.load_state_dict(state)

@@ -1,0 +1,117 @@
+"""``corruptbench eval-stream`` on the real CIFAR-10 ResNet-20 and CIFAR-10 test photos
+corrupted on the fly: the table, the results file, the report section and the figure."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from corruptbench.cli import main
+from corruptbench.streams import StreamResults
+from support import CIFAR_TEST, SHARED
+
+WEIGHTS = SHARED / "models" / "resnet20-12fca82f.th"
+
+
+@pytest.fixture
+def one_thread() -> object:
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # ResNet-20 on 32 images: a second thread only spins on 2 cores
+    yield None
+    torch.set_num_threads(threads)
+
+
+def test_eval_stream_writes_results_markdown_and_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], one_thread: object
+) -> None:
+    if not WEIGHTS.is_file() or not CIFAR_TEST.is_dir():
+        pytest.skip(
+            f"real photos not available: {CIFAR_TEST} or the weights are absent (dev/CI only)"
+        )
+    out, md, fig = tmp_path / "r.json", tmp_path / "r.md", tmp_path / "r.png"
+    rc = main(
+        [
+            "eval-stream",
+            "--on-the-fly",
+            str(CIFAR_TEST),
+            "--dataset",
+            "cifar10_c",
+            "--order",
+            "gaussian_noise,fog",
+            "--num-examples",
+            "64",
+            "--batch-size",
+            "32",
+            "--model",
+            "cifar_resnet20",
+            "--weights",
+            str(WEIGHTS),
+            "--adapt",
+            "norm",
+            "--out",
+            str(out),
+            "--markdown",
+            str(md),
+            "--figure",
+            str(fig),
+            "--quiet",
+        ]
+    )
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "error % [gaussian_noise5][#samples=64]" in text
+    assert "| method | gaussian | fog | mean |" in text and "| norm |" in text
+    res = StreamResults.load(out)
+    assert res.adapt == "norm" and res.samples == 128
+    assert json.loads(out.read_text())["settings"]["setting"] == "continual"
+    assert md.read_text().startswith("## Test-time adaptation: cifar10_c, continual")
+    assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_eval_stream_refuses_an_unknown_method(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main(
+        [
+            "eval-stream",
+            "--order",
+            "fog",
+            "--num-examples",
+            "10",
+            "--model",
+            "cifar_resnet20",
+            "--adapt",
+            "tnet",
+            "--out",
+            str(tmp_path / "r.json"),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert "--adapt: unknown method 'tnet'; did you mean 'tent'?" in err
+    assert not (tmp_path / "r.json").exists()
+
+
+def test_eval_stream_without_data_is_refused_before_the_model_loads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rc = main(
+        [
+            "eval-stream",
+            "--order",
+            "fog",
+            "--num-examples",
+            "10",
+            "--model",
+            "no_such_model",
+            "--out",
+            str(tmp_path / "r.json"),
+        ]
+    )
+    assert rc == 2
+    assert "eval-stream needs images: give --data D or --on-the-fly SRC" in capsys.readouterr().err
+    assert not (tmp_path / "r.json").exists()

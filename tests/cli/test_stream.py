@@ -1,0 +1,114 @@
+"""``corruptbench stream``: export, replay, refusals (one line, nothing written)."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from corruptbench.cli import main
+from streams.tta_reference import write_cifar_c
+
+
+@pytest.fixture(scope="module")
+def cifar(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    labels = np.random.RandomState(2).permutation(np.repeat(np.arange(10), 20))
+    return write_cifar_c(tmp_path_factory.mktemp("cli_cifar"), ["fog", "snow"], labels)
+
+
+def test_stream_writes_csv_and_manifest_and_replays(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out_csv, out_json = tmp_path / "s.csv", tmp_path / "m.json"
+    args = [
+        "stream",
+        "--data",
+        str(cifar),
+        "--setting",
+        "mixed_domains_correlated",
+        "--order",
+        "fog,snow",
+        "--delta",
+        "0.5",
+        "--seed",
+        "3",
+    ]
+    assert main([*args, "--csv", str(out_csv), "--manifest", str(out_json)]) == 0
+    out = capsys.readouterr().out
+    digest = hashlib.sha256(out_csv.read_bytes()).hexdigest()
+    assert f"sequence SHA-256 (of the CSV): {digest}" in out
+    assert json.loads(out_json.read_text())["sequence_sha256"] == digest
+    rows = list(csv.DictReader(out_csv.open()))
+    assert len(rows) == 400 and {r["domain"] for r in rows} == {"fog", "snow"}
+    again = tmp_path / "again.csv"
+    assert (
+        main(["stream", "--data", str(cifar), "--replay", str(out_json), "--csv", str(again)]) == 0
+    )
+    assert again.read_bytes() == out_csv.read_bytes()
+
+
+def test_stream_of_imagenet_ids_needs_no_data(tmp_path: Path) -> None:
+    out = tmp_path / "s.csv"
+    assert main(["stream", "--order", "cotta3", "--num-examples", "100", "--csv", str(out)]) == 0
+    rows = list(csv.DictReader(out.open()))
+    assert len(rows) == 1500 and rows[0]["domain"] == "shot_noise" and "/" in rows[0]["id"]
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (
+            ["--setting", "continous"],
+            "--setting: unknown setting 'continous'; did you mean 'continual'?",
+        ),
+        (["--order", "cota1"], "did you mean 'cotta1'?"),
+        (["--setting", "correlated", "--delta", "0"], "--delta must be > 0, got 0.0"),
+        (["--batch-size", "0"], "--batch-size must be an image count >= 1, got 0"),
+        (["--severities", "7"], "--severities must be integers 1..5, got 7"),
+        (["--order", "fog,frost"], "no <corruption>.npy for 1 domain(s) of the order: frost"),
+        (["--dataset", "imagenet_c"], "is a CIFAR-C folder (labels.npy), not data of imagenet_c"),
+    ],
+)
+def test_stream_refusals_are_one_line_and_write_nothing(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
+) -> None:
+    out = tmp_path / "s.csv"
+    rc = main(
+        [
+            "stream",
+            "--data",
+            str(cifar),
+            "--order",
+            "fog",
+            *extra,
+            "--csv",
+            str(out),
+            "--manifest",
+            str(tmp_path / "m.json"),
+        ]
+    )
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and needle in err and "\n" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replay_on_other_data_is_refused(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    man = tmp_path / "m.json"
+    assert main(["stream", "--data", str(cifar), "--order", "fog", "--manifest", str(man)]) == 0
+    other = write_cifar_c(tmp_path / "other", ["fog"], np.repeat(np.arange(10), 20))
+    capsys.readouterr()
+    assert (
+        main(
+            ["stream", "--data", str(other), "--replay", str(man), "--csv", str(tmp_path / "x.csv")]
+        )
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "is not the data of the manifest" in err and "differ: labels" in err
+    assert not (tmp_path / "x.csv").exists()
