@@ -219,3 +219,20 @@ def test_stream_workers_same_images():
     a = np.concatenate([b.images for b in stream.batches(batch_size=6)])
     b = np.concatenate([b.images for b in stream.batches(batch_size=6, workers=2)])
     assert np.array_equal(a, b)
+
+
+def test_stream_samples_and_resume_start():
+    need_shared()
+    from corruptbench.streams.core import Batch, Sample
+
+    stream = CCCStream.create(IMAGENET_SAMPLE, MATRICES, **RUN)
+    samples = stream.samples
+    assert len(samples) == 12 and isinstance(samples[5], Sample) and samples[5].index == 5
+    assert [s.index for s in samples] == list(range(12)) and samples[-1] == samples[11]
+    assert stream.num_batches(5) == 3
+    whole = list(stream.batches(5))
+    later = list(stream.batches(5, start=1))
+    assert isinstance(whole[0], Batch) and [b.samples for b in later] == [
+        b.samples for b in whole[1:]
+    ]
+    assert all(np.array_equal(a.images, b.images) for a, b in zip(later, whole[1:]))

@@ -18,14 +18,12 @@ from .functions import corrupt
 from .matrices import load_matrices, save_matrices
 from .params import CCC_CORRUPTIONS, ccc_params
 from .plan import plan_run
-from .runs import Batch, CCCStream, Sample, generate
+from .runs import CCCStream, generate
 from .walk import Walk, find_walk
 
 __all__ = [
     "CCC_CORRUPTIONS",
-    "Batch",
     "CCCStream",
-    "Sample",
     "Walk",
     "calibrate",
     "calibration_images",

@@ -10,21 +10,24 @@ included) ends with the same bytes. Shards are independent (each has its own see
 output is the same for any number of worker processes.
 
 :class:`CCCStream` makes the same images without writing anything: the JPEG of each sample,
-decoded (what a reader of the shards gets), in batches.
+decoded (what a reader of the shards gets), in batches: the interface of
+:class:`corruptbench.streams.Stream` (its :class:`~corruptbench.streams.core.Sample` and
+:class:`~corruptbench.streams.core.Batch`; domain ``"c1+c2"``, severity ``"s1+s2"``).
 """
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import csv
 import hashlib
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 
@@ -32,6 +35,7 @@ from ..builders.lock import OutLock
 from ..datasets.webdataset import TarShardWriter, file_sha256
 from ..errors import Arg, ArgumentError
 from ..fileio import TMP_SUFFIX, temp_path, write_text
+from ..streams.core import CSV_COLUMNS, Batch, Sample
 from .generate import (
     DRAWS,
     Source,
@@ -43,7 +47,7 @@ from .generate import (
 )
 from .plan import RunPlan, Shard, plan_run
 
-__all__ = ["RUN_FILE", "Sample", "Batch", "CCCStream", "generate", "write_shard"]
+__all__ = ["RUN_FILE", "CCCSamples", "CCCStream", "generate", "write_shard"]
 
 #: a run folder's settings and shard checksums
 RUN_FILE = "ccc_run.json"
@@ -233,27 +237,6 @@ def _executor(
 # ---------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Sample:
-    """One image of a stream (the test-time adaptation harness's protocol)."""
-
-    index: int
-    domain: str  #: ``"c1+c2"``
-    severity: str  #: ``"s1+s2"``
-    id: str  #: ``<class>/<file>`` of the source image
-    label: int
-
-
-@dataclass
-class Batch:
-    """Consecutive images of a stream: ``images`` uint8 N x H x W x 3, ``labels`` int64 (N,)."""
-
-    images: np.ndarray
-    labels: np.ndarray
-    samples: list[Sample]
-    reset: bool = False  #: CCC is one continuous stream: never a reset
-
-
 def _decode(jpeg: bytes) -> np.ndarray:
     import simplejpeg
 
@@ -319,8 +302,8 @@ class CCCStream:
     def __len__(self) -> int:
         return len(self.plan)
 
-    def _samples(self, workers: int) -> Iterator[tuple[Sample, np.ndarray]]:
-        jobs = [(s, self.source, self.plan.seed, self.draws) for s in self.plan.shards]
+    def _samples(self, workers: int, first: int = 0) -> Iterator[tuple[Sample, np.ndarray]]:
+        jobs = [(s, self.source, self.plan.seed, self.draws) for s in self.plan.shards[first:]]
         if workers > 0:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for made in pool.map(_shard_images, jobs):
@@ -331,13 +314,35 @@ class CCCStream:
                 for rec, jpeg in shard_samples(shard, source, seed, draws):
                     yield _sample(rec, source), _decode(jpeg)
 
-    def batches(self, batch_size: int | None = None, workers: int = 0) -> Iterator[Batch]:
-        """Batches of ``batch_size`` (default 64) images in the run's order."""
+    @property
+    def samples(self) -> CCCSamples:
+        """The samples in order, made shard by shard on access (no image is made)."""
+        return CCCSamples(self)
+
+    def num_batches(self, batch_size: int | None = None) -> int:
         size = 64 if batch_size is None else int(batch_size)
-        if size < 1:
-            raise ArgumentError(Arg("batch_size"), f" must be positive, got {batch_size!r}")
+        return -(-len(self) // size)
+
+    def batches(
+        self, batch_size: int | None = None, workers: int = 0, *, start: int = 0
+    ) -> Iterator[Batch]:
+        """Batches of ``batch_size`` (default 64) images in the run's order (CCC is one
+        continuous stream: ``reset`` is never set); ``start``: skip the first batches (a resumed
+        evaluation; the shards before the first needed one are not made)."""
+        size = 64 if batch_size is None else batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ArgumentError(Arg("batch_size"), f" must be an image count >= 1, got {size!r}")
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+            raise ArgumentError(Arg("workers"), f" must be a count >= 0, got {workers!r}")
+        skip = start * size
+        first = next(
+            (k for k, sh in enumerate(self.plan.shards) if sh.first_image + len(sh) > skip),
+            len(self.plan.shards),
+        )
         pending: list[tuple[Sample, np.ndarray]] = []
-        for item in self._samples(workers):
+        for item in self._samples(workers, first):
+            if item[0].index < skip:
+                continue
             pending.append(item)
             if len(pending) == size:
                 yield _batch(pending)
@@ -350,19 +355,52 @@ class CCCStream:
         return dict(self.settings)
 
     def to_csv(self, path: str | os.PathLike[str]) -> None:
-        """One row per image (index, domain, severity, id, label), without making any image
-        (a shard's picks come before its images' draws)."""
-        rows: list[Sample] = []
-        for shard in self.plan.shards:
-            records, _ = shard_records(shard, self.source, self.plan.seed, self.draws)
-            rows.extend(_sample(r, self.source) for r in records)
+        """One row per image (``index,domain,severity,id,label``), atomically, without making
+        any image (a shard's picks come before its images' draws)."""
         tmp = temp_path(path)
         with open(tmp, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["index", "domain", "severity", "id", "label"])
-            for s in rows:
+            w.writerow(CSV_COLUMNS)
+            for s in self.samples:
                 w.writerow([s.index, s.domain, s.severity, s.id, s.label])
         os.replace(tmp, path)
+
+
+class CCCSamples(Sequence[Sample]):
+    """A run's samples, made a shard at a time (the last shard's kept) on access."""
+
+    def __init__(self, stream: CCCStream) -> None:
+        self._stream = stream
+        self._firsts = [sh.first_image for sh in stream.plan.shards]
+        self._cached: tuple[int, list[Sample]] = (-1, [])
+
+    def __len__(self) -> int:
+        return len(self._stream)
+
+    def _shard(self, k: int) -> list[Sample]:
+        if self._cached[0] != k:
+            st = self._stream
+            records, _ = shard_records(st.plan.shards[k], st.source, st.plan.seed, st.draws)
+            self._cached = (k, [_sample(r, st.source) for r in records])
+        return self._cached[1]
+
+    @overload
+    def __getitem__(self, i: int) -> Sample: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Sample]: ...
+    def __getitem__(self, i: int | slice) -> Sample | list[Sample]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        i %= n
+        k = bisect.bisect_right(self._firsts, i) - 1
+        return self._shard(k)[i - self._firsts[k]]
+
+    def __iter__(self) -> Iterator[Sample]:
+        for k in range(len(self._firsts)):
+            yield from self._shard(k)
 
 
 def _batch(items: list[tuple[Sample, np.ndarray]]) -> Batch:
