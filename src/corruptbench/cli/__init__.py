@@ -45,6 +45,7 @@ COMMANDS = [
     "report",
     "score",
     "demo",
+    "ccc",
     "warmup",
 ]
 
@@ -106,6 +107,14 @@ FLAGS = {
     "severity": "--severity",
     "outputs": "--outputs",
     "class_map": "--class-map",
+    # ccc calibrate / generate
+    "speed": "--speed",
+    "images": "--images",
+    "images_per_shard": "--shard-images",
+    "matrix": "--matrix",
+    "draws": "--draws",
+    "levels": "--levels",
+    "tolerance": "--tolerance",
 }
 
 

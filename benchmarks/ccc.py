@@ -1,0 +1,149 @@
+"""CCC generation per image at 224 px (two corruptions + JPEG), ours against the original.
+
+Usage::
+
+    .venv/bin/python benchmarks/ccc.py            # small: 8 cases, 2 repeats (about a minute)
+    .venv/bin/python benchmarks/ccc.py --large    # 40 cases, 5 repeats
+
+A case is a corruption pair of CCC-Medium's 13 corruptions at two severities drawn on its 0.25
+grid (seeded). Per case, both sides do ``ApplyTransforms.__getitem__``'s work after the crop
+(generate.py of github.com/oripress/CCC): corruption 1, ``np.uint8``, corruption 2, ``np.uint8``,
+Pillow JPEG at quality 85 with ``optimize=True``. The original runs in the reference env
+(``tools/reference/ccc_runner.py``'s ``time_pipeline``: one untimed call, then ``repeats`` timed
+ones) in the same run; ours is :func:`corruptbench.ccc.functions.corrupt_pair` plus make-c's
+JPEG writer (:func:`corruptbench.formats.jpeg.encode_jpeg`: Pillow's bytes). CPU time (``process_time``) of one thread. Glass blur is left out of the
+comparison: the reference env has no numba, and the original's shuffle in plain Python would be
+unfairly slow (ours is timed anyway, in our column).
+
+Printed: per case ours / the original in ms and the ratio; the mean per image; images per second
+per core; the core-hours of one 7.5M-image run for ours including the steps before the
+corruptions (JPEG decode of a full-size photo, flip + RandomResizedCrop: :func:`make_sample`),
+measured on the test photos; and the same projection for the original's corruption + JPEG work
+alone.
+"""
+
+from __future__ import annotations
+
+# first: one thread for NumPy, OpenCV and numba (set before they load); paths of the test images
+from _common import PHOTO, REPO, synthetic  # isort: split
+
+import argparse
+import sys
+import time
+
+import numpy as np
+from PIL import Image
+
+from corruptbench.ccc.functions import ccc_frost_texture, corrupt_pair
+from corruptbench.ccc.plan import corruptions_for
+from corruptbench.formats.jpeg import encode_jpeg
+from corruptbench.tables.ccc import IMAGES_PER_RUN
+
+clock = time.process_time
+
+
+def photo224() -> np.ndarray:
+    from corruptbench.ops.preprocess import profile_preprocess
+
+    if not PHOTO.is_file():
+        return synthetic(224, 224)
+    with Image.open(PHOTO) as im:
+        return profile_preprocess(im.convert("RGB"), "imagenet")
+
+
+def cases(n: int, with_glass: bool) -> list[tuple[str, float, str, float]]:
+    names = [c for c in corruptions_for(20) if with_glass or c != "glass_blur"]
+    rng = np.random.RandomState(0)
+    out = []
+    for _ in range(n):
+        a, b = rng.choice(names, 2, replace=False)
+        out.append((str(a), rng.randint(1, 21) / 4, str(b), rng.randint(1, 21) / 4))
+    return out
+
+
+def ours(img: np.ndarray, case: tuple[str, float, str, float], repeats: int) -> float:
+    def once(rng: np.random.RandomState) -> bytes:
+        x = corrupt_pair(img, case[0], case[1], case[2], case[3], rng)
+        return encode_jpeg(np.ascontiguousarray(x), 85)  # Pillow's bytes, faster
+
+    rng = np.random.RandomState(0)
+    once(rng)
+    t0 = clock()
+    for _ in range(repeats):
+        once(rng)
+    return (clock() - t0) / repeats
+
+
+def full_sample_seconds(n: int) -> float:
+    """Ours per image with everything generate does: decode, flip + crop, two corruptions, JPEG."""
+    import torch
+
+    from corruptbench.ccc.generate import SampleRecord, make_sample, scan_source
+    from corruptbench.ccc.plan import Step
+
+    source = scan_source(PHOTO.parent)
+    g = torch.Generator().manual_seed(0)
+    rng = np.random.RandomState(0)
+    todo = cases(n, with_glass=True)
+    recs = [
+        SampleRecord(k, f"sample_{k}", Step(k, a, b, s1, s2), k % len(source), "", 0)
+        for k, (a, s1, b, s2) in enumerate(todo)
+    ]
+    for r in recs:  # warm: each corruption's first call (kernels, tables) is not a run's cost
+        make_sample(r, source, rng, g)
+    t0 = clock()
+    for r in recs:
+        make_sample(r, source, rng, g)
+    return (clock() - t0) / len(recs)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--large", action="store_true")
+    args = parser.parse_args()
+    n, repeats = (40, 5) if args.large else (8, 2)
+    img = photo224()
+    todo = cases(n, with_glass=False)
+    sys.path.insert(0, str(REPO / "tests"))
+    try:
+        from ccc_reference import ccc_reference_available, run_ccc
+    except ImportError:  # pragma: no cover
+        ccc_reference_available = lambda: False  # noqa: E731
+    ref = None
+    if ccc_reference_available():
+        meta, _ = run_ccc(
+            [{"op": "time_pipeline", "image": "a", "cases": todo, "repeats": repeats, "seed": 0}],
+            {"a": img},
+            timeout=3600,
+        )
+        ref = meta["results"][0]["timings"]
+    for k in range(5):  # the frost textures' one-time re-encoding (per process), before timing
+        ccc_frost_texture(k)
+    mine = [ours(img, c, repeats) for c in todo]
+    print(f"{'case':52s} {'ours ms':>8s} {'orig ms':>8s} {'ratio':>6s}")
+    for k, c in enumerate(todo):
+        label = f"{c[0]}@{c[1]} + {c[2]}@{c[3]}"
+        r = f"{ref[k] * 1e3:8.1f} {ref[k] / mine[k]:6.1f}" if ref else "       -      -"
+        print(f"{label:52s} {mine[k] * 1e3:8.1f} {r}")
+    m = float(np.mean(mine))
+    print(
+        f"\nmean per image, corruptions + JPEG: ours {m * 1e3:.1f} ms ({1 / m:.0f} images/s/core)"
+    )
+    if ref:
+        r = float(np.mean(ref))
+        print(f"original {r * 1e3:.1f} ms ({1 / r:.1f} images/s/core): {r / m:.1f}x")
+        print(
+            f"original, one 7.5M-image run, corruptions + JPEG only: {r * IMAGES_PER_RUN / 3600:,.0f} core-hours"
+        )
+    if PHOTO.is_file():
+        full = full_sample_seconds(n)
+        print(
+            f"ours, everything per image (decode, crop, 2 corruptions incl. glass blur, JPEG): "
+            f"{full * 1e3:.1f} ms = {1 / full:.0f} images/s/core; one 7.5M-image run: "
+            f"{full * IMAGES_PER_RUN / 3600:,.0f} core-hours"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

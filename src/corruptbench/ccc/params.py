@@ -1,0 +1,89 @@
+"""CCC's continuous severities: each corruption's parameters interpolated between its levels.
+
+``make_imagenet_c.py`` of CCC builds, per corruption, ``scipy.interpolate.interp1d([0, 1, 2, 3,
+4, 5], rows, axis=0, kind="linear")`` over a severity-0 row (:data:`corruptbench.tables.ccc.ZERO_ROWS`)
+and ImageNet-C's five 224-px rows, and calls it at the (float) severity. :func:`ccc_params`
+evaluates the same function with the same float64 operations:
+
+* one value per row: SciPy hands the call to ``np.interp`` (``interp1d._call_linear_np``), which
+  returns a knot's own value at an integer severity;
+* several values per row: ``interp1d._call_linear``: ``i = clip(searchsorted(x, s), 1, 5)``,
+  ``slope = (y[i] - y[i-1]) / (x[i] - x[i-1])``, ``slope * (s - x[i-1]) + y[i-1]``, which at
+  an integer severity ``k >= 2`` is ``(y[k] - y[k-1]) + y[k-1]``: not always ``y[k]`` to the last
+  bit (tests/ccc/test_params.py compares with SciPy's ``interp1d`` on a fine grid).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from ..errors import Arg, ArgumentError
+from ..tables.ccc import CCC_NAMES, ZERO_ROWS
+from ..tables.corruptions import TABLES
+
+__all__ = ["CCC_CORRUPTIONS", "ccc_params", "ccc_table", "check_ccc_name", "check_ccc_severity"]
+
+#: CCC's corruption names (``noise_dict()``'s keys, in its order)
+CCC_CORRUPTIONS: tuple[str, ...] = tuple(CCC_NAMES)
+_KNOTS = np.arange(6)
+
+
+def check_ccc_name(name: Any) -> str:
+    """``name`` if it is one of CCC's corruptions (its names or the registry's), else one line."""
+    if isinstance(name, str):
+        if name in CCC_NAMES:
+            return name
+        for ccc, registered in CCC_NAMES.items():
+            if name == registered:
+                return ccc
+    raise ArgumentError(
+        Arg("name"),
+        f" must be one of CCC's corruptions ({', '.join(CCC_CORRUPTIONS)}), got {name!r}",
+    )
+
+
+def check_ccc_severity(severity: Any) -> float:
+    """``severity`` as a float in [0, 5], else one line naming it."""
+    if isinstance(severity, (bool, np.bool_, str)):
+        raise ArgumentError(Arg("severity"), f" must be a number in [0, 5], got {severity!r}")
+    try:
+        value = float(severity)
+    except (TypeError, ValueError):
+        raise ArgumentError(
+            Arg("severity"), f" must be a number in [0, 5], got {severity!r}"
+        ) from None
+    if not 0.0 <= value <= 5.0:
+        raise ArgumentError(Arg("severity"), f" must be in [0, 5], got {severity!r}")
+    return value
+
+
+@cache
+def ccc_table(name: str) -> np.ndarray:
+    """The six rows (severity 0..5) CCC interpolates for ``name`` (read-only float64 array)."""
+    name = check_ccc_name(name)
+    rows = list(TABLES["imagenet"][CCC_NAMES[name]])
+    if name == "shot_noise":  # CCC interpolates the reciprocal: float(1) / 60, ...
+        rows = [float(1) / r for r in rows]
+    elif name == "zoom_blur":  # ImageNet-C's arange(1, stop, step) as (1, stop, step)
+        rows = [(1, *r) for r in rows]
+    table = np.array([ZERO_ROWS[name], *rows], dtype=np.float64)
+    table.flags.writeable = False
+    return table
+
+
+def ccc_params(name: str, severity: float) -> Any:
+    """``interpolation_function_dict[name](severity)`` of CCC: a float, or a float64 array.
+
+    No post-processing: shot noise's ``1 / c``, glass blur's ``max(c[1], 1)`` and JPEG's
+    ``round`` belong to the corruptions (:mod:`corruptbench.ccc.functions`).
+    """
+    table = ccc_table(name)
+    s = check_ccc_severity(severity)
+    if table.ndim == 1:
+        return float(np.interp(s, _KNOTS, table))
+    i = min(max(int(np.searchsorted(_KNOTS, s)), 1), 5)
+    slope = (table[i] - table[i - 1]) / float(_KNOTS[i] - _KNOTS[i - 1])
+    return slope * (s - float(_KNOTS[i - 1])) + table[i - 1]

@@ -1,0 +1,411 @@
+"""CCC runs on disk (WebDataset shards) and on the fly (a stream of batches).
+
+:func:`generate` writes ``OUT/<run name>/serial_<5 digits>.tar`` (:mod:`corruptbench.ccc.generate`:
+the same samples and member names as the original, readable with its recipe
+``wds.WebDataset(url).decode("pil").to_tuple("input.jpg", "output.cls")``), each shard into a
+temporary file renamed into place when complete, and ``ccc_run.json`` (the settings, each
+shard's sha256). A run started again with the same settings keeps the finished shards (checked
+against their recorded sha256) and makes the rest, so a run killed at any point (kill -9
+included) ends with the same bytes. Shards are independent (each has its own seeds), so the
+output is the same for any number of worker processes.
+
+:class:`CCCStream` makes the same images without writing anything: the JPEG of each sample,
+decoded (what a reader of the shards gets), in batches: the interface of
+:class:`corruptbench.streams.Stream` (its :class:`~corruptbench.streams.core.Sample` and
+:class:`~corruptbench.streams.core.Batch`; domain ``"c1+c2"``, severity ``"s1+s2"``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import csv
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, overload
+
+import numpy as np
+
+from ..builders.lock import OutLock
+from ..errors import Arg, ArgumentError
+from ..fileio import TMP_SUFFIX, temp_path, write_text
+from ..formats.webdataset import TarShardWriter, file_sha256
+from ..streams.core import CSV_COLUMNS, Batch, Sample
+from .generate import (
+    DRAWS,
+    Source,
+    check_plan_source,
+    scan_source,
+    shard_file,
+    shard_records,
+    shard_samples,
+)
+from .plan import RunPlan, Shard, plan_run
+
+__all__ = ["RUN_FILE", "CCCSamples", "CCCStream", "generate", "write_shard"]
+
+#: a run folder's settings and shard checksums
+RUN_FILE = "ccc_run.json"
+
+
+def _settings(plan: RunPlan, source: Source, draws: str) -> dict[str, Any]:
+    digest = hashlib.sha256("\n".join(f"{c}/{f}" for c, f in source.names).encode()).hexdigest()
+    return {
+        "format": "ccc-run/1",
+        "name": plan.name,
+        "baseline": plan.baseline,
+        "speed": plan.speed,
+        "seed": plan.seed,
+        "images": plan.images,
+        "images_per_shard": plan.images_per_shard,
+        "draws": draws,
+        "corruptions": list(plan.corruptions),
+        "steps": [[s.n1, s.n2, s.s1, s.s2] for sh in plan.shards for s in sh.steps],
+        "source_images": len(source),
+        "source_listing_sha256": digest,
+        "shards": len(plan.shards),
+        "total_images": len(plan),
+    }
+
+
+def write_shard(job: tuple[Shard, Source, int, str, str]) -> tuple[int, str]:
+    """Make one shard into a temporary file and rename it into place; ``(serial, sha256)``."""
+    shard, source, seed, draws, folder = job
+    final = os.path.join(folder, shard_file(shard.serial))
+    tmp = temp_path(final)
+    writer = TarShardWriter(tmp, shard_file(shard.serial))
+    try:
+        for rec, jpeg in shard_samples(shard, source, seed, draws):
+            writer.add(
+                rec.key,
+                {
+                    "info": rec.info.encode(),
+                    "input.jpg": jpeg,
+                    "output.cls": str(rec.label).encode(),
+                },
+            )
+        stats = writer.close()
+    except BaseException:
+        writer.abort()
+        raise
+    os.replace(tmp, final)
+    return shard.serial, stats.sha256
+
+
+def _finished(folder: Path, settings: dict[str, Any], *, sweep: bool = True) -> dict[int, str]:
+    """Shards already made by a run with these settings (sha256 checked); stale temporary files
+    removed. Refuses a folder holding another run."""
+    path = folder / RUN_FILE
+    done: dict[int, str] = {}
+    if path.is_file():
+        recorded = json.loads(path.read_text())
+        theirs = {k: v for k, v in recorded.items() if k != "shard_sha256"}
+        if theirs != settings:
+            diff = sorted(k for k in settings if settings[k] != theirs.get(k))
+            raise ArgumentError(
+                Arg("out"),
+                f" {folder} holds a CCC run with other settings ({', '.join(diff)}); "
+                "use another folder",
+            )
+        for serial, sha in recorded.get("shard_sha256", {}).items():
+            f = folder / shard_file(int(serial))
+            if f.is_file() and file_sha256(f) == sha:
+                done[int(serial)] = sha
+    for entry in folder.iterdir() if sweep and folder.is_dir() else []:
+        if entry.name.endswith(TMP_SUFFIX):
+            entry.unlink(missing_ok=True)
+    return done
+
+
+def _record(folder: Path, settings: dict[str, Any], done: Mapping[int, str]) -> None:
+    body = {**settings, "shard_sha256": {str(k): v for k, v in sorted(done.items())}}
+    write_text(folder / RUN_FILE, json.dumps(body, indent=1) + "\n", make_parents=True)
+
+
+def generate(
+    data: str | os.PathLike[str],
+    matrices: Mapping[str, np.ndarray],
+    out: str | os.PathLike[str],
+    *,
+    baseline: float,
+    speed: int,
+    seed: int,
+    images: int = 7_500_000,
+    images_per_shard: int = 25_000,
+    draws: str = "independent",
+    workers: int = 0,
+    ray: str | None = None,
+    tolerance: float | None = 5.0,
+    progress: Callable[[int], None] | None = None,
+) -> Path:
+    """Write the run ``(baseline, speed, seed)`` as WebDataset shards; returns its folder.
+
+    Args:
+        data: the source images (ImageNet validation: class folders; or wnid-named files).
+        matrices: accuracy matrices (:func:`corruptbench.ccc.matrices.load_matrices`).
+        out: the destination; the run goes to ``OUT/<run name>/``.
+        baseline, speed, seed: the run (40 / 20 / 0; 1000 / 2000 / 5000; 43 / 44 / 45).
+        images, images_per_shard: the run's and a shard's size (7.5M and 25,000 in CCC).
+        draws: ``"independent"`` or ``"reference"`` (:mod:`corruptbench.ccc.generate`).
+        workers: processes making shards (0: this one); the bytes do not depend on it.
+        ray: make the shards as Ray tasks: ``"auto"`` / ``"local"`` / a cluster address (as
+            make-c's ``--ray``; DATA and OUT at the same path on every node). Same bytes.
+        tolerance: refuse a pair whose walk misses the baseline by more (None: accept all).
+        progress: called with each finished shard's serial.
+
+    Raises:
+        ArgumentError: any bad setting, before anything is written.
+    """
+    if draws not in DRAWS:
+        raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
+    source = scan_source(data)
+    plan = plan_run(
+        matrices,
+        baseline,
+        speed,
+        seed,
+        images=images,
+        images_per_shard=images_per_shard,
+        tolerance=tolerance,
+    )
+    check_plan_source(plan, source)
+    folder = Path(out) / plan.name
+    settings = _settings(plan, source, draws)
+    if (folder / RUN_FILE).is_file():
+        _finished(folder, settings, sweep=False)  # another run's folder: refused before locking
+    # one generate per run folder (make-c's lock): a second would sweep this one's temporary files
+    with OutLock(folder, folder, "ccc generate"):
+        done = _finished(folder, settings)
+        _record(folder, settings, done)
+        jobs = [
+            (s, source, plan.seed, draws, str(folder)) for s in plan.shards if s.serial not in done
+        ]
+        with _executor(workers, ray, len(jobs)) as run:
+            for serial, sha in run(jobs):
+                done[serial] = sha
+                _record(folder, settings, done)
+                if progress:
+                    progress(serial)
+    return folder
+
+
+@contextlib.contextmanager
+def _executor(
+    workers: int, ray_address: str | None, n_jobs: int
+) -> Iterator[Callable[[list], Iterator[tuple[int, str]]]]:
+    """How the shards are made: here, in a local process pool, or as Ray tasks (results in the
+    order the shards finish; each shard's bytes depend on nothing else)."""
+    if ray_address is not None:
+        try:
+            import ray
+        except ImportError:  # pragma: no cover
+            raise ArgumentError(
+                Arg("ray"), " needs the 'ray' package: pip install 'corruptbench[ray]'"
+            ) from None
+        from ..builders.engine import ray_init_kwargs
+
+        started = not ray.is_initialized()
+        if started:
+            ray.init(**ray_init_kwargs(ray_address, workers, None, os.environ))
+        remote = ray.remote(num_cpus=1)(write_shard)
+
+        def run_ray(jobs: list) -> Iterator[tuple[int, str]]:
+            pending = [remote.remote(job) for job in jobs]
+            while pending:
+                finished, pending = ray.wait(pending, num_returns=1)
+                yield ray.get(finished[0])
+
+        try:
+            yield run_ray
+        finally:
+            if started:
+                ray.shutdown()
+    elif workers > 0 and n_jobs > 1:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            yield lambda jobs: pool.map(write_shard, jobs)
+    else:
+        yield lambda jobs: map(write_shard, jobs)
+
+
+# ---------------------------------------------------------------------------------------------
+# The stream
+# ---------------------------------------------------------------------------------------------
+
+
+def _decode(jpeg: bytes) -> np.ndarray:
+    import simplejpeg
+
+    return simplejpeg.decode_jpeg(jpeg, colorspace="RGB", fastdct=False, fastupsample=False)
+
+
+def _shard_images(job: tuple[Shard, Source, int, str]) -> list[tuple[Sample, np.ndarray]]:
+    shard, source, seed, draws = job
+    out = []
+    for rec, jpeg in shard_samples(shard, source, seed, draws):
+        out.append((_sample(rec, source), _decode(jpeg)))
+    return out
+
+
+def _sample(rec: Any, source: Source) -> Sample:
+    c, f = source.names[rec.source]
+    s = rec.step
+    return Sample(rec.index, f"{s.n1}+{s.n2}", f"{s.s1}+{s.s2}", f"{c}/{f}", rec.label)
+
+
+@dataclass
+class CCCStream:
+    """A CCC run made on the fly: the images :func:`generate` would write, decoded, in order.
+
+    Build it with :meth:`create`. ``batches(batch_size, workers)`` yields :class:`Batch` es
+    (workers make whole shards in parallel, in order: memory grows with ``workers`` x a shard).
+    """
+
+    plan: RunPlan
+    source: Source
+    draws: str = "independent"
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def create(
+        cls,
+        data: str | os.PathLike[str],
+        matrices: Mapping[str, np.ndarray],
+        *,
+        baseline: float,
+        speed: int,
+        seed: int,
+        images: int = 7_500_000,
+        images_per_shard: int = 25_000,
+        draws: str = "independent",
+        tolerance: float | None = 5.0,
+    ) -> CCCStream:
+        if draws not in DRAWS:
+            raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
+        source = scan_source(data)
+        plan = plan_run(
+            matrices,
+            baseline,
+            speed,
+            seed,
+            images=images,
+            images_per_shard=images_per_shard,
+            tolerance=tolerance,
+        )
+        check_plan_source(plan, source)
+        return cls(plan, source, draws, _settings(plan, source, draws))
+
+    def __len__(self) -> int:
+        return len(self.plan)
+
+    def _samples(self, workers: int, first: int = 0) -> Iterator[tuple[Sample, np.ndarray]]:
+        jobs = [(s, self.source, self.plan.seed, self.draws) for s in self.plan.shards[first:]]
+        if workers > 0:
+            with ProcessPoolExecutor(max_workers=workers) as pool:
+                for made in pool.map(_shard_images, jobs):
+                    yield from made
+        else:
+            for job in jobs:
+                shard, source, seed, draws = job
+                for rec, jpeg in shard_samples(shard, source, seed, draws):
+                    yield _sample(rec, source), _decode(jpeg)
+
+    @property
+    def samples(self) -> CCCSamples:
+        """The samples in order, made shard by shard on access (no image is made)."""
+        return CCCSamples(self)
+
+    def num_batches(self, batch_size: int | None = None) -> int:
+        size = 64 if batch_size is None else int(batch_size)
+        return -(-len(self) // size)
+
+    def batches(
+        self, batch_size: int | None = None, workers: int = 0, *, start: int = 0
+    ) -> Iterator[Batch]:
+        """Batches of ``batch_size`` (default 64) images in the run's order (CCC is one
+        continuous stream: ``reset`` is never set); ``start``: skip the first batches (a resumed
+        evaluation; the shards before the first needed one are not made)."""
+        size = 64 if batch_size is None else batch_size
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ArgumentError(Arg("batch_size"), f" must be an image count >= 1, got {size!r}")
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+            raise ArgumentError(Arg("workers"), f" must be a count >= 0, got {workers!r}")
+        skip = start * size
+        first = next(
+            (k for k, sh in enumerate(self.plan.shards) if sh.first_image + len(sh) > skip),
+            len(self.plan.shards),
+        )
+        pending: list[tuple[Sample, np.ndarray]] = []
+        for item in self._samples(workers, first):
+            if item[0].index < skip:
+                continue
+            pending.append(item)
+            if len(pending) == size:
+                yield _batch(pending)
+                pending = []
+        if pending:
+            yield _batch(pending)
+
+    def manifest(self) -> dict[str, Any]:
+        """The settings (run, source listing digest, steps) and sizes."""
+        return dict(self.settings)
+
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
+        """One row per image (``index,domain,severity,id,label``), atomically, without making
+        any image (a shard's picks come before its images' draws)."""
+        tmp = temp_path(path)
+        with open(tmp, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(CSV_COLUMNS)
+            for s in self.samples:
+                w.writerow([s.index, s.domain, s.severity, s.id, s.label])
+        os.replace(tmp, path)
+
+
+class CCCSamples(Sequence[Sample]):
+    """A run's samples, made a shard at a time (the last shard's kept) on access."""
+
+    def __init__(self, stream: CCCStream) -> None:
+        self._stream = stream
+        self._firsts = [sh.first_image for sh in stream.plan.shards]
+        self._cached: tuple[int, list[Sample]] = (-1, [])
+
+    def __len__(self) -> int:
+        return len(self._stream)
+
+    def _shard(self, k: int) -> list[Sample]:
+        if self._cached[0] != k:
+            st = self._stream
+            records, _ = shard_records(st.plan.shards[k], st.source, st.plan.seed, st.draws)
+            self._cached = (k, [_sample(r, st.source) for r in records])
+        return self._cached[1]
+
+    @overload
+    def __getitem__(self, i: int) -> Sample: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Sample]: ...
+    def __getitem__(self, i: int | slice) -> Sample | list[Sample]:
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(len(self)))]
+        n = len(self)
+        if not -n <= i < n:
+            raise IndexError(i)
+        i %= n
+        k = bisect.bisect_right(self._firsts, i) - 1
+        return self._shard(k)[i - self._firsts[k]]
+
+    def __iter__(self) -> Iterator[Sample]:
+        for k in range(len(self._firsts)):
+            yield from self._shard(k)
+
+
+def _batch(items: list[tuple[Sample, np.ndarray]]) -> Batch:
+    return Batch(
+        np.stack([im for _, im in items]),
+        np.array([s.label for s, _ in items], dtype=np.int64),
+        [s for s, _ in items],
+    )
