@@ -17,14 +17,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write a report (HTML, Markdown or CSV) of results files",
         description=(
             "Write one self-contained HTML file (or Markdown / CSV tables) summarising eval-c / eval-p "
-            "/ demo results files; with several files, models are compared side by side, sorted by mCE."
+            "/ demo results files, or the table TTA papers print for eval-stream results; with "
+            "several files, models are compared side by side, sorted by mCE."
         ),
     )
     p.add_argument(
         "results",
         nargs="+",
         metavar="RESULTS.json",
-        help="results files written by eval-c, eval-p or demo",
+        help="results files written by eval-c, eval-p or demo, or by eval-stream (one row each)",
     )
     p.add_argument(
         "--out",
