@@ -125,6 +125,11 @@ def test_data_stream_adapt_table_report_end_to_end(
         paths.append(str(tmp_path / f"{adapt}.json"))
         results.append(res)
     assert main(["report", *paths, "-o", str(tmp_path / "t.md")]) == 0
+    terminal = capsys.readouterr().out.splitlines()  # the table on the terminal too
+    assert terminal[0].split() == ["method", "gaussian", "fog", "contrast", "mean"]
+    for line, res in zip(terminal[1:3], results):
+        cells = [f"{100 * d.errors / d.n:.1f}" for d in res.domains]
+        assert line.split() == [res.adapt, *cells, f"{100 * res.mean:.1f}"]
     lines = (tmp_path / "t.md").read_text().splitlines()
     for res in results:
         cells = [f"{100 * d.errors / d.n:.1f}" for d in res.domains]
