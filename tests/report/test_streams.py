@@ -135,3 +135,14 @@ def test_data_stream_adapt_table_report_end_to_end(
         cells = [f"{100 * d.errors / d.n:.1f}" for d in res.domains]
         assert f"| {res.adapt} | " + " | ".join(cells) + f" | {100 * res.mean:.1f} |" in lines
     assert S.markdown_table(results) in "\n".join(lines)
+
+
+def test_print_summary_of_a_stream_result_logs_its_blocks(three_methods: list[Path]) -> None:
+    from rich.console import Console
+
+    from corruptbench.report import print_summary
+
+    console = Console(record=True, width=120)
+    res = Results.from_json(three_methods[1])
+    print_summary(res, console=console)
+    assert console.export_text().rstrip("\n") == res.summary()

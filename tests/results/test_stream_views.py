@@ -105,3 +105,13 @@ def test_the_figure_draws_a_line_per_result(tmp_path: Path) -> None:
     assert results[1].stream is not None
     batches = np.asarray(results[1].stream.batches)
     assert np.allclose(y, 100 * batches[:, 2] / batches[:, 1])
+
+
+def test_a_stream_result_shows_its_table_in_a_notebook_and_its_page(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    (res,) = _read(tmp_path, make_stream_results("norm"))
+    cells = "".join(f"<td>{c}</td>" for c in ["norm", *_expected_row(res)])
+    assert cells in res._repr_html_()
+    page = res.to_html(tmp_path / "norm.html")
+    assert cells in page and (tmp_path / "norm.html").read_text() == page
+    assert "<title>corruptbench: tiny</title>" in page

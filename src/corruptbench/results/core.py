@@ -213,7 +213,12 @@ class Results:
         return summary_text(self)
 
     def _repr_html_(self) -> str:
-        """A notebook cell's view: the report's summary card and CE-per-corruption figure."""
+        """A notebook cell's view: the report's summary card and CE-per-corruption figure (a
+        stream result: its TTA table)."""
+        if self.stream is not None:
+            from .stream_views import html_fragment
+
+            return html_fragment([self])
         from .card import render_fragment
 
         return render_fragment([self])
@@ -290,8 +295,10 @@ class Results:
 
         require("matplotlib", "Results.to_html")
         from .page import render_html
+        from .stream_views import render_stream_html
 
-        text = render_html([self], title=title or f"corruptbench: {self.model_id}")
+        render = render_stream_html if self.stream is not None else render_html
+        text = render([self], title=title or f"corruptbench: {self.model_id}")
         if path is not None:
             write_text(path, text, make_parents=True)
         return text

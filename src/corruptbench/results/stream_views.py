@@ -32,6 +32,7 @@ __all__ = [
     "error_along_stream_figure",
     "render_stream_markdown",
     "render_stream_html",
+    "html_fragment",
 ]
 
 #: the settings that, when they differ between results of one table, are named in a warning
@@ -299,6 +300,12 @@ def _html_table(head: list[str], rows: list[list[str]]) -> str:
     th = "".join(f"<th>{e(h)}</th>" for h in head)
     body = "".join("<tr>" + "".join(f"<td>{e(c)}</td>" for c in row) + "</tr>" for row in rows)
     return f"<table><thead><tr>{th}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def html_fragment(results: Sequence[ResultsLike]) -> str:
+    """The TTA table as an HTML fragment (a notebook cell's view of a stream result)."""
+    head, rows = table_rows(results)
+    return f'<div class="corruptbench-stream">{_html_table(head, rows)}</div>'
 
 
 def render_stream_html(
