@@ -67,9 +67,16 @@ def test_eval_stream_writes_results_markdown_and_figure(
     assert "| method | gaussian | fog | mean |" in text and "| norm |" in text
     res = StreamResults.load(out)
     assert res.adapt == "norm" and res.samples == 128
-    assert json.loads(out.read_text())["settings"]["setting"] == "continual"
+    doc = json.loads(out.read_text())
+    assert (doc["schema"], doc["kind"]) == ("corruptbench.results/1", "stream")
+    assert doc["stream"]["settings"]["setting"] == "continual"
     assert md.read_text().startswith("## Test-time adaptation: cifar10_c, continual")
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # the report step: the file is a results file `corruptbench report` reads
+    assert main(["report", str(out), "-o", str(tmp_path / "t.md")]) == 0
+    row = [d.error for d in res.domains]
+    expected = f"| norm | {100 * row[0]:.1f} | {100 * row[1]:.1f} | {100 * res.mean:.1f} |"
+    assert expected in (tmp_path / "t.md").read_text().splitlines()
 
 
 def test_eval_stream_refuses_an_unknown_method(

@@ -1,6 +1,7 @@
 """``corruptbench eval-stream``: evaluate a model online on a test-time-adaptation stream with
 ``--adapt source|norm|tent``; print the errors as the reference logs them and the TTA-paper
-table; write the results JSON, a Markdown report section and the error-along-stream figure."""
+table; write the results file (``corruptbench report`` reads it), a Markdown report section and
+the error-along-stream figure."""
 
 from __future__ import annotations
 
@@ -44,7 +45,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="processes reading / corrupting batches ahead of the model (default 0)",
     )
     p.add_argument("--ece-bins", type=int, default=15, metavar="B", help="ECE bins (default 15)")
-    p.add_argument("--out", default=None, metavar="FILE", help="write the results JSON")
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="FILE",
+        help="write the results file (kind 'stream'; 'corruptbench report' tabulates several)",
+    )
     p.add_argument("--markdown", default=None, metavar="FILE", help="write the report section")
     p.add_argument(
         "--figure",

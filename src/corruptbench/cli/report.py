@@ -17,14 +17,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="write a report (HTML, Markdown or CSV) of results files",
         description=(
             "Write one self-contained HTML file (or Markdown / CSV tables) summarising eval-c / eval-p "
-            "/ demo results files; with several files, models are compared side by side, sorted by mCE."
+            "/ demo results files, or the table TTA papers print for eval-stream results; with "
+            "several files, models are compared side by side, sorted by mCE."
         ),
     )
     p.add_argument(
         "results",
         nargs="+",
         metavar="RESULTS.json",
-        help="results files written by eval-c, eval-p or demo",
+        help="results files written by eval-c, eval-p or demo, or by eval-stream (one row each)",
     )
     p.add_argument(
         "--out",
@@ -84,5 +85,17 @@ def run(args: argparse.Namespace) -> int:
             f"corruptbench report: warning: {printable(text)}", file=sys.stderr
         ),
     )
+    _print_stream_table(args.results)
     print(f"wrote {printable(path)}", file=sys.stdout)
     return 0
+
+
+def _print_stream_table(paths: list[str]) -> None:
+    """Stream results (eval-stream): the TTA table on the terminal too."""
+    from ..report.baseline import unique_labels
+    from ..results import Results
+    from ..results.stream_views import text_table
+
+    results = [Results.from_json(p) for p in paths]  # read and checked already: small files
+    if results and all(r.stream is not None for r in results):
+        print(printable(text_table(unique_labels(results)), keep_newlines=True))

@@ -55,12 +55,19 @@ def render_report(
     For HTML with ``contact_sheet=True`` the sheet shows ``grid`` (``(clean, {corruption:
     images})``, as the demo passes it) or, without it, ``sample`` (default: scikit-image's
     chelsea) corrupted here, with the ImageNet-P frames of ``sequences``; neither when every
-    result holds C-bar numbers only. Each C-bar benchmark of the results gets a sheet of the
+    result holds C-bar numbers only. Test-time-adaptation stream results (``eval-stream``) make a report
+    of their own (:mod:`.streams`: the TTA table, the error along the stream; no baseline). Each C-bar benchmark of the results gets a sheet of the
     corruptions they measured: ``cbar_grids[benchmark]`` (``(clean, {corruption: images})``),
     else ``sample`` corrupted here.
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    if any(r.stream is not None for r in results):  # test-time adaptation: its own table
+        from .streams import render_stream_report
+
+        if baseline is not None:
+            raise ArgumentError(Arg("baseline"), " applies to CE / mCE, not to stream results")
+        return render_stream_report(unique_labels(results), fmt)
     results = apply_baseline(unique_labels(results), baseline)
     mismatches = dataset_mismatches(results)
     if fmt == "csv":  # one number per line, each with the file it comes from

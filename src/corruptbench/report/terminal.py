@@ -35,4 +35,7 @@ def print_summary(results: Mapping[str, Any] | Results, *, console: Console | No
         except (ValueError, TypeError) as exc:
             console.print(f"[yellow]cannot summarise the results: {exc}[/yellow]")
             return
+    if res.stream is not None:  # a test-time adaptation stream: as the reference logs it
+        console.print(res.summary(), markup=False, highlight=False)
+        return
     write_summary(res, console)

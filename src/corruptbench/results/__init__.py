@@ -9,6 +9,9 @@
   :func:`make_calibration_part`, reading it back checked.
 * :mod:`~corruptbench.results.scores` — the task-score part: :func:`make_score_part`, reading it
   back checked; :mod:`~corruptbench.results.score_table` — a toolkit's score table as results.
+* :mod:`~corruptbench.results.stream_part` — the test-time-adaptation stream part
+  (``kind="stream"``, eval-stream): :class:`StreamPart`, reading it back checked;
+  :mod:`~corruptbench.results.stream_views` — its TTA table, summary, figure and reports.
 * :mod:`~corruptbench.results.export` — the one CSV format (one number per row):
   :func:`to_csv` of one result (eval-c / eval-p ``--csv``), :func:`render_csv` of several.
 * :mod:`~corruptbench.results.provenance` — library versions and timestamps.

@@ -6,7 +6,10 @@ A results file (schema ``corruptbench.results/1``) is one JSON object with ``sch
 ImageNet-C-bar / CIFAR-10-C-bar part under ``"cbar"`` (:mod:`~corruptbench.results.cbar_part`; an
 eval-c file holds either or both) and/or the ImageNet-P part (top level for ``kind="p"``, under ``"p"`` for a demo file), or, for
 ``kind="score"`` (:func:`corruptbench.evaluate_grid`, ``corruptbench score``), the task-score grid
-under ``"score"`` (:mod:`~corruptbench.results.scores`), then eval-c / eval-p's ``calibration`` (NLL,
+under ``"score"`` (:mod:`~corruptbench.results.scores`), or, for ``kind="stream"``
+(``eval-stream``, :func:`corruptbench.evaluate_stream`), an online evaluation under ``"stream"``
+(:mod:`~corruptbench.results.stream_part`; a file of the first eval-stream format is read as
+one), then eval-c / eval-p's ``calibration`` (NLL,
 Brier, ECE per cell: :mod:`~corruptbench.results.calibration`), then ``run`` (eval-c / eval-p /
 evaluate_grid: what resuming needs) or ``demo`` (the demo's photos). All rates are fractions.
 
@@ -47,6 +50,7 @@ from .parts import (
 )
 from .reader import Reader, load_json, short_repr, type_name
 from .scores import parse_score
+from .stream_part import LEGACY_FORMAT, STREAM_KEY, StreamPart, legacy_document, parse_stream
 
 __all__ = [
     "SCHEMA",
@@ -65,7 +69,7 @@ __all__ = [
 SCHEMA_PREFIX = "corruptbench.results"
 SCHEMA_MAJOR = 1
 SCHEMA = f"{SCHEMA_PREFIX}/{SCHEMA_MAJOR}"
-KINDS = ("c", "p", "demo", "score")
+KINDS = ("c", "p", "demo", "score", "stream")
 _T5D_MAX = 15.0
 
 
@@ -90,6 +94,7 @@ class Results:
     p: PResults | None = None
     score: ScoreResults | None = None
     cbar: CBarResults | None = None
+    stream: StreamPart | None = None
     calibration: CalibrationResults | None = None
     versions: dict[str, Any] = field(default_factory=dict)
     time_s: float | None = None
@@ -200,12 +205,21 @@ class Results:
     def summary(self) -> str:
         """The terminal summary as plain text: headline numbers, the per-corruption (or
         per-perturbation) table and the notes, as ``eval-c`` prints them, without colours."""
+        if self.stream is not None:
+            from .stream_views import stream_summary
+
+            return stream_summary(self)
         from .text import summary_text
 
         return summary_text(self)
 
     def _repr_html_(self) -> str:
-        """A notebook cell's view: the report's summary card and CE-per-corruption figure."""
+        """A notebook cell's view: the report's summary card and CE-per-corruption figure (a
+        stream result: its TTA table)."""
+        if self.stream is not None:
+            from .stream_views import html_fragment
+
+            return html_fragment([self])
         from .card import render_fragment
 
         return render_fragment([self])
@@ -223,6 +237,7 @@ class Results:
             "P": self.clean_score,
             "mPC": self.mpc,
             "rPC": self.rpc,
+            "stream_mean": None if self.stream is None else self.stream.mean,
         }
         shown = ", ".join(f"{k}={v:.4f}" for k, v in figures.items() if v is not None)
         return f"Results(kind={self.kind!r}, model={self.model_id!r}" + (
@@ -255,6 +270,8 @@ class Results:
             out["p"] = self.p.to_dict()
         if self.score is not None:
             out["score"] = self.score.to_dict()
+        if self.stream is not None:
+            out[STREAM_KEY] = self.stream.to_dict()
         if self.calibration is not None:
             out["calibration"] = self.calibration.to_dict()
         if self.run is not None:
@@ -279,8 +296,10 @@ class Results:
 
         require("matplotlib", "Results.to_html")
         from .page import render_html
+        from .stream_views import render_stream_html
 
-        text = render_html([self], title=title or f"corruptbench: {self.model_id}")
+        render = render_stream_html if self.stream is not None else render_html
+        text = render([self], title=title or f"corruptbench: {self.model_id}")
         if path is not None:
             write_text(path, text, make_parents=True)
         return text
@@ -452,6 +471,8 @@ def _parse(data: Any, source: str) -> Results:
     r = Reader(source)
     if not isinstance(data, dict):
         raise r.fail(f"a results file must hold a JSON object, got {type_name(data)}")
+    if data.get("format") == LEGACY_FORMAT:  # the first eval-stream files: read as the part
+        data = legacy_document(data, SCHEMA)
     _check_schema(r, data)
     kind = data.get("kind")
     if kind not in KINDS:
@@ -493,6 +514,7 @@ def _parse(data: Any, source: str) -> Results:
         c = parse_c(r, data)
     cbar = parse_cbar(r, data, c) if kind in ("c", "demo") else None
     _check_protocol_counts(r, info, c)
+    stream = parse_stream(r, data) if kind == "stream" else None
     if kind == "p":
         p = _parse_p(r, data, "")
     elif kind == "demo" and data.get("p") is not None:
@@ -509,6 +531,7 @@ def _parse(data: Any, source: str) -> Results:
         p=p,
         score=score,
         cbar=cbar,
+        stream=stream,
         calibration=parse_calibration(r, data, c=c, p=p, cbar=cbar),
         versions=versions or {},
         time_s=data.get("time_s"),

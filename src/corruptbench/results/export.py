@@ -22,6 +22,7 @@ from ..fileio import write_text
 from ..grid import SEVERITIES, parse_cell_key
 from ..safe_text import csv_cell
 from .parts import CALIBRATION_METRICS, CalibrationResults, CBarResults, ResultsLike
+from .stream_part import StreamPart
 
 __all__ = ["CSV_COLUMNS", "render_csv", "to_csv"]
 
@@ -60,7 +61,12 @@ def render_csv(results: Sequence[ResultsLike]) -> str:
     corruption and ``severity`` 1..5, or ``name`` ``clean`` and ``severity`` 0 (eval-p: ``name``
     a perturbation and ``severity`` 0 for its clean frames, ``clean`` for them pooled); per
     severity the means ``<number>_severity_mean`` with ``name`` ``benchmark`` (over the 15) or
-    ``all`` (over the 19) and ``corruptions_measured`` (how many the mean covers). Rates are
+    ``all`` (over the 19) and ``corruptions_measured`` (how many the mean covers). Test-time
+    adaptation streams (``eval-stream``): ``stream_mean`` (the mean of the blocks' errors, as the
+    reference prints it), ``stream_mean_at_5``, ``stream_domain_mean``, ``stream_overall``,
+    ``stream_samples``, ``stream_ece_bins``; ``stream_error`` per domain (``name``, in stream
+    order), ``stream_cell_error`` per domain and severity, ``stream_nll`` / ``stream_brier`` /
+    ``stream_ece`` per domain. Rates are
     fractions (not percentages), scores as measured; missing values are empty.
     """
     buf = io.StringIO()
@@ -124,6 +130,8 @@ def render_csv(results: Sequence[ResultsLike]) -> str:
                 row(r, "relative_score", name, None, relative.get(name))
         if r.calibration is not None:
             _calibration_csv(r.calibration, lambda *a, r=r: row(r, *a))
+        if r.stream is not None:
+            _stream_csv(r.stream, lambda *a, r=r: row(r, *a))
     return buf.getvalue()
 
 
@@ -140,6 +148,24 @@ def _cbar_csv(cb: CBarResults, row: Callable[..., None], clean: bool) -> None:
             row("cbar_error", name, s, v)
             row("cbar_level", name, s, levels[name][s - 1])
         row("cbar_corruption_error", name, None, means.get(name))
+
+
+def _stream_csv(part: StreamPart, row: Callable[..., None]) -> None:
+    """The rows of a test-time-adaptation stream (see :func:`render_csv`)."""
+    for metric in ("mean", "mean_at_5", "domain_mean", "overall", "samples"):
+        value = getattr(part, metric)
+        row(f"stream_{metric}", "", None, None if value != value else value)  # NaN: empty
+    row("stream_ece_bins", "", None, part.ece_bins)
+    errors = part.domain_errors()
+    for name, err in errors.items():
+        row("stream_error", name, None, err)
+    for cell in part.cells:
+        if cell.n:
+            row("stream_cell_error", cell.name, cell.severity, cell.error)
+    for d in part.domains:
+        for metric in ("nll", "brier", "ece"):
+            if d.calibration is not None and d.calibration.get(metric) is not None:
+                row(f"stream_{metric}", d.name, None, d.calibration[metric])
 
 
 def _calibration_csv(cal: CalibrationResults, row: Callable[..., None]) -> None:

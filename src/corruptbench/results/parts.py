@@ -572,6 +572,9 @@ class ResultsLike(Protocol):
     @property
     def calibration(self) -> CalibrationResults | None: ...
 
+    @property
+    def stream(self) -> Any: ...  # a StreamPart (stream_part.py imports nothing of this module)
+
     # what the report page's provenance shows
     @property
     def kind(self) -> str: ...

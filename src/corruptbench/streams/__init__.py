@@ -10,7 +10,8 @@ replayable manifests, and an online evaluation harness.
 * :mod:`.manifest` — manifest, CSV export, :func:`replay`
 * :mod:`.adapters` — ``source``, ``norm``, ``tent``
 * :mod:`.harness` — :func:`evaluate_stream` (:mod:`.checkpoint`: resuming); :mod:`.results` —
-  :class:`StreamResults` and its views
+  :class:`StreamResults`: the results schema's stream part (:mod:`corruptbench.results.stream_part`)
+  with its model, a results file ``corruptbench report`` reads
 """
 
 from __future__ import annotations

@@ -20,12 +20,14 @@ import numpy as np
 from ..errors import Arg
 from ..metrics.calibration import CalibrationStats, stored_bins
 from ..models import Preprocessing
+from ..results.parts import DatasetInfo
+from ..results.stream_part import Counts
 from .adapters import make_adapter
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import StreamError
 from .core import Batch, Stream
 from .manifest import sequence_sha256
-from .results import Counts, StreamResults
+from .results import StreamResults
 
 __all__ = ["evaluate_stream", "batch_tensor"]
 
@@ -102,7 +104,9 @@ class _Tally:
         self.stats = {d: CalibrationStats.from_dict(v) for d, v in state["stats"].items()}
         self.batches = [list(b) for b in state["batches"]]
 
-    def results(self, model: dict[str, Any], adapt: str, digest: str) -> StreamResults:
+    def results(
+        self, model: dict[str, Any], adapt: str, digest: str, time_s: float
+    ) -> StreamResults:
         domains = [c for c in self.domains.values() if c.n]
         for c in domains:
             c.calibration = self.stats[c.name].summary(self.bins)
@@ -116,6 +120,8 @@ class _Tally:
             cells=list(self.cells.values()),
             batches=self.batches,
             ece_bins=self.bins,
+            dataset=DatasetInfo(path=self.stream.data.where, layout=self.stream.data.kind),
+            time_s=round(time_s, 3),
         )
 
 
@@ -160,8 +166,11 @@ def evaluate_stream(
     Raises:
         StreamError: an unknown method, a model a method cannot adapt.
     """
+    import time
+
     import torch
 
+    began = time.perf_counter()
     if stream.data.kind == "ids":
         raise StreamError(
             Arg("data"), " is needed: this stream was built from the id list alone (no images)"
@@ -221,7 +230,7 @@ def evaluate_stream(
     )
     if checkpoint is not None:
         Path(checkpoint).unlink(missing_ok=True)
-    return tally.results(info, name, digest)
+    return tally.results(info, name, digest, time.perf_counter() - began)
 
 
 def _adapter_state(adapter: Any) -> dict[str, Any]:
