@@ -240,9 +240,9 @@ def test_a_partial_note_tells_evaluated_severities_from_absent_corruptions() -> 
         "kind": "c",
         "model": {"id": "m"},
         "errors": {"gaussian_noise": [0.5, None, None, None, None]},
-        "counts": {"gaussian_noise": [4, None, None, None, None]},
+        "counts": {"gaussian_noise": [5000, None, None, None, None]},
         "clean_error": 0.25,
-        "clean_count": 4,
+        "clean_count": 5000,
         "dataset": {"protocol": "robustbench"},
     }
     text = " ".join(summary_text(Results.from_dict(data, "m.json"), width=400).split())
