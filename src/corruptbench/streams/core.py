@@ -1,7 +1,8 @@
 """A test-time-adaptation stream: samples in order, batches with resets, manifest and CSV.
 
 The interface other streams (CCC) follow too: ``settings``, ``len()``, ``samples``,
-``batches(batch_size=None, workers=0)``, ``manifest()``, ``to_csv(path)``.
+``batches(batch_size=None, workers=0)``, ``manifest()``, ``to_csv(path)``; and what the harness
+needs (:class:`~.protocol.OnlineStream`).
 """
 
 from __future__ import annotations
@@ -103,6 +104,37 @@ class Stream:
     def settings(self) -> dict[str, Any]:
         """What made the stream: the config, and where the data is."""
         return {**self.config.to_dict(), "data": self.data.where, "data_kind": self.data.kind}
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """What a checkpoint must match (:class:`~.protocol.OnlineStream`): the config, the
+        resets included (same samples, other setting)."""
+        return self.config.to_dict()
+
+    @property
+    def dataset(self) -> str:
+        return self.config.dataset
+
+    @property
+    def image_size(self) -> int:
+        return 32 if self.data.profile == "cifar" else 224
+
+    @property
+    def domains(self) -> list[str]:
+        return list(self.config.order)
+
+    def sequence_sha256(self) -> str:
+        """SHA-256 of the CSV export (:func:`.manifest.sequence_sha256`)."""
+        from .manifest import sequence_sha256
+
+        return sequence_sha256(self)
+
+    def check_images(self) -> None:
+        """Refuse a stream built from an id list alone."""
+        if self.data.kind == "ids":
+            raise StreamError(
+                Arg("data"), " is needed: this stream was built from the id list alone (no images)"
+            )
 
     @property
     def samples(self) -> SampleView:

@@ -28,6 +28,9 @@ __all__ = ["StreamResults", "Counts", "markdown_table", "error_along_stream_figu
 
 RESULTS_FORMAT = "corruptbench-stream-results"
 
+#: above this many blocks (a 7.5M-image CCC run has 7,500 walk steps) the summary prints none
+MAX_BLOCK_LINES = 1000
+
 
 @dataclass
 class Counts:
@@ -36,7 +39,7 @@ class Counts:
     name: str
     n: int = 0
     errors: int = 0
-    severity: int | None = None
+    severity: int | str | None = None  #: a CCC step's ``"s1+s2"``
     calibration: dict[str, Any] | None = None  #: CalibrationStats.summary() of the part
 
     @property
@@ -118,14 +121,17 @@ class StreamResults:
 
     def summary(self) -> str:
         """The terminal summary: each block's error as the reference logs it, then the means."""
-        s = self.settings
         lines = [
-            f"{s.get('dataset')} {s.get('setting')} (order {s.get('order_name')}, seed "
-            f"{s.get('seed')}, batch {s.get('batch_size')}), {self.adapt}, model "
-            f"{self.model.get('id')}: {self.samples:,} samples"
+            f"{self.title}, {self.adapt}, model {self.model.get('id')}: {self.samples:,} samples"
         ]
-        for b in self.blocks:
-            sev = "" if b.severity is None else str(b.severity)
+        if len(self.blocks) > MAX_BLOCK_LINES:
+            lines.append(f"  ({len(self.blocks):,} blocks: their errors are in the results JSON)")
+        for b in self.blocks if len(self.blocks) <= MAX_BLOCK_LINES else []:
+            sev = (
+                ""
+                if b.severity is None
+                else f"{'@' if isinstance(b.severity, str) else ''}{b.severity}"
+            )
             lines.append(f"  error % [{b.name}{sev}][#samples={b.n}]: {b.error:.2%}")
         tail = f"mean error: {self.mean:.2%}"
         if self.mean_at_5 is not None and any(b.severity != 5 for b in self.blocks):
@@ -136,6 +142,18 @@ class StreamResults:
             lines.append(f"Average error across all domains: {self.domain_mean:.2%}")
         lines.append(f"Error over all samples: {self.overall:.2%}")
         return "\n".join(lines)
+
+    @property
+    def title(self) -> str:
+        """What was evaluated, in a few words: the dataset and setting of a TTA stream, else
+        the settings' ``name`` (a CCC run's)."""
+        s = self.settings
+        if "setting" in s:
+            return (
+                f"{s.get('dataset')} {s.get('setting')} (order {s.get('order_name')}, seed "
+                f"{s.get('seed')}, batch {s.get('batch_size')})"
+            )
+        return f"{s.get('name', 'stream')} (seed {s.get('seed')})"
 
     def calibration_rows(self) -> list[tuple[str, float, float | None, float | None, float | None]]:
         """``(domain, error, NLL, ECE, Brier)`` per domain."""
@@ -148,13 +166,20 @@ class StreamResults:
     def report_section(self) -> str:
         """A Markdown section: the table, the means, calibration per domain."""
         s = self.settings
+        tta = "setting" in s  # else a CCC run, named by its title
+        how = (
+            f"order {s.get('order_name')}, severities {s.get('severities')}, seed "
+            f"{s.get('seed')}, batch size {s.get('batch_size')}; "
+            if tta
+            else ""
+        )
         lines = [
-            f"## Test-time adaptation: {s.get('dataset')}, {s.get('setting')}",
+            f"## Test-time adaptation: {s.get('dataset')}, {s.get('setting')}"
+            if tta
+            else f"## Test-time adaptation: {self.title}",
             "",
-            f"Model {self.model.get('id')}, adaptation {self.adapt}; order {s.get('order_name')}, "
-            f"severities {s.get('severities')}, seed {s.get('seed')}, batch size "
-            f"{s.get('batch_size')}; {self.samples:,} samples (sequence SHA-256 "
-            f"{self.sequence_sha256[:16]}).",
+            f"Model {self.model.get('id')}, adaptation {self.adapt}; {how}{self.samples:,} "
+            f"samples (sequence SHA-256 {self.sequence_sha256[:16]}).",
             "",
             markdown_table([self]),
             "",
