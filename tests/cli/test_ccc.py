@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from corruptbench.ccc import find_walk
 from corruptbench.ccc.matrices import load_matrices, save_matrices
 from corruptbench.cli import main
+from corruptbench.streams.results import StreamResults
 from support import IMAGENET_SAMPLE, need_shared
 
 pytest.importorskip("torch")
@@ -74,3 +77,56 @@ def test_generate_refuses_bad_matrix(tmp_path, capsys):
     assert main([*base, "--matrix", str(tmp_path / "none.npz"), *run]) == 2
     assert "--matrix not found" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.slow
+def test_recipe_calibrate_generate_read_back_eval_stream(calibrated, tmp_path, capsys):
+    # issue 32's recipe in small: a matrix from `ccc calibrate` on the offline demo model,
+    # `ccc generate` 3 steps of 3 images, read back with the original's recipe, `eval-stream`
+    # on the written run and on the same run made on the fly: the same numbers
+    wds = pytest.importorskip("webdataset")
+    run = [
+        "--matrix", str(calibrated / "ccc_accuracy_matrix.npz"), "--baseline", "20",
+        "--speed", "3", "--seed", "43", "--images", "9", "--shard-images", "3",
+        "--corruptions", "gaussian_noise,contrast", "--tolerance", "-1",
+    ]  # fmt: skip
+    assert (
+        main(["ccc", "generate", "--data", str(IMAGENET_SAMPLE), "--out", str(tmp_path), *run]) == 0
+    )
+    folder = Path(capsys.readouterr().out.strip())
+    url = str(folder / "serial_{00000..00002}.tar")
+    ds = wds.WebDataset(url, shardshuffle=False).decode("pil").to_tuple("input.jpg", "output.cls")
+    labels = [int(label) for _, label in ds]
+    assert len(labels) == 9
+    model = ["--model", "efficientnet_lite0", "--adapt", "tent", "--batch-size", "4", "--quiet"]
+    written, made = tmp_path / "written.json", tmp_path / "made.json"
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)  # TENT trains EfficientNet's dropout too: its draws
+    assert main(["eval-stream", "--ccc", str(folder), *model, "--out", str(written)]) == 0
+    printed = capsys.readouterr().out
+    assert "baseline_20_transition+speed_3_seed_43 (seed 43), tent" in printed
+    assert "Error over all samples" in printed
+    res = StreamResults.load(written)
+    assert [b.n for b in res.blocks] == [3, 3, 3] and [b[1] for b in res.batches] == [4, 4, 1]
+    assert res.overall == sum(b[2] for b in res.batches) / 9
+    on_the_fly = ["--ccc-on-the-fly", str(IMAGENET_SAMPLE), *run]
+    torch.manual_seed(0)
+    assert main(["eval-stream", *on_the_fly, *model, "--out", str(made)]) == 0
+    assert StreamResults.load(made).to_dict() == res.to_dict()
+
+
+def test_eval_stream_ccc_refusals(tmp_path, capsys):
+    assert (
+        main(["eval-stream", "--ccc", str(tmp_path), "--data", str(tmp_path), "--model", "x"]) == 2
+    )
+    assert (
+        "give --ccc RUN or --ccc-on-the-fly SRC alone, not with --data" in capsys.readouterr().err
+    )
+    assert main(["eval-stream", "--ccc", str(tmp_path), "--model", "x"]) == 2
+    assert f"--ccc {tmp_path} is not a CCC run folder" in capsys.readouterr().err
+    assert (
+        main(["eval-stream", "--ccc-on-the-fly", str(tmp_path), "--speed", "3", "--model", "x"])
+        == 2
+    )
+    err = capsys.readouterr().err
+    assert "--ccc-on-the-fly SRC needs the run's --matrix, --baseline, --seed" in err

@@ -223,6 +223,20 @@ def test_defocus_one_channel_at_a_time_is_the_transcription(monkeypatch, severit
         np.testing.assert_array_equal(ours, ref_defocus(img, c))
 
 
+@pytest.mark.parametrize("plane_pixels", [blur._PLANE_PIXELS, 0])
+def test_defocus_whose_trimmed_disk_is_1x1_is_the_transcription(monkeypatch, plane_pixels):
+    # radius 0.75, alias blur 0.025 (CCC's severity 0.25): the trimmed kernel is 1 x 1, where
+    # OpenCV's filter2D scales and rounds otherwise than the reference's 17 x 17 filter
+    monkeypatch.setattr(blur, "_PLANE_PIXELS", plane_pixels)
+    from corruptbench.ops.kernels import trimmed_disk
+
+    assert trimmed_disk(0.75, 0.025).shape == (1, 1)
+    for h, w in ((224, 224), (97, 131)):
+        img = _image(h, w, seed=7)
+        ours = blur.defocus_blur_p(img, radius=0.75, alias_blur=0.025)
+        np.testing.assert_array_equal(ours, ref_defocus(img, (0.75, 0.025)))
+
+
 @pytest.mark.parametrize("profile", ["tiny", "cifar"])
 @pytest.mark.parametrize("severity", SEVERITIES)
 def test_glass_blur_vs_transcription(profile, severity):

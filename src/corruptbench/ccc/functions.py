@@ -38,7 +38,6 @@ from ..corruptions.noise import gaussian_noise_p, impulse_noise_p, shot_noise_p
 from ..corruptions.weather import FROST_FILES, fog_p, frost_lookup_table, snow_p
 from ..errors import Arg, ArgumentError
 from ..ops import weather_stages as wk
-from ..ops.kernels import disk, trimmed_disk
 from ..rng import as_rng
 from .params import ccc_params, check_ccc_name, check_ccc_severity
 
@@ -87,19 +86,11 @@ def glass_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarra
 
 
 def defocus_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``clip(filter2D(x / 255, disk(radius, alias_blur)), 0, 1) * 255`` (a float radius above 8
-    gives the original's float grid ``arange(-r, r + 1)``).
-
-    Not :func:`~corruptbench.corruptions.blur.defocus_blur_p`: it filters with the disk trimmed
-    of its zero border, and where that leaves a 1 x 1 kernel (radius 0.75 and alias blur 0.025,
-    CCC's severity 0.25) OpenCV's 1 x 1 path rounds otherwise than the original's 17 x 17
-    filter (66,508 values off by one on a photo); the whole disk is used then."""
+    """``clip(filter2D(x / 255, disk(radius, alias_blur)), 0, 1) * 255``
+    (:func:`~corruptbench.corruptions.blur.defocus_blur_p`; a float radius above 8 gives the
+    original's float grid ``arange(-r, r + 1)``)."""
     radius, alias = (float(v) for v in ccc_params("defocus_blur", s))
-    kernel = trimmed_disk(radius, alias)
-    if kernel.shape[0] >= 3:
-        return defocus_blur_p(x, radius=radius, alias_blur=alias)
-    out = cv2.filter2D(x / 255.0, -1, disk(radius, alias), borderType=cv2.BORDER_REFLECT_101)
-    return (np.clip(out, 0, 1) * 255).astype(np.uint8)
+    return defocus_blur_p(x, radius=radius, alias_blur=alias)
 
 
 def motion_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:

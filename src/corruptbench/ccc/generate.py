@@ -59,6 +59,7 @@ __all__ = [
     "random_resized_crop",
     "shard_picks",
     "shard_records",
+    "parse_info",
     "make_sample",
 ]
 
@@ -177,6 +178,19 @@ def _info(names: tuple[str, str], step: Step) -> str:
         f"++dir++{names[0]}++name++{names[1]}++n1++{step.n1}++s1++{step.s1}"
         f"++n2++{step.n2}++s2++{step.s2}"
     )
+
+
+def parse_info(info: str) -> dict[str, str]:
+    """A sample's ``info`` string read back: ``dir``, ``name``, ``n1``, ``s1``, ``n2``, ``s2``.
+
+    Raises:
+        ValueError: not an info string of a CCC sample.
+    """
+    parts = info.split("++")
+    keys = ("dir", "name", "n1", "s1", "n2", "s2")
+    if len(parts) != 13 or parts[0] or tuple(parts[1::2]) != keys:
+        raise ValueError(f"not a CCC sample's info string: {info[:80]!r}")
+    return dict(zip(keys, parts[2::2]))
 
 
 def shard_records(

@@ -20,7 +20,7 @@ the reference's for any process count. (Its images and noise are not: see
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,9 +29,19 @@ import numpy as np
 from ..errors import Arg, ArgumentError
 from ..tables.ccc import BASELINE_CORRUPTIONS, IMAGES_PER_RUN, IMAGES_PER_SHARD
 from .matrices import check_matrices, pair_key
+from .params import check_ccc_name
 from .walk import DEFAULT_TOLERANCE, find_walk
 
-__all__ = ["Step", "Shard", "RunPlan", "corruptions_for", "plan_run", "run_name"]
+__all__ = [
+    "Step",
+    "Shard",
+    "RunPlan",
+    "corruptions_for",
+    "group_shards",
+    "plan_run",
+    "run_name",
+    "shard_closes",
+]
 
 
 @dataclass(frozen=True)
@@ -94,6 +104,37 @@ def corruptions_for(baseline: float) -> tuple[str, ...]:
     raise AssertionError("unreachable: the last list has no lower bound")  # pragma: no cover
 
 
+def shard_closes(steps: int, speed: int, images_per_shard: int) -> bool:
+    """Whether a shard of ``steps`` steps closes (step 4 of the module docstring)."""
+    return steps * speed >= images_per_shard
+
+
+def group_shards(steps: list[Step], speed: int, images_per_shard: int) -> tuple[Shard, ...]:
+    """A run's steps (all of them, in order) grouped into its shards again (a run folder's
+    recorded steps: :meth:`corruptbench.ccc.CCCStream.open`)."""
+    shards: list[Shard] = []
+    current: list[Step] = []
+    total = 0
+    for step in steps:
+        current.append(step)
+        if shard_closes(len(current), speed, images_per_shard):
+            shards.append(Shard(len(shards), tuple(current), total, int(speed)))
+            total += len(current) * speed
+            current = []
+    if current:
+        raise ValueError(f"{len(current)} steps after the last shard: not a run's steps")
+    return tuple(shards)
+
+
+def _names(corruptions: Sequence[str]) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(check_ccc_name(n) for n in corruptions))
+    if len(names) < 2:
+        raise ArgumentError(
+            Arg("corruptions"), f" must name at least two corruptions, got {list(corruptions)}"
+        )
+    return names
+
+
 def _pairs(rnd: random.Random, noises: tuple[str, ...]) -> Iterator[tuple[str, str]]:
     """The reference's sequence of corruption pairs (generate.py's random.choice loops)."""
     noise1 = rnd.choice(noises)
@@ -132,15 +173,20 @@ def plan_run(
     images: int = IMAGES_PER_RUN,
     images_per_shard: int = IMAGES_PER_SHARD,
     tolerance: float | None = DEFAULT_TOLERANCE,
+    corruptions: Sequence[str] | None = None,
 ) -> RunPlan:
     """The steps and shards of the run ``(baseline, speed, seed)`` (see the module docstring).
+
+    ``corruptions``: draw the pairs from these CCC names instead of the baseline's list (a
+    small run on a matrix calibrated on a few corruptions; the pairs then differ from the
+    original's, which always draws from the baseline's list).
 
     Raises:
         ArgumentError: bad settings, a matrix missing for a pair, or (with ``tolerance``) a
             pair whose best walk is further than ``tolerance`` points from ``baseline``.
     """
     _check_run_args(baseline, speed, seed, images, images_per_shard)
-    noises = corruptions_for(float(baseline))
+    noises = corruptions_for(float(baseline)) if corruptions is None else _names(corruptions)
     check_matrices(matrices, noises)
     walks = {}
     for a in noises:
@@ -162,7 +208,7 @@ def plan_run(
         for i, j in walks[(a, b)].cells:
             steps.append(Step(index, a, b, float(i) / 4, float(j) / 4))
             index += 1
-            if len(steps) * speed >= images_per_shard:
+            if shard_closes(len(steps), speed, images_per_shard):
                 shards.append(Shard(len(shards), tuple(steps), total, int(speed)))
                 total += len(steps) * speed
                 steps = []

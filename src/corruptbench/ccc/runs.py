@@ -21,6 +21,7 @@ import bisect
 import contextlib
 import csv
 import hashlib
+import io
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -34,18 +35,20 @@ import numpy as np
 from ..builders.lock import OutLock
 from ..errors import Arg, ArgumentError
 from ..fileio import TMP_SUFFIX, temp_path, write_text
-from ..formats.webdataset import TarShardWriter, file_sha256
+from ..formats.webdataset import TarShardWriter, file_sha256, iter_samples, scan_samples
 from ..streams.core import CSV_COLUMNS, Batch, Sample
+from ..streams.protocol import Segment
 from .generate import (
     DRAWS,
     Source,
     check_plan_source,
+    parse_info,
     scan_source,
     shard_file,
     shard_records,
     shard_samples,
 )
-from .plan import RunPlan, Shard, plan_run
+from .plan import RunPlan, Shard, Step, group_shards, plan_run
 
 __all__ = ["RUN_FILE", "CCCSamples", "CCCStream", "generate", "write_shard"]
 
@@ -141,6 +144,7 @@ def generate(
     workers: int = 0,
     ray: str | None = None,
     tolerance: float | None = 5.0,
+    corruptions: Sequence[str] | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> Path:
     """Write the run ``(baseline, speed, seed)`` as WebDataset shards; returns its folder.
@@ -156,6 +160,8 @@ def generate(
         ray: make the shards as Ray tasks: ``"auto"`` / ``"local"`` / a cluster address (as
             make-c's ``--ray``; DATA and OUT at the same path on every node). Same bytes.
         tolerance: refuse a pair whose walk misses the baseline by more (None: accept all).
+        corruptions: draw pairs from these CCC names, not the baseline's list
+            (:func:`~corruptbench.ccc.plan.plan_run`; a small run on a small matrix).
         progress: called with each finished shard's serial.
 
     Raises:
@@ -172,6 +178,7 @@ def generate(
         images=images,
         images_per_shard=images_per_shard,
         tolerance=tolerance,
+        corruptions=corruptions,
     )
     check_plan_source(plan, source)
     folder = Path(out) / plan.name
@@ -243,12 +250,37 @@ def _decode(jpeg: bytes) -> np.ndarray:
     return simplejpeg.decode_jpeg(jpeg, colorspace="RGB", fastdct=False, fastupsample=False)
 
 
-def _shard_images(job: tuple[Shard, Source, int, str]) -> list[tuple[Sample, np.ndarray]]:
-    shard, source, seed, draws = job
-    out = []
-    for rec, jpeg in shard_samples(shard, source, seed, draws):
-        out.append((_sample(rec, source), _decode(jpeg)))
-    return out
+#: one shard's job: the shard, and its source and draws (made) or its tar file (read)
+_Job = tuple[Shard, "Source | None", int, str, "str | None"]
+
+
+def _shard_items(job: _Job) -> Iterator[tuple[Sample, np.ndarray]]:
+    """A shard's samples and decoded images, in order: made, or read from its tar file."""
+    shard, source, seed, draws, tar = job
+    if tar is None:
+        assert source is not None
+        for rec, jpeg in shard_samples(shard, source, seed, draws):
+            yield _sample(rec, source), _decode(jpeg)
+        return
+    n = 0
+    for key, members in iter_samples(tar):
+        try:
+            sample = _read_sample(shard.first_image + n, members)
+            image = _decode(members["input.jpg"])
+        except (KeyError, ValueError) as exc:
+            raise ArgumentError(f"{tar}: sample {key}: not a CCC sample ({exc})") from None
+        yield sample, image
+        n += 1
+    _check_count(tar, n, shard)
+
+
+def _shard_images(job: _Job) -> list[tuple[Sample, np.ndarray]]:
+    return list(_shard_items(job))
+
+
+def _check_count(tar: str, n: int, shard: Shard) -> None:
+    if n != len(shard):
+        raise ArgumentError(f"{tar} holds {n} samples; the run records {len(shard)}")
 
 
 def _sample(rec: Any, source: Source) -> Sample:
@@ -257,18 +289,33 @@ def _sample(rec: Any, source: Source) -> Sample:
     return Sample(rec.index, f"{s.n1}+{s.n2}", f"{s.s1}+{s.s2}", f"{c}/{f}", rec.label)
 
 
+def _read_sample(index: int, members: Mapping[str, bytes]) -> Sample:
+    """The :class:`Sample` of a written sample (its ``info`` and ``output.cls``): the one
+    :func:`_sample` gave when it was made."""
+    f = parse_info(members["info"].decode())
+    label = int(members["output.cls"].decode())
+    return Sample(
+        index, f"{f['n1']}+{f['n2']}", f"{f['s1']}+{f['s2']}", f"{f['dir']}/{f['name']}", label
+    )
+
+
 @dataclass
 class CCCStream:
-    """A CCC run made on the fly: the images :func:`generate` would write, decoded, in order.
+    """A CCC run as a stream: the images :func:`generate` writes, decoded, in order; made on
+    the fly (:meth:`create`) or read from a run folder :func:`generate` wrote (:meth:`open`).
 
-    Build it with :meth:`create`. ``batches(batch_size, workers)`` yields :class:`Batch` es
-    (workers make whole shards in parallel, in order: memory grows with ``workers`` x a shard).
+    ``batches(batch_size, workers)`` yields :class:`Batch` es (workers make or read whole shards
+    in parallel, in order: memory grows with ``workers`` x a shard). It follows
+    :class:`~corruptbench.streams.protocol.OnlineStream`, so
+    :func:`corruptbench.streams.harness.evaluate_stream` evaluates it: never reset (CCC is one
+    continual run), one block per walk step (``"c1+c2"`` at ``"s1+s2"``), domains the pairs.
     """
 
     plan: RunPlan
-    source: Source
+    source: Source | None
     draws: str = "independent"
     settings: dict[str, Any] = field(default_factory=dict)
+    folder: Path | None = None  #: the run folder read (None: made on the fly)
 
     @classmethod
     def create(
@@ -283,7 +330,9 @@ class CCCStream:
         images_per_shard: int = 25_000,
         draws: str = "independent",
         tolerance: float | None = 5.0,
+        corruptions: Sequence[str] | None = None,
     ) -> CCCStream:
+        """The run :func:`generate` would write with these arguments, made on the fly."""
         if draws not in DRAWS:
             raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
         source = scan_source(data)
@@ -295,29 +344,140 @@ class CCCStream:
             images=images,
             images_per_shard=images_per_shard,
             tolerance=tolerance,
+            corruptions=corruptions,
         )
         check_plan_source(plan, source)
         return cls(plan, source, draws, _settings(plan, source, draws))
 
+    @classmethod
+    def open(cls, folder: str | os.PathLike[str]) -> CCCStream:
+        """The run :func:`generate` wrote to ``folder`` (``OUT/<run name>``), read from its
+        shards; the same samples, images and settings as :meth:`create` with its settings.
+
+        Raises:
+            ArgumentError: not a run folder, or an unfinished run (shards missing).
+        """
+        root = Path(folder)
+        recorded = _read_run_file(root)
+        try:
+            settings = {k: v for k, v in recorded.items() if k != "shard_sha256"}
+            speed, per_shard = int(settings["speed"]), int(settings["images_per_shard"])
+            steps = [
+                Step(i, str(n1), str(n2), float(s1), float(s2))
+                for i, (n1, n2, s1, s2) in enumerate(settings["steps"])
+            ]
+            plan = RunPlan(
+                float(settings["baseline"]),
+                speed,
+                int(settings["seed"]),
+                int(settings["images"]),
+                per_shard,
+                tuple(settings["corruptions"]),
+                group_shards(steps, speed, per_shard),
+            )
+            done = dict(recorded.get("shard_sha256", {}))
+            draws = str(settings["draws"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ArgumentError(
+                Arg("ccc", python="folder"), f" {root / RUN_FILE}: not a CCC run file ({exc})"
+            ) from None
+        missing = [
+            sh.serial
+            for sh in plan.shards
+            if str(sh.serial) not in done or not (root / shard_file(sh.serial)).is_file()
+        ]
+        if missing:
+            raise ArgumentError(
+                Arg("ccc", python="folder"),
+                f" {root}: unfinished run, {len(missing)} of {len(plan.shards)} shards missing "
+                f"(first {shard_file(missing[0])}); run 'corruptbench ccc generate' again to finish it",
+            )
+        return cls(plan, None, draws, settings, root)
+
     def __len__(self) -> int:
         return len(self.plan)
 
+    def __repr__(self) -> str:
+        where = f"read from {self.folder}" if self.folder else "made on the fly"
+        return f"CCCStream({self.plan.name}, {len(self):,} images in {len(self.blocks)} steps, {where})"
+
+    def _jobs(self, first: int = 0) -> list[_Job]:
+        return [
+            (
+                s,
+                self.source,
+                self.plan.seed,
+                self.draws,
+                None if self.folder is None else str(self.folder / shard_file(s.serial)),
+            )
+            for s in self.plan.shards[first:]
+        ]
+
     def _samples(self, workers: int, first: int = 0) -> Iterator[tuple[Sample, np.ndarray]]:
-        jobs = [(s, self.source, self.plan.seed, self.draws) for s in self.plan.shards[first:]]
+        jobs = self._jobs(first)
         if workers > 0:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for made in pool.map(_shard_images, jobs):
                     yield from made
         else:
             for job in jobs:
-                shard, source, seed, draws = job
-                for rec, jpeg in shard_samples(shard, source, seed, draws):
-                    yield _sample(rec, source), _decode(jpeg)
+                yield from _shard_items(job)
 
     @property
     def samples(self) -> CCCSamples:
-        """The samples in order, made shard by shard on access (no image is made)."""
+        """The samples in order, made (or read) shard by shard on access (no image is made)."""
         return CCCSamples(self)
+
+    # -- what the harness needs (corruptbench.streams.protocol.OnlineStream) -------------------
+
+    @property
+    def identity(self) -> dict[str, Any]:
+        """The run's settings: the same for the run made on the fly and read from its shards."""
+        return dict(self.settings)
+
+    @property
+    def dataset(self) -> str:
+        return "imagenet_c"  # ImageNet images and classes: TENT's ImageNet optimiser
+
+    @property
+    def image_size(self) -> int:
+        return 224
+
+    @property
+    def where(self) -> str | None:
+        """The run folder read, else the clean images' folder."""
+        if self.folder is not None:
+            return str(self.folder)
+        return str(self.source.root) if self.source is not None else None
+
+    @property
+    def kind(self) -> str:
+        return "ccc-shards" if self.folder is not None else "ccc-on-the-fly"
+
+    @property
+    def domains(self) -> list[str]:
+        """The corruption pairs ``"c1+c2"`` in the order they first come."""
+        return list(dict.fromkeys(f"{s.n1}+{s.n2}" for sh in self.plan.shards for s in sh.steps))
+
+    @property
+    def blocks(self) -> list[Segment]:
+        """One per walk step: ``speed`` images of the pair at its severities."""
+        v = self.plan.speed
+        return [
+            Segment(f"{s.n1}+{s.n2}", f"{s.s1}+{s.s2}", s.index * v, (s.index + 1) * v)
+            for sh in self.plan.shards
+            for s in sh.steps
+        ]
+
+    def check_images(self) -> None:
+        """A CCC stream always has images."""
+
+    def sequence_sha256(self) -> str:
+        """SHA-256 of the CSV export (:meth:`to_csv`)."""
+        h = hashlib.sha256()
+        for chunk in self._csv_chunks():
+            h.update(chunk)
+        return h.hexdigest()
 
     def num_batches(self, batch_size: int | None = None) -> int:
         size = 64 if batch_size is None else int(batch_size)
@@ -326,9 +486,9 @@ class CCCStream:
     def batches(
         self, batch_size: int | None = None, workers: int = 0, *, start: int = 0
     ) -> Iterator[Batch]:
-        """Batches of ``batch_size`` (default 64) images in the run's order (CCC is one
-        continuous stream: ``reset`` is never set); ``start``: skip the first batches (a resumed
-        evaluation; the shards before the first needed one are not made)."""
+        """Batches of ``batch_size`` (default 64, CCC's eval.py) images in the run's order (CCC
+        is one continuous stream: ``reset`` is never set); ``start``: skip the first batches (a
+        resumed evaluation; the shards before the first needed one are not made or read)."""
         size = 64 if batch_size is None else batch_size
         if isinstance(size, bool) or not isinstance(size, int) or size < 1:
             raise ArgumentError(Arg("batch_size"), f" must be an image count >= 1, got {size!r}")
@@ -354,16 +514,45 @@ class CCCStream:
         """The settings (run, source listing digest, steps) and sizes."""
         return dict(self.settings)
 
+    def _csv_chunks(self) -> Iterator[bytes]:
+        """The CSV export (``\\n`` line ends, as a stream's) in chunks of UTF-8 bytes."""
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for k, s in enumerate(self.samples):
+            w.writerow([s.index, s.domain, s.severity, s.id, s.label])
+            if k % 65536 == 65535:
+                yield buf.getvalue().encode("utf-8")
+                buf.seek(0)
+                buf.truncate()
+        yield buf.getvalue().encode("utf-8")
+
     def to_csv(self, path: str | os.PathLike[str]) -> None:
         """One row per image (``index,domain,severity,id,label``), atomically, without making
         any image (a shard's picks come before its images' draws)."""
         tmp = temp_path(path)
-        with open(tmp, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(CSV_COLUMNS)
-            for s in self.samples:
-                w.writerow([s.index, s.domain, s.severity, s.id, s.label])
+        with open(tmp, "wb") as f:
+            for chunk in self._csv_chunks():
+                f.write(chunk)
         os.replace(tmp, path)
+
+
+def _read_run_file(root: Path) -> dict[str, Any]:
+    path = root / RUN_FILE
+    if not path.is_file():
+        raise ArgumentError(
+            Arg("ccc", python="folder"),
+            f" {root} is not a CCC run folder (no {RUN_FILE}; 'corruptbench ccc generate' writes one)",
+        )
+    try:
+        doc = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise ArgumentError(Arg("ccc", python="folder"), f" {path}: not readable ({exc})") from None
+    if not isinstance(doc, dict) or doc.get("format") != "ccc-run/1":
+        raise ArgumentError(
+            Arg("ccc", python="folder"), f" {path}: not a CCC run file (format ccc-run/1)"
+        )
+    return doc
 
 
 class CCCSamples(Sequence[Sample]):
@@ -379,9 +568,7 @@ class CCCSamples(Sequence[Sample]):
 
     def _shard(self, k: int) -> list[Sample]:
         if self._cached[0] != k:
-            st = self._stream
-            records, _ = shard_records(st.plan.shards[k], st.source, st.plan.seed, st.draws)
-            self._cached = (k, [_sample(r, st.source) for r in records])
+            self._cached = (k, _shard_samples(self._stream, k))
         return self._cached[1]
 
     @overload
@@ -409,3 +596,22 @@ def _batch(items: list[tuple[Sample, np.ndarray]]) -> Batch:
         np.array([s.label for s, _ in items], dtype=np.int64),
         [s for s, _ in items],
     )
+
+
+def _shard_samples(stream: CCCStream, k: int) -> list[Sample]:
+    """Shard ``k``'s samples without its images: its picks (made), or its tar's ``info`` and
+    ``output.cls`` members (read; the images are skipped)."""
+    shard = stream.plan.shards[k]
+    if stream.folder is None:
+        assert stream.source is not None
+        records, _ = shard_records(shard, stream.source, stream.plan.seed, stream.draws)
+        return [_sample(r, stream.source) for r in records]
+    tar = str(stream.folder / shard_file(shard.serial))
+    out = []
+    for n, entry in enumerate(scan_samples(tar, read=("info", "output.cls"))):
+        try:
+            out.append(_read_sample(shard.first_image + n, entry.small))
+        except (KeyError, ValueError) as exc:
+            raise ArgumentError(f"{tar}: sample {entry.key}: not a CCC sample ({exc})") from None
+    _check_count(tar, len(out), shard)
+    return out

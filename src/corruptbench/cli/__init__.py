@@ -115,6 +115,9 @@ FLAGS = {
     "draws": "--draws",
     "levels": "--levels",
     "tolerance": "--tolerance",
+    # eval-stream on a CCC run
+    "ccc": "--ccc",
+    "ccc_on_the_fly": "--ccc-on-the-fly",
 }
 
 

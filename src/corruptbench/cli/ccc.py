@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
 from ..errors import Arg, ArgumentError
 from ..tables.ccc import IMAGES_PER_RUN, IMAGES_PER_SHARD
 
-__all__ = ["register", "run_calibrate", "run_generate"]
+__all__ = ["register", "run_calibrate", "run_generate", "add_run_args", "run_kwargs"]
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -67,27 +68,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--workers.",
     )
     g.add_argument("--data", required=True, help="source images (ImageNet val: class folders)")
-    g.add_argument(
-        "--matrix",
-        required=True,
-        help="accuracy matrices (.npz of calibrate, or the original pickle)",
-    )
     g.add_argument("--out", required=True)
-    g.add_argument("--baseline", type=float, required=True, help="target accuracy: 40 / 20 / 0")
-    g.add_argument(
-        "--speed", type=int, required=True, help="images per walk step: 1000 / 2000 / 5000"
-    )
-    g.add_argument("--seed", type=int, required=True, help="43 / 44 / 45 in the paper")
-    g.add_argument("--images", type=int, default=IMAGES_PER_RUN, help="images in the run")
-    g.add_argument(
-        "--shard-images", dest="images_per_shard", type=int, default=IMAGES_PER_SHARD,
-        help="a shard closes at the first step boundary at or above this many images",
-    )  # fmt: skip
-    g.add_argument("--draws", choices=("independent", "reference"), default="independent")
-    g.add_argument(
-        "--tolerance", type=float, default=5.0,
-        help="refuse a pair whose walk misses the baseline by more points (default 5; -1: never)",
-    )  # fmt: skip
+    add_run_args(g)
     g.add_argument("--workers", type=int, default=0, help="processes (0: this one)")
     g.add_argument(
         "--ray", default=None, metavar="auto|ADDRESS",
@@ -95,6 +77,58 @@ def register(sub: argparse._SubParsersAction) -> None:
         "OUT at the same path on every node; the same bytes",
     )  # fmt: skip
     g.set_defaults(func=run_generate)
+
+
+def add_run_args(
+    p: argparse.ArgumentParser | Any, *, required: bool = True, seed: bool = True
+) -> None:
+    """The options that name a run (``ccc generate``; ``eval-stream --ccc-on-the-fly``, where
+    ``--seed`` is the stream options' own); :func:`run_kwargs` reads them."""
+    p.add_argument(
+        "--matrix", required=required,
+        help="accuracy matrices (.npz of calibrate, or the original pickle)",
+    )  # fmt: skip
+    p.add_argument("--baseline", type=float, required=required, help="target accuracy: 40 / 20 / 0")
+    p.add_argument(
+        "--speed", type=int, required=required, help="images per walk step: 1000 / 2000 / 5000"
+    )
+    if seed:
+        p.add_argument("--seed", type=int, required=True, help="43 / 44 / 45 in the paper")
+    p.add_argument("--images", type=int, default=IMAGES_PER_RUN, help="images in the run")
+    p.add_argument(
+        "--shard-images", dest="images_per_shard", type=int, default=IMAGES_PER_SHARD,
+        help="a shard closes at the first step boundary at or above this many images",
+    )  # fmt: skip
+    p.add_argument("--draws", choices=("independent", "reference"), default="independent")
+    p.add_argument(
+        "--tolerance", type=float, default=5.0,
+        help="refuse a pair whose walk misses the baseline by more points (default 5; -1: never)",
+    )  # fmt: skip
+    p.add_argument(
+        "--corruptions",
+        help="comma-separated CCC names to draw pairs from instead of the baseline's (a small "
+        "run on a matrix calibrated with --corruptions)",
+    )
+
+
+def run_kwargs(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's keyword arguments of :func:`~corruptbench.ccc.generate` /
+    :meth:`~corruptbench.ccc.CCCStream.create`, from :func:`add_run_args`' options."""
+    return {
+        "baseline": args.baseline,
+        "speed": args.speed,
+        "seed": args.seed,
+        "images": args.images,
+        "images_per_shard": args.images_per_shard,
+        "draws": args.draws,
+        "tolerance": None if args.tolerance < 0 else args.tolerance,
+        "corruptions": _names(args.corruptions),
+    }
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    """``--corruptions``: the comma-separated names, or None."""
+    return tuple(n.strip() for n in text.split(",") if n.strip()) if text else None
 
 
 def _workers(n: int) -> int:
@@ -107,11 +141,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
     from ..ccc.calibrate import calibrate, calibration_images
     from ..ccc.plan import corruptions_for
 
-    names = (
-        tuple(n.strip() for n in args.corruptions.split(",") if n.strip())
-        if args.corruptions
-        else corruptions_for(args.baseline)
-    )
+    names = _names(args.corruptions) or corruptions_for(args.baseline)
     if args.levels < 1 or 20 % args.levels:
         raise ArgumentError(
             Arg("levels"), f" must divide 20 (1, 2, 4, 5, 10, 20), got {args.levels}"
@@ -145,10 +175,8 @@ def run_generate(args: argparse.Namespace) -> int:
 
     matrices = load_matrices(args.matrix)
     folder = generate(
-        args.data, matrices, args.out, baseline=args.baseline, speed=args.speed, seed=args.seed,
-        images=args.images, images_per_shard=args.images_per_shard, draws=args.draws,
-        workers=_workers(args.workers), ray=args.ray, tolerance=None if args.tolerance < 0 else args.tolerance,
-        progress=lambda serial: print(f"serial_{serial:05d}.tar", file=sys.stderr),
+        args.data, matrices, args.out, **run_kwargs(args), workers=_workers(args.workers),
+        ray=args.ray, progress=lambda serial: print(f"serial_{serial:05d}.tar", file=sys.stderr),
     )  # fmt: skip
     print(folder)
     return 0

@@ -1,13 +1,19 @@
 """``corruptbench eval-stream``: evaluate a model online on a test-time-adaptation stream with
 ``--adapt source|norm|tent``; print the errors as the reference logs them and the TTA-paper
 table; write the results file (``corruptbench report`` reads it), a Markdown report section and
-the error-along-stream figure."""
+the error-along-stream figure. A CCC run is one more stream: ``--ccc RUN`` reads the shards
+``corruptbench ccc generate`` wrote, ``--ccc-on-the-fly SRC`` (with the run's options) makes the
+same images without writing them."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from typing import Any
 
+from ..errors import Arg
+from ..streams.config import StreamError
+from .ccc import add_run_args, run_kwargs
 from .stream import add_stream_args, stream_from_args
 
 __all__ = ["register", "run"]
@@ -26,6 +32,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     add_stream_args(p)
+    c = p.add_argument_group("CCC run (instead of a TTA setting's stream; never reset)")
+    c.add_argument(
+        "--ccc",
+        default=None,
+        metavar="RUN",
+        help="a CCC run folder 'corruptbench ccc generate' wrote (OUT/baseline_..._seed_S)",
+    )
+    c.add_argument(
+        "--ccc-on-the-fly",
+        dest="ccc_on_the_fly",
+        default=None,
+        metavar="SRC",
+        help="make the CCC run from these source images as it is evaluated (nothing written): "
+        "the images 'ccc generate --data SRC' with the same --matrix, --baseline, --speed, "
+        "--seed, --images, ... writes",
+    )
+    add_run_args(c, required=False, seed=False)
     p.add_argument(
         "--model",
         required=True,
@@ -81,14 +104,17 @@ def run(args: argparse.Namespace) -> int:
         from ..extras import require
 
         require("matplotlib", "eval-stream --figure", "report")
-    st = stream_from_args(args)
-    if st.data.kind == "ids":  # before the model loads
-        from ..errors import Arg
-        from ..streams import StreamError
-
-        raise StreamError(
-            "eval-stream needs images: give ", Arg("data", "D"), " or ", Arg("on_the_fly", "SRC")
-        )
+    if args.ccc is not None or args.ccc_on_the_fly is not None:
+        st: Any = _ccc_stream(args)
+    else:
+        st = stream_from_args(args)
+        if st.data.kind == "ids":  # before the model loads
+            raise StreamError(
+                "eval-stream needs images: give ",
+                Arg("data", "D"),
+                " or ",
+                Arg("on_the_fly", "SRC"),
+            )
     model = load_model(args.model, weights=args.weights, device=args.device, probe=False)
     options = {
         k: v
@@ -107,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         st,
         args.adapt,
         device=args.device,
+        batch_size=args.batch_size,
         workers=args.workers,
         ece_bins=args.ece_bins,
         adapt_options=options,
@@ -129,3 +156,32 @@ def run(args: argparse.Namespace) -> int:
         error_along_stream_figure([res]).savefig(buf, format="png", dpi=120)
         write_bytes(args.figure, buf.getvalue())
     return 0
+
+
+def _ccc_stream(args: argparse.Namespace) -> Any:
+    """The CCC run of ``--ccc`` (its shards) or ``--ccc-on-the-fly`` (made as evaluated)."""
+    from ..ccc.runs import CCCStream
+
+    given = [
+        f"--{k.replace('_', '-')}"
+        for k in ("data", "on_the_fly", "replay")
+        if getattr(args, k) is not None
+    ]
+    if args.ccc is not None and args.ccc_on_the_fly is not None:
+        given.append("--ccc-on-the-fly")
+    if given:
+        raise StreamError(
+            "a CCC run is its own stream: give ", Arg("ccc", "RUN"), " or ",
+            Arg("ccc_on_the_fly", "SRC"), f" alone, not with {', '.join(given)}",
+        )  # fmt: skip
+    if args.ccc is not None:
+        return CCCStream.open(args.ccc)
+    from ..ccc.matrices import load_matrices
+
+    missing = [o for o in ("matrix", "baseline", "speed", "seed") if getattr(args, o) is None]
+    if missing:
+        raise StreamError(
+            Arg("ccc_on_the_fly", "SRC"),
+            f" needs the run's {', '.join('--' + m for m in missing)} (as 'ccc generate')",
+        )
+    return CCCStream.create(args.ccc_on_the_fly, load_matrices(args.matrix), **run_kwargs(args))

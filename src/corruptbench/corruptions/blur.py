@@ -18,7 +18,7 @@ import numpy as np
 
 from ..ops.gaussian import gaussian_blur_u8
 from ..ops.jit import kernel
-from ..ops.kernels import trimmed_disk
+from ..ops.kernels import disk, trimmed_disk
 from ..ops.legacy_random import legacy_state
 from ..ops.legacy_random_kernels import glass_shuffle_mt
 from ..ops.zoom import zoom_blur_u8
@@ -231,8 +231,11 @@ def defocus_blur_p(image: np.ndarray, *, radius: float, alias_blur: float) -> np
     here :func:`~corruptbench.ops.kernels.trimmed_disk`);
     ``cv2.filter2D`` in float64, border REFLECT_101, applied to the three channels at once (the
     reference filters each channel separately with the same kernel: identical). The kernel's
-    all-zero outer rows/columns are dropped (they contribute nothing). No random draws. Any size
-    works: the kernel depends on the parameters only.
+    all-zero outer rows/columns are dropped (they contribute nothing), except where that leaves
+    a 1 x 1 kernel (radius 0.75 with alias blur 0.025, say: CCC's severity 0.25): OpenCV's 1 x 1
+    path scales instead of filtering and rounds otherwise (on a photo, 66,508 values off by one),
+    so the whole disk is used, as the reference does. No random draws. Any size works: the kernel
+    depends on the parameters only.
 
     Args:
         image: read-only uint8 H x W x 3.
@@ -243,6 +246,8 @@ def defocus_blur_p(image: np.ndarray, *, radius: float, alias_blur: float) -> np
             edge (``cv2.GaussianBlur``), >= 0. Published: 0.1 .. 0.5.
     """
     kernel = trimmed_disk(float(radius), float(alias_blur))
+    if kernel.shape == (1, 1):  # OpenCV's 1 x 1 path rounds otherwise (docstring)
+        kernel = disk(float(radius), float(alias_blur))
     if image.shape[0] * image.shape[1] > _PLANE_PIXELS:
         return _defocus_by_channel(image, kernel)
     x = _to_unit(image)

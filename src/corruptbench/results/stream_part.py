@@ -61,7 +61,7 @@ class Counts:
     name: str
     n: int = 0
     errors: int = 0
-    severity: int | None = None
+    severity: int | str | None = None  #: 1..5, or a CCC walk step's ``"s1+s2"``
     calibration: dict[str, Any] | None = None  #: CalibrationStats.summary() of the part
 
     @property
@@ -169,10 +169,11 @@ def _counts(r: Reader, raw: Any, where: str) -> Counts:
     if errors > n:
         raise r.fail(f"{where} has {errors} errors among {n} samples")
     severity = raw.get("severity")
-    if severity is not None and (
-        isinstance(severity, bool) or not isinstance(severity, int) or not 1 <= severity <= 5
-    ):
-        raise r.fail(f"{where}.severity must be 1..5 or null, got {short_repr(severity)}")
+    if severity is not None and not (_level(severity) or _pair(severity)):
+        raise r.fail(
+            f"{where}.severity must be 1..5, a CCC step's \"s1+s2\" (each in [0, 5]) or null, "
+            f"got {short_repr(severity)}"
+        )
     cal = raw.get("calibration")
     if cal is not None:
         cal = _calibration(r, cal, where, n, errors)
@@ -285,3 +286,18 @@ def legacy_document(doc: Mapping[str, Any], schema: str) -> dict[str, Any]:
         "versions": {"corruptbench": doc.get("version")},
         STREAM_KEY: part,
     }
+
+
+def _level(severity: Any) -> bool:
+    return isinstance(severity, int) and not isinstance(severity, bool) and 1 <= severity <= 5
+
+
+def _pair(severity: Any) -> bool:
+    """A CCC walk step's severities ``"s1+s2"``: two plain numbers in [0, 5]."""
+    if not isinstance(severity, str) or severity.count("+") != 1:
+        return False
+    try:
+        values = [float(v) for v in severity.split("+") if v.strip() == v and v]
+    except ValueError:
+        return False
+    return len(values) == 2 and all(0.0 <= v <= 5.0 for v in values)

@@ -158,14 +158,11 @@ def text_table(results: Sequence[ResultsLike], label: str | None = None) -> str:
 def stream_summary(res: ResultsLike) -> str:
     """The terminal summary: each block's error as the reference logs it, then the means."""
     part = _part(res)
-    s = part.settings
-    lines = [
-        f"{s.get('dataset')} {s.get('setting')} (order {s.get('order_name')}, seed "
-        f"{s.get('seed')}, batch {s.get('batch_size')}), {part.adapt}, model "
-        f"{res.model_id}: {part.samples:,} samples"
-    ]
-    for b in part.blocks:
-        sev = "" if b.severity is None else str(b.severity)
+    lines = [f"{stream_title(part)}, {part.adapt}, model {res.model_id}: {part.samples:,} samples"]
+    if len(part.blocks) > MAX_BLOCK_LINES:
+        lines.append(f"  ({len(part.blocks):,} blocks: their errors are in the results JSON)")
+    for b in part.blocks if len(part.blocks) <= MAX_BLOCK_LINES else []:
+        sev = "" if b.severity is None else f"{'@' * isinstance(b.severity, str)}{b.severity}"
         lines.append(f"  error % [{b.name}{sev}][#samples={b.n}]: {b.error:.2%}")
     tail = f"mean error: {part.mean:.2%}"
     if part.mean_at_5 is not None and any(b.severity != 5 for b in part.blocks):
@@ -176,6 +173,22 @@ def stream_summary(res: ResultsLike) -> str:
         lines.append(f"Average error across all domains: {part.domain_mean:.2%}")
     lines.append(f"Error over all samples: {part.overall:.2%}")
     return "\n".join(lines)
+
+
+#: above this many blocks (a 7.5M-image CCC run has 7,500 walk steps) the summary lists none
+MAX_BLOCK_LINES = 1000
+
+
+def stream_title(part: StreamPart) -> str:
+    """What was evaluated, in a few words: a TTA stream's dataset and setting, else the
+    settings' ``name`` (a CCC run's)."""
+    s = part.settings
+    if "setting" in s:
+        return (
+            f"{s.get('dataset')} {s.get('setting')} (order {s.get('order_name')}, seed "
+            f"{s.get('seed')}, batch {s.get('batch_size')})"
+        )
+    return f"{s.get('name', 'stream')} (seed {s.get('seed')})"
 
 
 def _means_line(part: StreamPart) -> str:
@@ -189,11 +202,15 @@ def _means_line(part: StreamPart) -> str:
 def _setup_line(res: ResultsLike) -> str:
     part = _part(res)
     s = part.settings
+    how = (
+        f"order {s.get('order_name')}, severities {s.get('severities')}, seed {s.get('seed')}, "
+        f"batch size {s.get('batch_size')}; "
+        if "setting" in s  # else a CCC run, named by its title
+        else ""
+    )
     return (
-        f"Model {res.model_id}, adaptation {part.adapt}; order {s.get('order_name')}, "
-        f"severities {s.get('severities')}, seed {s.get('seed')}, batch size "
-        f"{s.get('batch_size')}; {part.samples:,} samples (sequence SHA-256 "
-        f"{part.sequence_sha256[:16]})."
+        f"Model {res.model_id}, adaptation {part.adapt}; {how}{part.samples:,} samples "
+        f"(sequence SHA-256 {part.sequence_sha256[:16]})."
     )
 
 
@@ -219,8 +236,9 @@ def _calibration_table(part: StreamPart) -> list[str]:
 def report_section(res: ResultsLike) -> str:
     """One result's Markdown section: the table, the means, calibration per domain."""
     s = _part(res).settings
+    what = f"{s.get('dataset')}, {s.get('setting')}" if "setting" in s else stream_title(_part(res))
     lines = [
-        f"## Test-time adaptation: {s.get('dataset')}, {s.get('setting')}",
+        f"## Test-time adaptation: {what}",
         "",
         _setup_line(res),
         "",

@@ -17,8 +17,8 @@ replayable manifests, and an online evaluation harness.
 from __future__ import annotations
 
 from .config import StreamConfig, StreamError, resolve_config
-from .core import Batch, Sample, Stream, stream
-from .manifest import read_manifest, replay, write_manifest
+from .core import Batch, Sample, Stream, replay, stream
+from .manifest import read_manifest, write_manifest
 from .settings import DATASETS, ORDERS, SETTINGS
 
 __all__ = [

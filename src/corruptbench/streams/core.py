@@ -1,12 +1,14 @@
 """A test-time-adaptation stream: samples in order, batches with resets, manifest and CSV.
 
 The interface other streams (CCC) follow too: ``settings``, ``len()``, ``samples``,
-``batches(batch_size=None, workers=0)``, ``manifest()``, ``to_csv(path)``.
+``batches(batch_size=None, workers=0)``, ``manifest()``, ``to_csv(path)``; and what the harness
+needs (:class:`~.protocol.OnlineStream`).
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -17,12 +19,12 @@ import numpy as np
 from ..errors import Arg
 from .config import StreamConfig, StreamError, resolve_config
 from .data import DataLike, StreamData, open_data
+from .manifest import CSV_COLUMNS, read_manifest, sequence_sha256, stream_manifest, write_csv
 from .sequence import Block, StreamSequence, build_sequence
 
-__all__ = ["Sample", "Batch", "Stream", "stream", "CSV_COLUMNS"]
+__all__ = ["Sample", "Batch", "Stream", "stream", "replay", "CSV_COLUMNS"]
 
 #: the columns of a stream's CSV export
-CSV_COLUMNS = ("index", "domain", "severity", "id", "label")
 
 
 @dataclass(frozen=True)
@@ -105,6 +107,43 @@ class Stream:
         return {**self.config.to_dict(), "data": self.data.where, "data_kind": self.data.kind}
 
     @property
+    def identity(self) -> dict[str, Any]:
+        """What a checkpoint must match (:class:`~.protocol.OnlineStream`): the config, the
+        resets included (same samples, other setting)."""
+        return self.config.to_dict()
+
+    @property
+    def dataset(self) -> str:
+        return self.config.dataset
+
+    @property
+    def image_size(self) -> int:
+        return 32 if self.data.profile == "cifar" else 224
+
+    @property
+    def domains(self) -> list[str]:
+        return list(self.config.order)
+
+    @property
+    def where(self) -> str | None:
+        return self.data.where
+
+    @property
+    def kind(self) -> str:
+        return self.data.kind
+
+    def sequence_sha256(self) -> str:
+        """SHA-256 of the CSV export (:func:`.manifest.sequence_sha256`)."""
+        return sequence_sha256(self)
+
+    def check_images(self) -> None:
+        """Refuse a stream built from an id list alone."""
+        if self.data.kind == "ids":
+            raise StreamError(
+                Arg("data"), " is needed: this stream was built from the id list alone (no images)"
+            )
+
+    @property
     def samples(self) -> SampleView:
         return SampleView(self.sequence)
 
@@ -182,14 +221,10 @@ class Stream:
                 yield batch(b, begin, end, reset, images)
 
     def manifest(self) -> dict[str, Any]:
-        from .manifest import stream_manifest
-
         return stream_manifest(self)
 
     def to_csv(self, path: Any) -> None:
         """Write the sequence as CSV (``index,domain,severity,id,label``), atomically."""
-        from .manifest import write_csv
-
         write_csv(self, path)
 
 
@@ -282,3 +317,48 @@ def build_stream(
     """The stream of a resolved config over ``data``."""
     opened = open_data(data, config, seed=corruption_seed)
     return Stream(config, opened, build_sequence(config, opened))
+
+
+def _differences(want: dict[str, str], have: dict[str, str]) -> list[str]:
+    keys = list(dict.fromkeys([*want, *have]))
+    return [k for k in keys if want.get(k) != have.get(k)]
+
+
+def replay(
+    manifest: str | os.PathLike[str] | dict[str, Any],
+    data: DataLike,
+    *,
+    corruption_seed: int | None = None,
+) -> Stream:
+    """The stream a manifest describes, over ``data``.
+
+    Raises:
+        StreamError: another format or version; data of another dataset or with other
+            fingerprints (naming the parts that differ); a sequence with another SHA-256.
+    """
+    doc = read_manifest(manifest)
+    try:
+        config = StreamConfig.from_dict(doc["settings"])
+        fingerprints = dict(doc["data"]["fingerprints"])
+        want_hash = str(doc["sequence_sha256"])
+    except (KeyError, TypeError) as exc:
+        raise StreamError(Arg("manifest"), f": incomplete stream manifest (no {exc})") from None
+    seed = corruption_seed
+    if seed is None:
+        seed = int(fingerprints.get("corruption_seed", 0))
+    stream = build_stream(config, data, corruption_seed=seed)
+    diff = _differences(fingerprints, stream.data.fingerprints)
+    if diff:
+        shown = ", ".join(diff[:5]) + (", ..." if len(diff) > 5 else "")
+        raise StreamError(
+            Arg("data"),
+            f" {stream.data.where} is not the data of the manifest ({doc['data'].get('where')}): "
+            f"{len(diff)} part(s) differ: {shown}",
+        )
+    got = sequence_sha256(stream)
+    if got != want_hash:
+        raise StreamError(
+            f"the replayed sequence differs from the manifest's (SHA-256 {got[:12]} != "
+            f"{want_hash[:12]})"
+        )
+    return stream

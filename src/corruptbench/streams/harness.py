@@ -1,11 +1,15 @@
 """Online evaluation of a stream: :func:`evaluate_stream`.
 
-Batches in stream order (a block's last batch kept); before a batch marked ``reset`` the
-adapter's ``reset()`` is called (test_time.py: before the first domain, and before each domain
-in ``reset_each_shift`` settings); then ``step(x)`` gives the batch's logits, which are scored
-before anything else happens. Counted per block, per domain (mixed blocks split by domain) and
-per (domain, severity) cell, with the calibration of each domain
-(:class:`~corruptbench.metrics.calibration.CalibrationStats`, as eval-c keeps it per cell).
+Any stream of the :class:`~.protocol.OnlineStream` protocol: a TTA setting's
+:class:`~.core.Stream` or a CCC run (:class:`corruptbench.ccc.CCCStream`, on the fly or from
+its shards). Batches in stream order (a block's last batch kept); before a batch marked
+``reset`` the adapter's ``reset()`` is called (test_time.py: before the first domain, and
+before each domain in ``reset_each_shift`` settings; never in CCC, a continual run); then
+``step(x)`` gives the batch's logits, which are scored before anything else happens. Counted
+per block (a CCC walk step; a batch across two steps is split between them), per domain (mixed
+blocks split by domain) and per (domain, severity) cell, with the calibration of each domain
+(:class:`~corruptbench.metrics.calibration.CalibrationStats`, as eval-c keeps it per cell), and
+per batch (``[first index, n, errors]``: the per-batch accuracy CCC's ``eval.py`` logs).
 """
 
 from __future__ import annotations
@@ -25,8 +29,8 @@ from ..results.stream_part import Counts
 from .adapters import make_adapter
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import StreamError
-from .core import Batch, Stream
-from .manifest import sequence_sha256
+from .core import Batch
+from .protocol import OnlineStream
 from .results import StreamResults
 
 __all__ = ["evaluate_stream", "batch_tensor"]
@@ -44,7 +48,7 @@ def batch_tensor(images: np.ndarray, prep: Preprocessing, device: str = "cpu") -
     return prep.normalize(x)
 
 
-def _loaded(model: Any, stream: Stream, preprocessing: Preprocessing | None) -> Any:
+def _loaded(model: Any, stream: OnlineStream, preprocessing: Preprocessing | None) -> Any:
     from ..models import LoadedModel, resolve_model, wrap_model
 
     if isinstance(model, (str, LoadedModel)):
@@ -53,18 +57,19 @@ def _loaded(model: Any, stream: Stream, preprocessing: Preprocessing | None) -> 
                 Arg("preprocessing"), " goes with a module or callable; this model brings its own"
             )
         return resolve_model(model)
-    size = 32 if stream.data.profile == "cifar" else 224
+    size = stream.image_size
     return wrap_model(model, preprocessing=preprocessing or Preprocessing(input_size=size))
 
 
 class _Tally:
     """The counts of one evaluation, fed batch by batch."""
 
-    def __init__(self, stream: Stream, bins: int) -> None:
+    def __init__(self, stream: OnlineStream, bins: int) -> None:
         self.stream = stream
         self.bins = bins
-        order = list(stream.config.order)
+        order = list(stream.domains)
         self.blocks = [Counts(b.name, severity=b.severity) for b in stream.blocks]
+        self.starts = np.asarray([b.start for b in stream.blocks], dtype=np.int64)
         self.domains = {d: Counts(d) for d in order}
         self.cells: dict[tuple[str, int], Counts] = {}
         self.stats = {d: CalibrationStats(stored_bins(bins)) for d in order}
@@ -72,20 +77,31 @@ class _Tally:
 
     def add(self, batch: Batch, logits: np.ndarray) -> None:
         wrong = logits.argmax(axis=1) != batch.labels
-        blk = self.blocks[batch.block]
-        blk.n += len(wrong)
-        blk.errors += int(wrong.sum())
         self.batches.append([batch.samples[0].index, len(wrong), int(wrong.sum())])
+        index = np.asarray([s.index for s in batch.samples], dtype=np.int64)
+        which = np.searchsorted(self.starts, index, side="right") - 1  # each sample's block
         doms = np.asarray([s.domain for s in batch.samples])
+        for b in dict.fromkeys(which.tolist()):
+            inside = which == b
+            blk = self.blocks[b]
+            blk.n += int(inside.sum())
+            blk.errors += int(wrong[inside].sum())
+            for d in dict.fromkeys(doms[inside].tolist()):
+                here = inside & (doms == d)
+                self._count(d, blk.severity, here, wrong)
         for d in dict.fromkeys(doms.tolist()):
             here = doms == d
-            part = self.domains[d]
-            part.n += int(here.sum())
-            part.errors += int(wrong[here].sum())
-            cell = self.cells.setdefault((d, blk.severity or 0), Counts(d, severity=blk.severity))
-            cell.n += int(here.sum())
-            cell.errors += int(wrong[here].sum())
-            self.stats[d].update(logits[here], batch.labels[here], where=f"{d} batch")
+            stats = self.stats.setdefault(d, CalibrationStats(stored_bins(self.bins)))
+            stats.update(logits[here], batch.labels[here], where=f"{d} batch")
+
+    def _count(self, d: str, severity: Any, here: np.ndarray, wrong: np.ndarray) -> None:
+        n, errors = int(here.sum()), int(wrong[here].sum())
+        part = self.domains.setdefault(d, Counts(d))
+        part.n += n
+        part.errors += errors
+        cell = self.cells.setdefault((d, severity or 0), Counts(d, severity=severity))
+        cell.n += n
+        cell.errors += errors
 
     def state(self) -> dict[str, Any]:
         """Everything counted so far, as JSON-able values (calibration sums are exact integers)."""
@@ -120,14 +136,14 @@ class _Tally:
             cells=list(self.cells.values()),
             batches=self.batches,
             ece_bins=self.bins,
-            dataset=DatasetInfo(path=self.stream.data.where, layout=self.stream.data.kind),
+            dataset=DatasetInfo(path=self.stream.where, layout=self.stream.kind),
             time_s=round(time_s, 3),
         )
 
 
 def evaluate_stream(
     model: Any,
-    stream: Stream,
+    stream: OnlineStream,
     adapt: Any = "source",
     *,
     preprocessing: Preprocessing | None = None,
@@ -146,7 +162,8 @@ def evaluate_stream(
         model: a model source string (``"efficientnet_lite0"``), a
             :class:`~corruptbench.models.LoadedModel`, a ``torch.nn.Module`` or a callable from
             the normalised batch to logits.
-        stream: the stream (:func:`corruptbench.streams.stream`).
+        stream: the stream (:func:`corruptbench.streams.stream`, or a CCC run:
+            :meth:`corruptbench.ccc.CCCStream.create` / :meth:`~corruptbench.ccc.CCCStream.open`).
         adapt: ``"source"``, ``"norm"``, ``"tent"`` (on a copy of the model), or an object with
             ``step(x) -> logits`` and ``reset()`` (``x``: the normalised float batch), or a
             callable used as ``step``.
@@ -171,27 +188,24 @@ def evaluate_stream(
     import torch
 
     began = time.perf_counter()
-    if stream.data.kind == "ids":
-        raise StreamError(
-            Arg("data"), " is needed: this stream was built from the id list alone (no images)"
-        )
+    stream.check_images()
     loaded = _loaded(model, stream, preprocessing)
     dev = device or loaded.device or "cpu"
     module = loaded.module
     if adapt == "source" and module is None:
-        adapter: Any = make_adapter(loaded.forward, None, stream.config.dataset)
+        adapter: Any = make_adapter(loaded.forward, None, stream.dataset)
         name = "source"
     else:
-        adapter = make_adapter(adapt, module, stream.config.dataset, **(adapt_options or {}))
+        adapter = make_adapter(adapt, module, stream.dataset, **(adapt_options or {}))
         name = adapt if isinstance(adapt, str) else type(adapt).__name__
     if isinstance(adapt, str) and hasattr(adapter, "module"):
         adapter.module.to(dev)
     tally = _Tally(stream, ece_bins)
     total = stream.num_batches(batch_size)
-    digest = sequence_sha256(stream)
+    digest = stream.sequence_sha256()
     key = {
         "sequence_sha256": digest,
-        "settings": stream.config.to_dict(),  # the resets too: same samples, other setting
+        "settings": stream.identity,  # the resets too: same samples, other setting
         "adapt": name,
         "batches": total,
         "model": loaded.info().get("weights_sha256"),

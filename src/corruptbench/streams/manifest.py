@@ -18,16 +18,16 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import Arg
 from ..fileio import write_atomic
 from ..version import __version__
-from .config import StreamConfig, StreamError
-from .core import CSV_COLUMNS, Stream, build_stream
-from .data import DataLike
+from .config import StreamError
 
 __all__ = [
+    "CSV_COLUMNS",
+    "StreamLike",
     "MANIFEST_FORMAT",
     "MANIFEST_VERSION",
     "stream_manifest",
@@ -36,14 +36,33 @@ __all__ = [
     "write_csv",
     "write_manifest",
     "read_manifest",
-    "replay",
 ]
 
 MANIFEST_FORMAT = "corruptbench-stream"
+#: the CSV export's columns, one row per sample
+CSV_COLUMNS = ("index", "domain", "severity", "id", "label")
+
+
+class StreamLike(Protocol):
+    """What a manifest reads of a stream (:class:`~corruptbench.streams.core.Stream`); a protocol,
+    so that this module sits below the stream it describes."""
+
+    @property
+    def sequence(self) -> Any: ...
+    @property
+    def config(self) -> Any: ...
+    @property
+    def data(self) -> Any: ...
+    @property
+    def blocks(self) -> Any: ...
+
+    def __len__(self) -> int: ...
+
+
 MANIFEST_VERSION = 1
 
 
-def csv_chunks(stream: Stream, rows: int = 65536) -> Iterator[bytes]:
+def csv_chunks(stream: StreamLike, rows: int = 65536) -> Iterator[bytes]:
     """The CSV export in chunks of UTF-8 bytes (header first, ``\\n`` line ends)."""
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
@@ -58,7 +77,7 @@ def csv_chunks(stream: Stream, rows: int = 65536) -> Iterator[bytes]:
         yield buf.getvalue().encode("utf-8")
 
 
-def sequence_sha256(stream: Stream) -> str:
+def sequence_sha256(stream: StreamLike) -> str:
     """SHA-256 of the CSV export."""
     h = hashlib.sha256()
     for chunk in csv_chunks(stream):
@@ -66,7 +85,7 @@ def sequence_sha256(stream: Stream) -> str:
     return h.hexdigest()
 
 
-def stream_manifest(stream: Stream) -> dict[str, Any]:
+def stream_manifest(stream: StreamLike) -> dict[str, Any]:
     """The manifest of ``stream`` (module docstring)."""
     return {
         "format": MANIFEST_FORMAT,
@@ -85,7 +104,7 @@ def stream_manifest(stream: Stream) -> dict[str, Any]:
     }
 
 
-def write_csv(stream: Stream, path: str | os.PathLike[str]) -> None:
+def write_csv(stream: StreamLike, path: str | os.PathLike[str]) -> None:
     """Write the CSV export to ``path`` atomically (nothing is left on failure)."""
 
     def fill(fh: Any) -> None:
@@ -95,7 +114,7 @@ def write_csv(stream: Stream, path: str | os.PathLike[str]) -> None:
     write_atomic(path, fill)
 
 
-def write_manifest(stream: Stream, path: str | os.PathLike[str]) -> dict[str, Any]:
+def write_manifest(stream: StreamLike, path: str | os.PathLike[str]) -> dict[str, Any]:
     """Write the manifest to ``path`` atomically and return it."""
     doc = stream_manifest(stream)
     text = json.dumps(doc, indent=2) + "\n"
@@ -130,48 +149,3 @@ def read_manifest(path: str | os.PathLike[str] | dict[str, Any]) -> dict[str, An
             f"{MANIFEST_VERSION}): rebuild the stream with this version",
         )
     return doc
-
-
-def _differences(want: dict[str, str], have: dict[str, str]) -> list[str]:
-    keys = list(dict.fromkeys([*want, *have]))
-    return [k for k in keys if want.get(k) != have.get(k)]
-
-
-def replay(
-    manifest: str | os.PathLike[str] | dict[str, Any],
-    data: DataLike,
-    *,
-    corruption_seed: int | None = None,
-) -> Stream:
-    """The stream a manifest describes, over ``data``.
-
-    Raises:
-        StreamError: another format or version; data of another dataset or with other
-            fingerprints (naming the parts that differ); a sequence with another SHA-256.
-    """
-    doc = read_manifest(manifest)
-    try:
-        config = StreamConfig.from_dict(doc["settings"])
-        fingerprints = dict(doc["data"]["fingerprints"])
-        want_hash = str(doc["sequence_sha256"])
-    except (KeyError, TypeError) as exc:
-        raise StreamError(Arg("manifest"), f": incomplete stream manifest (no {exc})") from None
-    seed = corruption_seed
-    if seed is None:
-        seed = int(fingerprints.get("corruption_seed", 0))
-    stream = build_stream(config, data, corruption_seed=seed)
-    diff = _differences(fingerprints, stream.data.fingerprints)
-    if diff:
-        shown = ", ".join(diff[:5]) + (", ..." if len(diff) > 5 else "")
-        raise StreamError(
-            Arg("data"),
-            f" {stream.data.where} is not the data of the manifest ({doc['data'].get('where')}): "
-            f"{len(diff)} part(s) differ: {shown}",
-        )
-    got = sequence_sha256(stream)
-    if got != want_hash:
-        raise StreamError(
-            f"the replayed sequence differs from the manifest's (SHA-256 {got[:12]} != "
-            f"{want_hash[:12]})"
-        )
-    return stream
