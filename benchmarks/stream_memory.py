@@ -123,6 +123,8 @@ def main() -> None:
     names = list(BENCHMARK_CORRUPTIONS)[:k]
     need = k * 5 * n * ROW + 5 * n * 8
     where = args.dir or tempfile.gettempdir()
+    if not Path(where).is_dir():
+        raise SystemExit(f"stream_memory: --dir {where}: no such folder")
     free = shutil.disk_usage(where).free
     if free < need + (256 << 20):
         raise SystemExit(
