@@ -112,7 +112,8 @@ def test_recipe_calibrate_generate_read_back_eval_stream(calibrated, tmp_path, c
     on_the_fly = ["--ccc-on-the-fly", str(IMAGENET_SAMPLE), *run]
     torch.manual_seed(0)
     assert main(["eval-stream", *on_the_fly, *model, "--out", str(made)]) == 0
-    assert StreamResults.load(made).to_dict() == res.to_dict()
+    # the same numbers (time, creation time and where the data lies apart)
+    assert StreamResults.load(made).to_dict()["stream"] == res.to_dict()["stream"]
 
 
 def test_eval_stream_ccc_refusals(tmp_path, capsys):

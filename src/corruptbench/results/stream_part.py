@@ -171,7 +171,7 @@ def _counts(r: Reader, raw: Any, where: str) -> Counts:
     severity = raw.get("severity")
     if severity is not None and not (_level(severity) or _pair(severity)):
         raise r.fail(
-            f"{where}.severity must be 1..5, a CCC step's \"s1+s2\" (each in [0, 5]) or null, "
+            f'{where}.severity must be 1..5, a CCC step\'s "s1+s2" (each in [0, 5]) or null, '
             f"got {short_repr(severity)}"
         )
     cal = raw.get("calibration")
