@@ -46,6 +46,8 @@ def test_report_baseline_of_other_data_is_noted_in_every_view(tmp_path: Path) ->
     assert "other images in 1 cell (fog/2;" in note
     assert note in out.summary() or note[:60] in out.summary()
     assert note in render_report([mine], "html", baseline=str(ref), contact_sheet=False)
+    # and in the Markdown report (it showed the normalised numbers without the note)
+    assert f"- mine: {note}" in render_report([mine], "md", baseline=str(ref), contact_sheet=False)
     # a baseline of CIFAR data for ImageNet results is refused
     cifar = copy.deepcopy(data)
     cifar["dataset"]["profile"] = "cifar"

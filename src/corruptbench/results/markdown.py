@@ -103,6 +103,7 @@ def render_markdown(results: Sequence[ResultsLike], warnings: Sequence[str] = ()
     parts = ["## Robustness summary", ""]
     for text in warnings:
         parts += [f"> **Warning:** {_md_cell(text)}", ""]
+    parts += _notes(ordered)
     if c_rows or p_rows:
         cp_rows = [r for r in ordered if r.c is not None or r.p is not None]
         parts += _summary_table(cp_rows, has_p=bool(p_rows))
@@ -121,6 +122,15 @@ def render_markdown(results: Sequence[ResultsLike], warnings: Sequence[str] = ()
         if r.calibration is not None:
             parts += _calibration_sections(r.label, r.calibration)
     return "\n".join(parts).rstrip() + "\n"
+
+
+def _notes(ordered: Sequence[ResultsLike]) -> list[str]:
+    """Each result's dataset notes (a baseline of other data, a partial run, skipped inputs), as
+    the terminal summary and the HTML page show them: a number is never shown without them."""
+    notes = [(r.label, n) for r in ordered for n in r.dataset.notes]
+    if not notes:
+        return []
+    return ["**Notes**", "", *(f"- {_md_cell(who)}: {_md_cell(n)}" for who, n in notes), ""]
 
 
 def _summary_table(ordered: Sequence[ResultsLike], *, has_p: bool) -> list[str]:
