@@ -170,7 +170,8 @@ def cold_kernels(tmp_path_factory: pytest.TempPathFactory) -> kernels.ColdRun:
     """The run's one cold kernel compile (``kernels.cold_run``, ~1-2 min on 2 cores): ``warmup
     --jit`` into an empty ``NUMBA_CACHE_DIR``, then every kernel call audited; its cache, warm."""
     photo = np.asarray(load_photo(kernels.EXERCISE_PHOTO))
-    return kernels.cold_run(tmp_path_factory.mktemp("cold-kernels"), photo)
+    other = np.asarray(load_photo(kernels.PERTURB_PHOTO))
+    return kernels.cold_run(tmp_path_factory.mktemp("cold-kernels"), photo, other)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,8 @@ tests would hide their kernels' calls) with an empty ``NUMBA_CACHE_DIR``:
 1. ``corruptbench warmup --jit`` (the CLI, its stdout kept) with every compile event recorded;
 2. :func:`exercise` (every way the package calls kernels) under ``jit.audit()`` and
    ``record_compiles()``, the digest of every ``corrupt`` output kept (the JIT's outputs);
-3. ``corruptbench.warmup()`` again.
+3. ``corruptbench.warmup()`` again;
+4. :func:`perturb_and_jpeg` on the JIT's kernels, the digests kept.
 
 It hands back what each test asserts on and the cache it left, warm, for tests that run a
 command which would otherwise compile again (``NUMBA_CACHE_DIR=cold.cache``).
@@ -32,6 +33,21 @@ REPO = Path(__file__).resolve().parents[1]
 
 #: the photo :func:`exercise` runs on in the cold run (and in the AOT-vs-JIT comparison)
 EXERCISE_PHOTO = "n01440764_tench.JPEG"
+#: the photo of :func:`perturb_and_jpeg`
+PERTURB_PHOTO = "n01530575_brambling.JPEG"
+
+
+def perturb_and_jpeg(photo: np.ndarray) -> list[bytes]:
+    """Five perturbations of ``photo`` and its JPEG at quality 85 (the AOT-vs-JIT check of the
+    perturbation and JPEG kernels)."""
+    import corruptbench
+    from corruptbench.datasets.jpeg import encode_jpeg
+
+    out = [
+        corruptbench.perturb(photo, p, rng=2).tobytes()
+        for p in ("shot_noise", "snow", "tilt", "spatter", "motion_blur")
+    ]
+    return [*out, bytes(encode_jpeg(photo, 85))]
 
 
 def exercise(photo: np.ndarray) -> None:
@@ -80,6 +96,7 @@ class ColdRun:
     signatures: int  #: ``warmup().signatures``
     cache_bytes: int  #: ``warmup().cache_bytes``
     jit_outputs: list[str]  #: md5 of every ``corrupt`` output of exercise(), in call order
+    jit_perturb_and_jpeg: list[str]  #: md5 of :func:`perturb_and_jpeg`'s outputs on the JIT
 
 
 _SCRIPT = """
@@ -88,7 +105,7 @@ _SCRIPT = """
     import corruptbench
     from corruptbench.cli import main
     from corruptbench.ops import jit
-    from kernels import exercise
+    from kernels import exercise, perturb_and_jpeg
 
     out = io.StringIO()
     with jit.record_compiles() as cold, contextlib.redirect_stdout(out):
@@ -106,17 +123,21 @@ _SCRIPT = """
         exercise(np.load(sys.argv[1]))
     corruptbench.corrupt = original
     again = corruptbench.warmup()
+    jit.use("jit")
+    more = [hashlib.md5(b).hexdigest() for b in perturb_and_jpeg(np.load(sys.argv[2]))]
     print(json.dumps(dict(
         warmup_rc=rc, warmup_out=out.getvalue().splitlines(), warmup_compiled=cold,
         calls=sorted(calls), exercise_compiled=compiled, second_compiled=again.compiled,
         signatures=again.signatures, cache_bytes=again.cache_bytes, jit_outputs=digests,
+        jit_perturb_and_jpeg=more,
     )))
     """
 
 
-def cold_run(base: Path, photo: np.ndarray) -> ColdRun:
+def cold_run(base: Path, photo: np.ndarray, perturb_photo: np.ndarray) -> ColdRun:
     """Run the cold process under ``base`` (its cache: ``base / "numba-cache"``)."""
     np.save(base / "photo.npy", photo)
+    np.save(base / "perturb-photo.npy", perturb_photo)
     cache = base / "numba-cache"
     env = {k: v for k, v in os.environ.items() if k != "CORRUPTBENCH_KERNELS"}
     # the JIT's kernels whatever this install has: warmup --jit and audit() use the dispatchers
@@ -125,7 +146,13 @@ def cold_run(base: Path, photo: np.ndarray) -> ColdRun:
         NUMBA_CACHE_DIR=str(cache),
     )
     res = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_SCRIPT), str(base / "photo.npy")],
+        [
+            sys.executable,
+            "-c",
+            textwrap.dedent(_SCRIPT),
+            str(base / "photo.npy"),
+            str(base / "perturb-photo.npy"),
+        ],
         capture_output=True,
         text=True,
         env=env,
