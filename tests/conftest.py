@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,10 @@ def pytest_configure(config: pytest.Config) -> None:
     # record the collected modules: tests/test_collection.py compares them with the files on disk
     collection_guard.install(config)
     config.stash[DESELECTED] = 0
+    if hasattr(config, "workerinput"):
+        # a pytest-xdist worker starts with SIGINT ignored, which its children inherit: the
+        # Ctrl-C tests (a real SIGINT to this process or to a CLI child) need Python's default
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 #: test files that share what one process makes once (a session or package fixture, a Ray):
