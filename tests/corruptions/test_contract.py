@@ -1,7 +1,8 @@
 """The contract every registered corruption keeps, in every suite (``corruption_specs(None)``), so a
 corruption registered later is checked without writing a test for it (kornia's ``BaseTester``
 idea): its registry entry, shape / dtype / layouts (gray, RGBA), determinism under a seed, the rng
-types, what a deterministic corruption draws (nothing), severity and image checks, input safety.
+types, what a deterministic corruption draws (nothing), severity and image checks, input safety;
+and at other sizes and profiles for the corruptions with size-dependent code (``EXTRA_SIZES``).
 
 Then, for the 19 of the ``imagenet_c`` suite: byte identity with the original imagenet-c 0.0.3 on
 real photos (``reference``-marked; the blurs, which the original computes slowly, also ``slow``).
@@ -198,6 +199,57 @@ def test_results_do_not_share_scratch_buffers(name: str) -> None:
     corrupt(pattern_image(48, 40, seed=9), name, 5, rng=2)
     corrupt(pattern_image(30, 70, seed=8), name, 1, rng=3)
     assert np.array_equal(first, keep)
+
+
+#: sizes beyond IMG's 48 x 40, for the corruptions whose size handling has code of its own:
+#: ImageNet-C-bar's (the short side scales their parameters: odd and non-square sides, the
+#: smallest the cifar profile takes, Inception's 299), the blurs (kernels and zoom crops at every
+#: profile) and the weather (textures and fog maps cropped or tiled to the image).
+#: (H, W, profile, severities, layouts): ``layouts`` adds a Generator, None, gray and RGBA
+CBAR_SIZES = [(h, w, "auto", (1, 5), True) for h, w in ((32, 32), (47, 47), (40, 72), (72, 40))]
+CBAR_SIZES += [(16, 16, "auto", (1, 5), True), (8, 8, "cifar", (5,), True)]
+CBAR_SIZES += [(8, 13, "cifar", (5,), True), (299, 299, "auto", (5,), False)]
+ALL = (1, 2, 3, 4, 5)
+BLUR_SIZES = [(50, 80, "imagenet"), (80, 50, "tiny"), (17, 23, "cifar"), (240, 320, "inception")]
+BLUR_SIZES = [(h, w, p, ALL, False) for h, w, p in [*BLUR_SIZES, (16, 16, "imagenet")]]
+WEATHER_SIZES = [(h, w, p, ALL, False) for p in PROFILES for h, w in ((100, 180), (180, 100))]
+WEATHER_SIZES += [(17, 40, p, ALL, False) for p in PROFILES]
+BLURS = ("defocus_blur", "glass_blur", "motion_blur", "zoom_blur", "gaussian_blur")
+EXTRA_SIZES = {
+    **{spec.name: CBAR_SIZES for spec in corruption_specs("cbar")},
+    **dict.fromkeys(BLURS, BLUR_SIZES),
+    **dict.fromkeys(("snow", "frost", "fog", "spatter"), WEATHER_SIZES),
+}
+
+
+@pytest.mark.parametrize("name", list(EXTRA_SIZES))
+def test_other_sizes(name: str) -> None:
+    """At each of its sizes: uint8 of the input's shape, the same for an int seed and its
+    RandomState, the input untouched; where ``layouts``: a Generator and None accepted, gray and
+    RGBA keep their layout (alpha untouched)."""
+    for h, w, profile, severities, layouts in EXTRA_SIZES[name]:
+        img = pattern_image(h, w, seed=5)
+        before = img.copy()
+        where = (h, w, profile)
+        for severity in severities:
+            a = corrupt(img, name, severity, profile=profile, rng=11)
+            assert a.shape == img.shape and a.dtype == np.uint8, (*where, severity)
+            b = corrupt(img, name, severity, profile=profile, rng=np.random.RandomState(11))
+            assert np.array_equal(a, b), (*where, severity)
+            if not layouts:
+                continue
+            for rng in (np.random.default_rng(3), None):
+                out = corrupt(img, name, severity, profile=profile, rng=rng)
+                assert out.shape == img.shape and out.dtype == np.uint8, where
+        assert np.array_equal(img, before), where
+        if not layouts:
+            continue
+        gray = corrupt(img[:, :, 1], name, 3, profile=profile, rng=2)
+        assert gray.shape == (h, w) and gray.dtype == np.uint8, where
+        rgba = np.dstack([img, np.full((h, w), 77, np.uint8)])
+        out = corrupt(rgba, name, 3, profile=profile, rng=2)
+        assert out.shape == rgba.shape and np.all(out[:, :, 3] == 77), where
+        assert np.array_equal(out[:, :, :3], corrupt(img, name, 3, profile=profile, rng=2)), where
 
 
 # ------------------------------------------------------------------------------------------------

@@ -334,16 +334,6 @@ def test_fog_large_image_map_size():
     np.testing.assert_array_equal(out, want)
 
 
-@pytest.mark.parametrize("name", WEATHER)
-@pytest.mark.parametrize("profile", ("imagenet", "inception", "tiny", "cifar"))
-def test_non_square_sizes(name, profile):
-    for h, w in ((100, 180), (180, 100), (17, 40)):
-        img = _image(h, w)
-        for sev in SEVERITIES:
-            out = corruptbench.corrupt(img, name, sev, profile=profile, rng=sev)
-            assert out.shape == (h, w, 3) and out.dtype == np.uint8
-
-
 def test_snow_flakes_are_point_symmetric_on_black():
     # On black the base is the constant (1 - blend) * 0.5, plus L + rot180(L): the result is
     # 180-degree symmetric (also at a non-square size).

@@ -17,7 +17,7 @@ from PIL import Image
 
 torch = pytest.importorskip("torch")
 
-from builders.support import make_source, run_c, tree  # noqa: E402
+from builders.support import BuildCache, make_source, run_c, tree  # noqa: E402
 from corruptbench.builders import build  # noqa: E402
 from corruptbench.cli import main  # noqa: E402
 from corruptbench.evaluation import EvalError, OnTheFly, evaluate_c, evaluate_p  # noqa: E402
@@ -38,13 +38,14 @@ PHOTOS = 16
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """16 shared photos (16 classes) built by make-c as a JPEG tree and as WebDataset shards."""
-    base = tmp_path_factory.mktemp("calibration-builds")
-    src = make_source(base, PHOTOS)
-    run_c(src, base / "jpeg", names=NAMES, levels=LEVELS)
-    run_c(src, base / "wds", fmt="webdataset", shard_size=5, names=NAMES, levels=LEVELS)
-    return {"src": src, "jpeg": base / "jpeg", "wds": base / "wds"}
+def builds(c_builds: BuildCache) -> dict[str, Path]:
+    """16 shared photos (16 classes) built by make-c as a JPEG tree and as WebDataset shards (the
+    run's shared builds, read-only)."""
+    return {
+        "src": c_builds.source(PHOTOS),
+        "jpeg": c_builds.c(PHOTOS, names=NAMES, levels=LEVELS),
+        "wds": c_builds.c(PHOTOS, fmt="webdataset", shard_size=5, names=NAMES, levels=LEVELS),
+    }
 
 
 def _run(data: Path, builds: dict[str, Path], model: Any = None, **run: Any) -> Results:

@@ -14,6 +14,7 @@ import pytest
 pytest.importorskip("torch")
 
 from builders.support import (  # noqa: E402
+    BuildCache,
     make_source,
     run_c,
     shorten_shard,
@@ -52,18 +53,17 @@ def _numbers(r: Results) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def builds(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """One source built as a JPEG tree, as make-c shards and converted from the tree."""
-    base = tmp_path_factory.mktemp("shard-eval")
-    src = make_source(base, 12)
-    run_c(src, base / "folder", **CELLS)
-    run_c(src, base / "made", fmt="webdataset", shard_size=5, **CELLS)
-    convert(base / "folder", base / "converted", shard_size=4)
+def builds(c_builds: BuildCache, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One source built as a JPEG tree, as make-c shards (the run's shared builds, read-only)
+    and converted from the tree."""
+    folder = c_builds.c(12, **CELLS)
+    conv = tmp_path_factory.mktemp("shard-eval") / "converted"
+    convert(folder, conv, shard_size=4)
     return {
-        "src": src,
-        "folder": base / "folder",
-        "made": base / "made",
-        "conv": base / "converted",
+        "src": c_builds.source(12),
+        "folder": folder,
+        "made": c_builds.c(12, fmt="webdataset", shard_size=5, **CELLS),
+        "conv": conv,
     }
 
 
@@ -226,14 +226,9 @@ def test_listed_images_select_the_samples_of_the_folder_build(
 
 
 @pytest.fixture(scope="module")
-def sw(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The issue's scenario, smaller: 12 photos, one cell in 3 shards of 4."""
-    base = tmp_path_factory.mktemp("sw")
-    run_c(
-        make_source(base, 12), base / "sw", fmt="webdataset", shard_size=4, names=["brightness"],
-        levels=[1],
-    )  # fmt: skip
-    return base / "sw"
+def sw(c_builds: BuildCache) -> Path:
+    """The issue's scenario, smaller: 12 photos, one cell in 3 shards of 4 (read-only: copy it)."""
+    return c_builds.c(12, fmt="webdataset", shard_size=4, names=["brightness"], levels=[1])
 
 
 def test_eval_c_refuses_shards_changed_in_place(sw: Path, tmp_path: Path) -> None:

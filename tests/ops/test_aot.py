@@ -3,8 +3,8 @@ build step that never fails an install."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
-import io
 import json
 import os
 import shutil
@@ -20,6 +20,7 @@ import pytest
 
 import corruptbench
 from corruptbench.ops import aot, jit
+from kernels import EXERCISE_PHOTO, PERTURB_PHOTO, ColdRun, exercise, perturb_and_jpeg
 from support import REPO, load_photo
 
 PACKAGE = REPO / "src" / "corruptbench"
@@ -52,52 +53,41 @@ def _run(code: str, pythonpath: str, **env: str) -> subprocess.CompletedProcess[
 
 
 @pytest.mark.slow
-def test_aot_outputs_equal_the_jit_on_real_photos():
+def test_aot_outputs_equal_the_jit_on_real_photos(request: pytest.FixtureRequest) -> None:
     mod = need_aot()
-    from test_jit import exercise
-
-    photo = np.asarray(load_photo("n01440764_tench.JPEG"))
-    outputs: dict[str, list[bytes]] = {}
+    # the JIT's outputs: the run's one cold compile ran exercise() on the JIT's dispatchers
+    # (audited) in a fresh process and kept the digest of every corrupt() output, in order
+    cold: ColdRun = request.getfixturevalue("cold_kernels")
+    photo = np.asarray(load_photo(EXERCISE_PHOTO))
+    outputs: list[str] = []
     original = corruptbench.corrupt
 
-    def recording(which: str):
-        def corrupt(*args, **kwargs):
-            y = original(*args, **kwargs)
-            outputs.setdefault(which, []).append(y.tobytes())
-            return y
-
-        return corrupt
+    def corrupt(*args, **kwargs):
+        y = original(*args, **kwargs)
+        outputs.append(hashlib.md5(y.tobytes()).hexdigest())
+        return y
 
     fallbacks = dict(mod.fallbacks)
     try:
-        for which in ("auto", "jit"):
-            jit.use(which)
-            corruptbench.corrupt = recording(which)  # type: ignore[assignment]
-            exercise(photo)
+        jit.use("auto")
+        corruptbench.corrupt = corrupt  # type: ignore[assignment]
+        exercise(photo)
     finally:
         corruptbench.corrupt = original  # type: ignore[assignment]
-        jit.use("auto")
-    assert len(outputs["auto"]) == len(outputs["jit"]) > 500
-    assert outputs["auto"] == outputs["jit"]
+    assert len(outputs) == len(cold.jit_outputs) > 500
+    assert outputs == cold.jit_outputs
     assert mod.fallbacks == fallbacks  # every call found its export: the AOT path ran
 
 
-def test_perturb_and_jpeg_equal_the_jit():
+@pytest.mark.slow  # the run's one cold compile (the session fixture cold_kernels)
+def test_perturb_and_jpeg_equal_the_jit(request: pytest.FixtureRequest) -> None:
     need_aot()
-    from corruptbench.formats.jpeg import encode_jpeg
-
-    photo = np.asarray(load_photo("n01530575_brambling.JPEG"))
-    got = {}
-    for which in ("auto", "jit"):
-        jit.use(which)
-        try:
-            got[which] = [
-                corruptbench.perturb(photo, p, rng=2).tobytes()
-                for p in ("shot_noise", "snow", "tilt", "spatter", "motion_blur")
-            ] + [encode_jpeg(photo, 85)]
-        finally:
-            jit.use("auto")
-    assert got["auto"] == got["jit"]
+    # the JIT's outputs: computed by the run's one cold-compile process (its kernels compiled
+    # there), so this process compiles nothing
+    cold: ColdRun = request.getfixturevalue("cold_kernels")
+    jit.use("auto")
+    got = perturb_and_jpeg(np.asarray(load_photo(PERTURB_PHOTO)))
+    assert [hashlib.md5(b).hexdigest() for b in got] == cold.jit_perturb_and_jpeg
 
 
 def test_a_changed_kernel_source_means_the_jit(tmp_path):
@@ -269,41 +259,3 @@ def test_the_build_targets_the_highest_level_the_machine_has():
     assert tool.auto_cpu({"sse2", "avx"}) == "x86-64"
     # the module needs exactly the flags of its level at run time
     assert tool.CPU_FLAGS["x86-64-v4"] == tool.V3_FLAGS + tool.V4_FLAGS
-
-
-def test_the_build_says_it_is_compiling_before_it_starts(tmp_path):
-    # issue 33 item 27: `pip install -e` sat silent ~65 s compiling the kernels
-    import runpy
-
-    ns = runpy.run_path(str(REPO / "setup.py"), run_name="setup_under_test")  # setup() not run
-    stream = io.StringIO()
-    line = ns["announce"](stream)
-    assert stream.getvalue() == line + "\n" and "\n" not in line
-    assert "compiling" in line and "minute" in line and "CORRUPTBENCH_AOT=0" in line
-    assert not line.startswith("corruptbench AOT")  # the build's own result line stays one
-    # printed before the build script runs, by setup.py itself (here with no numba: it ends fast)
-    fake = tmp_path / "fake"
-    (fake / "numba").mkdir(parents=True)
-    (fake / "numba" / "__init__.py").write_text("raise ImportError('no numba in this build')\n")
-    res = subprocess.run(
-        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib")],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=dict(os.environ, PYTHONPATH=str(fake)),
-        timeout=300,
-    )
-    assert res.returncode == 0, res.stderr
-    lines = res.stderr.splitlines()
-    assert line in lines
-    skipped = next(i for i, ln in enumerate(lines) if ln.startswith("corruptbench AOT"))
-    assert lines.index(line) < skipped
-    off = subprocess.run(
-        [sys.executable, "setup.py", "-q", "build_ext", "--build-lib", str(tmp_path / "lib0")],
-        capture_output=True,
-        text=True,
-        cwd=REPO,
-        env=dict(os.environ, CORRUPTBENCH_AOT="0"),
-        timeout=300,
-    )
-    assert off.returncode == 0 and line not in off.stderr  # nothing compiles: nothing announced

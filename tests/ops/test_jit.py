@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -10,12 +9,12 @@ import textwrap
 
 import numpy as np
 import pytest
-from PIL import Image
 
-import corruptbench
 from corruptbench.ops import jit
 from corruptbench.tables.kernel_signatures import KERNEL_SIGNATURES
-from support import REPO, load_photo
+from kernels import ColdRun
+from kernels import exercise as exercise  # re-exported: test_jit.exercise
+from support import REPO
 
 SRC = str(REPO / "src")
 
@@ -33,93 +32,32 @@ def _run(code: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
     )
 
 
-def exercise(photo: np.ndarray) -> None:
-    """Every way the package calls kernels: the 19 corruptions and the 30 of ImageNet-C-bar x 5
-    severities at every profile, other sizes and input layouts, a Generator, every perturbation,
-    a JPEG write."""
-    from corruptbench.formats.jpeg import encode_jpeg
-    from corruptbench.registry import corruption_specs
-
-    pil = Image.fromarray(photo)
-    sizes = {"imagenet": 224, "inception": 299, "tiny": 64, "cifar": 32}
-    names = corruptbench.ALL_CORRUPTIONS + tuple(s.name for s in corruption_specs("cbar"))
-    for profile, side in sizes.items():
-        img = np.asarray(pil.resize((side, side), Image.BILINEAR))
-        for name in names:
-            for sev in range(1, 6):
-                corruptbench.corrupt(img, name, sev, profile=profile, rng=sev)
-    odd = np.asarray(pil.resize((300, 200), Image.BILINEAR))
-    rgba = np.dstack([odd, odd[:, :, :1]])
-    for name in names:
-        for sev in (1, 5):
-            for img in (odd, odd[:, :, 1], rgba, rgba[:, :, :3], odd[::-1], odd.copy()):
-                corruptbench.corrupt(img, name, sev, rng=3)
-            corruptbench.corrupt(odd, name, sev, rng=np.random.default_rng(sev))
-    small = np.asarray(pil.resize((32, 32), Image.BILINEAR))
-    for name in corruptbench.ALL_PERTURBATIONS:
-        for profile in sizes:
-            src = small if profile == "cifar" else photo  # cifar takes 32 x 32 as it is
-            for d in (1, 2, 3) if "noise" in name else (1,):
-                corruptbench.perturb(src, name, profile=profile, difficulty=d, rng=5)
-    encode_jpeg(photo, 85)
-
-
-@pytest.fixture(scope="module")
-def photo() -> np.ndarray:
-    return np.asarray(load_photo("n01440764_tench.JPEG"))
-
-
-@pytest.mark.slow
-def test_the_table_lists_every_signature_the_package_calls(tmp_path, photo):
-    # a fresh process: memoised tables (Poisson rates, frost's lookup table) filled by earlier
-    # tests would otherwise hide their kernels' calls
-    np.save(tmp_path / "photo.npy", photo)
-    res = _run(
-        f"""
-        import json
-        import numpy as np
-        from corruptbench.ops import jit
-        from test_jit import exercise
-        with jit.audit() as calls, jit.record_compiles() as compiled:
-            exercise(np.load({str(tmp_path / "photo.npy")!r}))
-        print(json.dumps([sorted(calls), compiled]))
-        """
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    calls, compiled = json.loads(res.stdout.strip().splitlines()[-1])
-    seen = {f"{name} ({sig})" for name, sig in calls}
+@pytest.mark.slow  # the run's one cold compile (the session fixture cold_kernels)
+def test_the_table_lists_every_signature_the_package_calls(cold_kernels: ColdRun) -> None:
+    # audited in a fresh process: memoised tables (Poisson rates, frost's lookup table) filled by
+    # earlier tests would otherwise hide their kernels' calls
+    seen = {f"{name} ({sig})" for name, sig in cold_kernels.calls}
     listed = {f"{name} ({sig})" for name, sigs in KERNEL_SIGNATURES.items() for sig in sigs}
     assert sorted(seen - listed) == [], "called with signatures missing from the table"
     assert sorted(listed - seen) == [], "listed in the table but never called"
     # numba's compile event: nothing outside the table compiled (with a cold cache)
+    compiled = cold_kernels.warmup_compiled + cold_kernels.exercise_compiled
     assert sorted({f"{n} ({s})" for n, s in compiled} - listed) == []
 
 
-@pytest.mark.slow
-def test_after_warmup_nothing_compiles(tmp_path, photo):
-    np.save(tmp_path / "photo.npy", photo[:120, :160])
-    res = _run(
-        f"""
-        import json
-        import numpy as np
-        import corruptbench
-        from corruptbench.ops import jit
-        from test_jit import exercise
-        r = corruptbench.warmup()
-        with jit.record_compiles() as compiled:
-            exercise(np.load({str(tmp_path / "photo.npy")!r}))
-        again = corruptbench.warmup()
-        print(json.dumps([r.signatures, r.compiled, again.compiled, compiled, r.cache_bytes]))
-        """,
-        env={"NUMBA_CACHE_DIR": str(tmp_path / "cache")},
-    )
-    assert res.returncode == 0, res.stderr[-3000:]
-    n, first, second, compiled, size = json.loads(res.stdout.strip().splitlines()[-1])
-    assert n == sum(len(s) for s in KERNEL_SIGNATURES.values())
-    assert first == n  # an empty cache: everything compiled
-    assert compiled == []  # then nothing compiles, whatever runs
-    assert second == 0  # and a second warm-up only loads
-    assert size > 0 and (tmp_path / "cache").is_dir()  # NUMBA_CACHE_DIR respected
+@pytest.mark.slow  # the run's one cold compile (the session fixture cold_kernels)
+def test_after_warmup_nothing_compiles(cold_kernels: ColdRun) -> None:
+    n = sum(len(s) for s in KERNEL_SIGNATURES.values())
+    assert cold_kernels.warmup_rc == 0 and cold_kernels.signatures == n
+    # an empty cache: everything compiled (the warm-up's own count, and numba's events)
+    assert cold_kernels.warmup_out[0].startswith(f"{n} kernel signatures ready in ")
+    assert f"({n} compiled, 0 loaded from the cache)" in cold_kernels.warmup_out[0]
+    assert len(set(cold_kernels.warmup_compiled)) == n
+    assert cold_kernels.exercise_compiled == []  # then nothing compiles, whatever runs
+    assert cold_kernels.second_compiled == 0  # and a second warm-up only loads
+    # NUMBA_CACHE_DIR respected
+    assert cold_kernels.cache_bytes > 0 and cold_kernels.cache.is_dir()
+    assert f"cache: {cold_kernels.cache}" in cold_kernels.warmup_out[1]
 
 
 def test_import_does_not_import_numba():

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from builders.support import FAST, make_source, run_c
+from builders.support import FAST, BuildCache, make_source, run_c
 from corruptbench.corruptions import ALL_CORRUPTIONS
 from corruptbench.verify import VerifyError, format_report, verify
 from download.archives import jpeg_bytes
@@ -25,11 +25,9 @@ def cells(report) -> dict:
 
 
 @pytest.fixture(scope="module")
-def jpeg_build(tmp_path_factory) -> Path:
-    tmp = tmp_path_factory.mktemp("vb")
-    out = tmp / "out"
-    run_c(make_source(tmp, 3), out, names=FAST)
-    return out
+def jpeg_build(c_builds: BuildCache) -> Path:
+    """make-c of 3 shared photos, FAST at 5 levels (the run's shared build, read-only)."""
+    return c_builds.c(3, names=FAST)
 
 
 def test_a_clean_build_passes(jpeg_build, tmp_path):
