@@ -99,7 +99,13 @@ def add_run_args(
         "--shard-images", dest="images_per_shard", type=int, default=IMAGES_PER_SHARD,
         help="a shard closes at the first step boundary at or above this many images",
     )  # fmt: skip
-    p.add_argument("--draws", choices=("independent", "reference"), default="independent")
+    p.add_argument(
+        "--draws",
+        choices=("independent", "reference"),
+        default="independent",
+        help="independent: each shard its own seed (any process count, the default); reference: "
+        "every shard from the run's seed, as the original's shard 0",
+    )
     p.add_argument(
         "--tolerance", type=float, default=5.0,
         help="refuse a pair whose walk misses the baseline by more points (default 5; -1: never)",
