@@ -112,3 +112,33 @@ def test_replay_on_other_data_is_refused(
     err = capsys.readouterr().err
     assert "is not the data of the manifest" in err and "differ: labels" in err
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_outputs_never_replace_inputs_or_each_other(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 33 item 13 on the stream commands: --csv over --manifest, an output over the data, a
+    results file where a manifest would go: one line, nothing written."""
+    same = tmp_path / "x.json"
+    manifest = tmp_path / "m.json"
+    assert (
+        main(["stream", "--data", str(cifar), "--order", "fog", "--manifest", str(manifest)]) == 0
+    )
+    before = manifest.read_bytes()
+    results = tmp_path / "r.json"
+    results.write_text('{"schema": "corruptbench.results/1", "kind": "stream"}')
+    cases = [
+        (["--order", "fog", "--csv", str(same), "--manifest", str(same)], "--csv"),
+        (["--replay", str(manifest), "--manifest", str(manifest)], "--manifest"),
+        (["--order", "fog", "--manifest", str(results)], "--manifest"),
+    ]
+    capsys.readouterr()
+    for extra, flag in cases:
+        rc = main(["stream", "--data", str(cifar), *extra])
+        err = capsys.readouterr().err.strip()
+        assert rc == 2 and flag in err and "\n" not in err, err
+    assert not same.exists() and manifest.read_bytes() == before
+    rc = main(["eval-stream", "--data", str(cifar), "--order", "fog", "--model", "m.onnx", "--out", str(same),
+               "--markdown", str(same)])  # fmt: skip
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and "--out" in err and "never replaces" in err and not same.exists(), err

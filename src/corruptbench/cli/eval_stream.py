@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
     from ..streams.results import markdown_table
 
     check_method(args.adapt)
+    _check_outputs(args)
     if args.figure:  # refused before any work, not after the evaluation
         from ..extras import require
 
@@ -185,3 +186,19 @@ def _ccc_stream(args: argparse.Namespace) -> Any:
             f" needs the run's {', '.join('--' + m for m in missing)} (as 'ccc generate')",
         )
     return CCCStream.create(args.ccc_on_the_fly, load_matrices(args.matrix), **run_kwargs(args))
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """No output over an input, another output or a file of another kind (issue 33 item 13)."""
+    from .options import check_output
+
+    inputs = [("the CCC run", args.ccc), ("the data", getattr(args, "data", None))]
+    outs = [
+        ("--out", args.out, "results:stream"),
+        ("--markdown", args.markdown, "report"),
+        ("--figure", args.figure, "image"),
+        ("--checkpoint", args.checkpoint, None),
+    ]
+    for flag, path, writes in outs:
+        others = [(f"the {f} file", p) for f, p, _ in outs if f != flag]
+        check_output(path, flag, writes=writes, inputs=[*inputs, *others])

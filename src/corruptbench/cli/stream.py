@@ -166,6 +166,11 @@ def _listing() -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .options import check_output
+
+    inputs = [("the manifest replayed", args.replay), ("the data", args.data)]
+    check_output(args.csv, "--csv", writes="csv", inputs=[*inputs, ("--manifest", args.manifest)])
+    check_output(args.manifest, "--manifest", writes="report", inputs=inputs)
     if args.list:
         print(_listing())
         return 0
