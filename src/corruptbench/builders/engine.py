@@ -321,8 +321,13 @@ def _cancel(ray: Any, refs: Sequence[Any], wait_s: float = 10.0) -> None:
     ``force=True`` ends a running task's worker process: a shard half written is a temporary
     file the next run sweeps) and wait up to ``wait_s`` for them to end. Without it the tasks
     of an interrupted build go on writing into OUT after the driver has said "interrupted"."""
-    for ref in refs:
-        with contextlib.suppress(Exception):  # already finished, or the cluster is gone
+    pending = list(refs)
+    with contextlib.suppress(Exception):
+        # only the unfinished ones: cancelling a task as it completes can abort the driver on
+        # Ray 2.x's check "Tried to complete task that was not pending"
+        _, pending = ray.wait(pending, num_returns=len(pending), timeout=0)
+    for ref in pending:
+        with contextlib.suppress(Exception):  # finished meanwhile, or the cluster is gone
             ray.cancel(ref, force=True)
     with contextlib.suppress(Exception):
         ray.wait(list(refs), num_returns=len(refs), timeout=wait_s)
