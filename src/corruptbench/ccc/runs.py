@@ -130,6 +130,37 @@ def _record(folder: Path, settings: dict[str, Any], done: Mapping[int, str]) -> 
     write_text(folder / RUN_FILE, json.dumps(body, indent=1) + "\n", make_parents=True)
 
 
+def _planned(
+    data: Any,
+    matrices: Any,
+    baseline: float,
+    speed: int,
+    seed: int,
+    images: int,
+    images_per_shard: int,
+    tolerance: float | None,
+    corruptions: Sequence[str] | None,
+    draws: str,
+) -> tuple[RunPlan, Source]:
+    """A run's plan and its source, every setting checked before anything is made or written
+    (what :func:`generate` and :meth:`CCCStream.create` share)."""
+    if draws not in DRAWS:
+        raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
+    source = scan_source(data)
+    plan = plan_run(
+        matrices,
+        baseline,
+        speed,
+        seed,
+        images=images,
+        images_per_shard=images_per_shard,
+        tolerance=tolerance,
+        corruptions=corruptions,
+    )
+    check_plan_source(plan, source)
+    return plan, source
+
+
 def generate(
     data: str | os.PathLike[str],
     matrices: Mapping[str, np.ndarray],
@@ -167,20 +198,18 @@ def generate(
     Raises:
         ArgumentError: any bad setting, before anything is written.
     """
-    if draws not in DRAWS:
-        raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
-    source = scan_source(data)
-    plan = plan_run(
+    plan, source = _planned(
+        data,
         matrices,
         baseline,
         speed,
         seed,
-        images=images,
-        images_per_shard=images_per_shard,
-        tolerance=tolerance,
-        corruptions=corruptions,
+        images,
+        images_per_shard,
+        tolerance,
+        corruptions,
+        draws,
     )
-    check_plan_source(plan, source)
     folder = Path(out) / plan.name
     settings = _settings(plan, source, draws)
     if (folder / RUN_FILE).is_file():
@@ -333,20 +362,10 @@ class CCCStream:
         corruptions: Sequence[str] | None = None,
     ) -> CCCStream:
         """The run :func:`generate` would write with these arguments, made on the fly."""
-        if draws not in DRAWS:
-            raise ArgumentError(Arg("draws"), f" must be one of {', '.join(DRAWS)}, got {draws!r}")
-        source = scan_source(data)
-        plan = plan_run(
-            matrices,
-            baseline,
-            speed,
-            seed,
-            images=images,
-            images_per_shard=images_per_shard,
-            tolerance=tolerance,
-            corruptions=corruptions,
-        )
-        check_plan_source(plan, source)
+        plan, source = _planned(
+            data, matrices, baseline, speed, seed, images, images_per_shard, tolerance,
+            corruptions, draws,
+        )  # fmt: skip
         return cls(plan, source, draws, _settings(plan, source, draws))
 
     @classmethod
