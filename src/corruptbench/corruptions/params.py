@@ -42,6 +42,7 @@ from .cbar_common import level_of, level_params
 __all__ = [
     "params_of",
     "apply_params",
+    "check_params",
     "ParamCorruption",
     "severity_params",
     "whole_param",
@@ -178,6 +179,20 @@ def _check_bounds(name: str, bounds: Any, params: Mapping[str, Any]) -> None:
             raise ArgumentError(Arg("params"), f": {name}'s {key} must be {allowed}, got {value!r}")
 
 
+def check_params(corruption: str, params: Mapping[str, Any]) -> dict[str, Any]:
+    """``params`` checked as :func:`apply_params` checks them: every parameter of ``corruption``
+    named, each a finite number within the spec's ``bounds``; returned in the spec's order.
+    Other backends with a function of the parameters (the torch one) call it.
+
+    Raises:
+        ArgumentError: a missing, unknown or non-finite parameter, or one outside its domain.
+    """
+    spec = get_corruption(corruption)
+    kwargs = _check_params(spec.name, spec.params, params)
+    _check_bounds(spec.name, spec.bounds, kwargs)
+    return kwargs
+
+
 def apply_params(
     image: np.ndarray,
     corruption: str,
@@ -207,8 +222,7 @@ def apply_params(
     spec = get_corruption(corruption)
     if spec.apply is None:  # pragma: no cover - every registered corruption has one
         raise ValueError(f"{spec.name} has no function of its parameters")
-    kwargs = _check_params(spec.name, spec.params, params)
-    _check_bounds(spec.name, spec.bounds, kwargs)
+    kwargs = check_params(spec.name, params)
     rgb, restore = check_image(image)
     if spec.random:
         with lent_rng(rng) as r:

@@ -48,6 +48,7 @@ __all__ = [
     "frost_texture",
     "frost_lookup_table",
     "FROST_FILES",
+    "scaled_frost_texture",
     "water_drops",
     "water_distance",
     "WATER_COLOUR",
@@ -125,11 +126,14 @@ def frost_texture(
     """
     if not 0 <= index < len(FROST_FILES):
         raise ValueError(f"index must be in 0..{len(FROST_FILES) - 1}, got {index}")
-    return _frost_scaled(index, None if profile is None else profile.frost_scale, shape)
+    return scaled_frost_texture(index, None if profile is None else profile.frost_scale, shape)
 
 
-def _frost_scaled(index: int, scale: float | None, shape: tuple[int, int] | None) -> np.ndarray:
-    """:func:`frost_texture` with the profile's rescale factor ``scale`` (None: none)."""
+def scaled_frost_texture(
+    index: int, scale: float | None, shape: tuple[int, int] | None
+) -> np.ndarray:
+    """:func:`frost_texture` with the rescale factor ``scale`` (frost's ``texture_scale``
+    parameter, a profile's ``frost_scale``; None: none). The torch backend uses it too."""
     tex = _frost_profile(index, scale)
     if shape is not None:
         h, w = int(shape[0]), int(shape[1])
@@ -321,7 +325,7 @@ def frost_p(
     c0, c1 = image_weight, frost_weight
     h, w = image.shape[:2]
     idx = int(rng.randint(5))
-    tex = _frost_scaled(idx, texture_scale, (h, w))
+    tex = scaled_frost_texture(idx, texture_scale, (h, w))
     x_start = int(rng.randint(0, tex.shape[0] - h))
     y_start = int(rng.randint(0, tex.shape[1] - w))
     # out = clip(c0 * image + c1 * tex[x_start : x_start + h, y_start : y_start + w], 0, 255)

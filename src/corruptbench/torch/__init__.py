@@ -2,6 +2,9 @@
 
 * :func:`corrupt_batch` — functional API (uint8 or float batches; per-sample randomness from a
   ``torch.Generator``);
+* :func:`apply_params` — the same with explicit parameters instead of a severity (the batch
+  counterpart of :func:`corruptbench.corruptions.params.apply_params`; CCC's continuous
+  severities use it, :mod:`corruptbench.ccc.batch`);
 * :class:`Corrupt` — the same as an ``nn.Module`` / torchvision-style transform;
 * :class:`RandomCorruption` — samples a corruption and a severity per call (augmentation);
 * :class:`ImageNetC`, :class:`CIFAR10C`, :class:`CIFAR100C`, :class:`ImageNetP`,
@@ -38,16 +41,20 @@ from .functional import (
     BACKENDS,
     CPU_LIBRARY_DISPATCH,
     DRAW_KEYS,
+    apply_params,
     corrupt_batch,
     corrupt_batch_with_draws,
     cpu_draws,
+    cpu_param_draws,
 )
 from .transforms import Corrupt, RandomCorruption
 
 __all__ = [
     "corrupt_batch",
     "corrupt_batch_with_draws",
+    "apply_params",
     "cpu_draws",
+    "cpu_param_draws",
     "DRAW_KEYS",
     "BACKENDS",
     "CPU_LIBRARY_DISPATCH",

@@ -3,14 +3,15 @@ motion and zoom blur."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
+from ..corruptions.params import whole_param
 from ..ops.kernels import trimmed_disk
 from ..ops.magick import motion_kernel
-from ..profiles import Profile
 from .context import BatchContext, batch_impl, unit255
 from .ops.gaussian import gaussian_nearest
 from .ops.glass import glass_shuffle_passes
@@ -22,31 +23,33 @@ __all__ = ["motion"]
 
 
 def _glass_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     h, w = hw
-    _, dd, iters = c
+    dd, iters = int(p["max_delta"]), int(p["iterations"])
     hr, wr = h - 2 * dd, w - 2 * dd
     offs = rng.randint(-dd, dd, size=(iters * hr * wr, 2)).reshape(iters, hr, wr, 2)
     return {"offsets": offs[:, ::-1, ::-1].copy()}  # the loop runs descending; store ascending
 
 
 def _motion_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     return {"angle": rng.uniform(-45, 45)}
 
 
 @batch_impl("gaussian_blur")
 def _gaussian_blur(ctx: BatchContext) -> torch.Tensor:
-    sigma = ctx.params("gaussian_blur")
+    sigma = ctx.params["sigma"]
     return unit255(gaussian_nearest(ctx.x, sigma))
 
 
 @batch_impl("glass_blur", draw_keys=("offsets",), cpu_draws=_glass_draws)
 def _glass_blur(ctx: BatchContext) -> torch.Tensor:
-    sigma, d, iterations = ctx.params("glass_blur")
-    d, iterations = int(d), int(iterations)
+    p = ctx.params
+    sigma = p["sigma"]
+    d = whole_param(p["max_delta"], "glass_blur's max_delta", 0)
+    iterations = whole_param(p["iterations"], "glass_blur's iterations", 0)
     hr, wr = max(0, ctx.h - 2 * d), max(0, ctx.w - 2 * d)
     offsets = ctx.draw(
         "offsets", lambda: ctx.rnd.randint_small(-d, d, (ctx.n, iterations, hr, wr, 2))
@@ -60,7 +63,7 @@ def _glass_blur(ctx: BatchContext) -> torch.Tensor:
 
 @batch_impl("defocus_blur")
 def _defocus_blur(ctx: BatchContext) -> torch.Tensor:
-    radius, alias_blur = ctx.params("defocus_blur")
+    radius, alias_blur = ctx.params["radius"], ctx.params["alias_blur"]
     kernel = trimmed_disk(float(radius), float(alias_blur)).astype(np.float64)
     return unit255(filter2d_fft(ctx.x, kernel, "reflect101"))
 
@@ -79,7 +82,7 @@ def motion(
 
 @batch_impl("motion_blur", draw_keys=("angle",), cpu_draws=_motion_draws)
 def _motion_blur(ctx: BatchContext) -> torch.Tensor:
-    radius, sigma = ctx.params("motion_blur")
+    radius, sigma = ctx.params["radius"], ctx.params["sigma"]
     angles = ctx.draw("angle", lambda: ctx.rnd.uniform((ctx.n,), -45.0, 45.0, torch.float64))
     # ImageMagick writes an 8-bit PNG: quantised on the uint8 path, exact blur on the float path
     return motion(ctx.x, radius, sigma, angles, quantise=ctx.is_u8).clamp_(0, 255)
@@ -90,7 +93,7 @@ def _motion_blur(ctx: BatchContext) -> torch.Tensor:
 # more threads larger chunks amortise the parallel regions)
 @batch_impl("zoom_blur", single_thread_chunk_bytes=5 * 2**19)
 def _zoom_blur(ctx: BatchContext) -> torch.Tensor:
-    stop, step = ctx.params("zoom_blur")
+    stop, step = ctx.params["stop"], ctx.params["step"]
     factors = np.arange(1, stop, step)
     x = ctx.x
     acc = torch.zeros_like(x) if len(factors) == 0 else clipped_zoom(x, float(factors[0]))

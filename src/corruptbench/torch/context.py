@@ -13,26 +13,31 @@ from typing import Any
 import numpy as np
 import torch
 
-from ..profiles import Profile
 from ..registry import register_batch
-from ..tables.corruptions import get_params
 
 __all__ = [
     "BatchImpl",
     "BatchContext",
     "DeviceRandom",
     "CpuDraws",
+    "FrostTextures",
     "batch_impl",
     "hi_dtype",
     "unit255",
 ]
 
-#: ``cpu_draws(image, rng, params, profile, (H, W))``: the random fields the CPU library draws for
-#: one image from a ``RandomState``, in :func:`corruptbench.torch.corrupt_batch_with_draws`'s
-#: per-image layout (consuming the ``RandomState`` exactly as the library would)
+#: ``cpu_draws(image, rng, params, (H, W))``: the random fields the CPU library draws for one
+#: image from a ``RandomState`` with the named parameters ``params`` (the spec's ``params``, as
+#: :func:`corruptbench.corruptions.params.params_of` gives them), in
+#: :func:`corruptbench.torch.corrupt_batch_with_draws`'s per-image layout (consuming the
+#: ``RandomState`` exactly as the library would)
 CpuDraws = Callable[
-    [np.ndarray, np.random.RandomState, Any, Profile, tuple[int, int]], dict[str, Any]
+    [np.ndarray, np.random.RandomState, Mapping[str, Any], tuple[int, int]], dict[str, Any]
 ]
+
+#: ``texture(index)``: frost texture ``index`` (0..4) as read-only RGB uint8, larger than the
+#: image in both dimensions (hashable: the torch copies are cached per source)
+FrostTextures = Callable[[int], np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -121,24 +126,27 @@ class DeviceRandom:
 
 class BatchContext:
     """One chunk of a batch as the corruptions need it: the input in its forms (``raw``, ``x`` in
-    [0, 1], ``v`` in [0, 255]), the profile's parameters, the random source and explicit draws."""
+    [0, 1], ``v`` in [0, 255]), the corruption's named parameters (``params``: the spec's
+    ``params``, a level's from :func:`corruptbench.corruptions.params.severity_params` or given
+    explicitly), the random source, explicit draws and, for frost, another texture set
+    (``frost_textures``; None: ImageNet-C's, scaled by the ``texture_scale`` parameter)."""
 
     def __init__(
         self,
         x: torch.Tensor,
-        profile: Profile,
-        severity: int,
+        params: Mapping[str, Any],
         rnd: DeviceRandom,
         draws: Mapping[str, Any] | None,
+        frost_textures: FrostTextures | None = None,
     ) -> None:
         self.is_u8 = x.dtype == torch.uint8
         self.raw = x
         self.device = x.device
         self.n, _, self.h, self.w = x.shape
-        self.profile = profile
-        self.severity = severity
+        self.params = params
         self.rnd = rnd
         self.draws = draws
+        self.frost_textures = frost_textures
         self._x: torch.Tensor | None = None
         self._v: torch.Tensor | None = None
 
@@ -157,9 +165,6 @@ class BatchContext:
         if self._v is None:
             self._v = self.raw.to(torch.float32) if self.is_u8 else self.x * 255.0
         return self._v
-
-    def params(self, name: str) -> Any:
-        return get_params(name, self.severity, self.profile.name)
 
     def draw(self, key: str, make: Callable[[], torch.Tensor]) -> torch.Tensor:
         if self.draws is not None and key in self.draws:

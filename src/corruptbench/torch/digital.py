@@ -4,17 +4,17 @@ elastic_transform."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import cv2
 import numpy as np
 import torch
 
-from ..corruptions.digital import elastic_source_points
+from ..corruptions.digital import elastic_source_points, jpeg_compression_p
 from ..ops.opencv_warp import invert_affine_cv
-from ..profiles import Profile
 from .context import BatchContext, batch_impl, hi_dtype, unit255
-from .library import library_per_image
+from .library import per_image
 from .ops.gaussian import apply_separable, gaussian_operator
 from .ops.opencv_warp import warp_affine_cv34
 from .ops.pillow_resize import pil_box_resize
@@ -24,9 +24,9 @@ __all__: list[str] = []
 
 
 def _elastic_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
-    jitter = c[2]
+    jitter = p["jitter"]
     jit = rng.uniform(-jitter, jitter, size=(3, 2))
     ux = rng.uniform(-1, 1, size=hw)
     return {"jitter": jit, "ux": ux, "uy": rng.uniform(-1, 1, size=hw)}
@@ -37,7 +37,7 @@ def _brightness(ctx: BatchContext) -> torch.Tensor:
     # hsv2rgb(h, s, v') with h, s of x: every channel of scikit-image's hsv2rgb (v, p, q, t) is
     # v times a function of (h, s), so the result is x * (v' / v) (x / v: exactly 1 for the max
     # channel and for gray pixels, 0 / 0 -> 1 where v = 0 (black: h = s = 0, every channel v')).
-    c = ctx.params("brightness")
+    c = ctx.params["delta"]
     x = ctx.x
     v = x.amax(dim=1, keepdim=True)
     out = x / v
@@ -50,7 +50,7 @@ def _saturate(ctx: BatchContext) -> torch.Tensor:
     # hsv2rgb(h, s', v) with h, v of x: channel = v - v s w(h) with w(h) = (v - channel) / delta
     # (delta = v s = max - min), so channel' = v - (v - channel) * (v s' / delta). Gray pixels
     # (delta = 0, h = s = 0) become (v, v (1 - s'), v (1 - s')) as hsv2rgb of hue 0.
-    c0, c1 = ctx.params("saturate")
+    c0, c1 = ctx.params["factor"], ctx.params["offset"]
     x = ctx.x
     v = x.amax(dim=1, keepdim=True)
     delta = v - x.amin(dim=1, keepdim=True)
@@ -66,7 +66,7 @@ def _saturate(ctx: BatchContext) -> torch.Tensor:
 
 @batch_impl("contrast")
 def _contrast(ctx: BatchContext) -> torch.Tensor:
-    c = ctx.params("contrast")
+    c = ctx.params["factor"]
     dt = hi_dtype(ctx.device)
     if ctx.is_u8:
         # per-channel means from exact integer sums, then one 256-entry table per (image, channel)
@@ -92,7 +92,7 @@ def _contrast(ctx: BatchContext) -> torch.Tensor:
 
 @batch_impl("pixelate")
 def _pixelate(ctx: BatchContext) -> torch.Tensor:
-    c = ctx.params("pixelate")
+    c = ctx.params["factor"]
     h, w = ctx.h, ctx.w
     v = ctx.raw if ctx.is_u8 else ctx.u8()
     # Pillow's fixed-point arithmetic is exact in int32; on the CPU the passes are float32
@@ -106,7 +106,13 @@ def _pixelate(ctx: BatchContext) -> torch.Tensor:
 def _jpeg_compression(ctx: BatchContext) -> torch.Tensor:
     # Pillow on the CPU, per image (explicit: libjpeg has no device implementation here)
     src = ctx.raw if ctx.is_u8 else ctx.u8().to(torch.uint8)
-    out = library_per_image(src.to("cpu"), "jpeg_compression", ctx.severity, ctx.profile, None)
+    quality = ctx.params["quality"]
+
+    def encode(img: np.ndarray, rng: Any) -> np.ndarray:
+        return jpeg_compression_p(img, quality=quality)
+
+    # one thread: Pillow's encoder and the Python around it hold the GIL (library_per_image)
+    out = per_image(src.to("cpu"), encode, None, threads=False)
     return out.to(ctx.device)  # uint8 values (exact)
 
 
@@ -122,7 +128,7 @@ def _affine_inverse(jitter: np.ndarray, h: int, w: int) -> np.ndarray:
 
 @batch_impl("elastic_transform", draw_keys=("jitter", "ux", "uy"), cpu_draws=_elastic_draws)
 def _elastic_transform(ctx: BatchContext) -> torch.Tensor:
-    alpha, sigma, jitter = ctx.params("elastic_transform")
+    alpha, sigma, jitter = (ctx.params[k] for k in ("alpha", "sigma", "jitter"))
     n, h, w = ctx.n, ctx.h, ctx.w
     jit = ctx.draw("jitter", lambda: ctx.rnd.uniform((n, 3, 2), -jitter, jitter, torch.float64))
     ux = ctx.draw("ux", lambda: ctx.rnd.uniform((n, h, w), -1.0, 1.0))

@@ -67,19 +67,22 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..corruptions.params import check_params, severity_params
+from ..errors import Arg, ArgumentError
 from ..profiles import Profile, resolve_profile
 from ..registry import corruption_specs, get_corruption
-from ..tables.corruptions import get_params
 from ..tables.cpu_dispatch import CPU_LIBRARY_DISPATCH
 from ..validation import check_severity
 from . import blur, digital, noise, weather  # noqa: F401  (importing registers the implementations)
-from .context import BatchContext, BatchImpl, DeviceRandom
+from .context import BatchContext, BatchImpl, DeviceRandom, FrostTextures
 from .library import library_per_image
 
 __all__ = [
     "corrupt_batch",
     "corrupt_batch_with_draws",
+    "apply_params",
     "cpu_draws",
+    "cpu_param_draws",
     "DRAW_KEYS",
     "BACKENDS",
     "CPU_LIBRARY_DISPATCH",
@@ -164,14 +167,26 @@ def _run(
         seeds = rnd.randint(0, 2**32, (int(x.shape[0]),)).tolist() if spec.random else None
         out = library_per_image(x.detach(), name, sev, prof, seeds)
         return out
+    return _tensor_run(x, spec.batch, severity_params(name, sev, prof), rnd, draws)
+
+
+def _tensor_run(
+    x: torch.Tensor,
+    impl: BatchImpl,
+    params: Mapping[str, Any],
+    rnd: DeviceRandom,
+    draws: Mapping[str, Any] | None,
+    frost_textures: FrostTextures | None = None,
+) -> torch.Tensor:
+    """``impl`` with the named ``params`` over the batch, chunk by chunk, in ``x``'s dtype."""
     n = int(x.shape[0])
-    step = _chunk_size(x, spec.batch)
+    step = _chunk_size(x, impl)
     outs = []
     for s in range(0, n, step):
         part = None if draws is None else {k: v[s : s + step] for k, v in draws.items()}
-        ctx = BatchContext(x[s : s + step].detach(), prof, sev, rnd, part)
+        ctx = BatchContext(x[s : s + step].detach(), params, rnd, part, frost_textures)
         # float32 in the [0, 255] domain (already clipped as the reference), or final uint8 values
-        y = spec.batch.run(ctx)
+        y = impl.run(ctx)
         if y.dtype == torch.uint8:
             outs.append(
                 y if x.dtype == torch.uint8 else y.to(torch.float32).div_(255.0).to(x.dtype)
@@ -321,14 +336,94 @@ def cpu_draws(
     spec = get_corruption(name)
     if spec.batch is None:
         raise ValueError(f"{name!r} (suite {spec.suite!r}) has no batch implementation to draw for")
-    c = get_params(name, sev, prof.name)
-    draw = spec.batch.cpu_draws
+    return _stacked_draws(images, spec.batch, severity_params(name, sev, prof), rngs)
+
+
+def _stacked_draws(
+    images: Sequence[np.ndarray],
+    impl: BatchImpl,
+    params: Mapping[str, Any],
+    rngs: Sequence[np.random.RandomState],
+) -> dict[str, torch.Tensor]:
+    h, w = images[0].shape[:2]
+    draw = impl.cpu_draws
     per: list[dict[str, Any]] = []
     for img, rng in zip(images, rngs):
-        d: dict[str, Any] = {} if draw is None else draw(img, rng, c, prof, (h, w))
+        d: dict[str, Any] = {} if draw is None else draw(img, rng, params, (h, w))
         per.append(d)
     return (
         {k: torch.as_tensor(np.stack([np.asarray(d[k]) for d in per])) for k in per[0]}
         if per
         else {}
     )
+
+
+def _param_impl(corruption: str, params: Mapping[str, Any]) -> tuple[BatchImpl, dict[str, Any]]:
+    """The tensor implementation of ``corruption`` and its checked parameters, or one line."""
+    spec = get_corruption(corruption)
+    if spec.batch is None:
+        raise ArgumentError(
+            Arg("corruption"),
+            f": {spec.name!r} (suite {spec.suite!r}) has no tensor implementation in "
+            "corruptbench.torch (its corruptions: the 19 of ImageNet-C)",
+        )
+    return spec.batch, check_params(spec.name, params)
+
+
+def apply_params(
+    x: torch.Tensor,
+    corruption: str,
+    params: Mapping[str, Any],
+    *,
+    generator: torch.Generator | None = None,
+    draws: Mapping[str, Any] | None = None,
+    frost_textures: FrostTextures | None = None,
+) -> torch.Tensor:
+    """Apply ``corruption`` to a batch with the parameters ``params`` instead of a severity: the
+    batch counterpart of :func:`corruptbench.corruptions.params.apply_params`.
+
+    The tensor implementation of :func:`corrupt_batch` (``backend="tensor"``: the same code,
+    given these parameters; with a level's :func:`~corruptbench.corruptions.params.params_of`
+    it is ``corrupt_batch(x, corruption, severity, backend="tensor")`` for the same generator
+    state), on any device.
+
+    Args:
+        x: ``(N, 3, H, W)`` RGB batch, ``uint8`` or floating point (0..1). Never modified.
+        corruption: one of the 19 with a tensor implementation (others: one line).
+        params: every parameter of the corruption, by name (the spec's ``params``;
+            :func:`corruptbench.corruptions.params.params_of` gives the published ones), checked
+            as the NumPy ``apply_params`` checks them.
+        generator: the random draws' ``torch.Generator`` (None: torch's default).
+        draws: the random fields given explicitly (:func:`corrupt_batch_with_draws`'s layouts;
+            :func:`cpu_param_draws` makes the CPU library's); then ``generator`` is not used.
+        frost_textures: frost only: ``texture(index)`` for index 0..4, RGB uint8 larger than
+            the images (e.g. :func:`corruptbench.ccc.functions.ccc_frost_texture`), instead of
+            ImageNet-C's scaled by ``texture_scale`` (then not used). Hashable: the device copies
+            are cached per function.
+
+    Returns:
+        Tensor of ``x``'s dtype, shape and device (uint8 truncated as ``np.uint8``).
+
+    Raises:
+        ArgumentError: a corruption without tensor implementation, or a missing, unknown,
+            non-finite or out-of-domain parameter (one line naming it).
+    """
+    _check_batch(x)
+    impl, kwargs = _param_impl(corruption, params)
+    if x.shape[0] == 0:
+        return x.clone()
+    rnd = DeviceRandom(generator, x.device)
+    return _tensor_run(x, impl, kwargs, rnd, None if draws is None else dict(draws), frost_textures)
+
+
+def cpu_param_draws(
+    images: Sequence[np.ndarray],
+    corruption: str,
+    params: Mapping[str, Any],
+    rngs: Sequence[np.random.RandomState],
+) -> dict[str, torch.Tensor]:
+    """:func:`cpu_draws` with the named parameters ``params``: the random fields
+    ``corruptbench.corruptions.params.apply_params(images[i], corruption, params, rng=rngs[i])``
+    draws, for :func:`apply_params`'s ``draws``."""
+    impl, kwargs = _param_impl(corruption, params)
+    return _stacked_draws(images, impl, kwargs, rngs)

@@ -13,7 +13,7 @@ import torch
 from ..profiles import Profile
 from ..registry import get_corruption
 
-__all__ = ["library_per_image", "map_images", "thread_pool"]
+__all__ = ["library_per_image", "per_image", "map_images", "thread_pool"]
 
 
 def library_per_image(
@@ -32,6 +32,26 @@ def library_per_image(
     does not depend on the thread count). The layout changes go through OpenCV's ``merge`` /
     ``split``, about 10x cheaper than a strided permute of uint8 data."""
     spec = get_corruption(name)
+
+    def fn(img: np.ndarray, rng: np.random.RandomState | None) -> np.ndarray:
+        return np.asarray(spec.func(img, severity, profile=profile, rng=rng))
+
+    # JPEG: Pillow's encoder and the Python around it hold the GIL for much of the round trip, so
+    # threads only add contention there (measured): one thread
+    return per_image(x, fn, seeds, threads=name != "jpeg_compression")
+
+
+def per_image(
+    x: torch.Tensor,
+    fn: Callable[[np.ndarray, np.random.RandomState | None], np.ndarray],
+    seeds: Sequence[int] | None,
+    *,
+    threads: bool = True,
+) -> torch.Tensor:
+    """``out[i] = fn(x[i] as read-only H x W x 3 uint8, RandomState(seeds[i]))`` for a uint8 CPU
+    batch (``rng`` None when ``seeds`` is), over ``torch.get_num_threads()`` threads when
+    ``threads`` (each image has its own seed: the result does not depend on the thread count);
+    results truncated to uint8 as ``np.uint8``."""
     src = x.contiguous().numpy()
     out = torch.empty(tuple(x.shape), dtype=torch.uint8)
     dst = out.numpy()
@@ -44,14 +64,12 @@ def library_per_image(
             img.flags.writeable = False  # the array type corrupt() gives the kernels
             if rs is not None and seeds is not None:
                 rs.seed(int(seeds[k]))  # the stream of RandomState(seed), without building one
-            y = np.asarray(spec.func(img, severity, profile=profile, rng=rs))
+            y = np.asarray(fn(img, rs))
             if y.dtype != np.uint8:
                 y = y.astype(np.uint8)  # np.uint8(...) as corruptbench.corrupt
             cv2.split(y, list(dst[k]))  # writes the three planes in place
 
-    # JPEG: Pillow's encoder and the Python around it hold the GIL for much of the round trip, so
-    # threads only add contention there (measured): one thread
-    workers = 1 if name == "jpeg_compression" else min(n, torch.get_num_threads())
+    workers = min(n, torch.get_num_threads()) if threads else 1
     if workers <= 1:
         work(0, n)
         return out

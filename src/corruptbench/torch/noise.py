@@ -3,13 +3,13 @@ and speckle noise."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 import torch
 
 from ..ops.legacy_random import choice_threshold
-from ..profiles import Profile
 from .context import BatchContext, batch_impl, unit255
 from .ops.poisson import poisson_u8
 
@@ -17,19 +17,19 @@ __all__: list[str] = []
 
 
 def _normal_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     return {"normal": rng.standard_normal(img.shape).transpose(2, 0, 1)}
 
 
 def _shot_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
-    return {"poisson": rng.poisson((img / 255.0) * c).transpose(2, 0, 1)}
+    return {"poisson": rng.poisson((img / 255.0) * p["photons"]).transpose(2, 0, 1)}
 
 
 def _impulse_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     u_flip = rng.random_sample(img.shape).transpose(2, 0, 1)
     return {"u_flip": u_flip, "u_salt": rng.random_sample(img.shape).transpose(2, 0, 1)}
@@ -37,14 +37,14 @@ def _impulse_draws(
 
 @batch_impl("gaussian_noise", draw_keys=("normal",), cpu_draws=_normal_draws)
 def _gaussian_noise(ctx: BatchContext) -> torch.Tensor:
-    c = ctx.params("gaussian_noise")
+    c = ctx.params["std"]
     z = ctx.draw("normal", lambda: ctx.rnd.normal(tuple(ctx.x.shape))).to(torch.float32)
     return unit255(ctx.x + c * z)
 
 
 @batch_impl("shot_noise", draw_keys=("poisson",), cpu_draws=_shot_draws)
 def _shot_noise(ctx: BatchContext) -> torch.Tensor:
-    c = float(ctx.params("shot_noise"))
+    c = float(ctx.params["photons"])
 
     def draw() -> torch.Tensor:
         if ctx.is_u8:  # 256 rates: alias tables (same law, ~4x faster than torch.poisson on CPU)
@@ -59,7 +59,7 @@ def _shot_noise(ctx: BatchContext) -> torch.Tensor:
 
 @batch_impl("impulse_noise", draw_keys=("u_flip", "u_salt"), cpu_draws=_impulse_draws)
 def _impulse_noise(ctx: BatchContext) -> torch.Tensor:
-    c = ctx.params("impulse_noise")
+    c = ctx.params["amount"]
     shape = (ctx.n, 3, ctx.h, ctx.w)
     # thresholds exactly as the legacy choice([True, False], p=[c, 1 - c]): u < cdf[0]
     thr_flip, thr_salt = choice_threshold(c), choice_threshold(0.5)
@@ -79,6 +79,6 @@ def _impulse_noise(ctx: BatchContext) -> torch.Tensor:
 
 @batch_impl("speckle_noise", draw_keys=("normal",), cpu_draws=_normal_draws)
 def _speckle_noise(ctx: BatchContext) -> torch.Tensor:
-    c = ctx.params("speckle_noise")
+    c = ctx.params["std"]
     z = ctx.draw("normal", lambda: ctx.rnd.normal(tuple(ctx.x.shape))).to(torch.float32)
     return unit255(ctx.x + ctx.x * (c * z))

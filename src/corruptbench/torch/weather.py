@@ -4,6 +4,7 @@ spatter. Spatter's water mode runs its OpenCV steps per image on the CPU (explic
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -13,14 +14,13 @@ from ..corruptions.weather import (
     MUD_COLOUR,
     WATER_COLOUR,
     frost_lookup_table,
-    frost_texture,
+    scaled_frost_texture,
     water_distance,
 )
 from ..ops.kernels import next_pow2
 from ..ops.kernels import plasma_fractal as cpu_plasma_fractal
-from ..profiles import PROFILES, Profile
 from .blur import motion
-from .context import BatchContext, batch_impl, hi_dtype, unit255
+from .context import BatchContext, FrostTextures, batch_impl, hi_dtype, unit255
 from .library import map_images
 from .ops.common import to_device
 from .ops.gaussian import gaussian_nearest
@@ -31,32 +31,32 @@ __all__: list[str] = []
 
 
 def _snow_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     normal = rng.standard_normal(hw)[None]
     return {"normal": normal, "angle": rng.uniform(-135, -45)}
 
 
 def _frost_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     h, w = hw
     idx = int(rng.randint(5))
-    tex = frost_texture(idx, prof, (h, w))
+    tex = scaled_frost_texture(idx, p["texture_scale"], (h, w))
     x0 = int(rng.randint(0, tex.shape[0] - h))
     return {"index": idx, "x0": x0, "y0": int(rng.randint(0, tex.shape[1] - w))}
 
 
 def _fog_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     h, w = hw
-    mapsize = max(prof.fog_mapsize, next_pow2(max(h, w)))
-    return {"plasma": cpu_plasma_fractal(mapsize, c[1], rng)[:h, :w]}
+    mapsize = max(int(p["mapsize"]), next_pow2(max(h, w)))
+    return {"plasma": cpu_plasma_fractal(mapsize, p["decay"], rng)[:h, :w]}
 
 
 def _spatter_draws(
-    img: np.ndarray, rng: np.random.RandomState, c: Any, prof: Profile, hw: tuple[int, int]
+    img: np.ndarray, rng: np.random.RandomState, p: Mapping[str, Any], hw: tuple[int, int]
 ) -> dict[str, Any]:
     return {"normal": rng.standard_normal(hw)}
 
@@ -68,7 +68,8 @@ def _gray(x: torch.Tensor) -> torch.Tensor:
 
 @batch_impl("snow", draw_keys=("normal", "angle"), cpu_draws=_snow_draws)
 def _snow(ctx: BatchContext) -> torch.Tensor:
-    loc, scale, zoom, threshold, radius, sigma, blend = ctx.params("snow")
+    keys = ("mean", "std", "zoom", "threshold", "blur_radius", "blur_sigma", "blend")
+    loc, scale, zoom, threshold, radius, sigma, blend = (ctx.params[k] for k in keys)
     z = ctx.draw("normal", lambda: ctx.rnd.normal((ctx.n, 1, ctx.h, ctx.w)))
     layer = (loc + scale * z.to(torch.float64)).to(torch.float32)
     layer = clipped_zoom(layer, zoom)
@@ -83,13 +84,18 @@ def _snow(ctx: BatchContext) -> torch.Tensor:
 
 @functools.lru_cache(maxsize=16)
 def _frost_textures(
-    profile_name: str, h: int, w: int, device: torch.device
+    source: FrostTextures | None, scale: float | None, h: int, w: int, device: torch.device
 ) -> tuple[list[torch.Tensor], list[tuple[int, int]]]:
-    """The five usable frost textures for an H x W image, as uint8 (3, Hf, Wf) on ``device``."""
-    prof = PROFILES[profile_name]
+    """The five usable frost textures for an H x W image, as uint8 (3, Hf, Wf) on ``device``:
+    ``source(i)``, or ImageNet-C's scaled by ``scale`` (None: as decoded) and made to cover."""
     texs, sizes = [], []
     for i in range(5):
-        tex = frost_texture(i, prof, (h, w))
+        tex = scaled_frost_texture(i, scale, (h, w)) if source is None else source(i)
+        if tex.ndim != 3 or tex.shape[2] != 3 or tex.shape[0] <= h or tex.shape[1] <= w:
+            raise ValueError(
+                f"frost texture {i} must be RGB and larger than the {h} x {w} images, "
+                f"got shape {tex.shape}"
+            )
         texs.append(torch.as_tensor(np.ascontiguousarray(tex.transpose(2, 0, 1))).to(device))
         sizes.append((int(tex.shape[0]), int(tex.shape[1])))
     return texs, sizes
@@ -97,8 +103,9 @@ def _frost_textures(
 
 @batch_impl("frost", draw_keys=("index", "x0", "y0"), cpu_draws=_frost_draws)
 def _frost(ctx: BatchContext) -> torch.Tensor:
-    c0, c1 = ctx.params("frost")
-    texs, sizes = _frost_textures(ctx.profile.name, ctx.h, ctx.w, ctx.device)
+    c0, c1 = ctx.params["image_weight"], ctx.params["frost_weight"]
+    scale = ctx.params["texture_scale"]
+    texs, sizes = _frost_textures(ctx.frost_textures, scale, ctx.h, ctx.w, ctx.device)
     idx = ctx.draw("index", lambda: ctx.rnd.randint(0, 5, (ctx.n,)))
     idx_l = [int(i) for i in idx.cpu().tolist()]
     hi_x = torch.tensor([sizes[i][0] - ctx.h for i in idx_l], dtype=torch.float64)
@@ -137,8 +144,8 @@ def _frost(ctx: BatchContext) -> torch.Tensor:
 
 @batch_impl("fog", draw_keys=("plasma",), cpu_draws=_fog_draws)
 def _fog(ctx: BatchContext) -> torch.Tensor:
-    strength, decay = ctx.params("fog")
-    mapsize = max(ctx.profile.fog_mapsize, next_pow2(max(ctx.h, ctx.w)))
+    strength, decay = ctx.params["strength"], ctx.params["decay"]
+    mapsize = max(int(ctx.params["mapsize"]), next_pow2(max(ctx.h, ctx.w)))
 
     def make() -> torch.Tensor:
         return plasma_fractal(
@@ -173,7 +180,8 @@ def _water_distance(liquid8: np.ndarray) -> np.ndarray:
 
 @batch_impl("spatter", draw_keys=("normal",), cpu_draws=_spatter_draws)
 def _spatter(ctx: BatchContext) -> torch.Tensor:
-    loc, scale, sigma, threshold, intensity, mode = ctx.params("spatter")
+    keys = ("mean", "std", "sigma", "threshold", "intensity", "mode")
+    loc, scale, sigma, threshold, intensity, mode = (ctx.params[k] for k in keys)
     liquid = _liquid_layer(ctx, loc, scale, sigma, threshold)
     x = ctx.x
     if mode == 0:
