@@ -1,8 +1,9 @@
 """CCC's fifteen corruptions at any severity in [0, 5]: ImageNet-C's functions of their parameters.
 
 Each function re-implements one of ``make_imagenet_c.py`` of github.com/oripress/CCC (MIT) on a
-224 x 224 uint8 RGB image: the parameters of :func:`corruptbench.ccc.params.ccc_params` given to
-the registry's ``<name>_p`` function (:mod:`corruptbench.corruptions.params`), with the same
+224 x 224 uint8 RGB image: the parameters of :func:`corruptbench.ccc.params.ccc_params`, mapped
+by :func:`corruptbench.ccc.params.corruption_params`, given to the registry's ``<name>_p``
+function (:mod:`corruptbench.corruptions.params`), with the same
 random draws, in the same order, as the original after ``np.random.seed(k)``: with
 ``rng = RandomState(k)`` the result equals ``np.uint8(noise_dict()[name](Image.fromarray(x), s))``
 (tests/ccc/test_functions.py runs the original in the reference env). At integer severities the
@@ -13,6 +14,12 @@ The original's frost textures are not ImageNet-C's files: ``generate.py``'s ``ge
 downloads them and writes them back with Pillow (``Image.open(...).save(name)``), which re-encodes
 ``frost4.jpg`` .. ``frost6.jpg`` as JPEG at Pillow's default quality 75; :func:`ccc_frost_texture`
 does the same re-encoding (the PNGs keep their pixels).
+
+Glass blur: the original shuffles in a ``numba.jit`` function, whose ``np.random.randint`` draws
+from numba's own generator, which ``np.random.seed`` does not reach: its output cannot be
+reproduced, only its distribution (offsets uniform in ``-d .. d-1``). Here the offsets are the
+global stream's ``randint(-d, d, size=2)`` calls the same loop makes in plain Python, ``d`` and
+the iterations rounded as CCC does (:func:`~corruptbench.ccc.params.glass_rounds`).
 """
 
 from __future__ import annotations
@@ -26,95 +33,32 @@ import cv2
 import numpy as np
 from PIL import Image
 
-from ..corruptions.blur import defocus_blur_p, glass_blur_p, motion_blur_p, zoom_blur_p
-from ..corruptions.digital import (
-    brightness_p,
-    contrast_p,
-    elastic_transform_p,
-    jpeg_compression_p,
-    pixelate_p,
-)
-from ..corruptions.noise import gaussian_noise_p, impulse_noise_p, shot_noise_p
-from ..corruptions.weather import FROST_FILES, fog_p, frost_lookup_table, snow_p
+from ..corruptions.weather import FROST_FILES, frost_lookup_table
 from ..errors import Arg, ArgumentError
 from ..ops import weather_stages as wk
+from ..registry import get_corruption
 from ..rng import as_rng
-from .params import ccc_params, check_ccc_name, check_ccc_severity
+from ..tables.ccc import CCC_NAMES
+from .params import (
+    CCC_CORRUPTIONS,
+    check_ccc_name,
+    check_ccc_severity,
+    corruption_params,
+    glass_rounds,
+)
 
-__all__ = ["FUNCTIONS", "SIZE", "ccc_frost_texture", "check_ccc_image", "corrupt", "corrupt_pair"]
+__all__ = [
+    "FUNCTIONS",
+    "SIZE",
+    "ccc_frost_texture",
+    "check_ccc_image",
+    "corrupt",
+    "corrupt_pair",
+    "glass_rounds",
+]
 
 #: the one image size CCC's functions handle (its loops, crops and reshapes say 224)
 SIZE = 224
-
-
-def gaussian_noise(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``clip(x / 255 + normal(scale=c), 0, 1) * 255`` (one ``normal`` of the image's shape)."""
-    return gaussian_noise_p(x, std=float(ccc_params("gaussian_noise", s)), rng=rng)
-
-
-def shot_noise(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``clip(poisson(x / 255 * c) / c, 0, 1) * 255`` with ``c = 1 / f(s)`` (CCC interpolates
-    ``1 / photons``)."""
-    f = ccc_params("shot_noise", s)
-    return shot_noise_p(x, photons=float(1) / f if f != 0 else 9999, rng=rng)
-
-
-def impulse_noise(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """scikit-image 0.13's salt and pepper (``random_noise(mode='s&p', amount=c)``): two
-    ``choice`` masks of the image's shape on the global stream."""
-    return impulse_noise_p(x, amount=float(ccc_params("impulse_noise", s)), rng=rng)
-
-
-def glass_rounds(s: float) -> tuple[float, int, int]:
-    """Glass blur's ``(sigma, d, iterations)`` at ``s``: ``c[1] = max(c[1], 1)``, then the
-    shuffle's ``round(c[1])`` and ``round(c[2])`` (Python's round: half to even, so 2.5 -> 2)."""
-    c = ccc_params("glass_blur", s)
-    d = max(float(c[1]), 1.0)
-    return float(c[0]), round(d), round(float(c[2]))
-
-
-def glass_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """Blur, shuffle, blur, as ImageNet-C's, with ``d`` and the iterations rounded.
-
-    The original shuffles in a ``numba.jit`` function, whose ``np.random.randint`` draws from
-    numba's own generator, which ``np.random.seed`` does not reach: its output cannot be
-    reproduced, only its distribution (offsets uniform in ``-d .. d-1``). Here the offsets are
-    the global stream's ``randint(-d, d, size=2)`` calls the same loop makes in plain Python.
-    """
-    sigma, d, iterations = glass_rounds(s)
-    return glass_blur_p(x, sigma=sigma, max_delta=d, iterations=iterations, rng=rng)
-
-
-def defocus_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``clip(filter2D(x / 255, disk(radius, alias_blur)), 0, 1) * 255``
-    (:func:`~corruptbench.corruptions.blur.defocus_blur_p`; a float radius above 8 gives the
-    original's float grid ``arange(-r, r + 1)``)."""
-    radius, alias = (float(v) for v in ccc_params("defocus_blur", s))
-    return defocus_blur_p(x, radius=radius, alias_blur=alias)
-
-
-def motion_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """ImageMagick 6 ``MotionBlurImage(radius, sigma, angle)``, ``angle = uniform(-45, 45)``."""
-    radius, sigma = (float(v) for v in ccc_params("motion_blur", s))
-    return motion_blur_p(x, radius=radius, sigma=sigma, rng=rng)
-
-
-def zoom_blur(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """Mean of the image and its centre zooms by ``np.arange(c0, c1, c2)`` (``c0`` is 1 at every
-    severity: the table's first column is constant)."""
-    start, stop, step = (float(v) for v in ccc_params("zoom_blur", s))
-    assert start == 1.0  # (1 - 1) * t + 1
-    return zoom_blur_p(x, stop=stop, step=step)
-
-
-def snow(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """ImageNet-C's snow with interpolated ``(loc, scale, zoom, threshold, radius, sigma, blend)``:
-    ``normal((224, 224))`` then ``uniform(-135, -45)``."""
-    loc, scale, zoom, threshold, radius, sigma, blend = (float(v) for v in ccc_params("snow", s))
-    return snow_p(
-        x, mean=loc, std=scale, zoom=zoom, threshold=threshold, blur_radius=radius,
-        blur_sigma=sigma, blend=blend, rng=rng,
-    )  # fmt: skip
 
 
 @cache
@@ -141,8 +85,10 @@ def ccc_frost_texture(index: int) -> np.ndarray:
 
 def frost(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     """``clip(c0 x + c1 crop, 0, 255)``: ``randint(5)`` picks frost1..5, then ``randint(0, Hf -
-    224)``, ``randint(0, Wf - 224)`` the crop (textures as :func:`ccc_frost_texture`)."""
-    c0, c1 = (float(v) for v in ccc_params("frost", s))
+    224)``, ``randint(0, Wf - 224)`` the crop (textures as :func:`ccc_frost_texture`, which
+    ``frost_p`` cannot take: the same steps here)."""
+    p = corruption_params("frost", s)
+    c0, c1 = p["image_weight"], p["frost_weight"]
     tex = ccc_frost_texture(int(rng.randint(5)))
     x0 = int(rng.randint(0, tex.shape[0] - SIZE))
     y0 = int(rng.randint(0, tex.shape[1] - SIZE))
@@ -151,56 +97,23 @@ def frost(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
     return out
 
 
-def fog(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``x += c0 plasma_fractal(256, c1)[:224, :224]``, ``clip(x m / (m + c0), 0, 1) * 255``."""
-    strength, decay = (float(v) for v in ccc_params("fog", s))
-    return fog_p(x, strength=strength, decay=decay, mapsize=256, rng=rng)
+def _registered(name: str) -> Any:
+    """CCC's ``name`` as the registry's function of its parameters (``<name>_p``) given
+    :func:`~corruptbench.ccc.params.corruption_params` at the severity."""
+    spec = get_corruption(CCC_NAMES[name])
 
+    def run(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
+        kwargs = corruption_params(name, s)
+        out = spec.apply(x, **kwargs, rng=rng) if spec.random else spec.apply(x, **kwargs)
+        return np.asarray(out)
 
-def brightness(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """HSV ``V = clip(V + c, 0, 1)`` (scikit-image's conversions), ``clip * 255``."""
-    return brightness_p(x, delta=float(ccc_params("brightness", s)))
-
-
-def contrast(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """``clip((x - mean) c + mean, 0, 1) * 255``, ``x = image / 255``, per-channel means."""
-    return contrast_p(x, factor=float(ccc_params("contrast", s)))
-
-
-def elastic(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """ImageNet-C's elastic transform with interpolated ``(alpha, sigma, jitter)`` (244-based;
-    between severities 0 and 1 the smoothing's sigma runs from 999 down to 170.8)."""
-    alpha, sigma, jitter = (float(v) for v in ccc_params("elastic", s))
-    return elastic_transform_p(x, alpha=alpha, sigma=sigma, jitter=jitter, rng=rng)
-
-
-def pixelate(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """Pillow BOX resize to ``int(224 c)`` square and BOX back to 224."""
-    return pixelate_p(x, factor=float(ccc_params("pixelate", s)))
-
-
-def jpeg(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
-    """Pillow JPEG round trip at quality ``round(c)`` (half to even), decoded as Pillow does."""
-    return jpeg_compression_p(x, quality=round(ccc_params("jpeg", s)))
+    run.__name__ = run.__qualname__ = name
+    return run
 
 
 #: CCC name -> function ``(image, severity, rng) -> uint8 image``, in ``noise_dict()``'s order
 FUNCTIONS: dict[str, Any] = {
-    "gaussian_noise": gaussian_noise,
-    "shot_noise": shot_noise,
-    "impulse_noise": impulse_noise,
-    "defocus_blur": defocus_blur,
-    "glass_blur": glass_blur,
-    "motion_blur": motion_blur,
-    "zoom_blur": zoom_blur,
-    "snow": snow,
-    "frost": frost,
-    "fog": fog,
-    "brightness": brightness,
-    "contrast": contrast,
-    "elastic": elastic,
-    "pixelate": pixelate,
-    "jpeg": jpeg,
+    name: frost if name == "frost" else _registered(name) for name in CCC_CORRUPTIONS
 }
 
 
@@ -221,7 +134,7 @@ def corrupt(image: Any, name: str, severity: float, rng: Any = None) -> np.ndarr
 
     With ``rng = k`` (or ``np.random.RandomState(k)``) this equals the original's
     ``np.random.seed(k); np.uint8(noise_dict()[name](Image.fromarray(image), severity))``
-    (glass blur: see :func:`glass_blur`). Severity 0 returns an unchanged copy, drawing nothing
+    (glass blur: see the module docstring). Severity 0 returns an unchanged copy, drawing nothing
     (``generate.py`` skips a corruption at severity 0).
 
     Args:

@@ -28,7 +28,7 @@ Where the original depends on how it was run, and what we do instead:
 - Labels: the original's index of the class folder among ``sorted(os.listdir(root))``; here the
   ImageNet index of the wnid (the same for a complete ImageNet validation folder), or the sorted
   class index when the classes are not wnids.
-- glass blur: see :func:`corruptbench.ccc.functions.glass_blur` (numba's unseedable draws).
+- glass blur: see :mod:`corruptbench.ccc.functions` (numba's unseedable draws).
 """
 
 from __future__ import annotations
