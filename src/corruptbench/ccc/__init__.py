@@ -3,7 +3,9 @@
 Re-implements github.com/oripress/CCC (MIT):
 
 - :func:`corrupt`: its corruptions at any severity in [0, 5] (``make_imagenet_c.py``);
-  :func:`ccc_params` their interpolated parameters (:mod:`.functions`, :mod:`.params`).
+  :func:`ccc_params` their interpolated parameters (:mod:`.functions`, :mod:`.params`);
+  :func:`corrupt_batch` / :func:`corrupt_pair_batch` the same on torch batches, any device
+  (:mod:`.batch`; imported on first use: ``import corruptbench.ccc`` imports no torch).
 - :func:`find_walk`: the calibrated walk over severity pairs (``generate.py``'s ``find_path``).
 - :func:`calibrate`: a model's accuracy matrices (:mod:`.calibrate`; :mod:`.matrices` stores
   them and reads the original's pickle).
@@ -12,6 +14,8 @@ Re-implements github.com/oripress/CCC (MIT):
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from .calibrate import calibrate, calibration_images
 from .functions import corrupt
@@ -23,6 +27,8 @@ from .walk import Walk, find_walk
 
 __all__ = [
     "CCC_CORRUPTIONS",
+    "corrupt_batch",
+    "corrupt_pair_batch",
     "CCCStream",
     "Walk",
     "calibrate",
@@ -35,3 +41,12 @@ __all__ = [
     "plan_run",
     "save_matrices",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # the torch functions: torch is imported only when one is used
+    if name in ("corrupt_batch", "corrupt_pair_batch"):
+        from . import batch
+
+        return getattr(batch, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -14,7 +14,7 @@ __all__ = ["filter2d_fft", "plasma_fractal"]
 
 
 def _flipped(kernel: np.ndarray) -> np.ndarray:
-    return np.ascontiguousarray(kernel[::-1, ::-1])
+    return kernel[::-1, ::-1].copy()  # a copy: a 1 x 1 view stays negatively strided otherwise
 
 
 @functools.lru_cache(maxsize=64)
