@@ -101,10 +101,12 @@ def _registered(name: str) -> Any:
     """CCC's ``name`` as the registry's function of its parameters (``<name>_p``) given
     :func:`~corruptbench.ccc.params.corruption_params` at the severity."""
     spec = get_corruption(CCC_NAMES[name])
+    apply = spec.apply
+    assert apply is not None  # every registered corruption has one
 
     def run(x: np.ndarray, s: float, rng: np.random.RandomState) -> np.ndarray:
         kwargs = corruption_params(name, s)
-        out = spec.apply(x, **kwargs, rng=rng) if spec.random else spec.apply(x, **kwargs)
+        out = apply(x, **kwargs, rng=rng) if spec.random else apply(x, **kwargs)
         return np.asarray(out)
 
     run.__name__ = run.__qualname__ = name
