@@ -61,6 +61,9 @@ __all__ = [
     "shard_records",
     "parse_info",
     "make_sample",
+    "crop_sample",
+    "sample_jpeg",
+    "crops_generator",
 ]
 
 #: how a shard's NumPy / PyTorch generators are seeded (see the module docstring)
@@ -218,26 +221,40 @@ def shard_records(
     return records, rng
 
 
+def crop_sample(record: SampleRecord, source: Source, g: Any) -> np.ndarray:
+    """One sample's clean crop (224 x 224 x 3 uint8): load, flip + crop on ``g``."""
+    return np.asarray(random_resized_crop(load_image(source.paths[record.source]), g))
+
+
+def sample_jpeg(x: np.ndarray) -> bytes:
+    """A corrupted crop as the sample's JPEG: the bytes of Pillow's ``save(format="JPEG",
+    quality=85, optimize=True)``, made faster."""
+    return encode_jpeg(np.ascontiguousarray(x), 85)
+
+
 def make_sample(record: SampleRecord, source: Source, rng: np.random.RandomState, g: Any) -> bytes:
     """One sample's JPEG (quality 85, optimize=True): load, flip + crop on ``g``, the two
     corruptions on ``rng``."""
-    img = random_resized_crop(load_image(source.paths[record.source]), g)
     step = record.step
-    x = corrupt_pair(np.asarray(img), step.n1, step.s1, step.n2, step.s2, rng)
-    # the bytes of Pillow's save(format="JPEG", quality=85, optimize=True), made faster
-    return encode_jpeg(np.ascontiguousarray(x), 85)
+    x = corrupt_pair(crop_sample(record, source, g), step.n1, step.s1, step.n2, step.s2, rng)
+    return sample_jpeg(x)
 
 
 def shard_samples(
     shard: Shard, source: Source, seed: int, draws: str = "independent"
 ) -> Iterator[tuple[SampleRecord, bytes]]:
     """The shard's samples with their JPEG bytes, made in order."""
-    import torch
-
     records, rng = shard_records(shard, source, seed, draws)
-    g = torch.Generator().manual_seed(shard_seed(seed, shard.serial, draws))
+    g = crops_generator(shard, seed, draws)
     for rec in records:
         yield rec, make_sample(rec, source, rng, g)
+
+
+def crops_generator(shard: Shard, seed: int, draws: str = "independent") -> Any:
+    """The PyTorch generator of a shard's flips and crops (seeded as its NumPy one)."""
+    import torch
+
+    return torch.Generator().manual_seed(shard_seed(seed, shard.serial, draws))
 
 
 def check_plan_source(plan: RunPlan, source: Source) -> None:

@@ -12,7 +12,10 @@ output is the same for any number of worker processes.
 :class:`CCCStream` makes the same images without writing anything: the JPEG of each sample,
 decoded (what a reader of the shards gets), in batches: the interface of
 :class:`corruptbench.streams.Stream` (its :class:`~corruptbench.streams.core.Sample` and
-:class:`~corruptbench.streams.core.Batch`; domain ``"c1+c2"``, severity ``"s1+s2"``).
+:class:`~corruptbench.streams.core.Batch`; domain ``"c1+c2"``, severity ``"s1+s2"``). With
+``backend="torch"`` it makes the same picks, crops, pairs and severities with the corruptions on
+a torch device (:mod:`corruptbench.ccc.stream_torch`): statistically equivalent images, not the
+same bytes.
 """
 
 from __future__ import annotations
@@ -50,7 +53,11 @@ from .generate import (
 )
 from .plan import RunPlan, Shard, Step, group_shards, plan_run
 
-__all__ = ["RUN_FILE", "CCCSamples", "CCCStream", "generate", "write_shard"]
+__all__ = ["BACKENDS", "RUN_FILE", "CCCSamples", "CCCStream", "generate", "write_shard"]
+
+#: where a stream made on the fly runs its corruptions: the NumPy functions (the shards' bytes)
+#: or the torch backend (:mod:`corruptbench.ccc.stream_torch`)
+BACKENDS = ("numpy", "torch")
 
 #: a run folder's settings and shard checksums
 RUN_FILE = "ccc_run.json"
@@ -332,6 +339,8 @@ def _read_sample(index: int, members: Mapping[str, bytes]) -> Sample:
 class CCCStream:
     """A CCC run as a stream: the images :func:`generate` writes, decoded, in order; made on
     the fly (:meth:`create`) or read from a run folder :func:`generate` wrote (:meth:`open`).
+    Made on the fly with ``backend="torch"``: the same samples, the corruptions on ``device``
+    (statistically equivalent images; :mod:`corruptbench.ccc.stream_torch`).
 
     ``batches(batch_size, workers)`` yields :class:`Batch` es (workers make or read whole shards
     in parallel, in order: memory grows with ``workers`` x a shard). It follows
@@ -345,6 +354,8 @@ class CCCStream:
     draws: str = "independent"
     settings: dict[str, Any] = field(default_factory=dict)
     folder: Path | None = None  #: the run folder read (None: made on the fly)
+    backend: str = "numpy"  #: :data:`BACKENDS` (made on the fly)
+    device: str = "cpu"  #: the torch backend's device
 
     @classmethod
     def create(
@@ -360,13 +371,25 @@ class CCCStream:
         draws: str = "independent",
         tolerance: float | None = 5.0,
         corruptions: Sequence[str] | None = None,
+        backend: str = "numpy",
+        device: str = "cpu",
     ) -> CCCStream:
-        """The run :func:`generate` would write with these arguments, made on the fly."""
+        """The run :func:`generate` would write with these arguments, made on the fly.
+
+        ``backend="torch"``: the corruptions on the torch backend on ``device`` (``"cpu"``,
+        ``"cuda"``, ...): the same samples (picks, crops, pairs, severities), statistically
+        equivalent images, not :func:`generate`'s bytes; the backend and the device type join
+        the stream's :attr:`identity` (a resumed evaluation continues the same images).
+        """
+        dev = _check_backend(backend, device)
         plan, source = _planned(
             data, matrices, baseline, speed, seed, images, images_per_shard, tolerance,
             corruptions, draws,
         )  # fmt: skip
-        return cls(plan, source, draws, _settings(plan, source, draws))
+        settings = _settings(plan, source, draws)
+        if backend == "torch":
+            settings.update(backend="torch", device=dev)
+        return cls(plan, source, draws, settings, backend=backend, device=device)
 
     @classmethod
     def open(cls, folder: str | os.PathLike[str]) -> CCCStream:
@@ -418,6 +441,8 @@ class CCCStream:
 
     def __repr__(self) -> str:
         where = f"read from {self.folder}" if self.folder else "made on the fly"
+        if self.backend == "torch":
+            where += f", corruptions on torch ({self.device})"
         return f"CCCStream({self.plan.name}, {len(self):,} images in {len(self.blocks)} steps, {where})"
 
     def _jobs(self, first: int = 0) -> list[_Job]:
@@ -434,13 +459,26 @@ class CCCStream:
 
     def _samples(self, workers: int, first: int = 0) -> Iterator[tuple[Sample, np.ndarray]]:
         jobs = self._jobs(first)
-        if workers > 0:
+        if self.backend == "torch":  # corruptions on the device, crops and JPEGs here
+            yield from self._torch_samples(jobs)
+        elif workers > 0:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for made in pool.map(_shard_images, jobs):
                     yield from made
         else:
             for job in jobs:
                 yield from _shard_items(job)
+
+    def _torch_samples(self, jobs: list[_Job]) -> Iterator[tuple[Sample, np.ndarray]]:
+        import torch
+
+        from .stream_torch import torch_shard_images
+
+        device = torch.device(self.device)
+        for shard, source, seed, draws, _ in jobs:
+            assert source is not None
+            for rec, img in torch_shard_images(shard, source, seed, draws, device, _decode):
+                yield _sample(rec, source), img
 
     @property
     def samples(self) -> CCCSamples:
@@ -554,6 +592,33 @@ class CCCStream:
             for chunk in self._csv_chunks():
                 f.write(chunk)
         os.replace(tmp, path)
+
+
+def _check_backend(backend: Any, device: Any) -> str:
+    """The device type of a stream's backend (``"cpu"`` for NumPy), else one line."""
+    if backend not in BACKENDS:
+        raise ArgumentError(
+            Arg("backend"), f" must be one of {', '.join(BACKENDS)}, got {backend!r}"
+        )
+    if backend == "numpy":
+        if device != "cpu":
+            raise ArgumentError(
+                Arg("device"),
+                f" applies to backend='torch' (the NumPy path runs on the CPU), got {device!r}",
+            )
+        return "cpu"
+    from ..models.errors import require_modules
+
+    require_modules("CCC's torch backend", "torch")
+    import torch
+
+    try:
+        dev = torch.device(device)
+        torch.empty(0, device=dev)
+    except (RuntimeError, TypeError, ValueError, AssertionError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ArgumentError(Arg("device"), f" {device!r} is not usable here: {msg}") from None
+    return dev.type
 
 
 def _read_run_file(root: Path) -> dict[str, Any]:
