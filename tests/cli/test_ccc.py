@@ -114,6 +114,12 @@ def test_recipe_calibrate_generate_read_back_eval_stream(calibrated, tmp_path, c
     assert main(["eval-stream", *on_the_fly, *model, "--out", str(made)]) == 0
     # the same numbers (time, creation time and where the data lies apart)
     assert StreamResults.load(made).to_dict()["stream"] == res.to_dict()["stream"]
+    # the corruptions on torch: the same samples, blocks and batches (other draws)
+    torched = tmp_path / "torch.json"
+    argv = ["eval-stream", *on_the_fly, "--ccc-backend", "torch", *model, "--out", str(torched)]
+    assert main(argv) == 0
+    t = StreamResults.load(torched)
+    assert [b.n for b in t.blocks] == [3, 3, 3] and [b[1] for b in t.batches] == [4, 4, 1]
 
 
 def test_eval_stream_ccc_refusals(tmp_path, capsys):
@@ -131,3 +137,6 @@ def test_eval_stream_ccc_refusals(tmp_path, capsys):
     )
     err = capsys.readouterr().err
     assert "--ccc-on-the-fly SRC needs the run's --matrix, --baseline, --seed" in err
+    argv = ["eval-stream", "--ccc", str(tmp_path), "--ccc-backend", "torch", "--model", "x"]
+    assert main(argv) == 2
+    assert "--ccc-backend torch applies to --ccc-on-the-fly SRC" in capsys.readouterr().err

@@ -118,6 +118,7 @@ FLAGS = {
     # eval-stream on a CCC run
     "ccc": "--ccc",
     "ccc_on_the_fly": "--ccc-on-the-fly",
+    "ccc_backend": "--ccc-backend",
 }
 
 

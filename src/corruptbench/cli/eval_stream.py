@@ -3,7 +3,7 @@
 table; write the results file (``corruptbench report`` reads it), a Markdown report section and
 the error-along-stream figure. A CCC run is one more stream: ``--ccc RUN`` reads the shards
 ``corruptbench ccc generate`` wrote, ``--ccc-on-the-fly SRC`` (with the run's options) makes the
-same images without writing them."""
+same images without writing them (``--ccc-backend torch``: the corruptions on ``--device``)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--seed, --images, ... writes",
     )
     add_run_args(c, required=False, seed=False)
+    c.add_argument(
+        "--ccc-backend",
+        dest="ccc_backend",
+        choices=("numpy", "torch"),
+        default="numpy",
+        help="--ccc-on-the-fly: the corruptions with the NumPy functions (the bytes 'ccc "
+        "generate' writes; default) or on the torch backend on --device (the same samples, "
+        "statistically equivalent images)",
+    )
     p.add_argument(
         "--model",
         required=True,
@@ -176,6 +185,11 @@ def _ccc_stream(args: argparse.Namespace) -> Any:
             Arg("ccc_on_the_fly", "SRC"), f" alone, not with {', '.join(given)}",
         )  # fmt: skip
     if args.ccc is not None:
+        if args.ccc_backend != "numpy":
+            raise StreamError(
+                Arg("ccc_backend", "torch"), " applies to ", Arg("ccc_on_the_fly", "SRC"),
+                " (--ccc reads the images its shards hold)",
+            )  # fmt: skip
         return CCCStream.open(args.ccc)
     from ..ccc.matrices import load_matrices
 
@@ -185,7 +199,10 @@ def _ccc_stream(args: argparse.Namespace) -> Any:
             Arg("ccc_on_the_fly", "SRC"),
             f" needs the run's {', '.join('--' + m for m in missing)} (as 'ccc generate')",
         )
-    return CCCStream.create(args.ccc_on_the_fly, load_matrices(args.matrix), **run_kwargs(args))
+    backend = {"backend": "torch", "device": args.device} if args.ccc_backend == "torch" else {}
+    return CCCStream.create(
+        args.ccc_on_the_fly, load_matrices(args.matrix), **run_kwargs(args), **backend
+    )
 
 
 def _check_outputs(args: argparse.Namespace) -> None:
