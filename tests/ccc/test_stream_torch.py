@@ -83,3 +83,12 @@ def test_identity_and_refusals():
         CCCStream.create(IMAGENET_SAMPLE, MATRICES, **RUN, backend="torch", device="nowhere")
     with pytest.raises(ArgumentError, match="device applies to backend='torch'"):
         CCCStream.create(IMAGENET_SAMPLE, MATRICES, **RUN, device="cuda")
+
+
+@pytest.mark.slow
+def test_workers_make_the_same_images(made):
+    steps = [Step(0, "contrast", "gaussian_noise", 1.75, 2.5), Step(1, "fog", "frost", 0.5, 3.0)]
+    stream = _stream(steps, "torch")
+    one = np.concatenate([b.images for b in stream.batches(batch_size=4)])
+    two = np.concatenate([b.images for b in stream.batches(batch_size=4, workers=2)])
+    assert np.array_equal(one, two)

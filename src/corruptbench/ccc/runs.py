@@ -459,8 +459,8 @@ class CCCStream:
 
     def _samples(self, workers: int, first: int = 0) -> Iterator[tuple[Sample, np.ndarray]]:
         jobs = self._jobs(first)
-        if self.backend == "torch":  # corruptions on the device, crops and JPEGs here
-            yield from self._torch_samples(jobs)
+        if self.backend == "torch":  # corruptions on the device; crops here or in workers
+            yield from self._torch_samples(jobs, workers)
         elif workers > 0:
             with ProcessPoolExecutor(max_workers=workers) as pool:
                 for made in pool.map(_shard_images, jobs):
@@ -469,15 +469,21 @@ class CCCStream:
             for job in jobs:
                 yield from _shard_items(job)
 
-    def _torch_samples(self, jobs: list[_Job]) -> Iterator[tuple[Sample, np.ndarray]]:
+    def _torch_samples(self, jobs: list[_Job], workers: int) -> Iterator[tuple[Sample, np.ndarray]]:
         import torch
 
         from .stream_torch import torch_shard_images
 
+        source = self.source
+        assert source is not None
+        made = [(shard, source, seed, draws) for shard, _, seed, draws, _ in jobs]
         device = torch.device(self.device)
-        for shard, source, seed, draws, _ in jobs:
-            assert source is not None
-            for rec, img in torch_shard_images(shard, source, seed, draws, device, _decode):
+        with (
+            ProcessPoolExecutor(max_workers=workers)
+            if workers > 0
+            else contextlib.nullcontext() as pool
+        ):
+            for rec, img in torch_shard_images(made, device, _decode, pool):
                 yield _sample(rec, source), img
 
     @property

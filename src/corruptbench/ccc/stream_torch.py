@@ -5,60 +5,103 @@ Per shard, as the NumPy path (:func:`corruptbench.ccc.generate.shard_samples`): 
 (the shard's shuffles), the same flips and crops (its PyTorch crop generator, image after image)
 and the same pairs and severities; then each step's crops, in chunks of :data:`CHUNK` images, go
 through :func:`corruptbench.ccc.batch.corrupt_pair_batch` on ``device`` and back, and each image
-through the sample's JPEG (quality 85) and its decode, as a reader of the shards gets it.
+through the sample's JPEG (quality 85) and its decode, as a reader of the shards gets it (on
+``torch.get_num_threads()`` threads: the encoder and decoder release the GIL).
 
 Statistically equivalent to the NumPy stream, not byte-identical: the corruptions' draws come
 from a ``torch.Generator`` on ``device`` seeded per shard from the shard's NumPy generator after
 its shuffles (where the NumPy path's corruption draws continue), so a run is reproducible on the
-same kind of device, and images at severity 0 + 0 equal the NumPy stream's. The crops and JPEGs
-stay on the CPU in this process.
+same kind of device, and images at severity 0 + 0 equal the NumPy stream's. The crops are made
+in this process chunk by chunk, or whole shards at a time in worker processes
+(:func:`shard_crops`; the same images for any worker count).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import groupby
 from typing import Any
 
 import numpy as np
 import torch
 
+from ..torch.library import map_images
 from .batch import corrupt_pair_batch
-from .generate import Source, crop_sample, crops_generator, sample_jpeg, shard_records
+from .generate import (
+    SampleRecord,
+    Source,
+    crop_sample,
+    crops_generator,
+    sample_jpeg,
+    shard_records,
+)
 from .plan import Shard
 
-__all__ = ["CHUNK", "torch_shard_images"]
+__all__ = ["CHUNK", "Chunk", "iter_crops", "shard_crops", "corrupt_chunks", "torch_shard_images"]
 
 #: images per corruption call: a step's crops are corrupted this many at a time (fixed, so the
-#: images do not depend on the consumer's batch size)
+#: images do not depend on the consumer's batch size or the worker count)
 CHUNK = 64
 
+#: a step's records and their clean crops (at most :data:`CHUNK`)
+Chunk = tuple[list[SampleRecord], list[np.ndarray]]
 
-def _corrupt_chunk(
-    crops: list[np.ndarray], step: Any, device: torch.device, gen: Any
-) -> np.ndarray:
-    x = torch.as_tensor(np.stack(crops)).permute(0, 3, 1, 2).contiguous().to(device)
-    y = corrupt_pair_batch(x, step.n1, step.s1, step.n2, step.s2, generator=gen)
-    return y.permute(0, 2, 3, 1).cpu().numpy()
+
+def iter_crops(shard: Shard, source: Source, seed: int, draws: str) -> tuple[int, Iterator[Chunk]]:
+    """The seed of the shard's corruption generator, and its crops chunk by chunk (made as
+    iterated)."""
+    records, rng = shard_records(shard, source, seed, draws)
+    corruption_seed = int(rng.randint(0, 2**63 - 1, dtype=np.int64))
+    g = crops_generator(shard, seed, draws)
+
+    def chunks() -> Iterator[Chunk]:
+        for _, group in groupby(records, key=lambda r: r.step.index):
+            recs = list(group)
+            for lo in range(0, len(recs), CHUNK):
+                part = recs[lo : lo + CHUNK]
+                yield part, [crop_sample(rec, source, g) for rec in part]
+
+    return corruption_seed, chunks()
+
+
+def shard_crops(job: tuple[Shard, Source, int, str]) -> tuple[int, list[Chunk]]:
+    """:func:`iter_crops` of a whole shard at once (a worker process's job)."""
+    corruption_seed, chunks = iter_crops(*job)
+    return corruption_seed, list(chunks)
+
+
+def corrupt_chunks(
+    corruption_seed: int,
+    chunks: Iterable[Chunk],
+    device: torch.device,
+    decode: Callable[[bytes], np.ndarray],
+) -> Iterator[tuple[SampleRecord, np.ndarray]]:
+    """A shard's records and images: each chunk's two corruptions on ``device``, then each image's
+    JPEG q85 round trip (``decode`` of the bytes)."""
+    gen = torch.Generator(device=device).manual_seed(corruption_seed)
+
+    def round_trip(img: np.ndarray) -> np.ndarray:
+        return decode(sample_jpeg(img))
+
+    for recs, crops in chunks:
+        step = recs[0].step
+        x = torch.as_tensor(np.stack(crops)).permute(0, 3, 1, 2).contiguous().to(device)
+        y = corrupt_pair_batch(x, step.n1, step.s1, step.n2, step.s2, generator=gen)
+        made = y.permute(0, 2, 3, 1).cpu().numpy()
+        yield from zip(recs, map_images(round_trip, list(made)))
 
 
 def torch_shard_images(
-    shard: Shard,
-    source: Source,
-    seed: int,
-    draws: str,
+    jobs: Iterable[tuple[Shard, Source, int, str]],
     device: torch.device,
-    decode: Any,
-) -> Iterator[tuple[Any, np.ndarray]]:
-    """The shard's records and images (JPEG q85 round trip, ``decode`` of the bytes), in order."""
-    records, rng = shard_records(shard, source, seed, draws)
-    g = crops_generator(shard, seed, draws)
-    gen = torch.Generator(device=device).manual_seed(int(rng.randint(0, 2**63 - 1, dtype=np.int64)))
-    for _, group in groupby(records, key=lambda r: r.step.index):
-        recs = list(group)
-        for lo in range(0, len(recs), CHUNK):
-            chunk = recs[lo : lo + CHUNK]
-            crops = [crop_sample(rec, source, g) for rec in chunk]
-            made = _corrupt_chunk(crops, chunk[0].step, device, gen)
-            for rec, img in zip(chunk, made):
-                yield rec, decode(sample_jpeg(img))
+    decode: Callable[[bytes], np.ndarray],
+    pool: Any = None,
+) -> Iterator[tuple[SampleRecord, np.ndarray]]:
+    """The shards' records and images in order; ``pool`` (an executor): their crops made whole
+    shards at a time in its worker processes, else here chunk by chunk."""
+    if pool is None:
+        for job in jobs:
+            yield from corrupt_chunks(*iter_crops(*job), device, decode)
+        return
+    for corruption_seed, chunks in pool.map(shard_crops, jobs):
+        yield from corrupt_chunks(corruption_seed, chunks, device, decode)
