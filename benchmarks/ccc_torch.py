@@ -18,6 +18,11 @@ textures). The crops and the JPEG of a sample are the same on both paths and lef
 
 Printed: per case ms per image of each and the ratio; the whole set's images per second of each
 and the ratio (same run, same machine; say which device gave the torch figure).
+
+``--stream``: also the whole on-the-fly stream (:class:`~corruptbench.ccc.runs.CCCStream`: picks,
+decode, flip + crop, the two corruptions, JPEG q85 round trip) over one step per case of
+``--batch`` images of the test photos, ``backend="numpy"`` against ``backend="torch"`` on
+``--device``, with ``--workers`` processes, images per second by the wall clock.
 """
 
 from __future__ import annotations
@@ -79,12 +84,29 @@ def torch_seconds(
     return time.perf_counter() - t0
 
 
+def stream_rate(todo: list[Case], speed: int, backend: str, device: str, workers: int) -> float:
+    """Images per second of a CCC stream of one step per case (one shard each)."""
+    from corruptbench.ccc.generate import scan_source
+    from corruptbench.ccc.plan import RunPlan, Step, group_shards
+    from corruptbench.ccc.runs import CCCStream
+
+    steps = [Step(k, a, b, s1, s2) for k, (a, s1, b, s2) in enumerate(todo)]
+    plan = RunPlan(20.0, speed, 0, speed * len(steps), speed, (), group_shards(steps, speed, speed))
+    kw = {"device": device} if backend == "torch" else {}
+    stream = CCCStream(plan, scan_source(PHOTO.parent), backend=backend, **kw)
+    t0 = time.perf_counter()
+    n = sum(len(b.labels) for b in stream.batches(64, workers=workers))
+    return n / (time.perf_counter() - t0)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", action="store_true")
     parser.add_argument("--device", default="cpu", help="the torch side's device (cpu, cuda, ...)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads on the CPU")
     parser.add_argument("--batch", type=int, default=None, help="images per case")
+    parser.add_argument("--stream", action="store_true", help="also the whole on-the-fly stream")
+    parser.add_argument("--workers", type=int, default=0, help="--stream: crop processes")
     args = parser.parse_args()
     n, batch, rounds = (30, 64, 3) if args.large else (6, 16, 1)
     batch = args.batch or batch
@@ -117,6 +139,15 @@ def main() -> int:
         f"\nall cases: NumPy {1 / a:.1f} images/s, torch {1 / b:.1f} images/s "
         f"(torch / NumPy {a / b:.2f}x)"
     )
+    if args.stream and PHOTO.is_file():
+        rates = {}
+        for backend in ("numpy", "torch", "numpy", "torch"):  # the second round counts (warm)
+            rates[backend] = stream_rate(todo, batch, backend, args.device, args.workers)
+        print(
+            f"stream (picks, decode, crop, 2 corruptions, JPEG; {args.workers} workers): NumPy "
+            f"{rates['numpy']:.1f} images/s, torch on {device} {rates['torch']:.1f} images/s "
+            f"({rates['torch'] / rates['numpy']:.2f}x)"
+        )
     return 0
 
 
