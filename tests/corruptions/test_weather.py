@@ -372,13 +372,13 @@ def test_frost_never_uses_frost6(monkeypatch):
     import corruptbench.corruptions.weather as weather
 
     used = []
-    real = weather._frost_scaled  # what frost_p and frost_texture pick a texture with
+    real = weather.scaled_frost_texture  # what frost_p and frost_texture pick a texture with
 
     def spy(index, *args, **kwargs):
         used.append(index)
         return real(index, *args, **kwargs)
 
-    monkeypatch.setattr(weather, "_frost_scaled", spy)
+    monkeypatch.setattr(weather, "scaled_frost_texture", spy)
     img = _image(32, 32)
     for seed in range(40):
         corruptbench.corrupt(img, "frost", 1, profile="cifar", rng=seed)
