@@ -477,13 +477,9 @@ class CCCStream:
         source = self.source
         assert source is not None
         made = [(shard, source, seed, draws) for shard, _, seed, draws, _ in jobs]
-        device = torch.device(self.device)
-        with (
-            ProcessPoolExecutor(max_workers=workers)
-            if workers > 0
-            else contextlib.nullcontext() as pool
-        ):
-            for rec, img in torch_shard_images(made, device, _decode, pool):
+        pool = ProcessPoolExecutor(workers) if workers > 0 else contextlib.nullcontext()
+        with pool as p:
+            for rec, img in torch_shard_images(made, torch.device(self.device), _decode, p):
                 yield _sample(rec, source), img
 
     @property
@@ -616,15 +612,9 @@ def _check_backend(backend: Any, device: Any) -> str:
     from ..models.errors import require_modules
 
     require_modules("CCC's torch backend", "torch")
-    import torch
+    from .stream_torch import check_device
 
-    try:
-        dev = torch.device(device)
-        torch.empty(0, device=dev)
-    except (RuntimeError, TypeError, ValueError, AssertionError) as exc:
-        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise ArgumentError(Arg("device"), f" {device!r} is not usable here: {msg}") from None
-    return dev.type
+    return check_device(device)
 
 
 def _read_run_file(root: Path) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from ..errors import Arg, ArgumentError
 from ..torch.library import map_images
 from .batch import corrupt_pair_batch
 from .generate import (
@@ -37,7 +38,15 @@ from .generate import (
 )
 from .plan import Shard
 
-__all__ = ["CHUNK", "Chunk", "iter_crops", "shard_crops", "corrupt_chunks", "torch_shard_images"]
+__all__ = [
+    "CHUNK",
+    "Chunk",
+    "check_device",
+    "iter_crops",
+    "shard_crops",
+    "corrupt_chunks",
+    "torch_shard_images",
+]
 
 #: images per corruption call: a step's crops are corrupted this many at a time (fixed, so the
 #: images do not depend on the consumer's batch size or the worker count)
@@ -45,6 +54,18 @@ CHUNK = 64
 
 #: a step's records and their clean crops (at most :data:`CHUNK`)
 Chunk = tuple[list[SampleRecord], list[np.ndarray]]
+
+
+def check_device(device: Any) -> str:
+    """The type of ``device`` (``"cpu"``, ``"cuda"``, ...) if torch can allocate there, else one
+    line naming it."""
+    try:
+        dev = torch.device(device)
+        torch.empty(0, device=dev)
+    except (RuntimeError, TypeError, ValueError, AssertionError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise ArgumentError(Arg("device"), f" {device!r} is not usable here: {msg}") from None
+    return dev.type
 
 
 def iter_crops(shard: Shard, source: Source, seed: int, draws: str) -> tuple[int, Iterator[Chunk]]:
