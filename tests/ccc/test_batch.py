@@ -104,3 +104,15 @@ def test_refusals_name_the_problem(photo224):
         corrupt_batch(x, "fog", 5.5)
     with pytest.raises(ArgumentError, match=r"x must be a \(N, 3, 224, 224\) tensor"):
         corrupt_batch(x[:, :, :100], "fog", 1)
+
+
+def test_package_attribute_and_no_torch_on_import():
+    import subprocess
+    import sys
+
+    import corruptbench.ccc as ccc
+
+    assert ccc.corrupt_batch is corrupt_batch and ccc.corrupt_pair_batch is corrupt_pair_batch
+    code = "import sys, corruptbench.ccc; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"
