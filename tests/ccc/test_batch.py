@@ -116,3 +116,14 @@ def test_package_attribute_and_no_torch_on_import():
     code = "import sys, corruptbench.ccc; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("name", ["gaussian_noise", "shot_noise", "impulse_noise"])
+def test_torch_draws_same_statistics_as_numpy(photo224, name):
+    # with its own generator (other random streams) the change has the NumPy one's size
+    x = _t([photo224] * 2)
+    for s in (1.3, 3.7):
+        a = np.stack([corrupt(photo224, name, s, rng=k) for k in range(2)]).astype(float)
+        b = _np(corrupt_batch(x, name, s, generator=torch.Generator().manual_seed(1)))
+        ref = np.abs(a - photo224).mean()
+        assert abs(np.abs(b.astype(float) - photo224).mean() / ref - 1) < 0.02, (name, s)
