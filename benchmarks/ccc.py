@@ -2,9 +2,9 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/ccc.py            # small: 8 cases, 2 repeats (about a minute)
-    .venv/bin/python benchmarks/ccc.py --large    # 40 cases, 5 repeats
-    .venv/bin/python benchmarks/ccc.py --breakdown  # where ours spends its time (~20 s)
+    .venv/bin/python benchmarks/ccc.py            # small: 8 cases, 2 repeats, 3 rounds (~1.5 min)
+    .venv/bin/python benchmarks/ccc.py --large    # 40 cases, 5 repeats, 3 rounds
+    .venv/bin/python benchmarks/ccc.py --breakdown  # where ours spends its time (seconds)
 
 A case is a corruption pair of CCC-Medium's 13 corruptions at two severities drawn on its 0.25
 grid (seeded). Per case, both sides do ``ApplyTransforms.__getitem__``'s work after the crop
@@ -15,6 +15,10 @@ ones) in the same run; ours is :func:`corruptbench.ccc.functions.corrupt_pair` p
 JPEG writer (:func:`corruptbench.formats.jpeg.encode_jpeg`: Pillow's bytes). CPU time (``process_time``) of one thread. Glass blur is left out of the
 comparison: the reference env has no numba, and the original's shuffle in plain Python would be
 unfairly slow (ours is timed anyway, in our column).
+
+Both sides run in ``--rounds`` interleaved rounds (the original's batch, then ours); per case the
+median over the rounds is printed, and the ratio of each round's means (its spread shows how much
+a shared machine moved the figures).
 
 Printed: per case ours / the original in ms and the ratio; the mean per image; images per second
 per core; the core-hours of one 7.5M-image run for ours including the steps before the
@@ -155,6 +159,9 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--large", action="store_true")
     parser.add_argument("--breakdown", action="store_true", help="where ours spends its time")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="interleaved rounds (per case: their median)"
+    )
     args = parser.parse_args()
     n, repeats = (40, 5) if args.large else (8, 2)
     img = photo224()
@@ -169,29 +176,31 @@ def main() -> int:
         from ccc_reference import ccc_reference_available, run_ccc
     except ImportError:  # pragma: no cover
         ccc_reference_available = lambda: False  # noqa: E731
-    ref = None
-    if ccc_reference_available():
-        meta, _ = run_ccc(
-            [{"op": "time_pipeline", "image": "a", "cases": todo, "repeats": repeats, "seed": 0}],
-            {"a": img},
-            timeout=3600,
-        )
-        ref = meta["results"][0]["timings"]
     for k in range(5):  # the frost textures' one-time re-encoding (per process), before timing
         ccc_frost_texture(k)
-    mine = [ours(img, c, repeats) for c in todo]
-    print(f"{'case':52s} {'ours ms':>8s} {'orig ms':>8s} {'ratio':>6s}")
+    refs, mines = [], []
+    for _ in range(args.rounds):  # interleaved: the original's batch, then ours, per round
+        if ccc_reference_available():
+            op = {"op": "time_pipeline", "image": "a", "cases": todo, "repeats": repeats, "seed": 0}
+            meta, _ = run_ccc([op], {"a": img}, timeout=3600)
+            refs.append(meta["results"][0]["timings"])
+        mines.append([ours(img, c, repeats) for c in todo])
+    mine = np.median(mines, axis=0)  # per case, over the rounds
+    ref = np.median(refs, axis=0) if refs else None
+    print(f"{'case (median of the rounds)':52s} {'ours ms':>8s} {'orig ms':>8s} {'ratio':>6s}")
     for k, c in enumerate(todo):
         label = f"{c[0]}@{c[1]} + {c[2]}@{c[3]}"
-        r = f"{ref[k] * 1e3:8.1f} {ref[k] / mine[k]:6.1f}" if ref else "       -      -"
+        r = f"{ref[k] * 1e3:8.1f} {ref[k] / mine[k]:6.1f}" if ref is not None else "       -      -"
         print(f"{label:52s} {mine[k] * 1e3:8.1f} {r}")
     m = float(np.mean(mine))
     print(
         f"\nmean per image, corruptions + JPEG: ours {m * 1e3:.1f} ms ({1 / m:.0f} images/s/core)"
     )
-    if ref:
+    if ref is not None:
         r = float(np.mean(ref))
         print(f"original {r * 1e3:.1f} ms ({1 / r:.1f} images/s/core): {r / m:.1f}x")
+        per_round = sorted(float(np.mean(a) / np.mean(b)) for a, b in zip(refs, mines))
+        print(f"the ratio per round: {', '.join(f'{x:.1f}x' for x in per_round)}")
         print(
             f"original, one 7.5M-image run, corruptions + JPEG only: {r * IMAGES_PER_RUN / 3600:,.0f} core-hours"
         )
