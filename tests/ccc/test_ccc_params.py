@@ -65,6 +65,15 @@ def test_params_equal_interp1d(name):
         assert np.array_equal(np.asarray(got, dtype=np.float64), expected), (s, got, expected)
 
 
+def test_params_are_kept_per_severity_and_handed_out_as_copies():
+    # interpolated once per (corruption, severity); a caller changing its array changes nothing
+    first = ccc_params("elastic", 1.25)
+    first[:] = -1.0
+    again = ccc_params("elastic_transform", 1.25)  # the registry's name: the same entry
+    assert again.flags.writeable and np.all(again > 0)
+    assert np.array_equal(again, ccc_params("elastic", 1.25))
+
+
 @pytest.mark.parametrize("bad", [-0.25, 5.25, float("nan"), "2", None])
 def test_refuses_severity(bad):
     with pytest.raises(ArgumentError, match="severity must be"):

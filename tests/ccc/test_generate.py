@@ -82,6 +82,46 @@ def test_crop_is_224_and_seeded():
     assert a.size == (224, 224) and np.array_equal(np.asarray(a), np.asarray(b))
 
 
+def _whole_image_flip_crop(img, g):
+    """torchvision's order, literally: flip the whole image, then draw, crop and resize."""
+    import math
+
+    import torch
+    from PIL import Image
+
+    if torch.rand(1, generator=g) < 0.5:
+        img = img.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    width, height = img.size
+    log_ratio = torch.log(torch.tensor((3.0 / 4.0, 4.0 / 3.0)))
+    for _ in range(10):
+        area = height * width * torch.empty(1).uniform_(0.08, 1.0, generator=g).item()
+        aspect = torch.exp(
+            torch.empty(1).uniform_(float(log_ratio[0]), float(log_ratio[1]), generator=g)
+        ).item()
+        w = int(round(math.sqrt(area * aspect)))
+        h = int(round(math.sqrt(area / aspect)))
+        if 0 < w <= width and 0 < h <= height:
+            i = int(torch.randint(0, height - h + 1, size=(1,), generator=g).item())
+            j = int(torch.randint(0, width - w + 1, size=(1,), generator=g).item())
+            return img.crop((j, i, j + w, i + h)).resize((224, 224), Image.Resampling.BILINEAR)
+    raise AssertionError("no crop in ten tries: pick another seed")
+
+
+def test_crop_flips_the_crop_as_torchvision_flips_the_image():
+    # random_resized_crop mirrors the crop's box and flips the crop only: the same pixels and
+    # the same draws as flipping the whole image first (both flips occur over these seeds)
+    torch = pytest.importorskip("torch")
+    need_shared()
+    from PIL import Image
+
+    img = Image.open(IMAGENET_SAMPLE / "n01530575_brambling.JPEG").convert("RGB")
+    g1, g2 = torch.Generator().manual_seed(11), torch.Generator().manual_seed(11)
+    for _ in range(12):
+        a = random_resized_crop(img, g1)
+        assert np.array_equal(np.asarray(a), np.asarray(_whole_image_flip_crop(img, g2)))
+    assert torch.rand(1, generator=g1).item() == torch.rand(1, generator=g2).item()
+
+
 def _tars(folder: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in sorted(folder.glob("serial_*.tar"))}
 

@@ -137,3 +137,18 @@ def test_sampling_in_row_groups_equals_the_whole_image():
             )
         assert np.array_equal(got, whole), step
     assert scipy_ndimage.sampled_rows(dy, 0, 1)[0] == 0  # a fold at the top reads row 0
+
+
+def test_sampled_rows_of_inner_bands_skip_nan():
+    # a band none of whose coordinates folds is answered from their range: floor(min) and
+    # floor(max) + 1; NaN displacements sample nothing there, as in the per-sample pass
+    dy = np.zeros((12, 5), np.float32)
+    dy[4:8] = [[0.5], [-1.25], [2.0], [0.0]]
+    assert scipy_ndimage.sampled_rows(dy, 4, 8) == (3, 9)
+    dy[5] = np.nan
+    assert scipy_ndimage.sampled_rows(dy, 4, 8) == (4, 9)
+    dy[6, 1] = np.nan
+    assert scipy_ndimage.sampled_rows(dy, 6, 7) == (8, 9)
+    dy[4:8] = np.nan
+    assert scipy_ndimage.sampled_rows(dy, 4, 8) == (0, -1)
+    assert scipy_ndimage.sampled_rows(dy, 4, 4) == (0, -1)

@@ -33,6 +33,7 @@ Where the original depends on how it was run, and what we do instead:
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from collections.abc import Iterator
@@ -112,24 +113,32 @@ def shard_seed(seed: int, serial: int, draws: str = "independent") -> int:
     return int(np.random.SeedSequence([int(seed), int(serial)]).generate_state(1)[0])
 
 
+@functools.cache
+def _log_ratio() -> tuple[float, float]:
+    """``torch.log(torch.tensor((3 / 4, 4 / 3)))`` as floats (float32 values), computed once."""
+    import torch
+
+    lo, hi = torch.log(torch.tensor((3.0 / 4.0, 4.0 / 3.0)))
+    return float(lo), float(hi)
+
+
 def random_resized_crop(img: Image.Image, g: Any) -> Image.Image:
     """torchvision's ``Compose([RandomHorizontalFlip(), RandomResizedCrop(224)])`` of a PIL
     image on the PyTorch generator ``g``: the same calls, in the same order, as torchvision >= 0.8
     (``transforms.py``: ``torch.rand(1) < 0.5``; ``get_params``: up to ten tries of
     ``uniform_(0.08, 1)`` area and ``exp(uniform_(log 3/4, log 4/3))`` ratio, then
-    ``randint`` top and left, else the central fallback), then ``crop`` and a bilinear resize."""
+    ``randint`` top and left, else the central fallback), then ``crop`` and a bilinear resize.
+    A flip is applied to the crop (the mirrored box of the unflipped image) instead of the whole
+    image: the same pixels, less work."""
     import torch
 
-    if torch.rand(1, generator=g) < 0.5:
-        img = img.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    flip = bool(torch.rand(1, generator=g) < 0.5)
     width, height = img.size
     area = height * width
-    log_ratio = torch.log(torch.tensor((3.0 / 4.0, 4.0 / 3.0)))
+    log_lo, log_hi = _log_ratio()
     for _ in range(10):
         target_area = area * torch.empty(1).uniform_(0.08, 1.0, generator=g).item()
-        aspect = torch.exp(
-            torch.empty(1).uniform_(float(log_ratio[0]), float(log_ratio[1]), generator=g)
-        ).item()
+        aspect = torch.exp(torch.empty(1).uniform_(log_lo, log_hi, generator=g)).item()
         w = int(round(math.sqrt(target_area * aspect)))
         h = int(round(math.sqrt(target_area / aspect)))
         if 0 < w <= width and 0 < h <= height:
@@ -145,7 +154,12 @@ def random_resized_crop(img: Image.Image, g: Any) -> Image.Image:
         else:
             w, h = width, height
         i, j = (height - h) // 2, (width - w) // 2
-    return img.crop((j, i, j + w, i + h)).resize((SIZE, SIZE), Image.Resampling.BILINEAR)
+    if flip:  # columns j .. j + w of the flipped image: width - j - w .. width - j, mirrored
+        crop = img.crop((width - j - w, i, width - j, i + h))
+        crop = crop.transpose(Image.Transpose.FLIP_LEFT_RIGHT)
+    else:
+        crop = img.crop((j, i, j + w, i + h))
+    return crop.resize((SIZE, SIZE), Image.Resampling.BILINEAR)
 
 
 def shard_picks(shard: Shard, n_source: int, rng: np.random.RandomState) -> list[list[int]]:

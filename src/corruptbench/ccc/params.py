@@ -15,6 +15,7 @@ evaluates the same function with the same float64 operations:
 
 from __future__ import annotations
 
+import functools
 from functools import cache
 from typing import Any
 
@@ -88,13 +89,23 @@ def ccc_params(name: str, severity: float) -> Any:
     No post-processing: shot noise's ``1 / c``, glass blur's ``max(c[1], 1)`` and JPEG's
     ``round`` belong to the corruptions (:func:`corruption_params`).
     """
+    value = _params_at(check_ccc_name(name), check_ccc_severity(severity))
+    return value if isinstance(value, float) else value.copy()
+
+
+@functools.lru_cache(maxsize=4096)
+def _params_at(name: str, s: float) -> Any:
+    """:func:`ccc_params` of a checked name and severity, kept: a run's severities lie on CCC's
+    0.25 grid, so each (corruption, severity) is interpolated once per process (the array
+    results are read-only; :func:`ccc_params` hands out copies)."""
     table = ccc_table(name)
-    s = check_ccc_severity(severity)
     if table.ndim == 1:
         return float(np.interp(s, _KNOTS, table))
     i = min(max(int(np.searchsorted(_KNOTS, s)), 1), 5)
     slope = (table[i] - table[i - 1]) / float(_KNOTS[i] - _KNOTS[i - 1])
-    return slope * (s - float(_KNOTS[i - 1])) + table[i - 1]
+    out = slope * (s - float(_KNOTS[i - 1])) + table[i - 1]
+    out.flags.writeable = False
+    return out
 
 
 def glass_rounds(s: float) -> tuple[float, int, int]:

@@ -160,6 +160,33 @@ def plasma_extremes(m):  # type: ignore[no-untyped-def]  # pragma: no cover
 PLASMA_DRAWS_PER_CALL = 1 << 16
 
 
+class _Draws:
+    """``random_sample`` values of ``rng`` handed out in order, ``total`` in all, drawn compiled
+    (:func:`~corruptbench.ops.legacy_random.legacy_uniform` on ``[0, 1)``: ``0 + 1 * u``, the same
+    doubles) in chunks of at most :data:`PLASMA_DRAWS_PER_CALL` (or one group's size): a 256 map's
+    65,535 in one call instead of one NumPy call per level and part."""
+
+    def __init__(self, rng: np.random.RandomState, total: int) -> None:
+        self.rng = rng
+        self.left = total  # not drawn yet
+        self.pool = np.empty(0)
+        self.at = 0
+
+    def take(self, n: int) -> np.ndarray:
+        from .legacy_random import legacy_uniform
+
+        if self.at + n > self.pool.size:
+            rest = self.pool[self.at :]
+            size = min(max(PLASMA_DRAWS_PER_CALL, n - rest.size), self.left)
+            fresh = legacy_uniform(self.rng, 0.0, 1.0, size)
+            self.left -= size
+            self.pool = np.concatenate([rest, fresh]) if rest.size else fresh
+            self.at = 0
+        out = self.pool[self.at : self.at + n]
+        self.at += n
+        return out
+
+
 def plasma_raw_map(
     mapsize: int, wibbledecay: float, rng: np.random.RandomState
 ) -> tuple[np.ndarray, float, float]:
@@ -167,13 +194,14 @@ def plasma_raw_map(
 
     The reference's per-level ``uniform(-w, w, (k, k))`` calls, three per level (squares, then
     the two diamond sets), are the legacy stream's ``random_sample`` draws in the same order
-    (``uniform(lo, hi)`` is ``lo + (hi - lo) * random_sample()``); they are drawn here in groups of
-    rows of at most :data:`PLASMA_DRAWS_PER_CALL` values (consecutive ``random_sample`` calls
-    continue one stream: the same values as one call), each group made into its rows by
-    :func:`plasma_rows` before the next is drawn. Memory: the map and one group of draws.
+    (``uniform(lo, hi)`` is ``lo + (hi - lo) * random_sample()``); they are drawn here, compiled,
+    in chunks of at most :data:`PLASMA_DRAWS_PER_CALL` values (consecutive ``random_sample`` calls
+    continue one stream: the same values as one call) and made into rows by :func:`plasma_rows`
+    in groups of at most that many. Memory: the map and one chunk of draws.
     """
     m = np.empty((mapsize, mapsize), dtype=np.float64)
     m[0, 0] = 0.0
+    draws = _Draws(rng, mapsize * mapsize - 1)  # 3 k^2 per level: k = 1, 2, .., mapsize / 2
     wibble = 100.0
     step = mapsize
     while step >= 2:
@@ -181,8 +209,7 @@ def plasma_raw_map(
         rows = max(1, PLASMA_DRAWS_PER_CALL // k)
         for part in range(3):
             for i0 in range(0, k, rows):
-                u = rng.random_sample(min(rows, k - i0) * k)
-                plasma_rows(m, step, part, i0, u, wibble)
+                plasma_rows(m, step, part, i0, draws.take(min(rows, k - i0) * k), wibble)
         step //= 2
         wibble /= wibbledecay
     lo, hi = plasma_extremes(m)

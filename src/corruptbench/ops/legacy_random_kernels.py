@@ -232,6 +232,11 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
     ne = table.shape[1] - 7  # counts with a squeeze bound
     dbuf = np.empty(_DBUF)
     dn = dq = 0  # dbuf[dq:dn]: the next doubles of the stream
+    # scale > 0: the output of each count below _U8_COUNTS by table (one division per count, not
+    # per value; the same expression)
+    lut = np.empty(_U8_COUNTS if scale > 0 else 0, np.uint8)
+    for k in range(lut.size):
+        lut[k] = int(min(max(k / scale, 0.0), 1.0) * 255.0)
     for i in range(idx.size):
         j = idx[i]
         lam = table[j, 0]
@@ -300,11 +305,17 @@ def poisson_fill(idx, table, loggam_k1, scale, key, ints, out):  # type: ignore[
                 else:
                     break
         if scale > 0:
-            out[i] = int(min(max(count / scale, 0.0), 1.0) * 255.0)
+            if count < _U8_COUNTS:
+                out[i] = lut[count]
+            else:
+                out[i] = int(min(max(count / scale, 0.0), 1.0) * 255.0)
         else:
             out[i] = count
     ints[0] = pos - 2 * (dn - dq)
 
+
+#: counts of :func:`poisson_fill`'s uint8 output table (larger ones are computed)
+_U8_COUNTS = 512
 
 #: margins of the squeeze in :func:`poisson_fill` (far above the logs' rounding, ~1e-12 absolute)
 _SQUEEZE_LO = 1.0 - 1e-9

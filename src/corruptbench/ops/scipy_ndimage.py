@@ -217,6 +217,24 @@ def _sampled_rows_kernel(dy: np.ndarray, r0: int, r1: int) -> tuple[int, int]:
     # (first, last) row index that rows r0 .. r1 - 1 of _map_coordinates_u8_kernel read (as its
     # _linear_setup folds them); (0, -1) when none is read
     h = dy.shape[0]
+    # first the coordinates' range: when every one lies in [0, h - 1) nothing folds and the
+    # rows read are floor(c) and floor(c) + 1, so the extremes give the answer (floor is
+    # monotonic; so is float64(i) + dy, so the row minima / maxima give the extremes). NaNs
+    # pass no comparison, as they are skipped below (not sampled); all NaN: cmin > cmax
+    cmin = np.inf
+    cmax = -np.inf
+    for i in range(r0, r1):
+        row = dy[i]
+        dmin = np.float32(np.inf)
+        dmax = np.float32(-np.inf)
+        for j in range(dy.shape[1]):
+            v = row[j]
+            dmin = v if v < dmin else dmin
+            dmax = v if v > dmax else dmax
+        cmin = min(cmin, np.float64(i) + np.float64(dmin))
+        cmax = max(cmax, np.float64(i) + np.float64(dmax))
+    if cmin <= cmax and cmin >= 0.0 and cmax < h - 1:
+        return int(cmin), int(cmax) + 1
     lo = h
     hi = -1
     for i in range(r0, r1):
