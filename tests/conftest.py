@@ -64,6 +64,32 @@ ONE_WORKER = {
 }
 
 
+#: the heaviest work units, heaviest first (CPU seconds per ``.ci/run``, measured with
+#: ``--durations``; only the order of the run depends on it, never what a test checks)
+HEAVY_FIRST = {
+    scope: rank
+    for rank, scope in enumerate(
+        (
+            "ray",  # ~130 s, much of it waiting on the cluster's processes
+            "cold-kernels",  # ~75 s: the one cold compile
+            "full-demo",  # ~70 s
+            "tests/corruptions/test_cbar_reference.py",  # ~80 s in the original's Python loops
+            "tests/compat/test_reference.py",  # ~55 s in imagecorruptions
+            "tests/evaluation/test_eval_c.py",
+            "tests/corruptions/test_contract.py",
+            "tests/cli/test_eval_c.py",
+            "tests/evaluation/test_shard_layouts.py",
+            "tests/streams/test_sequence_reference.py",
+            "tests/cli/test_make_c.py",
+            "tests/ccc/test_functions.py",
+            "tests/torch/test_torch_functional.py",
+            "tests/cli/test_eval_p.py",
+            "tests/report/test_html.py",
+        )
+    )
+}
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
     """pytest-xdist's scheduler: every test file on one worker, whole (its module fixtures made
@@ -74,6 +100,14 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object:
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
             return ONE_WORKER.get(path, path)
+
+        def _assign_work_unit(self, node: Any) -> None:
+            # longest first (xdist's own order is by test count): a heavy unit started last
+            # would leave the other worker idle at the end
+            if self.workqueue:
+                first = min(self.workqueue, key=lambda s: HEAVY_FIRST.get(s, len(HEAVY_FIRST)))
+                self.workqueue.move_to_end(first, last=False)
+            super()._assign_work_unit(node)
 
     return OneWorkerScheduling(config, log)
 

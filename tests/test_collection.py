@@ -63,3 +63,11 @@ def test_the_guard_reports_test_folders_that_pytest_skips(tmp_path: Path) -> Non
     (tmp_path / "tests/build").rename(tmp_path / "tests/builds")
     (tmp_path / "tests/dist").rename(tmp_path / "tests/distributions")
     assert uncollected(tmp_path, collect_in_subprocess(tmp_path), PATTERNS) == []
+
+
+def test_ci_runs_the_readme_test_command_verbatim() -> None:
+    # README: "`.ci/run` runs that same line" (the second of the two opening commands)
+    readme = (REPO / "README.md").read_text(encoding="utf-8").split("```bash\n", 1)[1]
+    commands = readme.split("```", 1)[0].strip().splitlines()
+    assert len(commands) == 2 and "corruptbench demo" in commands[0]
+    assert commands[1] in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
