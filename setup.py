@@ -5,7 +5,8 @@ compiler are there at build time on Linux x86-64. Without them the step is skipp
 (shown by ``pip install -v``), the package installs all the same, and its kernels compile on first
 use as always (``corruptbench warmup`` does that ahead of time). ``CORRUPTBENCH_AOT=0`` skips it.
 
-The build takes about a minute, and pip shows nothing of a build backend's output without ``-v``:
+The build takes about a minute of CPU (``tools/build_aot.py`` compiles in up to 4 processes at
+once: about 35 s on 2 cores), and pip shows nothing of a build backend's output without ``-v``:
 :func:`announce` says so in one line before it starts, on stderr and, when stderr is not a
 terminal (pip captures it), on the controlling terminal as well.
 """
@@ -25,6 +26,7 @@ from setuptools.command.build_ext import build_ext
 
 HERE = Path(__file__).resolve().parent
 AOT = "corruptbench._aot_kernels"
+AOT_STEM = "_aot_kernels"
 
 
 #: the line printed before the ahead-of-time build starts
@@ -46,6 +48,13 @@ def announce(stream: TextIO | None = None) -> str:
         except OSError:  # no controlling terminal (CI, a log file): stderr is enough
             pass
     return ANNOUNCEMENT
+
+
+def _companions(module: Path) -> list[Path]:
+    """What the AOT build writes beside ``module``: its parts and the JSON file (when built)."""
+    parts = sorted(module.parent.glob(f"{AOT_STEM}_*{module.suffix}"))
+    meta = module.with_name(f"{AOT_STEM}.json")
+    return [p for p in (*parts, meta) if p.exists()]
 
 
 class BuildExt(build_ext):
@@ -76,16 +85,17 @@ class BuildExt(build_ext):
                 return
             built = [p for p in Path(tmp).iterdir() if p.name.startswith("_aot_kernels")]
             target.parent.mkdir(parents=True, exist_ok=True)
-            for p in built:
-                name = target.name if p.suffix == target.suffix else p.name
+            for p in built:  # the module, its parts (_aot_kernels_<k>) and the JSON
+                stem = p.name.split(".", 1)[0]
+                name = stem + target.name[len(AOT_STEM) :] if p.suffix == target.suffix else p.name
                 shutil.copyfile(p, target.parent / name)
             print(lines[-1], file=sys.stderr)
 
     def get_outputs(self) -> list[str]:
         # the module and its JSON, when they were built (a skipped build leaves none)
         out = [p for p in super().get_outputs() if os.path.exists(p)]
-        meta = Path(self.get_ext_fullpath(AOT)).with_name("_aot_kernels.json")
-        return out + [str(meta)] if meta.exists() else out
+        built = Path(self.get_ext_fullpath(AOT))
+        return out + [str(p) for p in _companions(built)]
 
     def _built(self, ext: Extension) -> Path:
         # where build_extension wrote it: build_lib, whatever ``inplace`` says by now
@@ -96,9 +106,8 @@ class BuildExt(build_ext):
         mapping = {k: v for k, v in super().get_output_mapping().items() if os.path.exists(k)}
         if self.inplace:
             for ext in self.extensions:
-                meta = self._built(ext).with_name("_aot_kernels.json")
-                if meta.exists():
-                    mapping[str(meta)] = str(HERE / "src" / "corruptbench" / meta.name)
+                for p in _companions(self._built(ext)):
+                    mapping[str(p)] = str(HERE / "src" / "corruptbench" / p.name)
         return mapping
 
     def copy_extensions_to_source(self) -> None:
@@ -110,7 +119,7 @@ class BuildExt(build_ext):
             if not built.exists():
                 continue
             package_dir = Path(build_py.get_package_dir(ext.name.rpartition(".")[0]))
-            for p in (built, built.with_name("_aot_kernels.json")):
+            for p in (built, *_companions(built)):
                 if p.exists():
                     shutil.copyfile(p, package_dir / p.name)
 

@@ -1,6 +1,6 @@
 """Compile the kernel signature table ahead of time into ``corruptbench/_aot_kernels`` (numba.pycc).
 
-    python tools/build_aot.py OUTDIR [--cpu x86-64-v4|x86-64-v3|x86-64|auto]
+    python tools/build_aot.py OUTDIR [--cpu x86-64-v4|x86-64-v3|x86-64|auto] [--jobs N]
 
 Run by ``setup.py``'s build step in a fresh process (never imported by the package). For every
 entry of :data:`corruptbench.tables.kernel_signatures.KERNEL_SIGNATURES` it exports a thin
@@ -14,6 +14,13 @@ kernel, the SHA-256 of the source files that define kernels (at run time the mod
 while the installed sources hash the same), the target CPU and the CPU flags it needs, and a build
 id that the module returns from ``build_id()``. Exits 0 after writing both, 3 when it cannot run
 here (no numba.pycc, no C compiler, not Linux x86-64), 1 on a failure; one line on stderr says why.
+
+With ``--jobs N`` (default ``$CORRUPTBENCH_AOT_JOBS``, else the CPU count, at most 4) the
+kernels are split into N parts compiled at once by N processes (numba compiles one function at a
+time: on 2 cores the build takes about half the time); part 0 is ``_aot_kernels``, the others
+``_aot_kernels_<k>`` beside it, each with its own build id, all listed in the one JSON file
+(``parts``). The split balances the kernels' source lengths (a proxy for their compile time);
+export names do not depend on it.
 
 The target CPU (``--cpu``, default ``$CORRUPTBENCH_AOT_CPU`` or ``auto``): an ISA level, never the
 host's own CPU model, so the module runs on any machine that has the recorded flags (elsewhere the
@@ -31,10 +38,13 @@ import hashlib
 import importlib
 import importlib.abc
 import importlib.machinery
+import inspect
 import json
 import os
 import platform
 import secrets
+import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -128,7 +138,22 @@ def kernel_sources(kernels: dict[str, Any]) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def build(out_dir: Path, cpu: str) -> None:
+def part_of(kernels: dict[str, int], parts: int) -> dict[str, int]:
+    """Kernel name -> part, the heaviest first onto the lightest part (weights: source lengths)."""
+    load = [0] * parts
+    out = {}
+    for name in sorted(kernels, key=lambda k: (-kernels[k], k)):
+        k = load.index(min(load))
+        out[name] = k
+        load[k] += kernels[name]
+    return out
+
+
+def module_name(part: int) -> str:
+    return MODULE if part == 0 else f"{MODULE}_{part}"
+
+
+def build(out_dir: Path, cpu: str, part: int = 0, parts: int = 1) -> None:
     if not (sys.platform.startswith("linux") and platform.machine() in ("x86_64", "AMD64")):
         cant(f"built only on Linux x86-64, this is {sys.platform} {platform.machine()}")
     try:
@@ -158,7 +183,12 @@ def build(out_dir: Path, cpu: str) -> None:
     pycc_compiler.Flags = Flags
 
     t0, w0 = time.process_time(), time.perf_counter()
-    cc = CC(MODULE)
+    weights = {
+        name: len(inspect.getsource(jit.get_kernel(name).dispatcher.py_func))
+        for name in KERNEL_SIGNATURES
+    }
+    mine = part_of(weights, parts)
+    cc = CC(module_name(part))
     cc.output_dir = str(out_dir)
     cc.target_cpu = cpu
     cc.verbose = False
@@ -171,11 +201,13 @@ def build(out_dir: Path, cpu: str) -> None:
     for name, sigs in KERNEL_SIGNATURES.items():
         disp = jit.get_kernel(name).dispatcher
         for sig in sigs:
+            ename = f"k{n}"  # numbered over the whole table: the same in any split
+            n += 1
+            if mine[name] != part:
+                continue
             argtypes = jit.parse_signature(sig)
             disp.compile(argtypes)
             ret = disp.overloads[argtypes].signature.return_type
-            ename = f"k{n}"
-            n += 1
             params = ", ".join(f"a{i}" for i in range(len(argtypes)))
             ns = {"_kernel": disp}
             exec(f"def {ename}({params}):\n    return _kernel({params})\n", ns)
@@ -195,13 +227,66 @@ def build(out_dir: Path, cpu: str) -> None:
         "exports": exports,
         "stubbed_at_build": missing,
     }
-    (out_dir / f"{MODULE}.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    name = f"{module_name(part)}.part" if parts > 1 else MODULE
+    (out_dir / f"{name}.json").write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n")
+    n = sum(len(v) for v in exports.values())
     print(
         f"corruptbench AOT kernels: {n} signatures of {len(exports)} kernels for {cpu} in "
         f"{time.perf_counter() - w0:.0f} s ({jit_cpu:.0f} + {time.process_time() - t0 - jit_cpu:.0f}"
         f" CPU s in this process, gcc not counted) -> {out_dir}",
         file=sys.stderr,
     )
+
+
+def build_parts(out_dir: Path, cpu: str, jobs: int) -> None:
+    """The ``jobs`` parts built at once (one process each, each with its own numba cache), then
+    their JSON files merged into ``_aot_kernels.json`` (part 0's, with the others' exports and
+    build ids under ``parts``)."""
+    w0 = time.perf_counter()
+    caches = [tempfile.mkdtemp(prefix="corruptbench-aot-") for _ in range(jobs)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, __file__, str(out_dir), "--cpu", cpu, "--part", f"{k}/{jobs}"],
+            env=dict(os.environ, NUMBA_CPU_NAME=cpu, NUMBA_CPU_FEATURES="", NUMBA_CACHE_DIR=cache),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for k, cache in enumerate(caches)
+    ]
+    errors = [p.communicate()[1] for p in procs]
+    for cache in caches:
+        shutil.rmtree(cache, ignore_errors=True)
+    for p, err in zip(procs, errors, strict=True):
+        if p.returncode != 0:
+            said = [ln for ln in err.splitlines() if ln.startswith("corruptbench AOT")]
+            last = said[-1] if said else (err.strip().splitlines() or ["?"])[-1]
+            print(last if said else f"corruptbench AOT kernels: failed ({last})", file=sys.stderr)
+            raise SystemExit(p.returncode)
+    partial = [out_dir / f"{module_name(k)}.part.json" for k in range(jobs)]
+    metas = [json.loads(f.read_text()) for f in partial]
+    merged = dict(metas[0], parts={module_name(k): m["build_id"] for k, m in enumerate(metas)})
+    del merged["parts"][MODULE]
+    merged["exports"] = {}
+    for m in metas:
+        merged["exports"].update(m["exports"])
+    merged["exports"] = dict(sorted(merged["exports"].items()))
+    (out_dir / f"{MODULE}.json").write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+    for f in partial:
+        f.unlink()
+    n = sum(len(v) for v in merged["exports"].values())
+    print(
+        f"corruptbench AOT kernels: {n} signatures of {len(merged['exports'])} kernels for {cpu} "
+        f"in {time.perf_counter() - w0:.0f} s ({jobs} processes) -> {out_dir}",
+        file=sys.stderr,
+    )
+
+
+def default_jobs() -> int:
+    """``$CORRUPTBENCH_AOT_JOBS``, else this process's CPU count, at most 4."""
+    env = os.environ.get("CORRUPTBENCH_AOT_JOBS", "").strip()
+    if env:
+        return max(1, int(env))
+    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1))
 
 
 def main() -> None:
@@ -212,21 +297,35 @@ def main() -> None:
         default=os.environ.get("CORRUPTBENCH_AOT_CPU", "auto"),
         help="x86-64-v4 | x86-64-v3 | x86-64 | auto (default: $CORRUPTBENCH_AOT_CPU, else auto)",
     )
+    ap.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="processes compiling at once (default: $CORRUPTBENCH_AOT_JOBS, else the CPUs, at most 4)",
+    )
+    ap.add_argument("--part", default=None, help=argparse.SUPPRESS)  # K/N: one process's share
     args = ap.parse_args()
     cpu = args.cpu
     if cpu == "auto":
         cpu = auto_cpu(host_flags())
     if cpu not in CPU_FLAGS:
         cant(f"unknown target CPU {cpu!r} (one of {', '.join(CPU_FLAGS)}, auto)")
+    jobs = args.jobs if args.jobs is not None else default_jobs()
+    if args.part is None and jobs > 1:
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        build_parts(args.out_dir, cpu, jobs)
+        return
     if os.environ.get("NUMBA_CPU_NAME") != cpu or "NUMBA_CACHE_DIR" not in os.environ:
         # numba reads these at import: callees compiled through their dispatchers must target
         # the same CPU as the module, and nothing may come from (or go to) the user's cache
         env = dict(os.environ, NUMBA_CPU_NAME=cpu, NUMBA_CPU_FEATURES="")
         env["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="corruptbench-aot-")
-        os.execve(sys.executable, [sys.executable, __file__, str(args.out_dir), "--cpu", cpu], env)
+        again = [sys.executable, __file__, str(args.out_dir), "--cpu", cpu, "--jobs", "1"]
+        os.execve(sys.executable, again, env)
     args.out_dir.mkdir(parents=True, exist_ok=True)
+    part, parts = (int(v) for v in args.part.split("/")) if args.part else (0, 1)
     try:
-        build(args.out_dir, cpu)
+        build(args.out_dir, cpu, part, parts)
     except SystemExit:
         raise
     except Exception as exc:  # noqa: BLE001 - one line, and the caller goes on without AOT

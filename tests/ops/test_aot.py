@@ -14,6 +14,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -112,6 +113,12 @@ def test_a_changed_kernel_source_means_the_jit(tmp_path):
     meta.write_text(json.dumps(m))
     other = _run(code, str(copy))
     assert "from different builds" in other.stdout
+    if m.get("parts"):  # a part from another build is refused as well
+        m["build_id"] -= 1
+        part = next(iter(m["parts"]))
+        m["parts"][part] += 1
+        meta.write_text(json.dumps(m))
+        assert "from different builds" in _run(code, str(copy)).stdout
     forced = _run(code, str(REPO / "src"), CORRUPTBENCH_KERNELS="jit")
     assert "not used (CORRUPTBENCH_KERNELS=jit)" in forced.stdout
 
@@ -248,14 +255,35 @@ def test_the_build_step_never_fails_an_install(tmp_path):
     assert not list((tmp_path / "lib2").rglob("_aot_kernels*"))
 
 
-def test_the_build_targets_the_highest_level_the_machine_has():
+def _tool() -> Any:
     spec = importlib.util.spec_from_file_location("build_aot", REPO / "tools" / "build_aot.py")
     assert spec is not None and spec.loader is not None
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
+    return tool
+
+
+def test_the_build_targets_the_highest_level_the_machine_has():
+    tool = _tool()
     v3, v4 = set(tool.V3_FLAGS), set(tool.V4_FLAGS)
     assert tool.auto_cpu(v3 | v4 | {"sse2"}) == "x86-64-v4"
     assert tool.auto_cpu(v3 | {"avx512f"}) == "x86-64-v3"  # part of AVX-512 is not v4
     assert tool.auto_cpu({"sse2", "avx"}) == "x86-64"
     # the module needs exactly the flags of its level at run time
     assert tool.CPU_FLAGS["x86-64-v4"] == tool.V3_FLAGS + tool.V4_FLAGS
+
+
+def test_the_build_splits_the_kernels_into_balanced_parts():
+    tool = _tool()
+    weights = {"a": 10, "b": 6, "c": 5, "d": 1, "e": 4}
+    split = tool.part_of(weights, 2)
+    assert set(split) == set(weights) and set(split.values()) == {0, 1}
+    loads = [sum(w for k, w in weights.items() if split[k] == p) for p in (0, 1)]
+    assert abs(loads[0] - loads[1]) <= max(weights.values())  # the heaviest first: 13 / 13
+    assert set(tool.part_of(weights, 1).values()) == {0}
+    assert [tool.module_name(k) for k in range(3)] == [
+        "_aot_kernels",
+        "_aot_kernels_1",
+        "_aot_kernels_2",
+    ]
+    assert 1 <= tool.default_jobs() <= 4

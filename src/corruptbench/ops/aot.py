@@ -2,13 +2,14 @@
 
 ``setup.py`` runs ``tools/build_aot.py`` when numba and a C compiler are there at build time (Linux
 x86-64); it exports every signature of :mod:`corruptbench.tables.kernel_signatures` into one
-extension module, with ``_aot_kernels.json`` beside it. A process then computes its first results
+extension module, or into parts compiled at once (``_aot_kernels``, ``_aot_kernels_1``, ...,
+listed under ``parts``), with ``_aot_kernels.json`` beside it. A process then computes its first results
 without compiling anything (and without importing numba). The module is used only when all of
 these hold, else the kernels compile (or load from the cache) as usual:
 
 * ``CORRUPTBENCH_KERNELS`` is not ``jit`` (``aot`` makes a missing module an error; default
   ``auto``), and :func:`corruptbench.ops.jit.use` did not choose the JIT;
-* the module imports, and its ``build_id()`` is the one of the JSON file;
+* the module (and every part) imports, and its ``build_id()`` is the one of the JSON file;
 * every source file that defined kernels at build time hashes (SHA-256) as recorded: an edited
   kernel (an editable install) falls back to the JIT, never to the stale machine code;
 * this CPU has the flags the module was built for (``/proc/cpuinfo``).
@@ -82,13 +83,14 @@ def _sig_key(text: str) -> tuple[Any, ...]:
 class AotModule:
     """The loaded extension: ``router(name, fallback)`` per kernel."""
 
-    def __init__(self, module: Any, meta: dict[str, Any]) -> None:
+    def __init__(self, module: Any, meta: dict[str, Any], parts: tuple[Any, ...] = ()) -> None:
         self.module = module
         self.meta = meta
         #: calls that went to numba's dispatcher (arguments of a type not exported), per kernel
         self.fallbacks: dict[str, int] = {}
+        where = {e: m for m in (module, *parts) for e in dir(m) if e.startswith("k")}
         self.tables = {
-            name: {_sig_key(sig): getattr(module, ename) for sig, ename in sigs.items()}
+            name: {_sig_key(sig): getattr(where[ename], ename) for sig, ename in sigs.items()}
             for name, sigs in meta["exports"].items()
         }
 
@@ -153,10 +155,12 @@ def _load() -> AotModule | None:
             _WHY.append(f"this CPU lacks {sorted(need - _cpu_flags())}")
             return None
         module = importlib.import_module(_MODULE)
-        if module.build_id() != meta["build_id"]:
+        parts = tuple(importlib.import_module(f"corruptbench.{p}") for p in meta.get("parts", {}))
+        ids = [meta["build_id"], *meta.get("parts", {}).values()]
+        if [m.build_id() for m in (module, *parts)] != ids:
             _WHY.append("module and _aot_kernels.json are from different builds")
             return None
-        return AotModule(module, meta)
+        return AotModule(module, meta, parts)
     except Exception as exc:  # noqa: BLE001 - an unusable module means the JIT, never an error
         _WHY.append(f"unusable: {type(exc).__name__}: {exc}")
         return None
