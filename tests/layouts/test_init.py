@@ -41,6 +41,27 @@ def test_detect_each_layout(tmp_path: Path) -> None:
     assert layouts.detect(tmp_path / "inc").build
 
 
+def test_the_layouts_are_found_in_the_package_in_their_order() -> None:
+    # a new layout is its module: found by the package, asked in its DETECT_ORDER
+    import pkgutil
+
+    mods = [
+        importlib.import_module(f"corruptbench.layouts.{m.name}")
+        for m in pkgutil.iter_modules(layouts.__path__)
+    ]
+    with_detect = [m for m in mods if hasattr(m, "detect")]
+    assert all(hasattr(m, "DETECT_ORDER") and hasattr(m, "NAME") for m in with_detect)
+    ranked = sorted(with_detect, key=lambda m: m.DETECT_ORDER)
+    assert layouts.DETECTORS == tuple(m.detect for m in ranked)
+    assert len({m.DETECT_ORDER for m in ranked}) == len(ranked)  # no tie decides by name
+    assert len(set(layouts.LAYOUT_NAMES)) == len(layouts.LAYOUT_NAMES) == 8
+    # the orders that matter: shards.json first, the C-bar set before the generic tree, the
+    # CIFAR-P arrays last (a stray .npy beside a tree)
+    order = [m.__name__.rsplit(".", 1)[1] for m in ranked]
+    assert order[0] == "webdataset" and order[-1] == "cifar_p"
+    assert order.index("cbar") < order.index("imagenet_c")
+
+
 def test_find_looks_into_the_only_sub_folder(tmp_path: Path) -> None:
     (tmp_path / "CIFAR-10-C").mkdir()
     np.save(tmp_path / "CIFAR-10-C" / "labels.npy", np.zeros(5))

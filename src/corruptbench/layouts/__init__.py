@@ -15,17 +15,21 @@ how it is scanned, its known counts, and the names writers give its files:
 * :mod:`.build` — a make-c / make-p build's ``manifest.json`` and ``skipped.csv`` (beside any of
   the above)
 
-:func:`detect` asks the modules in :data:`DETECTORS` order and is what evaluation, ``verify``,
-``convert`` and the builders call; a new layout is a new module added there. The file formats
+:func:`detect` asks the layout modules in their ``DETECT_ORDER`` (:data:`DETECTORS`, found in
+this package, not listed) and is what evaluation, ``verify``, ``convert`` and the builders call;
+a new layout is a new module with ``NAME``, ``DETECT_ORDER`` and ``detect``, and its test file. The file formats
 inside (JPEG, MP4, tar, ``.npy``) are :mod:`corruptbench.formats`.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from . import build, cbar, cifar_c, cifar_p, imagenet_c, imagenet_p, mnist_c, webdataset
 from .common import IMAGE_EXTENSIONS, visible_dirs
@@ -47,26 +51,23 @@ __all__ = [
     "webdataset",
 ]
 
+
+def _layout_modules() -> list[ModuleType]:
+    """Every module of this package that is a layout (it has ``detect`` and ``DETECT_ORDER``),
+    in that order: found, not listed, so a new layout is its module (and its test file)."""
+    found = [
+        importlib.import_module(f"{__name__}.{m.name}") for m in pkgutil.iter_modules(__path__)
+    ]
+    mods = [m for m in found if hasattr(m, "detect") and hasattr(m, "DETECT_ORDER")]
+    return sorted(mods, key=lambda m: (m.DETECT_ORDER, m.__name__))
+
+
+_LAYOUTS = _layout_modules()
 #: the detectors, in the order they are asked (the first layout that answers wins)
-DETECTORS: tuple[Callable[[Path], str | None], ...] = (
-    webdataset.detect,
-    cifar_c.detect,
-    mnist_c.detect,
-    cbar.detect,
-    imagenet_c.detect,
-    imagenet_p.detect,
-    cifar_p.detect,  # last: a tree with a stray .npy beside it is still the tree
-)
+DETECTORS: tuple[Callable[[Path], str | None], ...] = tuple(m.detect for m in _LAYOUTS)
 #: every name :func:`detect` can give
-LAYOUT_NAMES: tuple[str, ...] = (
-    webdataset.NAME,
-    cifar_c.NAME,
-    cifar_p.NAME,
-    mnist_c.NAME,
-    cbar.NAME,
-    imagenet_c.NAME,
-    imagenet_c.TINY_NAME,
-    imagenet_p.NAME,
+LAYOUT_NAMES: tuple[str, ...] = tuple(
+    name for m in _LAYOUTS for name in getattr(m, "NAMES", (m.NAME,))
 )
 
 

@@ -16,9 +16,11 @@ from ..tables.released import IMAGENET_C_BAR_LEVELS
 from .common import visible_dirs
 from .imagenet_c import IMAGENET_PER_CELL
 
-__all__ = ["NAME", "CORRUPTIONS", "PROFILE", "PER_CELL", "detect"]
+__all__ = ["DETECT_ORDER", "NAME", "CORRUPTIONS", "PROFILE", "PER_CELL", "detect"]
 
 NAME = "imagenet-c-bar"
+#: where :func:`corruptbench.layouts.detect` asks this layout (lower first; before imagenet_c: the released C-bar is also a tree)
+DETECT_ORDER = 40
 #: the released set's corruptions, in its order
 CORRUPTIONS: tuple[str, ...] = tuple(IMAGENET_C_BAR_LEVELS)
 #: the level table its value-named folders are read with

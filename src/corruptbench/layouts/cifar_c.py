@@ -20,6 +20,7 @@ from ..formats.cifar import check_class_labels, load_npy
 from ..grid import resolve_names
 
 __all__ = [
+    "DETECT_ORDER",
     "NAME",
     "LABELS",
     "ROWS",
@@ -35,6 +36,8 @@ __all__ = [
 ]
 
 NAME = "cifar-c"
+#: where :func:`corruptbench.layouts.detect` asks this layout (lower first)
+DETECT_ORDER = 20
 #: the labels file beside the arrays
 LABELS = "labels.npy"
 #: rows of each released array: 5 severities x the 10,000 CIFAR test images

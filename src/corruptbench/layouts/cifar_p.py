@@ -16,9 +16,11 @@ from ..formats.cifar import load_npy
 from .cifar_c import LABELS
 from .imagenet_p import perturbation_dirname
 
-__all__ = ["NAME", "detect", "array_name", "scan_cifar_p", "load_cifar_p"]
+__all__ = ["DETECT_ORDER", "NAME", "detect", "array_name", "scan_cifar_p", "load_cifar_p"]
 
 NAME = "cifar-p"
+#: where :func:`corruptbench.layouts.detect` asks this layout (lower first; last: a tree with a stray .npy beside it is still the tree)
+DETECT_ORDER = 90
 
 
 def detect(root: Path) -> str | None:

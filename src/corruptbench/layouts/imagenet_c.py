@@ -33,6 +33,8 @@ from ..tables.cbar import cbar_levels, table_key
 from .common import IMAGE_EXTENSIONS, sorted_entries, visible_dirs
 
 __all__ = [
+    "DETECT_ORDER",
+    "NAMES",
     "NAME",
     "TINY_NAME",
     "IMAGENET_PER_CELL",
@@ -56,7 +58,11 @@ __all__ = [
 LEVEL_NAMES = ("severity", "value")
 
 NAME = "imagenet-c"
+#: where :func:`corruptbench.layouts.detect` asks this layout (lower first)
+DETECT_ORDER = 50
 TINY_NAME = "tiny-imagenet-c"
+#: the names :func:`detect` gives
+NAMES = (NAME, TINY_NAME)
 #: images per cell of ImageNet-C (and ImageNet-C-bar): the ILSVRC-2012 validation set
 IMAGENET_PER_CELL = 50_000
 #: images per cell of Tiny-ImageNet-C: the Tiny ImageNet validation set

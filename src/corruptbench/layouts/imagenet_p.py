@@ -18,6 +18,7 @@ from ..perturbations import ALL_PERTURBATIONS, NOISE_PERTURBATIONS
 from .common import visible_dirs
 
 __all__ = [
+    "DETECT_ORDER",
     "NAME",
     "VIDEO_EXTENSION",
     "PERTURBATION_NAMES",
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 NAME = "imagenet-p"
+#: where :func:`corruptbench.layouts.detect` asks this layout (lower first)
+DETECT_ORDER = 60
 #: the extension of a sequence file
 VIDEO_EXTENSION = ".mp4"
 

@@ -13,9 +13,20 @@ from pathlib import Path
 from ..tables.released import MNIST_C_CORRUPTIONS
 from .common import visible_dirs
 
-__all__ = ["NAME", "CORRUPTIONS", "ROWS", "IMAGE_SHAPE", "detect", "images_file", "labels_file"]
+__all__ = [
+    "DETECT_ORDER",
+    "NAME",
+    "CORRUPTIONS",
+    "ROWS",
+    "IMAGE_SHAPE",
+    "detect",
+    "images_file",
+    "labels_file",
+]
 
 NAME = "mnist-c"
+#: where :func:`corruptbench.layouts.detect` asks this layout (lower first)
+DETECT_ORDER = 30
 CORRUPTIONS = MNIST_C_CORRUPTIONS
 #: rows of each split
 ROWS = {"train": 60_000, "test": 10_000}

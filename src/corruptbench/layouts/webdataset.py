@@ -24,6 +24,7 @@ from typing import Any
 from ..formats.webdataset import ShardInfo, UnsafeMemberError, inspect_shard, map_shards
 
 __all__ = [
+    "DETECT_ORDER",
     "NAME",
     "SHARD_INDEX",
     "INDEX_FORMAT",
@@ -38,6 +39,8 @@ __all__ = [
 ]
 
 NAME = "webdataset"
+#: where :func:`corruptbench.layouts.detect` asks this layout (lower first; first: shards.json decides)
+DETECT_ORDER = 10
 
 SHARD_INDEX = "shards.json"
 
