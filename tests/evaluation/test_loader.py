@@ -62,6 +62,29 @@ def test_predict_batches() -> None:
     np.testing.assert_allclose(whole.numpy(), out[0][0][:1].numpy(), rtol=1e-6)
 
 
+def test_the_caller_keeps_its_grad_mode_and_threads_between_batches() -> None:
+    # a consumer runs between batches (a TENT step needs gradients) and may stop early: the
+    # generator holds no grad mode or thread count across a yield, so none leaks into other work
+    import gc
+
+    import torch
+
+    imgs = [np.full((40, 30, 3), 10 * k, np.uint8) for k in range(4)]
+    items = [LoadItem(ArrayReader(), 0, 0, img) for img in imgs]
+    threads = torch.get_num_threads()
+    other = 1 if threads != 1 else 2
+    gen = iter(predict_batches(fast_model(), items, batch_size=2, workers=0, threads=other))
+    logits = next(gen)[0]
+    assert logits is not None and logits.shape == (2, 1000)
+    assert torch.is_grad_enabled() and not torch.is_inference_mode_enabled()
+    assert torch.get_num_threads() == threads
+    del gen  # stopped early: collected later, it must change nothing then either
+    with torch.enable_grad():
+        gc.collect()
+        assert torch.is_grad_enabled() and torch.get_num_threads() == threads
+    assert torch.is_grad_enabled()
+
+
 def test_device_prepare_resizes_only_when_needed() -> None:
     import torch
 

@@ -306,16 +306,30 @@ def predict_batches(
         multiprocessing_context=_mp_context() if workers else None,
     )
     dev = torch.device(model.device)
-    with _Threads(threads), torch.inference_mode(), contextlib.closing(_explained(loader)) as it:
+    with contextlib.closing(_explained(loader)) as it:
         for x, y, c, bad in it:
             if x is None:
                 yield None, None, None, bad
                 continue
-            frames = x.shape[1] if x.ndim == 5 else None
-            xb = (x.reshape(-1, *x.shape[-3:]) if frames else x).to(dev, non_blocking=True)
-            if on_device is not None:  # corrupt on the device, then the model's resize there
-                xb = device_prepare(on_device(xb, int(c[0])), model.preprocessing)
-            logits = model.predict(model.preprocessing.normalize(xb))
-            if frames:
-                logits = logits.reshape(x.shape[0], frames, -1)
+            # the grad mode and the thread count are set per batch, never across a yield: a
+            # suspended generator would hold them for its caller (no grad for a TENT step), and
+            # one left unfinished would restore them whenever it is collected, in other work
+            with _Threads(threads), torch.inference_mode():
+                logits = _predict(model, dev, x, int(c[0]), on_device)
             yield logits, y, c, bad
+
+
+def _predict(
+    model: LoadedModel,
+    dev: Any,
+    x: Any,
+    cell: int,
+    on_device: Callable[[Any, int], Any] | None,
+) -> Any:
+    """The model's CPU logits of one collated batch (``(N, T, classes)`` for sequences)."""
+    frames = x.shape[1] if x.ndim == 5 else None
+    xb = (x.reshape(-1, *x.shape[-3:]) if frames else x).to(dev, non_blocking=True)
+    if on_device is not None:  # corrupt on the device, then the model's resize there
+        xb = device_prepare(on_device(xb, cell), model.preprocessing)
+    logits = model.predict(model.preprocessing.normalize(xb))
+    return logits.reshape(x.shape[0], frames, -1) if frames else logits
