@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from corruptbench.processes import pid_alive, process_start_time
+from corruptbench.processes import bounded_map, pid_alive, process_start_time
 from support import REPO
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc, prctl")
@@ -104,3 +104,28 @@ def test_a_worker_of_a_dead_driver_exits_at_once() -> None:
     worker = subprocess.Popen(_worker(dead.pid), stdout=subprocess.PIPE, text=True, env=_env())
     out, _ = worker.communicate(timeout=60)
     assert worker.returncode == 1 and out == ""
+
+
+def test_bounded_map_keeps_the_order_and_makes_at_most_ahead_results_ahead() -> None:
+    # Executor.map submits every call at once: behind a slow consumer results pile up
+    from concurrent.futures import ThreadPoolExecutor
+
+    started: list[int] = []
+
+    def work(k: int) -> int:
+        started.append(k)
+        return k * k
+
+    with ThreadPoolExecutor(2) as pool:
+        out = []
+        for r in bounded_map(pool, work, range(10), ahead=2):
+            time.sleep(0.01)  # a slow consumer
+            assert len(started) <= len(out) + 3  # the 2 ahead and the one submitted on taking
+            out.append(r)
+        assert out == [k * k for k in range(10)]
+        started.clear()
+        gen = bounded_map(pool, work, range(100), ahead=3)
+        assert next(gen) == 0
+        gen.close()  # stopped early: the calls not yet started are cancelled
+        time.sleep(0.05)
+        assert len(started) <= 5

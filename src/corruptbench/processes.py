@@ -16,6 +16,8 @@ started. :func:`end_with` ties the calling worker to its driver:
   no polling) or, where there is none, checks every second whether the driver still runs, and
   ends the worker with ``os._exit`` when it does not.
 
+:func:`bounded_map` is ``Executor.map`` with a bound on the results made ahead of their consumer.
+
 :func:`pid_alive` answers whether a process id still names the process that wrote a file (the
 temporary-file sweep of a build): a process id reused by a process started after the file was
 last written does not count.
@@ -23,15 +25,19 @@ last written does not count.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import itertools
 import os
 import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
+from typing import Any
 
-__all__ = ["end_with", "pid_alive", "process_start_time"]
+__all__ = ["bounded_map", "end_with", "pid_alive", "process_start_time"]
 
 #: seconds between two checks of the driver where no pidfd can be waited on
 POLL_S = 1.0
@@ -141,3 +147,23 @@ def pid_alive(pid: int, *, since: float | None = None) -> bool:
         if started is not None and started > since + 1.0:
             return False
     return True
+
+
+def bounded_map(
+    pool: Any, fn: Callable[[Any], Any], items: Iterable[Any], ahead: int
+) -> Iterator[Any]:
+    """``pool.map(fn, items)``, in order, with at most ``ahead`` calls submitted and not yet
+    consumed. ``Executor.map`` submits every call at once, so behind a slower consumer (a model on
+    a stream of shards) finished results pile up without bound; here a call is submitted only when
+    the consumer takes a result. Unstarted calls are cancelled when the consumer stops."""
+    it = iter(items)
+    pending = collections.deque(pool.submit(fn, x) for x in itertools.islice(it, max(1, ahead)))
+    try:
+        while pending:
+            result = pending.popleft().result()
+            for x in itertools.islice(it, 1):
+                pending.append(pool.submit(fn, x))
+            yield result
+    finally:
+        for f in pending:
+            f.cancel()

@@ -39,6 +39,7 @@ from ..builders.lock import OutLock
 from ..errors import Arg, ArgumentError
 from ..fileio import TMP_SUFFIX, temp_path, write_text
 from ..formats.webdataset import TarShardWriter, file_sha256, iter_samples, scan_samples
+from ..processes import bounded_map
 from ..streams.core import CSV_COLUMNS, Batch, Sample
 from ..streams.protocol import Segment
 from .generate import (
@@ -343,7 +344,7 @@ class CCCStream:
     (statistically equivalent images; :mod:`corruptbench.ccc.stream_torch`).
 
     ``batches(batch_size, workers)`` yields :class:`Batch` es (workers make or read whole shards
-    in parallel, in order: memory grows with ``workers`` x a shard). It follows
+    in parallel, in order, at most ``workers`` ahead: memory ~ ``workers`` x a shard). It follows
     :class:`~corruptbench.streams.protocol.OnlineStream`, so
     :func:`corruptbench.streams.harness.evaluate_stream` evaluates it: never reset (CCC is one
     continual run), one block per walk step (``"c1+c2"`` at ``"s1+s2"``), domains the pairs.
@@ -463,7 +464,7 @@ class CCCStream:
             yield from self._torch_samples(jobs, workers)
         elif workers > 0:
             with ProcessPoolExecutor(max_workers=workers) as pool:
-                for made in pool.map(_shard_images, jobs):
+                for made in bounded_map(pool, _shard_images, jobs, workers):
                     yield from made
         else:
             for job in jobs:
@@ -479,7 +480,9 @@ class CCCStream:
         made = [(shard, source, seed, draws) for shard, _, seed, draws, _ in jobs]
         pool = ProcessPoolExecutor(workers) if workers > 0 else contextlib.nullcontext()
         with pool as p:
-            for rec, img in torch_shard_images(made, torch.device(self.device), _decode, p):
+            for rec, img in torch_shard_images(
+                made, torch.device(self.device), _decode, p, workers
+            ):
                 yield _sample(rec, source), img
 
     @property

@@ -26,6 +26,7 @@ import numpy as np
 import torch
 
 from ..errors import Arg, ArgumentError
+from ..processes import bounded_map
 from ..torch.library import map_images
 from .batch import corrupt_pair_batch
 from .generate import (
@@ -117,12 +118,14 @@ def torch_shard_images(
     device: torch.device,
     decode: Callable[[bytes], np.ndarray],
     pool: Any = None,
+    ahead: int = 1,
 ) -> Iterator[tuple[SampleRecord, np.ndarray]]:
     """The shards' records and images in order; ``pool`` (an executor): their crops made whole
-    shards at a time in its worker processes, else here chunk by chunk."""
+    shards at a time in its worker processes (at most ``ahead`` shards ahead of the consumer),
+    else here chunk by chunk."""
     if pool is None:
         for job in jobs:
             yield from corrupt_chunks(*iter_crops(*job), device, decode)
         return
-    for corruption_seed, chunks in pool.map(shard_crops, jobs):
+    for corruption_seed, chunks in bounded_map(pool, shard_crops, jobs, ahead):
         yield from corrupt_chunks(corruption_seed, chunks, device, decode)
