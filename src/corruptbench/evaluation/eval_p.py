@@ -27,7 +27,6 @@ from ..progress import progress as make_progress
 from ..results import (
     Baseline,
     CalibrationResults,
-    DatasetInfo,
     PResults,
     Results,
     library_versions,
@@ -455,15 +454,7 @@ def _p_results(
     return Results(
         kind="p",
         model=model.info(),
-        dataset=DatasetInfo(
-            path=str(layout.root),
-            layout=layout.name,
-            profile=layout.profile,
-            fingerprint=layout.fingerprint(),
-            content_fingerprint=layout.content_fingerprint(),
-            num_images=layout.images_per_cell,
-            notes=list(notes),
-        ),
+        dataset=layout.dataset_info(notes),
         p=PResults(
             flip_probability=fp,
             top5_distance=t5d,

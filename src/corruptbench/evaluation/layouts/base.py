@@ -14,6 +14,7 @@ import numpy as np
 from ...errors import Arg
 from ...grid import Cell, cell_key
 from ...pipeline import Source, SourceError, SourceItem, arrays_source, hash_lines, open_source
+from ...results import DatasetInfo
 from ..common import EvalError, check_label_space, label_mapper, select_subset
 from ..readers import Reader
 
@@ -221,6 +222,19 @@ class Layout(ABC):
         """eval-c's ``baseline="auto"``: ``uniform`` for CIFAR data (AlexNet's errors are ImageNet
         numbers), else ``alexnet``."""
         return "uniform" if self.profile == "cifar" else "alexnet"
+
+    def dataset_info(self, notes: Sequence[str], protocol: str | None = None) -> DatasetInfo:
+        """The results' ``dataset`` entry of this data (eval-c's and eval-p's)."""
+        return DatasetInfo(
+            path=str(self.root),
+            layout=self.name,
+            profile=self.profile,
+            fingerprint=self.fingerprint(),
+            content_fingerprint=self.content_fingerprint(),
+            num_images=self.images_per_cell,
+            notes=list(notes),
+            protocol=protocol,
+        )
 
     def fingerprint(self) -> str:
         """Digest of every cell's fingerprint (the results' ``dataset.fingerprint``)."""
