@@ -37,6 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
     # record the collected modules: tests/test_collection.py compares them with the files on disk
     collection_guard.install(config)
     config.stash[DESELECTED] = 0
+    config.stash[SLOW_LEFT_OUT] = 0
     if hasattr(config, "workerinput"):
         # a pytest-xdist worker starts with SIGINT ignored, which its children inherit: the
         # Ctrl-C tests (a real SIGINT to this process or to a CLI child) need Python's default
@@ -122,7 +123,10 @@ def pytest_terminal_summary(
     if not config.option.collectonly:
         terminalreporter.write_line(
             run_summary.line_of(
-                terminalreporter.stats, shared=str(SHARED), deselected=config.stash[DESELECTED]
+                terminalreporter.stats,
+                shared=str(SHARED),
+                deselected=config.stash[DESELECTED],
+                slow=config.stash.get(SLOW_LEFT_OUT, 0),
             )
         )
     return result
@@ -130,26 +134,34 @@ def pytest_terminal_summary(
 
 #: tests deselected (-m / -k): counted in this process, or reported by the pytest-xdist workers
 DESELECTED = pytest.StashKey[int]()
+#: of those, the ``slow`` ones while ``-m`` leaves slow out (pyproject's default; .ci/run runs
+#: them): one that ``-k`` also left out counts here (pytest applies ``-k`` first)
+SLOW_LEFT_OUT = pytest.StashKey[int]()
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
     if items:
         config = items[0].config
         config.stash[DESELECTED] = config.stash.get(DESELECTED, 0) + len(items)
+        if "not slow" in (config.option.markexpr or ""):
+            slow = sum(1 for item in items if item.get_closest_marker("slow"))
+            config.stash[SLOW_LEFT_OUT] = config.stash.get(SLOW_LEFT_OUT, 0) + slow
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     workeroutput = getattr(session.config, "workeroutput", None)  # an xdist worker: tell
     if workeroutput is not None:
         workeroutput["deselected"] = session.config.stash.get(DESELECTED, 0)
+        workeroutput["slow_left_out"] = session.config.stash.get(SLOW_LEFT_OUT, 0)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     # each worker collects and deselects the whole run: the largest count is the run's
     config = node.config
-    reported = getattr(node, "workeroutput", {}).get("deselected", 0)
-    config.stash[DESELECTED] = max(config.stash.get(DESELECTED, 0), reported)
+    output = getattr(node, "workeroutput", {})
+    for key, name in ((DESELECTED, "deselected"), (SLOW_LEFT_OUT, "slow_left_out")):
+        config.stash[key] = max(config.stash.get(key, 0), output.get(name, 0))
 
 
 @pytest.fixture(scope="session")

@@ -54,9 +54,10 @@ def cause(reason: str, shared: str) -> str:
     return "other"
 
 
-def not_checked(reasons: Sequence[str], deselected: int, *, shared: str) -> str:
+def not_checked(reasons: Sequence[str], deselected: int, *, shared: str, slow: int = 0) -> str:
     """One line naming what a run with these skip ``reasons`` and ``deselected`` tests did not
-    check; ``shared`` is the path of the shared data folder as the skip reasons spell it."""
+    check; ``shared`` is the path of the shared data folder as the skip reasons spell it;
+    ``slow``: how many of the deselected are the ``slow`` tests the default run leaves out."""
     by_cause: dict[str, list[str]] = {}
     for reason in reasons:
         by_cause.setdefault(cause(reason, shared), []).append(reason)
@@ -73,8 +74,10 @@ def not_checked(reasons: Sequence[str], deselected: int, *, shared: str) -> str:
         parts.append(f"{len(optional)} optional ({names} not installed)")
     if other := by_cause.get("other", []):
         parts.append(f"{len(other)} other ({_most_common(other)})")
-    if deselected:
-        parts.append(f"{deselected} deselected (-m / -k)")
+    if slow:
+        parts.append(f"{_tests(slow, 'slow')} (run them: python -m pytest -m slow; .ci/run does)")
+    if deselected > slow:
+        parts.append(f"{deselected - slow} deselected (-m / -k)")
     if not parts:
         return "every collected test ran"
     return "not checked in this run: " + ", ".join(parts)
@@ -95,9 +98,10 @@ def _most_common(reasons: Iterable[str], shown: int = 3, width: int = 60) -> str
     return "; ".join(out)
 
 
-def line_of(stats: dict[str, list[Any]], *, shared: str, deselected: int = 0) -> str:
+def line_of(stats: dict[str, list[Any]], *, shared: str, deselected: int = 0, slow: int = 0) -> str:
     """:func:`not_checked` of a terminal reporter's ``stats``; ``deselected``: the count the
-    pytest-xdist workers reported (the controller deselects nothing itself), when larger."""
+    pytest-xdist workers reported (the controller deselects nothing itself), when larger;
+    ``slow``: how many of them are ``slow`` tests left out by ``-m "not slow"``."""
     skipped = [skip_reason(r) for r in stats.get("skipped", [])]
     deselected = max(deselected, len(stats.get("deselected", [])))
-    return not_checked(skipped, deselected, shared=shared)
+    return not_checked(skipped, deselected, shared=shared, slow=slow)

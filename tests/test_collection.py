@@ -71,3 +71,17 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     commands = readme.split("```", 1)[0].strip().splitlines()
     assert len(commands) == 2 and "corruptbench demo" in commands[0]
     assert commands[1] in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+
+
+def test_the_default_run_leaves_out_the_slow_tests_and_ci_runs_them() -> None:
+    # README: the test command leaves out the tests marked slow; .ci/run runs them after it
+    import shlex
+
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8").splitlines()
+    line = next(line for line in pyproject if line.startswith("addopts = "))
+    addopts = shlex.split(shlex.split(line.removeprefix("addopts = "))[0])  # TOML's "...", then
+    assert addopts[addopts.index("-m") + 1] == "not slow"
+    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
+    slow = lines.index(".venv/bin/python -m pytest -m slow")
+    assert slow > readme

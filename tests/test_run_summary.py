@@ -41,6 +41,10 @@ def test_skip_reasons_are_grouped_by_cause() -> None:
         "4 deselected (-m / -k)"
     )
     assert not_checked([], 0, shared=str(SHARED)) == "every collected test ran"
+    assert not_checked([], 5, shared=str(SHARED), slow=3) == (
+        "not checked in this run: 3 slow tests (run them: python -m pytest -m slow; "
+        ".ci/run does), 2 deselected (-m / -k)"
+    )
 
 
 TESTS = f"""
@@ -102,3 +106,33 @@ def test_the_run_ends_with_what_it_did_not_check(tmp_path: Path, deselect: bool)
 def test_a_run_that_skipped_nothing_says_so(tmp_path: Path) -> None:
     lines = _run(tmp_path, "def test_passes():\n    pass\n")
     assert lines[-2] == "every collected test ran" and "1 passed" in lines[-1]
+
+
+SLOW_TESTS = """
+import pytest
+
+def test_quick():
+    pass
+
+def test_other():
+    pass
+
+@pytest.mark.slow
+def test_heavy():
+    pass
+
+@pytest.mark.slow
+def test_heavier():
+    pass
+"""
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_the_slow_tests_left_out_are_named(tmp_path: Path, workers: str) -> None:
+    # pyproject's addopts: -m 'not slow'; the count comes back from the xdist workers too
+    lines = _run(tmp_path, SLOW_TESTS, "-m", "not slow", "-n", workers, "-k", "not other")
+    assert lines[-2] == (
+        "not checked in this run: 2 slow tests (run them: python -m pytest -m slow; "
+        ".ci/run does), 1 deselected (-m / -k)"
+    )
+    assert "1 passed" in lines[-1]
