@@ -76,15 +76,27 @@ HEALTH = {
     "health_check_timeout_ms": 10_000,
     "health_check_failure_threshold": 3,
 }
+#: a closed port on 127.0.0.1 as every HTTP(S) proxy: Ray 2.60's dashboard asks the cloud
+#: metadata servers who hosts it (ray/_common/usage/usage_lib.py, get_cloud_from_metadata_requests:
+#: 169.254.169.254 and a DNS lookup of metadata.google.internal) at every start, before it reads
+#: RAY_USAGE_STATS_ENABLED; through this "proxy" (requests honours it) those requests fail at once
+#: on loopback, with no lookup. Ray's own traffic to 127.0.0.1 / localhost bypasses it (no_proxy).
+NO_EGRESS_ENV = {
+    **{k: "http://127.0.0.1:9" for k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")},
+    **{k: "127.0.0.1,localhost,::1" for k in ("no_proxy", "NO_PROXY")},
+}
+
 #: environment of every node and driver: loopback addresses are not rewritten, no usage stats, no
 #: token file in ~/.ray (auth off: the cluster is reachable from this machine only); a worker
-#: process may take 5 min to register (default 1 min) and the GCS 5 min to publish its port
+#: process may take 5 min to register (default 1 min) and the GCS 5 min to publish its port; no
+#: request leaves loopback (:data:`NO_EGRESS_ENV`)
 CLUSTER_ENV = {
     "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0",
     "RAY_USAGE_STATS_ENABLED": "0",
     "RAY_AUTH_MODE": "disabled",
     "RAY_worker_register_timeout_seconds": "300",
     "RAY_gcs_server_port_wait_time_s": "300",
+    **NO_EGRESS_ENV,
 }
 
 

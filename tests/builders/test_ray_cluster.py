@@ -232,3 +232,43 @@ def test_an_interrupted_build_cancels_its_tasks_on_the_cluster(
     finally:
         proc.kill()
         proc.communicate()
+
+
+#: Ray's cloud-metadata probe (run by its dashboard at every start) under the clusters' env: the
+#: addresses it connects to and the host names it looks up
+PROBE = """
+import json, socket
+seen = []
+connect, lookup = socket.socket.connect, socket.getaddrinfo
+def record_connect(self, address):
+    seen.append(["connect", str(address[0])])
+    return connect(self, address)
+def record_lookup(host, *args, **kwargs):
+    seen.append(["lookup", str(host)])
+    return lookup(host, *args, **kwargs)
+socket.socket.connect = record_connect
+socket.getaddrinfo = record_lookup
+from ray._common.usage.usage_lib import get_cloud_from_metadata_requests
+print(json.dumps([get_cloud_from_metadata_requests(), seen]))
+"""
+
+
+def test_rays_cloud_metadata_probe_stays_on_loopback() -> None:
+    """Seen once as a socket to 169.254.169.254 from this machine's address in a make-c --ray
+    auto run: Ray's dashboard asks the cloud metadata servers who hosts it whatever
+    RAY_USAGE_STATS_ENABLED says. Under the env every test Ray gets, nothing leaves 127.0.0.1."""
+    import json
+    import sys
+
+    pytest.importorskip("ray._common.usage.usage_lib")
+    r = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        env=loopback_ray().ray_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert r.returncode == 0, r.stderr[-3000:]
+    cloud, seen = json.loads(r.stdout.strip().splitlines()[-1])
+    assert cloud == "unknown"
+    assert seen and all(host in ("127.0.0.1", "::1", "localhost") for _, host in seen), seen

@@ -17,7 +17,7 @@ from PIL import Image
 
 torch = pytest.importorskip("torch")
 
-from builders.support import BuildCache, make_source, run_c, tree  # noqa: E402
+from builders.support import BuildCache, loopback_ray, make_source, run_c, tree  # noqa: E402
 from corruptbench.builders import build  # noqa: E402
 from corruptbench.cli import main  # noqa: E402
 from corruptbench.evaluation import EvalError, OnTheFly, evaluate_c, evaluate_p  # noqa: E402
@@ -125,9 +125,11 @@ def test_resume_after_an_interruption_gives_the_numbers_of_one_pass(
 
 @pytest.mark.slow
 def test_ray_built_data_gives_the_numbers_of_one_pass(
-    builds: dict[str, Path], one_pass: Results, tmp_path: Path
+    builds: dict[str, Path], one_pass: Results, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("ray")
+    for key, value in loopback_ray().CLUSTER_ENV.items():  # the Ray processes stay on loopback
+        monkeypatch.setenv(key, value)
     ray_out = tmp_path / "ray"
     summary = run_c(
         builds["src"],
