@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import collection_guard  # noqa: E402
 import kernels  # noqa: E402
 import run_summary  # noqa: E402
-from support import CIFAR_TEST, PHOTO_NAMES, SHARED, load_photo  # noqa: E402
+from support import CIFAR_TEST, PHOTO_NAMES, RUN_SLOW, SHARED, load_photo  # noqa: E402
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -38,6 +38,9 @@ def pytest_configure(config: pytest.Config) -> None:
     collection_guard.install(config)
     config.stash[DESELECTED] = 0
     config.stash[SLOW_LEFT_OUT] = 0
+    if not config.option.markexpr and os.environ.get(RUN_SLOW) != "1":
+        # the README's test command in minutes: the heaviest checks only when asked for
+        config.option.markexpr = "not slow"
     if hasattr(config, "workerinput"):
         # a pytest-xdist worker starts with SIGINT ignored, which its children inherit: the
         # Ctrl-C tests (a real SIGINT to this process or to a CLI child) need Python's default
@@ -134,8 +137,8 @@ def pytest_terminal_summary(
 
 #: tests deselected (-m / -k): counted in this process, or reported by the pytest-xdist workers
 DESELECTED = pytest.StashKey[int]()
-#: of those, the ``slow`` ones while ``-m`` leaves slow out (pyproject's default; .ci/run runs
-#: them): one that ``-k`` also left out counts here (pytest applies ``-k`` first)
+#: of those, the ``slow`` ones while ``-m`` leaves slow out (the default without
+#: ``CORRUPTBENCH_SLOW=1``): one that ``-k`` also left out counts here (pytest applies ``-k`` first)
 SLOW_LEFT_OUT = pytest.StashKey[int]()
 
 

@@ -75,7 +75,9 @@ def not_checked(reasons: Sequence[str], deselected: int, *, shared: str, slow: i
     if other := by_cause.get("other", []):
         parts.append(f"{len(other)} other ({_most_common(other)})")
     if slow:
-        parts.append(f"{_tests(slow, 'slow')} (run them: python -m pytest -m slow; .ci/run does)")
+        parts.append(
+            f"{_tests(slow, 'slow')} (run them: CORRUPTBENCH_SLOW=1 or -m slow; .ci/run does)"
+        )
     if deselected > slow:
         parts.append(f"{deselected - slow} deselected (-m / -k)")
     if not parts:

@@ -12,6 +12,9 @@ from PIL import Image
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+#: set to 1, a run without ``-m`` includes the tests marked ``slow`` (tests/conftest.py's
+#: pytest_configure leaves them out otherwise; .ci/run sets it)
+RUN_SLOW = "CORRUPTBENCH_SLOW"
 IMAGENET_SAMPLE = SHARED / "data" / "imagenet-sample"
 CIFAR_TEST = SHARED / "data" / "cifar10-test"
 

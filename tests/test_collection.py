@@ -13,7 +13,7 @@ from collection_guard import (
     collected_default_testpaths,
     uncollected,
 )
-from support import REPO
+from support import REPO, RUN_SLOW
 
 #: pytest's default ``python_files``
 PATTERNS = ["test_*.py", "*_test.py"]
@@ -73,15 +73,9 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert commands[1] in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
 
 
-def test_the_default_run_leaves_out_the_slow_tests_and_ci_runs_them() -> None:
-    # README: the test command leaves out the tests marked slow; .ci/run runs them after it
-    import shlex
-
-    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8").splitlines()
-    line = next(line for line in pyproject if line.startswith("addopts = "))
-    addopts = shlex.split(shlex.split(line.removeprefix("addopts = "))[0])  # TOML's "...", then
-    assert addopts[addopts.index("-m") + 1] == "not slow"
+def test_ci_runs_the_slow_tests_the_readme_command_leaves_out() -> None:
+    # README: a plain run leaves out the tests marked slow; .ci/run's run of the same command
+    # includes them (CORRUPTBENCH_SLOW=1, read by tests/conftest.py before collection)
     lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
-    slow = lines.index(".venv/bin/python -m pytest -m slow")
-    assert slow > readme
+    assert lines.index(f"export {RUN_SLOW}=1") < readme

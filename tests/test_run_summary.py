@@ -12,7 +12,7 @@ import pytest
 
 from reference import REFERENCE_MISSING
 from run_summary import not_checked
-from support import REPO, SHARED
+from support import REPO, RUN_SLOW, SHARED
 
 SHARED_REASON = f"real photos not available: {SHARED / 'data'} is absent"
 
@@ -42,7 +42,7 @@ def test_skip_reasons_are_grouped_by_cause() -> None:
     )
     assert not_checked([], 0, shared=str(SHARED)) == "every collected test ran"
     assert not_checked([], 5, shared=str(SHARED), slow=3) == (
-        "not checked in this run: 3 slow tests (run them: python -m pytest -m slow; "
+        "not checked in this run: 3 slow tests (run them: CORRUPTBENCH_SLOW=1 or -m slow; "
         ".ci/run does), 2 deselected (-m / -k)"
     )
 
@@ -70,11 +70,14 @@ def test_left_out():
 """
 
 
-def _run(tmp_path: Path, tests: str, *args: str) -> list[str]:
-    """``python -m pytest ARGS`` on a throwaway tree with this suite's conftest.py."""
+def _run(tmp_path: Path, tests: str, *args: str, slow: str | None = None) -> list[str]:
+    """``python -m pytest ARGS`` on a throwaway tree with this suite's conftest.py, with
+    ``CORRUPTBENCH_SLOW`` set to ``slow`` (unset: None)."""
     (tmp_path / "conftest.py").write_text((REPO / "tests" / "conftest.py").read_text())
     (tmp_path / "test_tiny.py").write_text(tests)
-    env = {k: v for k, v in os.environ.items() if k != "CI"}
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", RUN_SLOW)}
+    if slow is not None:
+        env[RUN_SLOW] = slow
     env["CORRUPTBENCH_REFENV"] = str(tmp_path / "no-refenv")  # only looked for there
     env["PYTHONPATH"] = os.pathsep.join([str(REPO / "tests"), str(REPO / "src")])
     r = subprocess.run(
@@ -128,11 +131,22 @@ def test_heavier():
 
 
 @pytest.mark.parametrize("workers", ["0", "2"])
-def test_the_slow_tests_left_out_are_named(tmp_path: Path, workers: str) -> None:
-    # pyproject's addopts: -m 'not slow'; the count comes back from the xdist workers too
-    lines = _run(tmp_path, SLOW_TESTS, "-m", "not slow", "-n", workers, "-k", "not other")
+def test_a_plain_run_leaves_out_the_slow_tests_and_names_them(tmp_path: Path, workers: str) -> None:
+    # the count comes back from the pytest-xdist workers too
+    lines = _run(tmp_path, SLOW_TESTS, "-n", workers, "-k", "not other")
     assert lines[-2] == (
-        "not checked in this run: 2 slow tests (run them: python -m pytest -m slow; "
+        "not checked in this run: 2 slow tests (run them: CORRUPTBENCH_SLOW=1 or -m slow; "
         ".ci/run does), 1 deselected (-m / -k)"
     )
     assert "1 passed" in lines[-1]
+
+
+@pytest.mark.parametrize(
+    ("slow", "args", "passed"),
+    [("1", (), 4), ("0", (), 2), (None, ("-m", "slow"), 2), ("1", ("-m", "not slow"), 2)],
+)
+def test_slow_tests_run_when_asked_for(
+    tmp_path: Path, slow: str | None, args: tuple[str, ...], passed: int
+) -> None:
+    lines = _run(tmp_path, SLOW_TESTS, "-n", "0", *args, slow=slow)
+    assert f"{passed} passed" in lines[-1]
