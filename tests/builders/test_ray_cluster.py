@@ -31,6 +31,7 @@ from builders.support import (
     loopback_ray,
     make_coco_tree,
     make_source,
+    need_ray,
     run_c,
     start_cluster,
     stop_cluster,
@@ -260,7 +261,7 @@ def test_rays_cloud_metadata_probe_stays_on_loopback() -> None:
     import json
     import sys
 
-    pytest.importorskip("ray._common.usage.usage_lib")
+    need_ray()  # (never imports ray here: the probe runs in its own process)
     r = subprocess.run(
         [sys.executable, "-c", PROBE],
         env=loopback_ray().ray_env(),
