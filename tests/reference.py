@@ -20,6 +20,7 @@ import json
 import os
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,30 @@ class ReferenceRunnerError(RuntimeError):
     """The reference runner failed; the message carries its stderr."""
 
 
+#: seconds a run waits for a reference env that setup_refenv.sh is still building
+BUILD_WAIT_S = 900.0
+
+
+def wait_for_build(directory: Path, timeout: float = BUILD_WAIT_S) -> bool:
+    """Wait until no setup_refenv.sh builds ``directory`` (it holds an exclusive lock on
+    ``<directory>.lock`` while it runs); False when one still does after ``timeout`` s."""
+    lock = directory.with_name(directory.name + ".lock")
+    if not lock.exists():
+        return True
+    import fcntl  # (POSIX, like the reference env itself)
+
+    deadline = time.monotonic() + timeout
+    with open(lock) as f:
+        while True:
+            try:
+                fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    return False
+                time.sleep(0.2)
+
+
 def refenv_python() -> Path | None:
     """Python of the reference venv, or None when no built env is found.
 
@@ -54,6 +79,7 @@ def refenv_python() -> Path | None:
     env = os.environ.get("CORRUPTBENCH_REFENV")
     candidates = [Path(env)] if env else list(DEFAULT_LOCATIONS)
     for directory in candidates:
+        wait_for_build(directory)
         python = directory / "bin" / "python"
         if python.exists() and (directory / ".ok").exists():
             return python

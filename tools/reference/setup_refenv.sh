@@ -16,6 +16,13 @@ export DEBIAN_FRONTEND=noninteractive
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 START=$(date +%s)
+
+# Held until this script exits (also when it dies): a test run that finds DIR.lock waits for
+# the build to end instead of reading a half-made env (tests/reference.py; .ci/run builds the
+# env while it installs the package)
+mkdir -p "$(dirname "$DIR")"
+exec 9>"$DIR.lock"
+flock 9
 say() { printf '[setup_refenv] %s\n' "$*"; }
 fail() {
     printf '[setup_refenv] ERROR: %s\n' "$*" >&2
