@@ -79,3 +79,20 @@ def test_ci_runs_the_slow_tests_the_readme_command_leaves_out() -> None:
     lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
     assert lines.index(f"export {RUN_SLOW}=1") < readme
+
+
+#: session fixtures that take a minute of CPU each: only tests marked slow may use them, or a
+#: plain run (which leaves the slow tests out) would make them anyway
+SLOW_FIXTURES = {"cold_kernels", "full_demo"}
+
+
+def test_only_slow_tests_use_the_minute_long_fixtures(request: pytest.FixtureRequest) -> None:
+    items = request.session.items
+    assert any(item.nodeid == request.node.nodeid for item in items)
+    quick = [
+        item.nodeid
+        for item in items
+        if SLOW_FIXTURES & set(getattr(item, "fixturenames", ()))
+        and not item.get_closest_marker("slow")
+    ]
+    assert quick == []
