@@ -17,18 +17,19 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 START=$(date +%s)
 
-# Held until this script exits (also when it dies): a test run that finds DIR.lock waits for
-# the build to end instead of reading a half-made env (tests/reference.py; .ci/run builds the
-# env while it installs the package)
-mkdir -p "$(dirname "$DIR")"
-exec 9>"$DIR.lock"
-flock 9
 say() { printf '[setup_refenv] %s\n' "$*"; }
 fail() {
     printf '[setup_refenv] ERROR: %s\n' "$*" >&2
     exit 1
 }
 elapsed() { echo $(($(date +%s) - START)); }
+
+# Held until this script exits (also when it dies): a test run that finds DIR.lock waits for
+# the build to end instead of reading a half-made env (tests/reference.py; .ci/run builds the
+# env while it installs the package)
+mkdir -p "$(dirname "$DIR")" || fail "cannot create $(dirname "$DIR")"
+exec 9>"$DIR.lock" || fail "cannot write $DIR.lock (is $(dirname "$DIR") writable?)"
+if command -v flock >/dev/null; then flock 9; fi # (util-linux; without it nobody waits)
 
 CHECK_IMPORTS='import numpy, cv2, skimage, scipy, PIL, wand.image, imagenet_c, imagecorruptions; print(numpy.__version__, cv2.__version__, skimage.__version__, scipy.__version__, PIL.__version__, wand.version.MAGICK_VERSION)'
 
