@@ -15,7 +15,8 @@ Every corruption x 5 levels runs at 32 px on CIFAR-10 test images (CIFAR-10-C-ba
 and at 64 px on ImageNet photos (ImageNet-C-bar levels, as our Tiny-ImageNet-C-bar), each set in
 one runner call; at 224 px (``build_transform(..., "imagenet")``) the corruptions the original
 computes with array code run at every level, the per-pixel Python ones (seconds per call in the
-original) at one level each in a ``slow`` test.
+original) at one level each. The sweeps are ``slow`` (.ci/run runs them; a plain run leaves them
+out), the zero-gradient Perlin case is not.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def compare(original, cases, profile: str) -> None:
     assert not bad, f"{len(bad)} of {len(cases)} differ:\n" + "\n".join(bad)
 
 
+@pytest.mark.slow  # a sweep against the original code
 def test_cifar10_c_bar_levels_at_32px(original):
     images = cifar_images(4)
     cases = [
@@ -109,6 +111,7 @@ def test_cifar10_c_bar_levels_at_32px(original):
     compare(original, cases, "cifar")
 
 
+@pytest.mark.slow  # a sweep against the original code
 def test_imagenet_c_bar_levels_at_64px(original):
     images = photos("tiny")
     cases = [
@@ -130,6 +133,7 @@ def test_perlin_noise_with_a_zero_gradient(original):
     )
 
 
+@pytest.mark.slow  # a sweep against the original code
 def test_imagenet_c_bar_at_224px(original):
     images = photos("imagenet")
     cases = [
