@@ -35,7 +35,7 @@ def _needs_flock() -> None:
 
 def test_setup_refenv_locks_its_directory_first() -> None:
     script = (REPO / "tools" / "reference" / "setup_refenv.sh").read_text(encoding="utf-8")
-    lock = script.index('exec 9>"$DIR.lock"')
+    lock = script.index('exec 9>>"$DIR.lock"')
     assert "flock 9" in script[lock : lock + 200]
     assert lock < script.index("have_magickwand()")  # before anything is built
 
@@ -61,3 +61,17 @@ def test_a_build_that_outlasts_the_timeout_is_reported(tmp_path: Path) -> None:
 
 def test_no_lock_no_wait(tmp_path: Path) -> None:
     assert wait_for_build(tmp_path / "refenv", timeout=0)
+
+
+def test_setup_refenv_refuses_a_planted_link_and_leaves_its_target_alone(tmp_path: Path) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    (tmp_path / "refenv.lock").symlink_to(victim)
+    r = subprocess.run(
+        ["bash", str(REPO / "tools" / "reference" / "setup_refenv.sh"), str(tmp_path / "refenv")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 1 and "is a symbolic link" in r.stderr
+    assert victim.read_text() == "keep me" and not (tmp_path / "refenv").exists()

@@ -28,7 +28,8 @@ elapsed() { echo $(($(date +%s) - START)); }
 # the build to end instead of reading a half-made env (tests/reference.py; .ci/run builds the
 # env while it installs the package)
 mkdir -p "$(dirname "$DIR")" || fail "cannot create $(dirname "$DIR")"
-exec 9>"$DIR.lock" || fail "cannot write $DIR.lock (is $(dirname "$DIR") writable?)"
+[[ -L "$DIR.lock" ]] && fail "$DIR.lock is a symbolic link: remove it (the lock is a plain file)"
+exec 9>>"$DIR.lock" || fail "cannot write $DIR.lock (is $(dirname "$DIR") writable?)" # (>>: never truncates)
 if command -v flock >/dev/null; then flock 9; fi # (util-linux; without it nobody waits)
 
 CHECK_IMPORTS='import numpy, cv2, skimage, scipy, PIL, wand.image, imagenet_c, imagecorruptions; print(numpy.__version__, cv2.__version__, skimage.__version__, scipy.__version__, PIL.__version__, wand.version.MAGICK_VERSION)'
