@@ -19,6 +19,10 @@ from typing import Any
 # loopback cluster then stay on 127.0.0.1 instead of the interface address (Ray reads this once,
 # at import; with it "127.0.0.1" is not rewritten to the route-table IP).
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+# Before anything loads OpenMP (torch, read once at load; every child process inherits it): the
+# two xdist workers share the cores, and OpenMP threads that spin after each parallel region take
+# the other worker's core (measured on 2 cores: the demo / eval tests 141-166 s -> 110 s).
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np
 import pytest

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -79,6 +81,25 @@ def test_ci_runs_the_slow_tests_the_readme_command_leaves_out() -> None:
     lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
     assert lines.index(f"export {RUN_SLOW}=1") < readme
+
+
+def test_ci_installs_without_compiling_every_module_and_caches_what_the_tests_import() -> None:
+    # pip's byte-compile of every installed module is ~45 s of .ci/run on one core; without it,
+    # Python must be free to write the bytecode of what the tests import, or every process of
+    # the run compiles torch anew
+    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
+    assert lines.index("export PIP_COMPILE=0") < readme
+    assert lines.index("unset PYTHONDONTWRITEBYTECODE") < readme
+
+
+def test_openmp_threads_sleep_while_they_wait() -> None:
+    # tests/conftest.py, before torch loads: the two workers' spinning OpenMP threads would take
+    # each other's core; the child processes of the run inherit it
+    code = "import os, torch; print(os.environ['OMP_WAIT_POLICY'])"
+    pytest.importorskip("torch")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "PASSIVE"
 
 
 #: session fixtures that take a minute of CPU each: only tests marked slow may use them, or a
