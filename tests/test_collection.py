@@ -75,22 +75,25 @@ def test_ci_runs_the_readme_test_command_verbatim() -> None:
     assert commands[1] in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
 
 
+def ci_lines_before_the_readme_command() -> list[str]:
+    """The lines of .ci/run above its run of the README's test command (what that run sees)."""
+    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
+    return lines[:readme]
+
+
 def test_ci_runs_the_slow_tests_the_readme_command_leaves_out() -> None:
     # README: a plain run leaves out the tests marked slow; .ci/run's run of the same command
     # includes them (CORRUPTBENCH_SLOW=1, read by tests/conftest.py before collection)
-    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
-    assert lines.index(f"export {RUN_SLOW}=1") < readme
+    assert f"export {RUN_SLOW}=1" in ci_lines_before_the_readme_command()
 
 
 def test_ci_installs_without_compiling_every_module_and_caches_what_the_tests_import() -> None:
     # pip's byte-compile of every installed module is ~45 s of .ci/run on one core; without it,
     # Python must be free to write the bytecode of what the tests import, or every process of
     # the run compiles torch anew
-    lines = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
-    readme = next(i for i, line in enumerate(lines) if line.startswith("python3 -m venv .venv"))
-    assert lines.index("export PIP_COMPILE=0") < readme
-    assert lines.index("unset PYTHONDONTWRITEBYTECODE") < readme
+    before = ci_lines_before_the_readme_command()
+    assert "export PIP_COMPILE=0" in before and "unset PYTHONDONTWRITEBYTECODE" in before
 
 
 def test_openmp_threads_sleep_while_they_wait() -> None:

@@ -16,7 +16,6 @@ export DEBIAN_FRONTEND=noninteractive
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
 START=$(date +%s)
-
 say() { printf '[setup_refenv] %s\n' "$*"; }
 fail() {
     printf '[setup_refenv] ERROR: %s\n' "$*" >&2
