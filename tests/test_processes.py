@@ -129,3 +129,61 @@ def test_bounded_map_keeps_the_order_and_makes_at_most_ahead_results_ahead() -> 
         gen.close()  # stopped early: the calls not yet started are cancelled
         time.sleep(0.05)
         assert len(started) <= 5
+
+
+#: a worker's descriptor hand-off (multiprocessing.resource_sharer, as a data-loader worker's
+#: batch uses it) whose receiver drops the connection half-way, then a complete one
+DROPPED_HANDOFF = """
+import os, socket, sys
+from multiprocessing import resource_sharer
+if sys.argv[1] == "quiet":
+    from corruptbench.processes import quiet_dropped_handoffs
+    quiet_dropped_handoffs()
+fd = os.open(os.devnull, os.O_RDONLY)
+shared = resource_sharer.DupFd(fd)
+address = shared._id[0]  # the listener a receiver connects to
+s = socket.socket(socket.AF_UNIX)
+s.connect(address)
+s.recv(1)  # the listener's challenge has begun: close with it unread (a reset)
+s.close()
+os.close(shared.detach())  # served after the dropped connection was handled
+print("handed over")
+"""
+
+
+@pytest.mark.parametrize("mode", ["default", "quiet"])
+def test_a_dropped_handoff_prints_no_traceback_in_a_quiet_worker(mode: str) -> None:
+    """SIGTERM of eval-c --workers 2 printed a loader worker's ConnectionResetError traceback
+    (its resource-sharer thread) under the "interrupted" line, now and then (.ci/run)."""
+    done = subprocess.run(
+        [sys.executable, "-c", DROPPED_HANDOFF, mode],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout == "handed over\n", done.stderr
+    if mode == "default":  # the scenario reproduces the traceback the hook removes
+        assert "Traceback" in done.stderr and "resource_sharer.py" in done.stderr, done.stderr
+    else:
+        assert done.stderr == ""
+
+
+def test_a_quiet_worker_still_reports_other_errors() -> None:
+    """Only hand-off errors are dropped: a connection error raised elsewhere, and any other
+    error, still reach the hook before it."""
+    code = (
+        "import sys\n"
+        "from corruptbench.processes import quiet_dropped_handoffs\n"
+        "quiet_dropped_handoffs()\n"
+        "for e in (ConnectionResetError('not a hand-off'), EOFError('eof'), ValueError('other')):\n"
+        "    try:\n"
+        "        raise e\n"
+        "    except Exception as caught:\n"
+        "        sys.excepthook(type(caught), caught, caught.__traceback__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=_env(), capture_output=True, text=True, timeout=120
+    )
+    for line in ("ConnectionResetError: not a hand-off", "EOFError: eof", "ValueError: other"):
+        assert line in done.stderr, done.stderr

@@ -18,6 +18,9 @@ started. :func:`end_with` ties the calling worker to its driver:
 
 :func:`bounded_map` is ``Executor.map`` with a bound on the results made ahead of their consumer.
 
+:func:`quiet_dropped_handoffs` keeps a worker from printing a traceback when its driver, stopped,
+drops a hand-off of shared memory half-way.
+
 :func:`pid_alive` answers whether a process id still names the process that wrote a file (the
 temporary-file sweep of a build): a process id reused by a process started after the file was
 last written does not count.
@@ -37,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["bounded_map", "end_with", "pid_alive", "process_start_time"]
+__all__ = ["bounded_map", "end_with", "pid_alive", "process_start_time", "quiet_dropped_handoffs"]
 
 #: seconds between two checks of the driver where no pidfd can be waited on
 POLL_S = 1.0
@@ -167,3 +170,34 @@ def bounded_map(
     finally:
         for f in pending:
             f.cancel()
+
+
+def _from_resource_sharer(tb: Any) -> bool:
+    """Whether a traceback passes through ``multiprocessing/resource_sharer.py``."""
+    while tb is not None:
+        if os.path.basename(tb.tb_frame.f_code.co_filename) == "resource_sharer.py":
+            return True
+        tb = tb.tb_next
+    return False
+
+
+def quiet_dropped_handoffs() -> None:
+    """In this worker, no traceback for a descriptor hand-off that the driver dropped.
+
+    A worker hands each result's shared memory to its driver from a listening thread
+    (``multiprocessing/resource_sharer.py``, ``_ResourceSharer._serve``; PyTorch's data-loader
+    workers do it for every batch): the driver connects and receives the file descriptor. A driver
+    stopped by Ctrl-C or SIGTERM in the middle of that closes its end, and the thread reports the
+    ``ConnectionResetError`` (or ``EOFError``) through ``sys.excepthook``: a traceback under the
+    driver's one "interrupted" line, for nothing the driver does not already handle (it stops the
+    worker next). Those errors, from that thread, are dropped; everything else reaches the hook
+    that was there before.
+    """
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+        if issubclass(kind, (ConnectionError, EOFError)) and _from_resource_sharer(tb):
+            return
+        previous(kind, value, tb)
+
+    sys.excepthook = hook

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..errors import Arg
 from ..models import LoadedModel, Preprocessing
-from ..processes import end_with
+from ..processes import end_with, quiet_dropped_handoffs
 from .common import EvalError
 from .readers import Reader
 
@@ -144,6 +144,7 @@ def _worker_init(_: int, driver: int | None = None) -> None:
     # (processes.end_with).
     if driver is not None:
         end_with(driver)
+    quiet_dropped_handoffs()  # a stopped driver: one "interrupted" line, no worker traceback
     try:
         import cv2
 
