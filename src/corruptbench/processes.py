@@ -185,13 +185,13 @@ def quiet_dropped_handoffs() -> None:
     """In this worker, no traceback for a descriptor hand-off that the driver dropped.
 
     A worker hands each result's shared memory to its driver from a listening thread
-    (``multiprocessing/resource_sharer.py``, ``_ResourceSharer._serve``; PyTorch's data-loader
-    workers do it for every batch): the driver connects and receives the file descriptor. A driver
-    stopped by Ctrl-C or SIGTERM in the middle of that closes its end, and the thread reports the
-    ``ConnectionResetError`` (or ``EOFError``) through ``sys.excepthook``: a traceback under the
-    driver's one "interrupted" line, for nothing the driver does not already handle (it stops the
-    worker next). Those errors, from that thread, are dropped; everything else reaches the hook
-    that was there before.
+    (CPython ``Lib/multiprocessing/resource_sharer.py``, ``_ResourceSharer._serve``, lines
+    133-150 in 3.11; PyTorch's data-loader workers do it for every batch): the driver connects and
+    receives the file descriptor. A driver stopped by Ctrl-C or SIGTERM in the middle of that
+    closes its end, and the thread reports the ``ConnectionResetError`` (or ``EOFError``) through
+    ``sys.excepthook``: a traceback under the driver's one "interrupted" line, for nothing the
+    driver does not already handle (it stops the worker next). Those errors, from that thread, are
+    dropped; everything else reaches the hook that was there before.
     """
     previous = sys.excepthook
 
