@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from corruptbench.processes import bounded_map, pid_alive, process_start_time
+from corruptbench.processes import bounded_map, chained_map, pid_alive, process_start_time
 from support import REPO
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux /proc, prctl")
@@ -129,6 +129,60 @@ def test_bounded_map_keeps_the_order_and_makes_at_most_ahead_results_ahead() -> 
         gen.close()  # stopped early: the calls not yet started are cancelled
         time.sleep(0.05)
         assert len(started) <= 5
+
+
+def _chain_step(arg: tuple[int, int, int]) -> tuple[tuple[int, int], tuple[int, int, int] | None]:
+    """Chain ``c`` of ``n`` calls: the output of call ``k`` is ``(c, k)``."""
+    c, k, n = arg
+    time.sleep(0.002 * ((c * 7 + k * 3) % 5))  # calls end out of order
+    return (c, k), ((c, k + 1, n) if k + 1 < n else None)
+
+
+def test_chained_map_yields_chain_after_chain_in_order_with_at_most_active_chains() -> None:
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    lengths = [3, 1, 5, 2, 4, 1, 3]
+    live: set[int] = set()
+    most = [0]
+    lock = threading.Lock()
+
+    def step(arg: tuple[int, int, int]) -> tuple[tuple[int, int], tuple[int, int, int] | None]:
+        with lock:
+            live.add(arg[0])
+            most[0] = max(most[0], len(live))
+        out, nxt = _chain_step(arg)
+        if nxt is None:
+            with lock:
+                live.discard(arg[0])
+        return out, nxt
+
+    with ThreadPoolExecutor(4) as pool:
+        chains = ((c, 0, n) for c, n in enumerate(lengths))
+        out = list(chained_map(pool, step, chains, active=3))
+    assert out == [(c, k) for c, n in enumerate(lengths) for k in range(n)]
+    assert most[0] == 3  # chains ran side by side, never more than `active`
+
+
+def test_chained_map_stops_its_chains_with_the_consumer_and_raises_a_calls_error() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    calls: list[tuple[int, int]] = []
+
+    def step(arg: tuple[int, int, int]) -> tuple[tuple[int, int], tuple[int, int, int] | None]:
+        calls.append(arg[:2])
+        if arg[:2] == (1, 2):
+            raise ValueError("chain 1 broke at call 2")
+        return _chain_step(arg)
+
+    with ThreadPoolExecutor(2) as pool:
+        gen = chained_map(pool, step, ((c, 0, 100) for c in range(50)), active=2)
+        assert next(gen) == (0, 0)
+        gen.close()  # stopped: no call is submitted any more
+        time.sleep(0.05)
+        assert len(calls) <= 4
+        with pytest.raises(ValueError, match="chain 1 broke at call 2"):
+            list(chained_map(pool, step, ((c, 0, 4) for c in range(3)), active=2))
 
 
 #: a worker's descriptor hand-off (multiprocessing.resource_sharer, as a data-loader worker's

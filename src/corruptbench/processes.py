@@ -16,7 +16,10 @@ started. :func:`end_with` ties the calling worker to its driver:
   no polling) or, where there is none, checks every second whether the driver still runs, and
   ends the worker with ``os._exit`` when it does not.
 
-:func:`bounded_map` is ``Executor.map`` with a bound on the results made ahead of their consumer.
+:func:`bounded_map` is ``Executor.map`` with a bound on the results made ahead of their consumer;
+:func:`chained_map` runs chains of calls that each need the last one's result (a CCC shard made
+chunk by chunk: its generators' state passes from chunk to chunk), several chains at once, and
+yields their outputs in order.
 
 :func:`quiet_dropped_handoffs` keeps a worker from printing a traceback when its driver, stopped,
 drops a hand-off of shared memory half-way.
@@ -40,7 +43,14 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["bounded_map", "end_with", "pid_alive", "process_start_time", "quiet_dropped_handoffs"]
+__all__ = [
+    "bounded_map",
+    "chained_map",
+    "end_with",
+    "pid_alive",
+    "process_start_time",
+    "quiet_dropped_handoffs",
+]
 
 #: seconds between two checks of the driver where no pidfd can be waited on
 POLL_S = 1.0
@@ -170,6 +180,51 @@ def bounded_map(
     finally:
         for f in pending:
             f.cancel()
+
+
+def chained_map(
+    pool: Any, fn: Callable[[Any], tuple[Any, Any]], chains: Iterable[Any], active: int
+) -> Iterator[Any]:
+    """The outputs of chains of calls in ``pool``, chain after chain, each chain's in order.
+
+    A chain starts from an argument; ``fn(arg)`` returns ``(output, next_arg)``, and the chain goes
+    on with ``fn(next_arg)`` until ``next_arg`` is None: its calls run one after another, while up
+    to ``active`` chains run side by side (each with one call in flight). The outputs of chains
+    ahead of the one being consumed are kept until their turn (memory ~ ``active`` chains'
+    outputs); a chain starts when the consumer finishes one. Calls not yet started are cancelled
+    when the consumer stops; a call's exception is raised to the consumer once it is seen.
+    """
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    it = iter(chains)
+    live: collections.deque[list[Any]] = collections.deque()  # [outputs, future or None]
+
+    def start() -> None:
+        for arg in itertools.islice(it, 1):
+            live.append([collections.deque(), pool.submit(fn, arg)])
+
+    for _ in range(max(1, active)):
+        start()
+    try:
+        while live:
+            head = live[0]
+            while head[0]:
+                yield head[0].popleft()
+            if head[1] is None:  # finished and consumed
+                live.popleft()
+                start()
+                continue
+            running = {c[1]: c for c in live if c[1] is not None}
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for f in done:
+                chain = running[f]
+                out, nxt = f.result()
+                chain[0].append(out)
+                chain[1] = None if nxt is None else pool.submit(fn, nxt)
+    finally:
+        for chain in live:
+            if chain[1] is not None:
+                chain[1].cancel()
 
 
 def _from_resource_sharer(tb: Any) -> bool:

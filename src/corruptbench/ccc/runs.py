@@ -39,9 +39,9 @@ from ..builders.lock import OutLock
 from ..errors import Arg, ArgumentError
 from ..fileio import TMP_SUFFIX, temp_path, write_text
 from ..formats.webdataset import TarShardWriter, file_sha256, iter_samples, scan_samples
-from ..processes import bounded_map
 from ..streams.core import CSV_COLUMNS, Batch, Sample
 from ..streams.protocol import Segment
+from .feed import decode, decode_in_order, made_jpegs
 from .generate import (
     DRAWS,
     Source,
@@ -281,38 +281,24 @@ def _executor(
 # ---------------------------------------------------------------------------------------------
 
 
-def _decode(jpeg: bytes) -> np.ndarray:
-    import simplejpeg
-
-    return simplejpeg.decode_jpeg(jpeg, colorspace="RGB", fastdct=False, fastupsample=False)
-
-
 #: one shard's job: the shard, and its source and draws (made) or its tar file (read)
 _Job = tuple[Shard, "Source | None", int, str, "str | None"]
 
 
-def _shard_items(job: _Job) -> Iterator[tuple[Sample, np.ndarray]]:
-    """A shard's samples and decoded images, in order: made, or read from its tar file."""
-    shard, source, seed, draws, tar = job
-    if tar is None:
-        assert source is not None
-        for rec, jpeg in shard_samples(shard, source, seed, draws):
-            yield _sample(rec, source), _decode(jpeg)
-        return
-    n = 0
-    for key, members in iter_samples(tar):
-        try:
-            sample = _read_sample(shard.first_image + n, members)
-            image = _decode(members["input.jpg"])
-        except (KeyError, ValueError) as exc:
-            raise ArgumentError(f"{tar}: sample {key}: not a CCC sample ({exc})") from None
-        yield sample, image
-        n += 1
-    _check_count(tar, n, shard)
-
-
-def _shard_images(job: _Job) -> list[tuple[Sample, np.ndarray]]:
-    return list(_shard_items(job))
+def _read_jpegs(jobs: list[_Job]) -> Iterator[tuple[Sample, bytes]]:
+    """The samples and JPEG bytes of written shards, in order (each shard's count checked)."""
+    for shard, _, _, _, tar in jobs:
+        assert tar is not None
+        n = 0
+        for key, members in iter_samples(tar):
+            try:
+                sample = _read_sample(shard.first_image + n, members)
+                jpeg = members["input.jpg"]
+            except (KeyError, ValueError) as exc:
+                raise ArgumentError(f"{tar}: sample {key}: not a CCC sample ({exc})") from None
+            yield sample, jpeg
+            n += 1
+        _check_count(tar, n, shard)
 
 
 def _check_count(tar: str, n: int, shard: Shard) -> None:
@@ -343,8 +329,10 @@ class CCCStream:
     Made on the fly with ``backend="torch"``: the same samples, the corruptions on ``device``
     (statistically equivalent images; :mod:`corruptbench.ccc.stream_torch`).
 
-    ``batches(batch_size, workers)`` yields :class:`Batch` es (workers make or read whole shards
-    in parallel, in order, at most ``workers`` ahead: memory ~ ``workers`` x a shard). It follows
+    ``batches(batch_size, workers)`` yields :class:`Batch` es (:mod:`.feed`: ``workers``
+    processes make that many shards side by side, a chunk of images per call, sent back as JPEG
+    bytes and decoded here: memory ~ ``workers`` x a shard's JPEGs; a written run is read here and
+    decoded by threads). It follows
     :class:`~corruptbench.streams.protocol.OnlineStream`, so
     :func:`corruptbench.streams.harness.evaluate_stream` evaluates it: never reset (CCC is one
     continual run), one block per walk step (``"c1+c2"`` at ``"s1+s2"``), domains the pairs.
@@ -459,16 +447,20 @@ class CCCStream:
         ]
 
     def _samples(self, workers: int, first: int = 0) -> Iterator[tuple[Sample, np.ndarray]]:
+        """The samples and decoded images from shard ``first`` on (:mod:`.feed`: made a chunk at
+        a time in ``workers`` processes, or read; decoded by threads of this process)."""
         jobs = self._jobs(first)
         if self.backend == "torch":  # corruptions on the device; crops here or in workers
             yield from self._torch_samples(jobs, workers)
-        elif workers > 0:
-            with ProcessPoolExecutor(max_workers=workers) as pool:
-                for made in bounded_map(pool, _shard_images, jobs, workers):
-                    yield from made
+        elif self.folder is not None:
+            yield from decode_in_order(_read_jpegs(jobs), workers)
         else:
-            for job in jobs:
-                yield from _shard_items(job)
+            source = self.source
+            assert source is not None
+            shards = [job[0] for job in jobs]
+            made = made_jpegs(shards, source, self.plan.seed, self.draws, workers)
+            for rec, image in decode_in_order(made, workers):
+                yield _sample(rec, source), image
 
     def _torch_samples(self, jobs: list[_Job], workers: int) -> Iterator[tuple[Sample, np.ndarray]]:
         import torch
@@ -480,9 +472,7 @@ class CCCStream:
         made = [(shard, source, seed, draws) for shard, _, seed, draws, _ in jobs]
         pool = ProcessPoolExecutor(workers) if workers > 0 else contextlib.nullcontext()
         with pool as p:
-            for rec, img in torch_shard_images(
-                made, torch.device(self.device), _decode, p, workers
-            ):
+            for rec, img in torch_shard_images(made, torch.device(self.device), decode, p, workers):
                 yield _sample(rec, source), img
 
     @property
