@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -86,6 +88,23 @@ def test_refuses_unholdable_baseline_and_says_how_close():
     ):
         find_walk(m, 20)
     assert find_walk(m, 20, tolerance=None).mean == 50.0
+
+
+@pytest.mark.parametrize("value", [-0.5, 100.5, 1.7e308])
+def test_refuses_cells_that_are_not_accuracies_in_percent(value):
+    m = np.full((GRID, GRID), 50.0)
+    m[2, 7] = value
+    shown = re.escape(f"{value:g}")
+    with pytest.raises(
+        ArgumentError, match=rf"1 cell\(s\) outside 0\.\.100 .*first {shown} at \[2, 7\]"
+    ):
+        find_walk(m, 20, tolerance=None)
+
+
+@pytest.mark.parametrize("tolerance", [float("nan"), -1.0, "5"])
+def test_refuses_a_tolerance_that_is_not_points(tolerance):
+    with pytest.raises(ArgumentError, match="tolerance must be a number of accuracy points >= 0"):
+        find_walk(np.full((GRID, GRID), 20.0), 20, tolerance=tolerance)
 
 
 @needs_ccc

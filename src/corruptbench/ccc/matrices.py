@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import os
 import pickle
+import zipfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,21 +38,63 @@ def save_matrices(path: str | os.PathLike[str], matrices: Mapping[str, np.ndarra
 
 
 def load_matrices(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """Read a ``.npz`` of :func:`save_matrices` or the original's pickle; every matrix checked."""
+    """Read a ``.npz`` of :func:`save_matrices` or the original's pickle; every matrix checked.
+
+    The kind is told by the file's first bytes, not its name: a zip archive is read as ``.npz``
+    (never unpickled), a ``.npy`` array is refused, anything else is read as a pickle; a file that
+    does not read whole is refused in one line.
+    """
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise ArgumentError(Arg("matrix"), f" is a folder, not a matrices file: {path}")
     if not os.path.isfile(path):
         raise ArgumentError(Arg("matrix"), f" not found: {path}")
-    if path.endswith(".npz"):
-        with np.load(path, allow_pickle=False) as data:
-            raw: Mapping[str, Any] = {k: data[k] for k in data.files}
+    with open(path, "rb") as f:
+        head = f.read(6)
+    if head.startswith(b"PK"):
+        raw: Mapping[str, Any] = _read_npz(path)
+    elif head == b"\x93NUMPY":
+        raise ArgumentError(
+            Arg("matrix"),
+            f" {path} is a single .npy array: give the .npz 'corruptbench ccc calibrate' writes "
+            "or the original's ccc_accuracy_matrix.pickle",
+        )
     else:
+        raw = _read_pickle(path)
+    return {str(k): check_matrix(_as_indexed(v), str(k)) for k, v in raw.items()}
+
+
+def _unreadable(path: str, exc: BaseException) -> ArgumentError:
+    msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return ArgumentError(Arg("matrix"), f" {path} is damaged or not a matrices file ({msg})")
+
+
+def _read_npz(path: str) -> dict[str, Any]:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile, KeyError) as exc:
+        raise _unreadable(path, exc) from None
+
+
+def _read_pickle(path: str) -> Mapping[str, Any]:
+    try:
         with open(path, "rb") as f:
             raw = pickle.load(f)  # noqa: S301 - the user names the file (see the module docstring)
-        if not isinstance(raw, Mapping):
-            raise ArgumentError(
-                Arg("matrix"), f" {path} holds a {type(raw).__name__}, not a mapping of matrices"
-            )
-    return {str(k): check_matrix(_as_indexed(v), str(k)) for k, v in raw.items()}
+    except (
+        OSError,
+        EOFError,
+        pickle.UnpicklingError,
+        ValueError,
+        AttributeError,
+        ImportError,
+    ) as exc:
+        raise _unreadable(path, exc) from None
+    if not isinstance(raw, Mapping):
+        raise ArgumentError(
+            Arg("matrix"), f" {path} holds a {type(raw).__name__}, not a mapping of matrices"
+        )
+    return raw
 
 
 def _as_indexed(value: Any) -> np.ndarray:

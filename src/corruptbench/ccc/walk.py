@@ -41,8 +41,9 @@ DEFAULT_TOLERANCE = 5.0
 
 
 def check_matrix(matrix: Any, name: str = "matrix") -> np.ndarray:
-    """``matrix`` as a 21 x 21 float array of finite accuracies, or one clear
-    :class:`~corruptbench.errors.ArgumentError` (wrong shape, NaN or infinite cells, not numbers)."""
+    """``matrix`` as a 21 x 21 float array of accuracies in percent, or one clear
+    :class:`~corruptbench.errors.ArgumentError` (wrong shape, NaN or infinite cells, cells outside
+    0..100, not numbers)."""
     try:
         arr = np.asarray(matrix, dtype=np.float64)
     except (TypeError, ValueError):
@@ -63,6 +64,14 @@ def check_matrix(matrix: Any, name: str = "matrix") -> np.ndarray:
             Arg(name),
             f" has {int(bad.sum())} NaN or infinite cell(s), the first at [{i}, {j}] "
             f"(severities {i * SEVERITY_STEP:g} + {j * SEVERITY_STEP:g})",
+        )
+    out = (arr < 0) | (arr > 100)
+    if out.any():
+        i, j = (int(v) for v in np.argwhere(out)[0])
+        raise ArgumentError(
+            Arg(name),
+            f" has {int(out.sum())} cell(s) outside 0..100 (accuracies in percent), the first "
+            f"{arr[i, j]:g} at [{i}, {j}]",
         )
     return arr
 
@@ -142,6 +151,11 @@ def find_walk(matrix: Any, baseline: float, *, tolerance: float | None = DEFAULT
         raise ArgumentError(Arg("baseline"), f" must be a number, got {baseline!r}") from None
     if not np.isfinite(target):
         raise ArgumentError(Arg("baseline"), f" must be finite, got {baseline!r}")
+    if tolerance is not None and not (isinstance(tolerance, (int, float)) and tolerance >= 0):
+        raise ArgumentError(
+            Arg("tolerance"),
+            f" must be a number of accuracy points >= 0 (or None: any walk), got {tolerance!r}",
+        )
     # the reference indexes its (float64) array element by element: the same scalars here
     cost, path = _paths(arr, target)
     best_gap, best, mean = float("inf"), [], float("nan")
