@@ -140,3 +140,57 @@ def test_eval_stream_ccc_refusals(tmp_path, capsys):
     argv = ["eval-stream", "--ccc", str(tmp_path), "--ccc-backend", "torch", "--model", "x"]
     assert main(argv) == 2
     assert "--ccc-backend torch applies to --ccc-on-the-fly SRC" in capsys.readouterr().err
+
+
+def test_calibrate_refuses_a_bad_model_before_writing_anything(tmp_path, capsys):
+    assert _calibrate(tmp_path / "c", "--model", "nonsense_model") == 2
+    assert "nonsense_model" in capsys.readouterr().err
+    assert not (tmp_path / "c").exists()  # so the corrected command starts afresh
+    assert _calibrate(tmp_path / "c", "--levels", "20") == 0
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--seed", "-1"], "--seed must be an int in [0, 2**32), got -1"),
+        (
+            ["--corruptions", "gaussian_noise,contrast,contrast"],
+            "--corruptions names contrast more than once",
+        ),
+    ],
+)
+def test_calibrate_one_line_refusals(tmp_path, capsys, extra, message):
+    assert _calibrate(tmp_path / "c", *extra) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and not (tmp_path / "c").exists()
+
+
+def test_calibrate_names_a_damaged_pair_file(calibrated, tmp_path, capsys):
+    out = tmp_path / "c"
+    out.mkdir()
+    for f in [*calibrated.glob("*.json"), *calibrated.glob("pairs/*.npy")]:
+        (out / f.relative_to(calibrated)).parent.mkdir(exist_ok=True)
+        (out / f.relative_to(calibrated)).write_bytes(f.read_bytes())
+    pair = out / "pairs" / "n1_contrast_n2_gaussian_noise.npy"
+    counts = np.load(pair)
+    counts[0, 0] = 7  # 7 of 3 images correct: not a count
+    np.save(pair, counts)
+    assert _calibrate(out) == 2
+    assert "n1_contrast_n2_gaussian_noise.npy is damaged" in capsys.readouterr().err
+    pair.write_bytes(pair.read_bytes()[:60])  # truncated
+    assert _calibrate(out) == 2
+    assert "n1_contrast_n2_gaussian_noise.npy is damaged" in capsys.readouterr().err
+
+
+def test_calibrate_refuses_out_inside_data(tmp_path, capsys):
+    need_shared()
+    data = tmp_path / "data"
+    data.mkdir()
+    for photo in sorted(IMAGENET_SAMPLE.iterdir())[:4]:
+        (data / photo.name).write_bytes(photo.read_bytes())
+    cmd = ["ccc", "calibrate", "--data", str(data), "--out", str(data / "cal"), *CAL]
+    assert main(cmd) == 2
+    assert "must not be the --data folder" in capsys.readouterr().err
+    assert sorted(p.name for p in data.iterdir()) == sorted(
+        p.name for p in sorted(IMAGENET_SAMPLE.iterdir())[:4]
+    )

@@ -33,6 +33,7 @@ from ..fileio import write_bytes, write_text
 from .functions import corrupt_pair
 from .matrices import pair_key, save_matrices
 from .params import check_ccc_name
+from .plan import check_seed
 from .walk import GRID
 
 __all__ = [
@@ -79,7 +80,13 @@ def calibration_images(
     from ..formats.images import load_image
     from ..ops.preprocess import profile_preprocess
 
+    check_seed(seed)
     items = [it for it in scan_image_folder(folder).items if it.label is not None]
+    if not items:
+        raise ArgumentError(
+            Arg("data"),
+            f" {folder} has no labelled images (class sub-folders, or files named <wnid>_...)",
+        )
     if n < 1 or n > len(items):
         raise ArgumentError(
             Arg("images"), f" must be in 1..{len(items)} (labelled images in {folder}), got {n}"
@@ -183,21 +190,55 @@ def _run_pair(args: tuple) -> tuple[str, np.ndarray]:
     return pair_key(a, b), counts
 
 
-def _check_settings(out: Path, settings: CalibrationSettings) -> None:
+def _check_settings(out: Path, settings: CalibrationSettings) -> bool:
+    """Whether ``out`` holds this calibration already; one line if it holds another."""
     path = out / SETTINGS_FILE
-    mine = asdict(settings)
-    mine = json.loads(json.dumps(mine))
-    if path.is_file():
+    mine = json.loads(json.dumps(asdict(settings)))
+    if not path.is_file():
+        return False
+    try:
         theirs = json.loads(path.read_text())
-        if theirs != mine:
-            diff = sorted(k for k in mine if mine[k] != theirs.get(k))
-            raise ArgumentError(
-                Arg("out"),
-                f" {out} holds a calibration with other settings ({', '.join(diff)}); "
-                "use another folder or the same settings to resume",
-            )
+    except (OSError, ValueError) as exc:
+        raise ArgumentError(Arg("out"), f" {path}: not readable ({exc})") from None
+    if theirs != mine:
+        diff = sorted(k for k in mine if not isinstance(theirs, dict) or mine[k] != theirs.get(k))
+        raise ArgumentError(
+            Arg("out"),
+            f" {out} holds a calibration with other settings ({', '.join(diff)}); "
+            "use another folder or the same settings to resume",
+        )
+    return True
+
+
+def _write_settings(out: Path, settings: CalibrationSettings) -> None:
+    text = json.dumps(json.loads(json.dumps(asdict(settings))), indent=1) + "\n"
+    write_text(out / SETTINGS_FILE, text, make_parents=True)
+
+
+def _load_pair(path: Path, n_images: int, levels: Sequence[int]) -> np.ndarray:
+    """A finished pair's counts (:func:`pair_counts`), checked: a damaged file is named, not read
+    as numbers."""
+    try:
+        counts = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        counts = exc
+    ok = isinstance(counts, np.ndarray) and counts.shape == (GRID, GRID)
+    if ok and counts.dtype.kind in "iu":
+        computed = np.zeros((GRID, GRID), dtype=bool)
+        computed[np.ix_(list(levels), list(levels))] = True
+        cells = counts[computed]
+        ok = bool(
+            (cells >= 0).all() and (cells <= n_images).all() and (counts[~computed] == -1).all()
+        )
     else:
-        write_text(path, json.dumps(mine, indent=1) + "\n", make_parents=True)
+        ok = False
+    if not ok:
+        raise ArgumentError(
+            Arg("out"),
+            f" {path} is damaged (not {GRID} x {GRID} counts of 0..{n_images} correct images): "
+            "delete it and run again to compute that pair anew",
+        )
+    return counts
 
 
 def calibrate(
@@ -239,9 +280,12 @@ def calibrate(
         raise ArgumentError(
             Arg("levels"), f" must be grid indices in 0..20 including 0 and 20, got {list(lv)}"
         )
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise ArgumentError(Arg("corruptions"), f" names {', '.join(twice)} more than once")
     out = Path(out)
     settings = CalibrationSettings(names, lv, int(seed), model, tuple(ids))
-    _check_settings(out, settings)
+    resumed = _check_settings(out, settings)
     counts: dict[str, np.ndarray] = {}
     todo = []
     for a in names:
@@ -250,9 +294,13 @@ def calibrate(
                 continue
             done = out / "pairs" / f"{pair_key(a, b)}.npy"
             if done.is_file():
-                counts[pair_key(a, b)] = np.load(done)
+                counts[pair_key(a, b)] = _load_pair(done, len(images), lv)
             else:
                 todo.append((images, labels, a, b, lv, int(seed), model, device, str(out)))
+    if todo:
+        classifier(model, device)  # a model or device that cannot load: refused before any write
+    if not resumed:
+        _write_settings(out, settings)
     if workers > 0 and len(todo) > 1:
         with ProcessPoolExecutor(max_workers=workers) as pool:
             for key, c in pool.map(_run_pair, todo):

@@ -33,6 +33,7 @@ from .params import check_ccc_name
 from .walk import DEFAULT_TOLERANCE, find_walk
 
 __all__ = [
+    "check_seed",
     "Step",
     "Shard",
     "RunPlan",
@@ -148,6 +149,14 @@ def _pairs(rnd: random.Random, noises: tuple[str, ...]) -> Iterator[tuple[str, s
             noise2 = rnd.choice(noises)
 
 
+def check_seed(seed: Any) -> int:
+    """A run's or a calibration's seed: an int in [0, 2**32) (NumPy's legacy seeding), else one
+    line."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
+        raise ArgumentError(Arg("seed"), f" must be an int in [0, 2**32), got {seed!r}")
+    return int(seed)
+
+
 def _check_run_args(baseline: Any, speed: Any, seed: Any, images: Any, per_shard: Any) -> None:
     for name, value, lo in (
         ("speed", speed, 1),
@@ -156,8 +165,7 @@ def _check_run_args(baseline: Any, speed: Any, seed: Any, images: Any, per_shard
     ):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < lo:
             raise ArgumentError(Arg(name), f" must be a positive int, got {value!r}")
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**32:
-        raise ArgumentError(Arg("seed"), f" must be an int in [0, 2**32), got {seed!r}")
+    check_seed(seed)
     if not isinstance(baseline, (int, float, np.number)) or not np.isfinite(baseline):
         raise ArgumentError(
             Arg("baseline"), f" must be a finite number (percent), got {baseline!r}"

@@ -145,6 +145,7 @@ def _workers(n: int) -> int:
 
 def run_calibrate(args: argparse.Namespace) -> int:
     from ..ccc.calibrate import calibrate, calibration_images
+    from ..ccc.generate import check_out_outside
     from ..ccc.plan import corruptions_for
 
     names = _names(args.corruptions) or corruptions_for(args.baseline)
@@ -152,6 +153,7 @@ def run_calibrate(args: argparse.Namespace) -> int:
         raise ArgumentError(
             Arg("levels"), f" must divide 20 (1, 2, 4, 5, 10, 20), got {args.levels}"
         )
+    check_out_outside(args.out, args.data)
     images, labels, ids = calibration_images(args.data, args.images, args.seed)
     total = len(names) * (len(names) - 1)
     done = [0]
