@@ -276,3 +276,40 @@ def test_stream_samples_and_resume_start():
         b.samples for b in whole[1:]
     ]
     assert all(np.array_equal(a.images, b.images) for a, b in zip(later, whole[1:]))
+
+
+def test_a_source_mixing_wnid_folders_with_others_is_refused(tmp_path):
+    need_shared()
+    from corruptbench.ccc.generate import scan_source
+
+    for k, photo in enumerate(sorted(IMAGENET_SAMPLE.iterdir())[:4]):
+        wnid = photo.name.split("_")[0]
+        (tmp_path / wnid).mkdir(exist_ok=True)
+        (tmp_path / wnid / photo.name).write_bytes(photo.read_bytes())
+    labels = scan_source(tmp_path).labels  # all wnids: ImageNet's indices
+    (tmp_path / "misc").mkdir()
+    (tmp_path / "misc" / "x.JPEG").write_bytes(photo.read_bytes())
+    with pytest.raises(
+        ArgumentError, match=r"mixes ImageNet wnid classes with 1 other\(s\) \('misc'\)"
+    ):
+        scan_source(tmp_path)
+    from corruptbench.formats.imagenet import wnid_to_index
+
+    wnids = sorted(p.name for p in tmp_path.iterdir() if p.name != "misc")
+    assert sorted(set(labels)) == [wnid_to_index(w) for w in wnids]  # ImageNet's indices
+
+
+def test_out_inside_data_is_refused_before_anything_is_written(tmp_path):
+    need_shared()
+    data = tmp_path / "data"
+    data.mkdir()
+    for photo in sorted(IMAGENET_SAMPLE.iterdir())[:8]:
+        (data / photo.name).write_bytes(photo.read_bytes())
+    for out in (data, data / "runs"):
+        with pytest.raises(
+            ArgumentError, match=r"^out .* must not be the --data folder .* or inside it"
+        ):
+            generate(data, MATRICES, out, **RUN)
+    assert sorted(p.name for p in data.iterdir()) == sorted(
+        p.name for p in sorted(IMAGENET_SAMPLE.iterdir())[:8]
+    )

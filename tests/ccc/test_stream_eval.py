@@ -176,3 +176,50 @@ def test_open_refuses_what_is_not_a_finished_run(run, tmp_path) -> None:
     (part / RUN_FILE).write_text("{")
     with pytest.raises(ArgumentError, match="ccc_run.json: not readable"):
         CCCStream.open(part)
+
+
+def _copy(run: Path, to: Path) -> Path:
+    to.mkdir()
+    for f in run.iterdir():
+        (to / f.name).write_bytes(f.read_bytes())
+    return to
+
+
+def test_a_damaged_shard_is_one_line_naming_it(run, tmp_path) -> None:
+    copy = _copy(run, tmp_path / "run")
+    tar = copy / "serial_00002.tar"
+    tar.write_bytes(tar.read_bytes()[:3000])
+    stream = CCCStream.open(copy)
+    with pytest.raises(ArgumentError, match=r"serial_00002.tar is damaged .*generate' again"):
+        list(stream.batches(5))
+
+
+def test_shards_swapped_are_refused_not_evaluated_under_the_wrong_steps(run, tmp_path) -> None:
+    copy = _copy(run, tmp_path / "run")
+    a, b = copy / "serial_00000.tar", copy / "serial_00001.tar"
+    a_bytes = a.read_bytes()
+    a.write_bytes(b.read_bytes())
+    b.write_bytes(a_bytes)
+    steps = CCCStream.open(run).blocks
+    assert steps[0].name != steps[1].name or steps[0].severity != steps[1].severity
+    with pytest.raises(ArgumentError, match=r"serial_00000.tar: sample 0 .* but the run records"):
+        list(CCCStream.open(copy).batches(5, workers=2))
+
+
+def test_a_batch_size_below_one_is_refused_everywhere(run) -> None:
+    stream = CCCStream.open(run)
+    for size in (0, -3, True):
+        with pytest.raises(ArgumentError, match="batch_size must be an image count >= 1"):
+            stream.num_batches(size)
+        with pytest.raises(ArgumentError, match="batch_size must be an image count >= 1"):
+            next(stream.batches(size))
+
+
+def test_generate_into_a_damaged_run_file_is_one_line(run, tmp_path) -> None:
+    copy = _copy(run, tmp_path / run.name)
+    for text in ("{garbage", "[1, 2]", '{"format": "ccc-run/1", "shard_sha256": [1]}'):
+        (copy / RUN_FILE).write_text(text)
+        with pytest.raises(
+            ArgumentError, match=r"^out .*ccc_run.json: not (readable|a CCC run file)"
+        ):
+            generate(IMAGENET_SAMPLE, MATRICES, tmp_path, **RUN)

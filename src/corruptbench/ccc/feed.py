@@ -12,31 +12,48 @@ here, by up to :data:`DECODE_THREADS` threads, when the consumer reaches it. Mem
 shards took 3.8 GB each, twice over while pickled; the first batch comes after one chunk, not
 one shard.
 
-Read from a written run: the tar files in order in this process, the JPEGs decoded the same way.
+Read from a written run: the tar files in order in this process (each sample checked against the
+step the run records for it), the JPEGs decoded the same way.
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterable, Iterator
+import tarfile
+from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
 
+from ..errors import ArgumentError
+from ..formats.webdataset import iter_samples
 from ..processes import chained_map
+from ..streams.core import Sample
 from .generate import (
     SampleRecord,
     Source,
     crops_generator,
     make_sample,
+    parse_info,
     shard_records,
     shard_samples,
 )
 from .plan import Shard
 
-__all__ = ["CHUNK", "DECODE_THREADS", "decode", "decode_in_order", "made_jpegs", "make_chunk"]
+__all__ = [
+    "CHUNK",
+    "DECODE_THREADS",
+    "check_count",
+    "decode",
+    "decode_in_order",
+    "made_jpegs",
+    "made_sample",
+    "make_chunk",
+    "read_jpegs",
+    "read_sample",
+]
 
 #: images per call of a shard's chain (~1.5 s of one core at 224 px: the first batch's wait)
 CHUNK = 256
@@ -135,3 +152,66 @@ def made_jpegs(
     with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(source,)) as pool:
         for made in chained_map(pool, make_chunk, chains, workers):
             yield from made
+
+
+# -- read from a written run ------------------------------------------------------------------
+
+
+def read_jpegs(shards: Iterable[tuple[Shard, str]]) -> Iterator[tuple[Sample, bytes]]:
+    """The samples and JPEG bytes of written shards, in order: each sample's key and ``info``
+    checked against the run's steps (a shard renamed or moved is refused, not evaluated under
+    the wrong steps), each shard's count checked; a damaged tar file named in one line."""
+    for shard, tar in shards:
+        n = 0
+        try:
+            for key, members in iter_samples(tar):
+                yield _checked_sample(shard, n, tar, key, members), members["input.jpg"]
+                n += 1
+        except (OSError, tarfile.TarError) as exc:
+            raise ArgumentError(
+                f"{tar} is damaged ({exc}); run 'corruptbench ccc generate' again to re-make it"
+            ) from None
+        check_count(tar, n, shard)
+
+
+def _checked_sample(
+    shard: Shard, n: int, tar: str, key: str, members: Mapping[str, bytes]
+) -> Sample:
+    """Sample ``n`` of a written shard, if it is the one the run records there."""
+    try:
+        sample = read_sample(shard.first_image + n, members)
+        members["input.jpg"]
+    except (KeyError, ValueError) as exc:
+        raise ArgumentError(f"{tar}: sample {key}: not a CCC sample ({exc})") from None
+    step = shard.steps[min(n // shard.speed, len(shard.steps) - 1)]
+    expected = (f"sample_{n}", f"{step.n1}+{step.n2}", f"{step.s1}+{step.s2}")
+    if (key, sample.domain, sample.severity) != expected:
+        raise ArgumentError(
+            f"{tar}: sample {n} is {key} with {sample.domain} at {sample.severity}, but the run "
+            f"records {expected[0]} with {expected[1]} at {expected[2]} there (a shard renamed, "
+            "moved or from another run); run 'corruptbench ccc generate' again to re-make it"
+        )
+    return sample
+
+
+def check_count(tar: str, n: int, shard: Shard) -> None:
+    """Refuse a shard file that holds another number of samples than the run records."""
+    if n != len(shard):
+        raise ArgumentError(f"{tar} holds {n} samples; the run records {len(shard)}")
+
+
+def made_sample(rec: SampleRecord, source: Source) -> Sample:
+    """The :class:`Sample` of a sample made from ``source``."""
+    c, f = source.names[rec.source]
+    s = rec.step
+    return Sample(rec.index, f"{s.n1}+{s.n2}", f"{s.s1}+{s.s2}", f"{c}/{f}", rec.label)
+
+
+def read_sample(index: int, members: Mapping[str, bytes]) -> Sample:
+    """The :class:`Sample` of a written sample (its ``info`` and ``output.cls``): the one
+    :func:`made_sample` gave when it was made."""
+    f = parse_info(members["info"].decode())
+    label = int(members["output.cls"].decode())
+    return Sample(
+        index, f"{f['n1']}+{f['n2']}", f"{f['s1']}+{f['s2']}", f"{f['dir']}/{f['name']}", label
+    )

@@ -52,6 +52,7 @@ from .functions import SIZE, corrupt_pair
 from .plan import RunPlan, Shard, Step
 
 __all__ = [
+    "check_out_outside",
     "Source",
     "SampleRecord",
     "DRAWS",
@@ -96,12 +97,30 @@ def scan_source(root: str | os.PathLike[str]) -> Source:
             f" {root} has no labelled images (class sub-folders, or files named <wnid>_...)",
         )
     classes = sorted({str(it.label) for it in items})
-    wnids = all(is_wnid(c) for c in classes)
+    others = [c for c in classes if not is_wnid(c)]
+    wnids = not others
+    if others and len(others) < len(classes):  # one stray folder would re-number every label
+        raise ArgumentError(
+            Arg("data"),
+            f" {root} mixes ImageNet wnid classes with {len(others)} other(s) "
+            f"({', '.join(repr(c) for c in others[:3])}): the labels would be folder indices, "
+            "not ImageNet's; move those out, or give classes of one kind",
+        )
     labels = tuple(
         wnid_to_index(str(it.label)) if wnids else classes.index(str(it.label)) for it in items
     )
     names = tuple((str(it.label), it.path.name) for it in items)
     return Source(Path(root), tuple(it.path for it in items), names, labels)
+
+
+def check_out_outside(out: str | os.PathLike[str], data: str | os.PathLike[str]) -> None:
+    """Refuse an OUT that is the source folder or inside it (its files would join the source
+    listing on the next run), in one line."""
+    o, d = Path(out).resolve(), Path(data).resolve()
+    if o == d or d in o.parents:
+        raise ArgumentError(
+            Arg("out"), f" {out} must not be the --data folder {data} or inside it; choose another"
+        )
 
 
 def shard_seed(seed: int, serial: int, draws: str = "independent") -> int:

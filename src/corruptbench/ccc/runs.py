@@ -38,15 +38,23 @@ import numpy as np
 from ..builders.lock import OutLock
 from ..errors import Arg, ArgumentError
 from ..fileio import TMP_SUFFIX, temp_path, write_text
-from ..formats.webdataset import TarShardWriter, file_sha256, iter_samples, scan_samples
+from ..formats.webdataset import TarShardWriter, file_sha256, scan_samples
 from ..streams.core import CSV_COLUMNS, Batch, Sample
 from ..streams.protocol import Segment
-from .feed import decode, decode_in_order, made_jpegs
+from .feed import (
+    check_count,
+    decode,
+    decode_in_order,
+    made_jpegs,
+    made_sample,
+    read_jpegs,
+    read_sample,
+)
 from .generate import (
     DRAWS,
     Source,
+    check_out_outside,
     check_plan_source,
-    parse_info,
     scan_source,
     shard_file,
     shard_records,
@@ -114,7 +122,7 @@ def _finished(folder: Path, settings: dict[str, Any], *, sweep: bool = True) -> 
     path = folder / RUN_FILE
     done: dict[int, str] = {}
     if path.is_file():
-        recorded = json.loads(path.read_text())
+        recorded = _read_run_file(folder, Arg("out"))
         theirs = {k: v for k, v in recorded.items() if k != "shard_sha256"}
         if theirs != settings:
             diff = sorted(k for k in settings if settings[k] != theirs.get(k))
@@ -218,6 +226,7 @@ def generate(
         corruptions,
         draws,
     )
+    check_out_outside(out, data)
     folder = Path(out) / plan.name
     settings = _settings(plan, source, draws)
     if (folder / RUN_FILE).is_file():
@@ -283,43 +292,6 @@ def _executor(
 
 #: one shard's job: the shard, and its source and draws (made) or its tar file (read)
 _Job = tuple[Shard, "Source | None", int, str, "str | None"]
-
-
-def _read_jpegs(jobs: list[_Job]) -> Iterator[tuple[Sample, bytes]]:
-    """The samples and JPEG bytes of written shards, in order (each shard's count checked)."""
-    for shard, _, _, _, tar in jobs:
-        assert tar is not None
-        n = 0
-        for key, members in iter_samples(tar):
-            try:
-                sample = _read_sample(shard.first_image + n, members)
-                jpeg = members["input.jpg"]
-            except (KeyError, ValueError) as exc:
-                raise ArgumentError(f"{tar}: sample {key}: not a CCC sample ({exc})") from None
-            yield sample, jpeg
-            n += 1
-        _check_count(tar, n, shard)
-
-
-def _check_count(tar: str, n: int, shard: Shard) -> None:
-    if n != len(shard):
-        raise ArgumentError(f"{tar} holds {n} samples; the run records {len(shard)}")
-
-
-def _sample(rec: Any, source: Source) -> Sample:
-    c, f = source.names[rec.source]
-    s = rec.step
-    return Sample(rec.index, f"{s.n1}+{s.n2}", f"{s.s1}+{s.s2}", f"{c}/{f}", rec.label)
-
-
-def _read_sample(index: int, members: Mapping[str, bytes]) -> Sample:
-    """The :class:`Sample` of a written sample (its ``info`` and ``output.cls``): the one
-    :func:`_sample` gave when it was made."""
-    f = parse_info(members["info"].decode())
-    label = int(members["output.cls"].decode())
-    return Sample(
-        index, f"{f['n1']}+{f['n2']}", f"{f['s1']}+{f['s2']}", f"{f['dir']}/{f['name']}", label
-    )
 
 
 @dataclass
@@ -453,14 +425,14 @@ class CCCStream:
         if self.backend == "torch":  # corruptions on the device; crops here or in workers
             yield from self._torch_samples(jobs, workers)
         elif self.folder is not None:
-            yield from decode_in_order(_read_jpegs(jobs), workers)
+            yield from decode_in_order(read_jpegs((j[0], str(j[4])) for j in jobs), workers)
         else:
             source = self.source
             assert source is not None
             shards = [job[0] for job in jobs]
             made = made_jpegs(shards, source, self.plan.seed, self.draws, workers)
             for rec, image in decode_in_order(made, workers):
-                yield _sample(rec, source), image
+                yield made_sample(rec, source), image
 
     def _torch_samples(self, jobs: list[_Job], workers: int) -> Iterator[tuple[Sample, np.ndarray]]:
         import torch
@@ -473,7 +445,7 @@ class CCCStream:
         pool = ProcessPoolExecutor(workers) if workers > 0 else contextlib.nullcontext()
         with pool as p:
             for rec, img in torch_shard_images(made, torch.device(self.device), decode, p, workers):
-                yield _sample(rec, source), img
+                yield made_sample(rec, source), img
 
     @property
     def samples(self) -> CCCSamples:
@@ -532,8 +504,7 @@ class CCCStream:
         return h.hexdigest()
 
     def num_batches(self, batch_size: int | None = None) -> int:
-        size = 64 if batch_size is None else int(batch_size)
-        return -(-len(self) // size)
+        return -(-len(self) // _batch_size(batch_size))
 
     def batches(
         self, batch_size: int | None = None, workers: int = 0, *, start: int = 0
@@ -541,9 +512,7 @@ class CCCStream:
         """Batches of ``batch_size`` (default 64, CCC's eval.py) images in the run's order (CCC
         is one continuous stream: ``reset`` is never set); ``start``: skip the first batches (a
         resumed evaluation; the shards before the first needed one are not made or read)."""
-        size = 64 if batch_size is None else batch_size
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ArgumentError(Arg("batch_size"), f" must be an image count >= 1, got {size!r}")
+        size = _batch_size(batch_size)
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
             raise ArgumentError(Arg("workers"), f" must be a count >= 0, got {workers!r}")
         skip = start * size
@@ -589,6 +558,14 @@ class CCCStream:
         os.replace(tmp, path)
 
 
+def _batch_size(batch_size: Any) -> int:
+    """A stream's batch size (None: 64, CCC's eval.py), else one line."""
+    size = 64 if batch_size is None else batch_size
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+        raise ArgumentError(Arg("batch_size"), f" must be an image count >= 1, got {size!r}")
+    return int(size)
+
+
 def _check_backend(backend: Any, device: Any) -> str:
     """The device type of a stream's backend (``"cpu"`` for NumPy), else one line."""
     if backend not in BACKENDS:
@@ -610,21 +587,26 @@ def _check_backend(backend: Any, device: Any) -> str:
     return check_device(device)
 
 
-def _read_run_file(root: Path) -> dict[str, Any]:
+def _read_run_file(root: Path, arg: Arg | None = None) -> dict[str, Any]:
+    """``root``'s run file, read and checked (a dict of format ccc-run/1 whose shard checksums
+    are a mapping), else one line naming ``arg`` (default ``--ccc`` / ``folder``)."""
+    arg = arg or Arg("ccc", python="folder")
     path = root / RUN_FILE
     if not path.is_file():
         raise ArgumentError(
-            Arg("ccc", python="folder"),
+            arg,
             f" {root} is not a CCC run folder (no {RUN_FILE}; 'corruptbench ccc generate' writes one)",
         )
     try:
         doc = json.loads(path.read_text())
     except (OSError, ValueError) as exc:
-        raise ArgumentError(Arg("ccc", python="folder"), f" {path}: not readable ({exc})") from None
-    if not isinstance(doc, dict) or doc.get("format") != "ccc-run/1":
-        raise ArgumentError(
-            Arg("ccc", python="folder"), f" {path}: not a CCC run file (format ccc-run/1)"
-        )
+        raise ArgumentError(arg, f" {path}: not readable ({exc})") from None
+    if (
+        not isinstance(doc, dict)
+        or doc.get("format") != "ccc-run/1"
+        or not isinstance(doc.get("shard_sha256", {}), dict)
+    ):
+        raise ArgumentError(arg, f" {path}: not a CCC run file (format ccc-run/1)")
     return doc
 
 
@@ -678,13 +660,13 @@ def _shard_samples(stream: CCCStream, k: int) -> list[Sample]:
     if stream.folder is None:
         assert stream.source is not None
         records, _ = shard_records(shard, stream.source, stream.plan.seed, stream.draws)
-        return [_sample(r, stream.source) for r in records]
+        return [made_sample(r, stream.source) for r in records]
     tar = str(stream.folder / shard_file(shard.serial))
     out = []
     for n, entry in enumerate(scan_samples(tar, read=("info", "output.cls"))):
         try:
-            out.append(_read_sample(shard.first_image + n, entry.small))
+            out.append(read_sample(shard.first_image + n, entry.small))
         except (KeyError, ValueError) as exc:
             raise ArgumentError(f"{tar}: sample {entry.key}: not a CCC sample ({exc})") from None
-    _check_count(tar, len(out), shard)
+    check_count(tar, len(out), shard)
     return out
