@@ -115,3 +115,15 @@ def test_a_stream_result_shows_its_table_in_a_notebook_and_its_page(tmp_path: Pa
     page = res.to_html(tmp_path / "norm.html")
     assert cells in page and (tmp_path / "norm.html").read_text() == page
     assert "<title>corruptbench: tiny</title>" in page
+
+
+def test_short_names_of_ccc_pairs_keep_both_corruptions() -> None:
+    from corruptbench.results.stream_views import short_name
+
+    assert short_name("gaussian_noise") == "gaussian"
+    pairs = ["gaussian_noise+contrast", "gaussian_noise+fog", "contrast+gaussian_noise"]
+    assert [short_name(p) for p in pairs] == [
+        "gaussian+contrast",
+        "gaussian+fog",
+        "contrast+gaussian",
+    ]

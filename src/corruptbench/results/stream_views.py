@@ -55,8 +55,9 @@ def _num(v: float | None) -> str:
 
 def short_name(domain: str) -> str:
     """A table column's label: the first word of the name (``gaussian_noise`` -> ``gaussian``),
-    as TTA papers shorten them."""
-    return domain.split("_")[0]
+    as TTA papers shorten them; of each name in a CCC pair (``gaussian_noise+motion_blur`` ->
+    ``gaussian+motion``), so that two pairs never share a label."""
+    return "+".join(part.split("_")[0] for part in domain.split("+"))
 
 
 def row_names(results: Sequence[ResultsLike], label: str | None = None) -> list[str]:
@@ -125,7 +126,9 @@ def table_rows(
     """The TTA table as text cells: header (``method``, the domains' short names, ``mean``) and
     one row per result (error %, one decimal; ``-`` for a domain it did not see)."""
     order = check_domain_orders(results)
-    head = ["method", *(short_name(d) for d in order), "mean"]
+    labels = [short_name(d) for d in order]
+    labels = labels if len(set(labels)) == len(labels) else list(order)  # never two alike
+    head = ["method", *labels, "mean"]
     rows = []
     for name, r in zip(row_names(results, label), results):
         part = _part(r)
