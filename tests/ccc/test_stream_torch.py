@@ -92,3 +92,20 @@ def test_workers_make_the_same_images(made):
     one = np.concatenate([b.images for b in stream.batches(batch_size=4)])
     two = np.concatenate([b.images for b in stream.batches(batch_size=4, workers=2)])
     assert np.array_equal(one, two)
+
+
+@pytest.mark.slow
+def test_workers_make_the_same_images_across_chunks_and_shards(monkeypatch):
+    # shards of two steps of 5 images, chunks of 2: steps cut into 2 + 2 + 1, shards crossed
+    from corruptbench.ccc import stream_torch
+
+    need_shared()
+    monkeypatch.setattr(stream_torch, "CHUNK", 2)
+    speed = 5
+    steps = [Step(k, "gaussian_noise", "fog", 1.0 + k / 4, 2.0) for k in range(4)]
+    plan = RunPlan(20.0, speed, 44, 20, 10, ("fog",), group_shards(steps, speed, 10))
+    stream = CCCStream(plan, scan_source(IMAGENET_SAMPLE), backend="torch")
+    one = list(stream.batches(batch_size=6))
+    two = list(stream.batches(batch_size=6, workers=2))
+    assert [b.samples for b in one] == [b.samples for b in two] and len(plan.shards) == 2
+    assert all(np.array_equal(a.images, b.images) for a, b in zip(one, two))

@@ -59,6 +59,9 @@ __all__ = [
     "scan_source",
     "shard_seed",
     "random_resized_crop",
+    "crop_box",
+    "apply_crop",
+    "CropBox",
     "shard_picks",
     "shard_records",
     "parse_info",
@@ -141,6 +144,10 @@ def _log_ratio() -> tuple[float, float]:
     return float(lo), float(hi)
 
 
+#: a crop's flip and box: ``(flip, top, left, height, width)`` in the unflipped image
+CropBox = tuple[bool, int, int, int, int]
+
+
 def random_resized_crop(img: Image.Image, g: Any) -> Image.Image:
     """torchvision's ``Compose([RandomHorizontalFlip(), RandomResizedCrop(224)])`` of a PIL
     image on the PyTorch generator ``g``: the same calls, in the same order, as torchvision >= 0.8
@@ -149,10 +156,15 @@ def random_resized_crop(img: Image.Image, g: Any) -> Image.Image:
     ``randint`` top and left, else the central fallback), then ``crop`` and a bilinear resize.
     A flip is applied to the crop (the mirrored box of the unflipped image) instead of the whole
     image: the same pixels, less work."""
+    return apply_crop(img, crop_box(img.width, img.height, g))
+
+
+def crop_box(width: int, height: int, g: Any) -> CropBox:
+    """:func:`random_resized_crop`'s draws on ``g`` for an image of this size: they depend on the
+    size alone, so a shard's boxes can be drawn before (and apart from) its images' decoding."""
     import torch
 
     flip = bool(torch.rand(1, generator=g) < 0.5)
-    width, height = img.size
     area = height * width
     log_lo, log_hi = _log_ratio()
     for _ in range(10):
@@ -173,6 +185,13 @@ def random_resized_crop(img: Image.Image, g: Any) -> Image.Image:
         else:
             w, h = width, height
         i, j = (height - h) // 2, (width - w) // 2
+    return flip, i, j, h, w
+
+
+def apply_crop(img: Image.Image, box: CropBox) -> Image.Image:
+    """The crop of :func:`crop_box`'s box, mirrored when flipped, resized to 224 (bilinear)."""
+    flip, i, j, h, w = box
+    width = img.width
     if flip:  # columns j .. j + w of the flipped image: width - j - w .. width - j, mirrored
         crop = img.crop((width - j - w, i, width - j, i + h))
         crop = crop.transpose(Image.Transpose.FLIP_LEFT_RIGHT)

@@ -12,8 +12,10 @@ Statistically equivalent to the NumPy stream, not byte-identical: the corruption
 from a ``torch.Generator`` on ``device`` seeded per shard from the shard's NumPy generator after
 its shuffles (where the NumPy path's corruption draws continue), so a run is reproducible on the
 same kind of device, and images at severity 0 + 0 equal the NumPy stream's. The crops are made
-in this process chunk by chunk, or whole shards at a time in worker processes
-(:func:`shard_crops`; the same images for any worker count).
+in this process chunk by chunk, or in worker processes a chunk per call (:func:`crop_jobs`: the
+crop draws depend on the images' sizes alone, so the boxes are drawn here from the files'
+headers, in order, and the chunks are independent: the same images for any worker count, memory
+~ a few chunks however large the shards).
 """
 
 from __future__ import annotations
@@ -26,12 +28,16 @@ import numpy as np
 import torch
 
 from ..errors import Arg, ArgumentError
+from ..formats.images import image_size, load_image
 from ..processes import bounded_map
 from ..torch.library import map_images
 from .batch import corrupt_pair_batch
 from .generate import (
+    CropBox,
     SampleRecord,
     Source,
+    apply_crop,
+    crop_box,
     crop_sample,
     crops_generator,
     sample_jpeg,
@@ -44,7 +50,8 @@ __all__ = [
     "Chunk",
     "check_device",
     "iter_crops",
-    "shard_crops",
+    "crop_jobs",
+    "make_crops",
     "corrupt_chunks",
     "torch_shard_images",
 ]
@@ -86,10 +93,33 @@ def iter_crops(shard: Shard, source: Source, seed: int, draws: str) -> tuple[int
     return corruption_seed, chunks()
 
 
-def shard_crops(job: tuple[Shard, Source, int, str]) -> tuple[int, list[Chunk]]:
-    """:func:`iter_crops` of a whole shard at once (a worker process's job)."""
-    corruption_seed, chunks = iter_crops(*job)
-    return corruption_seed, list(chunks)
+#: a chunk's crops to make in a worker process: its records, their files and crop boxes
+CropJob = tuple[list[SampleRecord], list[Any], list[CropBox]]
+
+
+def crop_jobs(shard: Shard, source: Source, seed: int, draws: str) -> tuple[int, Iterator[CropJob]]:
+    """:func:`iter_crops` with the crops left to be made: the seed of the shard's corruption
+    generator, and per chunk the records, files and boxes (the crop draws depend on the images'
+    sizes alone, read from their headers here, in order, as the chunks are taken)."""
+    records, rng = shard_records(shard, source, seed, draws)
+    corruption_seed = int(rng.randint(0, 2**63 - 1, dtype=np.int64))
+    g = crops_generator(shard, seed, draws)
+
+    def jobs() -> Iterator[CropJob]:
+        for _, group in groupby(records, key=lambda r: r.step.index):
+            recs = list(group)
+            for lo in range(0, len(recs), CHUNK):
+                part = recs[lo : lo + CHUNK]
+                paths = [source.paths[rec.source] for rec in part]
+                yield part, paths, [crop_box(*image_size(p), g) for p in paths]
+
+    return corruption_seed, jobs()
+
+
+def make_crops(job: CropJob) -> Chunk:
+    """A chunk's clean crops (a worker process's job): the records and the crops."""
+    part, paths, boxes = job
+    return part, [np.asarray(apply_crop(load_image(p), box)) for p, box in zip(paths, boxes)]
 
 
 def corrupt_chunks(
@@ -120,12 +150,25 @@ def torch_shard_images(
     pool: Any = None,
     ahead: int = 1,
 ) -> Iterator[tuple[SampleRecord, np.ndarray]]:
-    """The shards' records and images in order; ``pool`` (an executor): their crops made whole
-    shards at a time in its worker processes (at most ``ahead`` shards ahead of the consumer),
-    else here chunk by chunk."""
+    """The shards' records and images in order; ``pool`` (an executor): their crops made a chunk
+    at a time in its worker processes (at most ``2 * ahead`` chunks ahead of the consumer), else
+    here chunk by chunk."""
     if pool is None:
         for job in jobs:
             yield from corrupt_chunks(*iter_crops(*job), device, decode)
         return
-    for corruption_seed, chunks in bounded_map(pool, shard_crops, jobs, ahead):
-        yield from corrupt_chunks(corruption_seed, chunks, device, decode)
+
+    def tagged() -> Iterator[tuple[int, int, CropJob]]:
+        for job in jobs:
+            corruption_seed, chunk_jobs = crop_jobs(*job)
+            for cj in chunk_jobs:
+                yield job[0].serial, corruption_seed, cj
+
+    made = bounded_map(pool, _make_tagged, tagged(), 2 * max(1, ahead))
+    for (_, corruption_seed), group in groupby(made, key=lambda t: (t[0], t[1])):
+        yield from corrupt_chunks(corruption_seed, (c for _, _, c in group), device, decode)
+
+
+def _make_tagged(item: tuple[int, int, CropJob]) -> tuple[int, int, Chunk]:
+    serial, corruption_seed, job = item
+    return serial, corruption_seed, make_crops(job)

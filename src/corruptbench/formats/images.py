@@ -32,6 +32,7 @@ __all__ = [
     "load_image",
     "load_array",
     "load_image_native",
+    "image_size",
 ]
 
 #: Pillow's 16-bit single-channel modes
@@ -77,20 +78,39 @@ def decode_image(path: str | os.PathLike[str] | IO[bytes]) -> Image.Image:
             out = to_8bit(im)
             if out is im:
                 out = im.copy()  # usable after the file is closed
-    except FileNotFoundError:
-        raise ImageLoadError("file not found") from None
-    except Image.UnidentifiedImageError:
-        raise ImageLoadError("not an image (unidentified format)") from None
-    except Image.DecompressionBombError as exc:
-        raise ImageLoadError(f"image too large: {exc}") from None
-    except (OSError, SyntaxError, ValueError, EOFError) as exc:
-        msg = str(exc) or type(exc).__name__
-        if "truncated" in msg.lower() or isinstance(exc, EOFError):
-            raise ImageLoadError(f"truncated image: {msg}") from None
-        raise ImageLoadError(f"cannot decode: {msg}") from None
+    except _PIL_ERRORS as exc:
+        raise _load_error(exc) from None
     if out.width < 1 or out.height < 1:  # pragma: no cover - PIL refuses these already
         raise ImageLoadError("empty image")
     return out
+
+
+#: what Pillow raises for a file it cannot open or decode
+_PIL_ERRORS = (OSError, SyntaxError, ValueError, EOFError, Image.DecompressionBombError)
+
+
+def _load_error(exc: BaseException) -> ImageLoadError:
+    """The one-line :class:`ImageLoadError` of a Pillow error."""
+    if isinstance(exc, FileNotFoundError):
+        return ImageLoadError("file not found")
+    if isinstance(exc, Image.UnidentifiedImageError):
+        return ImageLoadError("not an image (unidentified format)")
+    if isinstance(exc, Image.DecompressionBombError):
+        return ImageLoadError(f"image too large: {exc}")
+    msg = str(exc) or type(exc).__name__
+    if "truncated" in msg.lower() or isinstance(exc, EOFError):
+        return ImageLoadError(f"truncated image: {msg}")
+    return ImageLoadError(f"cannot decode: {msg}")
+
+
+def image_size(path: str | os.PathLike[str]) -> tuple[int, int]:
+    """``(width, height)`` of an image file read from its header, without decoding it: the size
+    :func:`decode_image` gives (no EXIF rotation either). Raises :class:`ImageLoadError`."""
+    try:
+        with Image.open(path) as im:
+            return im.size
+    except _PIL_ERRORS as exc:
+        raise _load_error(exc) from None
 
 
 def load_image(path: str | os.PathLike[str] | IO[bytes]) -> Image.Image:
