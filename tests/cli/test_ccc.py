@@ -142,6 +142,27 @@ def test_eval_stream_ccc_refusals(tmp_path, capsys):
     assert "--ccc-backend torch applies to --ccc-on-the-fly SRC" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("source", "extra", "message"),
+    [
+        (
+            "--ccc",
+            ["--baseline", "40"],
+            "--baseline applies to --ccc-on-the-fly SRC (--ccc RUN reads",
+        ),
+        ("--ccc", ["--seed", "99"], "--seed applies to --ccc-on-the-fly SRC"),
+        ("--ccc", ["--shard-images", "5"], "--shard-images applies to --ccc-on-the-fly SRC"),
+        ("--ccc", ["--setting", "gradual"], "--setting sets a TTA setting's stream; a CCC run"),
+        ("--ccc-on-the-fly", ["--severities", "3"], "--severities sets a TTA setting's stream"),
+    ],
+)
+def test_eval_stream_refuses_options_a_ccc_run_would_ignore(
+    tmp_path, capsys, source, extra, message
+):
+    assert main(["eval-stream", source, str(tmp_path), *extra, "--model", "x"]) == 2
+    assert message in capsys.readouterr().err
+
+
 def test_calibrate_refuses_a_bad_model_before_writing_anything(tmp_path, capsys):
     assert _calibrate(tmp_path / "c", "--model", "nonsense_model") == 2
     assert "nonsense_model" in capsys.readouterr().err
