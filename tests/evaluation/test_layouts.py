@@ -278,3 +278,18 @@ def test_links_that_lead_nowhere_are_noted_on_the_fly(tmp_path: Path) -> None:
         n.startswith(f"1 symbolic link(s) under {src} lead nowhere and were left out: loop.jpg (")
         for n in lay.notes
     )
+
+
+@pytest.mark.parametrize(("side", "profile"), [(32, "cifar"), (64, "tiny"), (299, "inception")])
+def test_a_folder_of_one_size_gets_that_sizes_profile_on_the_fly(tmp_path, side, profile):
+    # as in-memory images of one size do; photos of mixed sizes stay imagenet
+    from PIL import Image
+
+    from corruptbench.evaluation.layouts import OnTheFly, default_profile
+
+    for k in range(3):
+        (tmp_path / "a").mkdir(exist_ok=True)
+        Image.new("RGB", (side, side), (k, 0, 0)).save(tmp_path / "a" / f"{k}.png")
+    assert default_profile(OnTheFly(str(tmp_path)).open()) == profile
+    Image.new("RGB", (side + 1, side), (9, 0, 0)).save(tmp_path / "a" / "odd.png")
+    assert default_profile(OnTheFly(str(tmp_path)).open()) == "imagenet"

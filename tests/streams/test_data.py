@@ -4,6 +4,7 @@ same clean images give corrupted on the fly, in the same order."""
 from __future__ import annotations
 
 import pickle
+import re
 from pathlib import Path
 
 import numpy as np
@@ -68,3 +69,42 @@ def test_shards_lacking_a_cell_are_refused(batch_file: Path, tmp_path: Path) -> 
     with pytest.raises(S.StreamError, match=r"the shards lack 1 cell\(s\) the stream needs: fog/3"):
         S.stream(tmp_path / "w", "cifar10_c", order=["fog"], severities=[3])
     assert len(S.stream(tmp_path / "w", order=["fog"])) == 12  # cifar10_c from the shards' media
+
+
+def _image_folder(root: Path, side: int, n: int = 10) -> Path:
+    """``n`` labelled ``side x side`` PNGs in ten class folders (CIFAR-10's count)."""
+    from PIL import Image
+
+    rs = np.random.RandomState(side)
+    for k in range(n):
+        (root / f"class{k % 10}").mkdir(parents=True, exist_ok=True)
+        img = rs.randint(0, 256, size=(side, side, 3), dtype=np.uint8)
+        Image.fromarray(img).save(root / f"class{k % 10}" / f"{k}.png")
+    return root
+
+
+def test_a_cifar_sized_folder_streams_at_the_cifar_profile(tmp_path: Path) -> None:
+    # as in-memory arrays of the same images do: the dataset's profile, 32 px, CIFAR levels
+    folder = _image_folder(tmp_path / "cifar", 32)
+    st = S.stream(OnTheFly(str(folder)), "cifar10_c", order=["fog"], batch_size=10)
+    assert st.data.profile == "cifar" and st.image_size == 32
+    assert next(iter(st.batches())).images.shape == (10, 32, 32, 3)
+    assert S.stream(OnTheFly(str(folder)), order=["fog"]).dataset == "cifar10_c"  # by their size
+
+
+@pytest.mark.parametrize(
+    ("side", "dataset", "found"),
+    [
+        (32, "imagenet_c", "are 32 x 32 (the 'cifar' profile's size)"),
+        (32, "tiny_imagenet_c", "are 32 x 32"),
+        (80, "cifar10_c", "are photos of other sizes"),
+    ],
+)
+def test_clean_images_of_another_profile_are_refused(
+    tmp_path: Path, side: int, dataset: str, found: str
+) -> None:
+    folder = _image_folder(tmp_path / "imgs", side)
+    with pytest.raises(
+        S.StreamError, match=rf"^{dataset} streams corrupt .* images of .*{re.escape(found)}"
+    ):
+        S.stream(OnTheFly(str(folder)), dataset, order=["fog"])

@@ -36,6 +36,7 @@ from ..formats.imagenet import (
     scan_image_folder,
     wnid_to_index,
 )
+from ..formats.images import ImageLoadError, image_size
 from ..layouts.build import selected_by
 
 __all__ = [
@@ -84,9 +85,8 @@ class SourceItem:
         if self.array is not None:
             return int(self.array.shape[1]), int(self.array.shape[0])
         try:
-            with Image.open(self.path) as im:  # type: ignore[arg-type]
-                return im.size
-        except (OSError, ValueError, SyntaxError):
+            return image_size(self.path)  # type: ignore[arg-type]
+        except ImageLoadError:
             return None
 
     def image(self) -> Image.Image:

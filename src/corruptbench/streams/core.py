@@ -17,10 +17,12 @@ from typing import Any, overload
 import numpy as np
 
 from ..errors import Arg
+from ..profiles import PROFILES
 from .config import StreamConfig, StreamError, resolve_config
 from .data import DataLike, StreamData, open_data
 from .manifest import CSV_COLUMNS, read_manifest, sequence_sha256, stream_manifest, write_csv
 from .sequence import Block, StreamSequence, build_sequence
+from .settings import DATASETS
 
 __all__ = ["Sample", "Batch", "Stream", "stream", "replay", "CSV_COLUMNS"]
 
@@ -118,7 +120,8 @@ class Stream:
 
     @property
     def image_size(self) -> int:
-        return 32 if self.data.profile == "cifar" else 224
+        """The side of the dataset's images (its profile's: 32 CIFAR, 64 Tiny, 224 ImageNet)."""
+        return PROFILES[DATASETS[self.config.dataset].profile].size
 
     @property
     def domains(self) -> list[str]:

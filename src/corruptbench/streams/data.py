@@ -36,6 +36,7 @@ from ..evaluation.layouts.base import open_labelled_source
 from ..evaluation.readers import ImageFileReader, NpyRowReader, Reader, StepReader
 from ..grid import Cell
 from ..pipeline import hash_lines, item_step
+from ..profiles import PROFILES
 from .config import StreamConfig, StreamError
 from .idlists import image_list_ids
 from .settings import DATASETS
@@ -307,10 +308,10 @@ def _open_on_the_fly(data: OnTheFly, config: StreamConfig, seed: int) -> StreamD
     info = DATASETS[config.dataset]
     try:
         source = data.open()
+        profile = _profile_of(source, config.dataset)  # before the labels: the first mismatch
         items, labels = open_labelled_source(source, info.num_classes, [], None, 0)
     except EvalError as exc:
         raise StreamError(*exc.parts) from None
-    profile = default_profile(source)
     if info.family == "cifar":
         ids = tuple(str(i) for i in range(len(items)))
         order = np.arange(len(items), dtype=np.int64)
@@ -338,6 +339,31 @@ def _open_on_the_fly(data: OnTheFly, config: StreamConfig, seed: int) -> StreamD
         profile,
         cells,
     )
+
+
+def _profile_of(source: Any, dataset: str) -> str:
+    """The dataset's profile, if the clean images suit it: of its size, or photos (sizes other
+    than the small profiles' 32 / 64) for the profiles that resize them (imagenet, tiny: make-c's
+    preprocessing); else one line: a CIFAR folder made into an ImageNet stream, or photos into a
+    CIFAR one, would be resized and corrupted at the wrong levels."""
+    profile = DATASETS[dataset].profile
+    found = default_profile(source)
+    photos = found in ("imagenet", "inception")
+    if found == profile or (photos and profile != "cifar"):
+        return profile
+    side = PROFILES[profile].size
+    raise StreamError(
+        f"{dataset} streams corrupt {side} x {side} images at the {profile!r} profile, but the "
+        f"clean images of {source.root} are {_what(found)}: give the dataset these images "
+        "belong to (--dataset) or images of that size"
+    )
+
+
+def _what(profile: str) -> str:
+    if profile == "imagenet":
+        return "photos of other sizes"
+    side = PROFILES[profile].size
+    return f"{side} x {side} (the {profile!r} profile's size)"
 
 
 class _NoImages(Reader):

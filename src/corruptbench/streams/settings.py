@@ -137,6 +137,8 @@ class DatasetInfo:
         batch_size: the reference's batch size (cfgs: 200 CIFAR, 64 ImageNet-C).
         order: the default domain order (a key of :data:`ORDERS`).
         image_lists: whether the ImageNet id lists apply (ImageNet-C itself).
+        profile: the parameter profile its images are corrupted at (:mod:`corruptbench.profiles`:
+            its size is the stream's image size; clean images corrupted on the fly must be of it).
     """
 
     family: str
@@ -144,14 +146,15 @@ class DatasetInfo:
     batch_size: int
     order: str = "canonical"
     image_lists: bool = False
+    profile: str = "imagenet"
 
 
 #: the datasets by name (the reference's ``CORRUPTION.DATASET`` names where it has one)
 DATASETS: dict[str, DatasetInfo] = {
-    "cifar10_c": DatasetInfo("cifar", 10, 200),
-    "cifar100_c": DatasetInfo("cifar", 100, 200),
+    "cifar10_c": DatasetInfo("cifar", 10, 200, profile="cifar"),
+    "cifar100_c": DatasetInfo("cifar", 100, 200, profile="cifar"),
     "imagenet_c": DatasetInfo("imagenet", 1000, 64, image_lists=True),
-    "tiny_imagenet_c": DatasetInfo("imagenet", 200, 64),
+    "tiny_imagenet_c": DatasetInfo("imagenet", 200, 64, profile="tiny"),
     "imagenet_c_bar": DatasetInfo("imagenet", 1000, 64, order="imagenet_c_bar"),
-    "cifar10_c_bar": DatasetInfo("cifar", 10, 200, order="cifar10_c_bar"),
+    "cifar10_c_bar": DatasetInfo("cifar", 10, 200, order="cifar10_c_bar", profile="cifar"),
 }

@@ -29,19 +29,28 @@ from .base import (
     select_positions,
 )
 
-__all__ = ["OnTheFlyC", "OnTheFlyP", "default_profile"]
+__all__ = ["SIZE_SAMPLE", "OnTheFlyC", "OnTheFlyP", "default_profile"]
+
+
+#: files whose headers decide a folder's profile (evenly spaced over it; a header read each)
+SIZE_SAMPLE = 64
 
 
 def default_profile(source: Source) -> str:
-    """The profile of a clean source: ``cifar`` for a CIFAR batch; for images in memory the one of
-    their size when they share one (32 x 32 cifar, 64 x 64 tiny, 299 x 299 inception:
-    :func:`corruptbench.profiles.detect_profile`); else ``imagenet``."""
+    """The profile of a clean source: ``cifar`` for a CIFAR batch; for images in memory or files
+    the one of their size when they share one (32 x 32 cifar, 64 x 64 tiny, 299 x 299
+    inception: :func:`corruptbench.profiles.detect_profile`; a folder by the headers of up to
+    :data:`SIZE_SAMPLE` files spread over it); else ``imagenet``."""
     if source.kind == "cifar-batch":
         return "cifar"
-    if source.kind == "arrays":
-        sizes = {it.array.shape[:2] for it in source.items if it.array is not None}
-        if len(sizes) == 1:
-            return detect_profile(*next(iter(sizes)))
+    items = source.items
+    if source.kind != "arrays" and len(items) > SIZE_SAMPLE:
+        step = (len(items) - 1) / (SIZE_SAMPLE - 1)
+        items = [items[round(k * step)] for k in range(SIZE_SAMPLE)]
+    sizes = {it.size() for it in items} - {None}
+    if len(sizes) == 1:
+        width, height = next(iter(sizes))  # type: ignore[misc]
+        return detect_profile(height, width)
     return "imagenet"
 
 
