@@ -153,3 +153,24 @@ def test_make_adapter_leaves_the_callers_model_alone() -> None:
     assert isinstance(ad.optimizer, torch.optim.SGD) and ad.optimizer.defaults["lr"] == 2.5e-4
     ad.step(torch.randn(4, 3, 8, 8))
     assert all(torch.equal(v, before[k]) for k, v in net.state_dict().items())
+
+
+def test_tent_keeps_dropout_off_so_a_model_with_it_adapts_reproducibly() -> None:
+    # tent.py's model.train() would switch dropout on: every prediction random (module docstring)
+    def run(global_seed: int) -> list[torch.Tensor]:
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(
+            torch.nn.Conv2d(3, 8, 3), torch.nn.BatchNorm2d(8), torch.nn.ReLU(),
+            torch.nn.Flatten(), torch.nn.Dropout(0.5), torch.nn.Linear(8 * 6 * 6, 10),
+        )  # fmt: skip
+        ad = TentAdapter(net, method="adam", lr=1e-2)
+        assert net[1].training and not net[4].training and not net.training
+        torch.manual_seed(global_seed)  # another dropout draw in each run, were dropout on
+        outs = [
+            ad.step(torch.randn(16, 3, 8, 8, generator=torch.Generator().manual_seed(k)))
+            for k in range(3)
+        ]
+        return outs
+
+    first, again = run(123), run(456)
+    assert all(torch.equal(a, b) for a, b in zip(first, again))

@@ -15,7 +15,11 @@ normalised float tensor) and ``reset()`` (back to the state it started from).
 * :class:`TentAdapter`: ``BatchNorm2d`` layers use batch statistics only (no running
   statistics); their affine weight and bias, alone, are updated to minimise the mean entropy
   ``H(p) = -sum_k p_k log p_k`` of the batch's softmax, ``steps`` updates per batch; the
-  logits returned are those of the last forward, before its update.
+  logits returned are those of the last forward, before its update. The BatchNorm layers alone
+  are in train mode, the rest in eval mode. (``tent.py`` calls ``model.train()`` on the whole
+  model, which also switches on dropout and stochastic depth: on the reference's ResNets and
+  WideResNets, which have none, that is the same; on a model with them, e.g. EfficientNet, it
+  makes every batch's prediction random and the results irreproducible, so we keep them off.)
 """
 
 from __future__ import annotations
@@ -157,10 +161,11 @@ class TentAdapter:
         layers = _need_batchnorm(module, "tent")
         if steps < 1:
             raise StreamError(Arg("steps"), f" must be >= 1, got {steps}")
-        module.train()
+        module.eval()  # dropout and stochastic depth off (module docstring)
         module.requires_grad_(False)
         params = []
         for m in layers:
+            m.train()
             m.requires_grad_(True)
             m.track_running_stats = False
             m.running_mean = None
