@@ -68,6 +68,9 @@ def test_seeded_and_deterministic(photo224):
         ({"name": "speckle"}, r"name must be one of CCC's corruptions"),
         ({"image": np.zeros((32, 32, 3), np.uint8)}, r"image must be a 224 x 224 x 3 uint8"),
         ({"rng": "x"}, r"rng must be None, an int seed"),
+        ({"rng": -1}, r"rng must be None, an int seed in \[0, 2\*\*32\) .*got -1"),
+        ({"rng": True}, r"rng must be None, an int seed .*got True"),
+        ({"rng": np.random.default_rng(0)}, r"or a np.random.RandomState, got Generator"),
     ],
 )
 def test_refusals(photo224, kwargs, message):

@@ -153,9 +153,11 @@ def corrupt(image: Any, name: str, severity: float, rng: Any = None) -> np.ndarr
     key = check_ccc_name(name)
     s = check_ccc_severity(severity)
     x = check_ccc_image(image)
-    if rng is not None and not isinstance(rng, (int, np.integer, np.random.RandomState)):
+    seed = isinstance(rng, (int, np.integer)) and not isinstance(rng, bool)
+    if not (rng is None or isinstance(rng, np.random.RandomState) or (seed and 0 <= rng < 2**32)):
         raise ArgumentError(
-            Arg("rng"), f" must be None, an int seed or a np.random.RandomState, got {rng!r}"
+            Arg("rng"),
+            f" must be None, an int seed in [0, 2**32) or a np.random.RandomState, got {rng!r}",
         )
     if s == 0:
         return x.copy()
