@@ -101,7 +101,7 @@ def test_recipe_calibrate_generate_read_back_eval_stream(calibrated, tmp_path, c
     model = ["--model", "efficientnet_lite0", "--adapt", "tent", "--batch-size", "4", "--quiet"]
     written, made = tmp_path / "written.json", tmp_path / "made.json"
     torch = pytest.importorskip("torch")
-    torch.manual_seed(0)  # TENT trains EfficientNet's dropout too: its draws
+    torch.manual_seed(0)  # (tent keeps dropout off: no draw depends on this; kept as a guard)
     assert main(["eval-stream", "--ccc", str(folder), *model, "--out", str(written)]) == 0
     printed = capsys.readouterr().out
     assert "baseline_20_transition+speed_3_seed_43 (seed 43), tent" in printed
@@ -215,3 +215,15 @@ def test_calibrate_refuses_out_inside_data(tmp_path, capsys):
     assert sorted(p.name for p in data.iterdir()) == sorted(
         p.name for p in sorted(IMAGENET_SAMPLE.iterdir())[:4]
     )
+
+
+def test_generate_says_when_it_rounds_the_image_count_up(calibrated, tmp_path, capsys):
+    run = [
+        "--matrix", str(calibrated / "ccc_accuracy_matrix.npz"), "--baseline", "20",
+        "--speed", "3", "--seed", "43", "--images", "5", "--shard-images", "6",
+        "--corruptions", "gaussian_noise,contrast", "--tolerance", "-1",
+    ]  # fmt: skip
+    assert (
+        main(["ccc", "generate", "--data", str(IMAGENET_SAMPLE), "--out", str(tmp_path), *run]) == 0
+    )
+    assert "6 images (--images 5 rounded up to the end of a shard)" in capsys.readouterr().err

@@ -8,6 +8,7 @@ shards (:func:`corruptbench.ccc.runs.generate`).
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from typing import Any
 
@@ -179,12 +180,18 @@ def run_calibrate(args: argparse.Namespace) -> int:
 
 def run_generate(args: argparse.Namespace) -> int:
     from ..ccc.matrices import load_matrices
-    from ..ccc.runs import generate
+    from ..ccc.runs import RUN_FILE, generate
 
     matrices = load_matrices(args.matrix)
     folder = generate(
         args.data, matrices, args.out, **run_kwargs(args), workers=_workers(args.workers),
         ray=args.ray, progress=lambda serial: print(f"serial_{serial:05d}.tar", file=sys.stderr),
     )  # fmt: skip
+    total = json.loads((folder / RUN_FILE).read_text())["total_images"]
+    if total != args.images:  # the original's rounding: whole steps, the run ends with a shard
+        print(
+            f"{total:,} images (--images {args.images:,} rounded up to the end of a shard)",
+            file=sys.stderr,
+        )
     print(folder)
     return 0
