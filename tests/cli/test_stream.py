@@ -195,3 +195,24 @@ def test_eval_stream_replaces_no_file_it_reads(
     err = capsys.readouterr().err.strip()
     assert rc == 2 and needle.format(data=data, m=m, w=w) in err and "\n" not in err, err
     assert [p.read_bytes() for p in files] == before and sorted(data.iterdir()) == files[:-2]
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--dataset", "cifar10_c"], "error: cifar10_c needs images: give --data D or --on-the-fly"
+         " SRC (a sequence without images comes from ImageNet-C's id lists only: robustbench,"),
+        (["--dataset", "imagenet_c", "--image-list", "data"],
+         "error: --image-list 'data' takes its ids from the data: give --data D or --on-the-fly"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("command", ["stream", "eval-stream"])
+def test_no_data_names_what_is_missing(
+    capsys: pytest.CaptureFixture[str], command: str, extra: list[str], needle: str
+) -> None:
+    """``stream --dataset cifar10_c`` without data said "--data is needed for cifar10_c with
+    image list 'robustbench'", a list no one gave: the message names what is missing."""
+    model = ["--model", "no_such_model"] if command == "eval-stream" else []
+    assert main([command, *extra, "--order", "fog", *model]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and "robustbench'" not in err and "\n" not in err, err
