@@ -85,6 +85,21 @@ def test_data_lacking_a_domain_is_refused_with_its_name(tiny_cifar: Path) -> Non
         S.stream(tiny_cifar, "cifar10_c", order=["fog", "snow"])
 
 
+def test_an_unknown_corruption_on_the_fly_is_refused_up_front() -> None:
+    """On the fly ``fog,foo_blur`` built a stream (its CSV had rows for foo_blur) and eval-stream
+    failed only at foo_blur's first batch: refused when the stream is made, as a folder lacking
+    the domain is, with the closest name."""
+    data = OnTheFly(np.zeros((4, 32, 32, 3), np.uint8), labels=np.arange(4))
+    with pytest.raises(S.StreamError) as info:
+        S.stream(data, "cifar10_c", order=["fog", "foo_blur"])
+    assert str(info.value) == (
+        "order: unknown corruption 'foo_blur'; did you mean 'zoom_blur'? (on the fly, each "
+        "domain is a corruption to apply)"
+    )
+    # a known name in another spelling goes, as ever
+    assert S.stream(data, "cifar10_c", order=["fog", "Zoom-Blur"]).config.order[1] == "zoom_blur"
+
+
 def test_imagenet_folder_lacking_listed_images_is_refused_naming_them(tmp_path: Path) -> None:
     from PIL import Image
 

@@ -301,9 +301,24 @@ def _open_shards(root: Path, config: StreamConfig) -> StreamData:
     )
 
 
+def _check_corruptions(order: tuple[str, ...]) -> None:
+    """Each domain of an on-the-fly order is a corruption to apply: an unknown one refused
+    before any image is listed (a folder's domains are its files, checked when opened)."""
+    from ..grid import GridError, resolve_name
+
+    for name in order:
+        try:
+            resolve_name("c", name)
+        except GridError as exc:
+            raise StreamError(
+                Arg("order"), f": {exc} (on the fly, each domain is a corruption to apply)"
+            ) from None
+
+
 def _open_on_the_fly(data: OnTheFly, config: StreamConfig, seed: int) -> StreamData:
     from ..evaluation.common import EvalError
 
+    _check_corruptions(config.order)
     info = DATASETS[config.dataset]
     try:
         source = data.open()
