@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -68,6 +70,70 @@ def test_on_the_fly_pixels_do_not_depend_on_workers() -> None:
     two = list(st.batches(workers=2))
     assert [b.images.tobytes() for b in one] == [b.images.tobytes() for b in two]
     assert not np.array_equal(one[0].images, images[[int(s.id) for s in one[0].samples]])
+
+
+_CTRL_C = """
+import os, signal, sys, threading, time
+import corruptbench.streams as S
+if __name__ == "__mp_main__":  # a worker: its start slowed, so that a Ctrl-C comes in it
+    time.sleep(2)
+if __name__ == "__main__":
+    st = S.stream(sys.argv[1], "cifar10_c", order=["fog"], batch_size=10)
+    signal.signal(signal.SIGINT, lambda *_: None)  # the driver's own reaction is the CLI's
+    batches = st.batches(workers=2)
+    threading.Timer(1.0, os.killpg, (0, signal.SIGINT)).start()  # while the workers start
+    next(batches)
+    os.killpg(0, signal.SIGINT)  # and while they wait for work
+    time.sleep(2)  # time for a worker to print
+    batches.close()  # the driver stops its workers
+    print("stopped", file=sys.stderr)
+"""
+
+
+def test_ctrl_c_reaches_the_workers_and_none_prints_a_traceback(
+    tiny_cifar: Path, tmp_path: Path
+) -> None:
+    """``eval-stream --workers 2`` stopped with Ctrl-C printed each SpawnPoolWorker's
+    KeyboardInterrupt traceback above its one "interrupted" line: the terminal sends SIGINT to
+    the whole process group. The workers leave it to their driver, which stops them, from the
+    moment they start."""
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C)
+    res = subprocess.run(
+        [sys.executable, str(script), str(tiny_cifar)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # a group of its own: the signal stays out of pytest's
+        timeout=300,
+    )
+    assert (res.returncode, res.stderr) == (0, "stopped\n"), res.stderr
+
+
+def test_a_ctrl_c_while_the_workers_start_waits_until_they_are_up(
+    tiny_cifar: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C that stopped the driver half-way through starting its pool left a worker
+    reading a pickled semaphore the driver had removed on its way out (a FileNotFoundError
+    traceback under "interrupted"): it now waits until the pool is up, then stops it."""
+    import multiprocessing.pool
+    import os
+    import signal
+
+    steps: list[str] = []
+    start = multiprocessing.pool.Pool._repopulate_pool  # noqa: SLF001
+
+    def interrupted_start(self):  # type: ignore[no-untyped-def]
+        os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the workers' start
+        steps.append("starting")
+        start(self)
+        steps.append("started")
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "_repopulate_pool", interrupted_start)
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1])
+    with pytest.raises(KeyboardInterrupt):
+        next(st.batches(workers=1))
+    assert steps == ["starting", "started"]
 
 
 @pytest.mark.parametrize(
