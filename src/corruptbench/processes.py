@@ -22,7 +22,10 @@ chunk by chunk: its generators' state passes from chunk to chunk), several chain
 yields their outputs in order.
 
 :func:`quiet_dropped_handoffs` keeps a worker from printing a traceback when its driver, stopped,
-drops a hand-off of shared memory half-way.
+drops a hand-off of shared memory half-way; :func:`held_stop_signals` keeps the driver from being
+stopped while it starts workers; :func:`sigint_blocked_while_starting` keeps a worker from
+stopping, with a traceback, on the Ctrl-C that reaches its whole process group (its driver
+stops it).
 
 :func:`pid_alive` answers whether a process id still names the process that wrote a file (the
 temporary-file sweep of a build): a process id reused by a process started after the file was
@@ -47,9 +50,11 @@ __all__ = [
     "bounded_map",
     "chained_map",
     "end_with",
+    "held_stop_signals",
     "pid_alive",
     "process_start_time",
     "quiet_dropped_handoffs",
+    "sigint_blocked_while_starting",
 ]
 
 #: seconds between two checks of the driver where no pidfd can be waited on
@@ -256,3 +261,55 @@ def quiet_dropped_handoffs() -> None:
         previous(kind, value, tb)
 
     sys.excepthook = hook
+
+
+#: what stops a command (Ctrl-C, ``kill``): held back while the driver starts its workers
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def held_stop_signals() -> Iterator[None]:
+    """SIGINT / SIGTERM held back while the driver starts worker processes, then raised again
+    through the handlers that were there: a driver stopped half-way through starting one left a
+    worker reading half its pickled state, or a half-built pool, each with a traceback under the
+    "interrupted" line. Held by a handler that notes the signal (blocking it in this thread would
+    not do: the kernel hands it to another thread). Only the main thread can set handlers;
+    elsewhere nothing is held.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[int] = []
+
+    def hold(signum: int, _frame: object) -> None:
+        held.append(signum)
+
+    previous = {s: signal.signal(s, hold) for s in _STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, signal.SIG_DFL if handler is None else handler)
+        if held:
+            signal.raise_signal(held[0])
+
+
+@contextlib.contextmanager
+def sigint_blocked_while_starting() -> Iterator[None]:
+    """SIGINT blocked in this thread while it starts ``spawn`` worker processes: they inherit
+    the mask and keep it, so the Ctrl-C that reaches the whole process group stays pending in
+    them, from their first instruction on, and never stops one with a KeyboardInterrupt
+    traceback: their driver alone handles it, and stops them (SIGTERM). The pool's own threads,
+    started here, keep the mask too, so a worker they start again inherits it as well. This
+    process still hears the signal (the kernel hands it to another of its threads, or it waits
+    until the block ends)."""
+    from multiprocessing import resource_tracker
+
+    # started first: starting it unblocks SIGINT in this thread (CPython's
+    # resource_tracker.ensure_running), which would undo the block for the workers
+    resource_tracker.ensure_running()
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

@@ -374,3 +374,19 @@ def test_csv_and_out_never_replace_the_results_or_an_input(
     assert f"--out {out} is --baseline {out}: an output never" in capsys.readouterr().err
     assert main([*args, "--csv", str(tmp_path / "r.csv")]) == 0  # resumed, CSV beside it
     assert json.loads(out.read_text())["kind"] == "c" and (tmp_path / "r.csv").is_file()
+
+
+def test_nothing_is_written_into_the_data_folder(
+    small_c: Path, tmp_path: Path, model_arg: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The data folder's files are inputs (check_output's folder rule, as stream's): an --out
+    or --csv inside it is refused before the run, nothing written there."""
+    before = sorted(small_c.rglob("*"))
+    base = ["eval-c", "--model", model_arg, "--data", str(small_c), "--quiet", "--workers", "0"]
+    for flag, path in (("--out", small_c / "r.json"), ("--csv", small_c / "fog" / "r.csv")):
+        assert main([*base, "--corruptions", "fog", flag, str(path)]) == 2
+        assert capsys.readouterr().err == (
+            f"corruptbench eval-c: error: {flag} {path} is inside --data {small_c}: an output is "
+            "never written into an input folder; choose a path outside it\n"
+        )
+    assert sorted(small_c.rglob("*")) == before

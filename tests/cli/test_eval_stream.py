@@ -10,6 +10,7 @@ import pytest
 
 from corruptbench.cli import main
 from corruptbench.streams import StreamResults
+from results.stream_support import one_decimal
 from support import CIFAR_TEST, SHARED
 
 WEIGHTS = SHARED / "models" / "resnet20-12fca82f.th"
@@ -74,8 +75,8 @@ def test_eval_stream_writes_results_markdown_and_figure(
     assert fig.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     # the report step: the file is a results file `corruptbench report` reads
     assert main(["report", str(out), "-o", str(tmp_path / "t.md")]) == 0
-    row = [d.error for d in res.domains]
-    expected = f"| norm | {100 * row[0]:.1f} | {100 * row[1]:.1f} | {100 * res.mean:.1f} |"
+    cells = [one_decimal(d.error) for d in res.domains] + [one_decimal(res.mean)]
+    expected = f"| norm | {' | '.join(cells)} |"
     assert expected in (tmp_path / "t.md").read_text().splitlines()
 
 

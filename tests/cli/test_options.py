@@ -151,3 +151,24 @@ def test_check_output_same_file_and_kinds(tmp_path) -> None:
     with pytest.raises(ValueError, match=r"holds a file that is not a corruptbench results file"):
         check_output(table, "--out-dir's", writes="results:score")
     check_output(table, "--report", writes="report")  # an older report (or any text) is replaced
+
+
+def test_check_output_refuses_any_path_inside_an_input_folder(tmp_path) -> None:
+    """A data folder's files are inputs: an output over one (labels.npy, a domain's array) or
+    a new file beside them (a CIFAR-C folder's next domain) is refused; the folder's
+    neighbours are not."""
+    from corruptbench.cli.options import check_output
+
+    data = tmp_path / "d"
+    (data / "sub").mkdir(parents=True)
+    (data / "labels.npy").write_bytes(b"\x93NUMPY")
+    (tmp_path / "link").symlink_to(data)
+    for inside in (
+        data / "labels.npy",
+        data / "new.csv",
+        data / "sub" / "x",
+        tmp_path / "link" / "y",
+    ):
+        with pytest.raises(ValueError, match=rf"--csv {inside} is inside the data {data}: an out"):
+            check_output(inside, "--csv", writes="csv", inputs=[("the data", data)])
+    check_output(tmp_path / "d.csv", "--csv", writes="csv", inputs=[("the data", data)])

@@ -142,3 +142,77 @@ def test_outputs_never_replace_inputs_or_each_other(
                "--markdown", str(same)])  # fmt: skip
     err = capsys.readouterr().err.strip()
     assert rc == 2 and "--out" in err and "never replaces" in err and not same.exists(), err
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--csv", "{data}/labels.npy"], "--csv {data}/labels.npy is inside the data {data}"),
+        (["--csv", "{data}/fog.npy"], "--csv {data}/fog.npy is inside the data {data}"),
+        (["--manifest", "{data}/snow.npy"], "--manifest {data}/snow.npy is inside the data"),
+        (["--manifest", "{data}/new.json"], "--manifest {data}/new.json is inside the data"),
+    ],
+)
+def test_stream_writes_nothing_into_the_data_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
+) -> None:
+    """``--csv D/labels.npy`` replaced the labels with CSV text (exit 0; the next run failed):
+    every file of the data folder is an input, and so is a new one beside them."""
+    data = write_cifar_c(tmp_path / "d", ["fog", "snow"], np.repeat(np.arange(10), 2))
+    before = {p.name: p.read_bytes() for p in data.iterdir()}
+    args = [a.format(data=data) for a in extra]
+    rc = main(["stream", "--data", str(data), "--order", "fog", *args])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and needle.format(data=data) in err and "\n" not in err, err
+    assert {p.name: p.read_bytes() for p in data.iterdir()} == before
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--replay", "{m}", "--markdown", "{m}"], "--markdown {m} is the manifest replayed {m}"),
+        (["--order", "fog", "--weights", "{w}", "--markdown", "{w}"],
+         "--markdown {w} is the weights file --weights {w}"),
+        (["--order", "fog", "--out", "{data}/fog.npy"], "--out {data}/fog.npy is inside the data"),
+        (["--order", "fog", "--figure", "{data}/f.png"], "--figure {data}/f.png is inside the data"),
+        (["--order", "fog", "--checkpoint", "{data}/ck"], "--checkpoint {data}/ck is inside the"),
+    ],
+)  # fmt: skip
+def test_eval_stream_replaces_no_file_it_reads(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
+) -> None:
+    """eval-stream overwrote (exit 0) the --replay manifest, the --weights file and a data array
+    with its report: refused before the model loads, nothing written."""
+    data = write_cifar_c(tmp_path / "d", ["fog"], np.repeat(np.arange(10), 2))
+    m, w = tmp_path / "m.json", tmp_path / "w.th"
+    assert main(["stream", "--data", str(data), "--order", "fog", "--manifest", str(m)]) == 0
+    w.write_bytes(b"weights")
+    files = [*sorted(data.iterdir()), m, w]
+    before = [p.read_bytes() for p in files]
+    capsys.readouterr()
+    args = [a.format(data=data, m=m, w=w) for a in extra]
+    rc = main(["eval-stream", "--data", str(data), *args, "--model", "no_such_model"])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and needle.format(data=data, m=m, w=w) in err and "\n" not in err, err
+    assert [p.read_bytes() for p in files] == before and sorted(data.iterdir()) == files[:-2]
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--dataset", "cifar10_c"], "error: cifar10_c needs images: give --data D or --on-the-fly"
+         " SRC (a sequence without images comes from ImageNet-C's id lists only: robustbench,"),
+        (["--dataset", "imagenet_c", "--image-list", "data"],
+         "error: --image-list 'data' takes its ids from the data: give --data D or --on-the-fly"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("command", ["stream", "eval-stream"])
+def test_no_data_names_what_is_missing(
+    capsys: pytest.CaptureFixture[str], command: str, extra: list[str], needle: str
+) -> None:
+    """``stream --dataset cifar10_c`` without data said "--data is needed for cifar10_c with
+    image list 'robustbench'", a list no one gave: the message names what is missing."""
+    model = ["--model", "no_such_model"] if command == "eval-stream" else []
+    assert main([command, *extra, "--order", "fog", *model]) == 2
+    err = capsys.readouterr().err.strip()
+    assert needle in err and "robustbench'" not in err and "\n" not in err, err

@@ -18,7 +18,7 @@ from corruptbench.report import build_report
 from corruptbench.results import Results
 from corruptbench.results.export import CSV_COLUMNS
 from corruptbench.results.stream_views import markdown_table
-from results.stream_support import ORDER, make_stream_results, write_stream
+from results.stream_support import ORDER, make_stream_results, one_decimal, write_stream
 from results.support import make_results, write
 from streams.conftest import NAMES, tiny_cifar  # noqa: F401 - a fixture
 
@@ -128,12 +128,12 @@ def test_data_stream_adapt_table_report_end_to_end(
     terminal = capsys.readouterr().out.splitlines()  # the table on the terminal too
     assert terminal[0].split() == ["method", "gaussian", "fog", "contrast", "mean"]
     for line, res in zip(terminal[1:3], results):
-        cells = [f"{100 * d.errors / d.n:.1f}" for d in res.domains]
-        assert line.split() == [res.adapt, *cells, f"{100 * res.mean:.1f}"]
+        cells = [one_decimal(d.error) for d in res.domains]
+        assert line.split() == [res.adapt, *cells, one_decimal(res.mean)]
     lines = (tmp_path / "t.md").read_text().splitlines()
     for res in results:
-        cells = [f"{100 * d.errors / d.n:.1f}" for d in res.domains]
-        assert f"| {res.adapt} | " + " | ".join(cells) + f" | {100 * res.mean:.1f} |" in lines
+        cells = [one_decimal(d.error) for d in res.domains]
+        assert f"| {res.adapt} | " + " | ".join(cells) + f" | {one_decimal(res.mean)} |" in lines
     assert S.markdown_table(results) in "\n".join(lines)
 
 

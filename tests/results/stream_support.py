@@ -3,6 +3,7 @@ views' and the report's tests read."""
 
 from __future__ import annotations
 
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import numpy as np
@@ -10,6 +11,12 @@ import numpy as np
 from corruptbench.streams.results import Counts, StreamResults
 
 ORDER = ["gaussian_noise", "fog", "contrast"]
+
+
+def one_decimal(error: float) -> str:
+    """A stream table's cell, worked out here: the summary's two-decimal error % (the
+    reference's ``:.2%``) rounded half up to one decimal (56.25% -> 56.3)."""
+    return str(Decimal(f"{error:.2%}"[:-1]).quantize(Decimal("0.1"), ROUND_HALF_UP))
 
 
 def make_stream_results(

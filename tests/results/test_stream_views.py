@@ -13,11 +13,12 @@ from corruptbench.results.stream_views import (
     check_domain_orders,
     error_along_stream_figure,
     markdown_table,
+    report_section,
     row_names,
     stream_mismatches,
     text_table,
 )
-from results.stream_support import ORDER, make_stream_results, write_stream
+from results.stream_support import ORDER, make_stream_results, one_decimal, write_stream
 
 
 def _read(tmp_path: Path, *made) -> list[Results]:
@@ -29,11 +30,11 @@ def _read(tmp_path: Path, *made) -> list[Results]:
 
 def _expected_row(res: Results) -> list[str]:
     """The row computed from the counts here: error % per domain in order, then the mean of the
-    blocks' errors (np.mean, as test_time.py prints "mean error")."""
+    blocks' errors (np.mean, as test_time.py prints "mean error"), each as one_decimal."""
     assert res.stream is not None
     err = {d.name: d.errors / d.n for d in res.stream.domains}
     mean = np.mean([b.errors / b.n for b in res.stream.blocks])
-    return [f"{100 * err[d]:.1f}" for d in ORDER] + [f"{100 * mean:.1f}"]
+    return [one_decimal(err[d]) for d in ORDER] + [one_decimal(float(mean))]
 
 
 def test_the_table_has_a_row_per_method_and_a_column_per_domain_in_order(tmp_path: Path) -> None:
@@ -127,3 +128,20 @@ def test_short_names_of_ccc_pairs_keep_both_corruptions() -> None:
         "gaussian+fog",
         "contrast+gaussian",
     ]
+
+
+def test_the_table_rounds_the_number_the_summary_shows(tmp_path: Path) -> None:
+    """251 / 400 = 0.6275: the summary said "mean error: 62.75%" and the table 62.7 (100 x 0.6275
+    is 62.7499... in floating point); the table's one decimal is now the summary's number
+    rounded half up, in every view."""
+    made = make_stream_results(order=["fog"], n=400, batch=400)
+    for part in (*made.blocks, *made.domains, *made.cells):
+        part.errors = 251
+    made.batches[0][2] = 251
+    assert made.domains[0].calibration is not None
+    made.domains[0].calibration["top1_error"] = 0.6275
+    (res,) = _read(tmp_path, made)
+    assert "mean error: 62.75%" in res.summary()
+    assert markdown_table([res]).splitlines()[-1] == "| source | 62.8 | 62.8 |"
+    assert text_table([res]).splitlines()[-1].split() == ["source", "62.8", "62.8"]
+    assert "\n| fog | 62.8 | " in report_section(res)  # the calibration table's error %

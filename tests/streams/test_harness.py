@@ -12,6 +12,7 @@ import torch
 import corruptbench.streams as S
 from corruptbench.models import Preprocessing
 from corruptbench.streams.results import StreamResults, error_along_stream_figure
+from results.stream_support import one_decimal
 from streams.conftest import NAMES
 
 RAW = Preprocessing(input_size=1, mean=(0.0, 0.0, 0.0), std=(1.0, 1.0, 1.0))
@@ -99,7 +100,7 @@ def test_results_round_trip_and_views(tiny_cifar: Path, tmp_path: Path) -> None:
     assert back.to_dict() == res.to_dict()
     table = S.markdown_table([res, back])
     assert table.splitlines()[0] == "| method | gaussian | fog | contrast | mean |"
-    assert table.splitlines()[2].endswith(f"| {100 * res.mean:.1f} |")
+    assert table.splitlines()[2].endswith(f"| {one_decimal(res.mean)} |")
     doc = res.to_dict()
     doc["stream"]["mean"] += 0.01
     with pytest.raises(ValueError, match="stored stream.mean"):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -70,6 +72,70 @@ def test_on_the_fly_pixels_do_not_depend_on_workers() -> None:
     assert not np.array_equal(one[0].images, images[[int(s.id) for s in one[0].samples]])
 
 
+_CTRL_C = """
+import os, signal, sys, threading, time
+import corruptbench.streams as S
+if __name__ == "__mp_main__":  # a worker: its start slowed, so that a Ctrl-C comes in it
+    time.sleep(2)
+if __name__ == "__main__":
+    st = S.stream(sys.argv[1], "cifar10_c", order=["fog"], batch_size=10)
+    signal.signal(signal.SIGINT, lambda *_: None)  # the driver's own reaction is the CLI's
+    batches = st.batches(workers=2)
+    threading.Timer(1.0, os.killpg, (0, signal.SIGINT)).start()  # while the workers start
+    next(batches)
+    os.killpg(0, signal.SIGINT)  # and while they wait for work
+    time.sleep(2)  # time for a worker to print
+    batches.close()  # the driver stops its workers
+    print("stopped", file=sys.stderr)
+"""
+
+
+def test_ctrl_c_reaches_the_workers_and_none_prints_a_traceback(
+    tiny_cifar: Path, tmp_path: Path
+) -> None:
+    """``eval-stream --workers 2`` stopped with Ctrl-C printed each SpawnPoolWorker's
+    KeyboardInterrupt traceback above its one "interrupted" line: the terminal sends SIGINT to
+    the whole process group. The workers leave it to their driver, which stops them, from the
+    moment they start."""
+    script = tmp_path / "ctrl_c.py"
+    script.write_text(_CTRL_C)
+    res = subprocess.run(
+        [sys.executable, str(script), str(tiny_cifar)],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        start_new_session=True,  # a group of its own: the signal stays out of pytest's
+        timeout=300,
+    )
+    assert (res.returncode, res.stderr) == (0, "stopped\n"), res.stderr
+
+
+def test_a_ctrl_c_while_the_workers_start_waits_until_they_are_up(
+    tiny_cifar: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A Ctrl-C that stopped the driver half-way through starting its pool left a worker
+    reading a pickled semaphore the driver had removed on its way out (a FileNotFoundError
+    traceback under "interrupted"): it now waits until the pool is up, then stops it."""
+    import multiprocessing.pool
+    import os
+    import signal
+
+    steps: list[str] = []
+    start = multiprocessing.pool.Pool._repopulate_pool  # noqa: SLF001
+
+    def interrupted_start(self):  # type: ignore[no-untyped-def]
+        os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the workers' start
+        steps.append("starting")
+        start(self)
+        steps.append("started")
+
+    monkeypatch.setattr(multiprocessing.pool.Pool, "_repopulate_pool", interrupted_start)
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1])
+    with pytest.raises(KeyboardInterrupt):
+        next(st.batches(workers=1))
+    assert steps == ["starting", "started"]
+
+
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
     [({"batch_size": 0}, "batch_size must be"), ({"workers": -1}, "workers must be")],
@@ -83,6 +149,21 @@ def test_batches_refuse_bad_sizes(tiny_cifar: Path, kwargs: dict, needle: str) -
 def test_data_lacking_a_domain_is_refused_with_its_name(tiny_cifar: Path) -> None:
     with pytest.raises(S.StreamError, match=r"1 domain\(s\) of the order: snow"):
         S.stream(tiny_cifar, "cifar10_c", order=["fog", "snow"])
+
+
+def test_an_unknown_corruption_on_the_fly_is_refused_up_front() -> None:
+    """On the fly ``fog,foo_blur`` built a stream (its CSV had rows for foo_blur) and eval-stream
+    failed only at foo_blur's first batch: refused when the stream is made, as a folder lacking
+    the domain is, with the closest name."""
+    data = OnTheFly(np.zeros((4, 32, 32, 3), np.uint8), labels=np.arange(4))
+    with pytest.raises(S.StreamError) as info:
+        S.stream(data, "cifar10_c", order=["fog", "foo_blur"])
+    assert str(info.value) == (
+        "order: unknown corruption 'foo_blur'; did you mean 'zoom_blur'? (on the fly, each "
+        "domain is a corruption to apply)"
+    )
+    # a known name in another spelling goes, as ever
+    assert S.stream(data, "cifar10_c", order=["fog", "Zoom-Blur"]).config.order[1] == "zoom_blur"
 
 
 def test_imagenet_folder_lacking_listed_images_is_refused_naming_them(tmp_path: Path) -> None:

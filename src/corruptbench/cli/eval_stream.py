@@ -15,7 +15,7 @@ from typing import Any
 from ..errors import Arg
 from ..streams.config import StreamError
 from .ccc import add_run_args, run_kwargs
-from .stream import add_stream_args, stream_from_args
+from .stream import add_stream_args, stream_from_args, stream_inputs
 
 __all__ = ["register", "run"]
 
@@ -237,7 +237,13 @@ def _check_outputs(args: argparse.Namespace) -> None:
     """No output over an input, another output or a file of another kind (issue 33 item 13)."""
     from .options import check_output
 
-    inputs = [("the CCC run", args.ccc), ("the data", getattr(args, "data", None))]
+    inputs = [
+        *stream_inputs(args),
+        ("the CCC run", args.ccc),
+        ("the source images --ccc-on-the-fly", args.ccc_on_the_fly),
+        ("the matrix file --matrix", args.matrix),
+        ("the weights file --weights", args.weights),
+    ]
     outs = [
         ("--out", args.out, "results:stream"),
         ("--markdown", args.markdown, "report"),

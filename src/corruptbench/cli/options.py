@@ -414,6 +414,12 @@ def _same_path(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return os.path.realpath(a) == os.path.realpath(b)
 
 
+def _inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> bool:
+    """Whether ``path`` lies in ``folder`` or below it (symbolic links followed)."""
+    root = os.path.realpath(folder)
+    return os.path.commonpath([root, os.path.realpath(path)]) == root
+
+
 def _existing_kind(path: str | os.PathLike[str]) -> str:
     """``results:<kind>`` for a corruptbench results file (read from its first 64 KiB:
     ``"schema"`` and ``"kind"`` lead it; ``results:?`` when the kind is not there), else
@@ -459,12 +465,15 @@ def check_output(
             ``"results:<kind>"``. An existing corruptbench results file is replaced only by
             results of its kind, and a results file only replaces one of its kind; ``None``: no
             check of an existing file (eval-c's ``--out`` checks its own, with ``--overwrite``).
-        inputs: ``(what, path)`` of every file the command reads and every other file it
-            writes (``("the input table", "t.csv")``); None paths are skipped.
+        inputs: ``(what, path)`` of every file and folder the command reads and every other
+            file it writes (``("the input table", "t.csv")``); None paths are skipped. No output
+            goes anywhere inside an input folder, existing file or new: a file added to a data
+            folder can change what the next run reads (a CIFAR-C folder's next domain).
 
     Raises:
         ValueError: ``"--csv r.json is the results file --out r.json: an output never replaces
-            an input; choose another path"``, or ``"--out-dir's a.json already holds ..."``.
+            an input; choose another path"``, ``"--csv d/s.csv is inside the data d: ..."``, or
+            ``"--out-dir's a.json already holds ..."``.
     """
     if out is None:
         return
@@ -473,6 +482,11 @@ def check_output(
             raise ValueError(
                 f"{flag} {out} is {what} {path}: an output never replaces an input or another "
                 "output; choose another path"
+            )
+        if path is not None and os.path.isdir(path) and _inside(out, path):
+            raise ValueError(
+                f"{flag} {out} is inside {what} {path}: an output is never written into an "
+                "input folder; choose a path outside it"
             )
     if writes is None or not os.path.isfile(out):
         return
@@ -486,12 +500,14 @@ def check_output(
 
 
 def check_eval_outputs(args: argparse.Namespace) -> None:
-    """eval-c / eval-p: ``--out`` and ``--csv`` replace none of the inputs, nor each other."""
+    """eval-c / eval-p: ``--out`` and ``--csv`` replace none of the inputs, nor each other, and
+    go inside no input folder."""
     reads = [
         (f"--{flag}", getattr(args, flag.replace("-", "_"), None))
         for flag in ("data", "clean", "on-the-fly", "weights", "baseline")
     ]
-    reads = [(what, p) for what, p in reads if p is not None and os.path.isfile(p)]
+    # --baseline may name a model instead of a file; folders count (check_output's folder rule)
+    reads = [(what, p) for what, p in reads if p is not None and os.path.exists(p)]
     check_output(args.out, "--out", writes=None, inputs=reads)
     check_output(
         args.csv, "--csv", writes="csv", inputs=[*reads, ("the results file --out", args.out)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-__all__ = ["register", "run", "add_stream_args", "stream_from_args"]
+__all__ = ["register", "run", "add_stream_args", "stream_from_args", "stream_inputs"]
 
 
 def add_stream_args(p: argparse.ArgumentParser) -> None:
@@ -96,6 +96,16 @@ def _split(text: str | None) -> list[str] | None:
     return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
 
 
+def stream_inputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    """What the stream options read, as ``check_output``'s inputs: no output replaces them or
+    goes inside the folders among them."""
+    return [
+        ("the data", args.data),
+        ("the clean images --on-the-fly", args.on_the_fly),
+        ("the manifest replayed", args.replay),
+    ]
+
+
 def stream_from_args(args: argparse.Namespace) -> Any:
     """The stream the options describe (a replayed manifest with ``--replay``)."""
     from ..errors import Arg, ArgumentError
@@ -168,7 +178,7 @@ def _listing() -> str:
 def run(args: argparse.Namespace) -> int:
     from .options import check_output
 
-    inputs = [("the manifest replayed", args.replay), ("the data", args.data)]
+    inputs = stream_inputs(args)
     check_output(args.csv, "--csv", writes="csv", inputs=[*inputs, ("--manifest", args.manifest)])
     check_output(args.manifest, "--manifest", writes="report", inputs=inputs)
     if args.list:

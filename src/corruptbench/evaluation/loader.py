@@ -10,9 +10,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
-import signal
 import sys
-import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
@@ -20,7 +18,7 @@ import numpy as np
 
 from ..errors import Arg
 from ..models import LoadedModel, Preprocessing
-from ..processes import end_with, quiet_dropped_handoffs
+from ..processes import end_with, held_stop_signals, quiet_dropped_handoffs
 from .common import EvalError
 from .readers import Reader
 
@@ -104,38 +102,18 @@ def _mp_context() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
-#: what stops a command (Ctrl-C, ``kill``): held back while the loader starts its workers
-_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
 @contextlib.contextmanager
 def _starting_workers(loader: Any) -> Iterator[None]:
-    """SIGINT / SIGTERM held back while ``loader`` starts its worker processes (``iter``).
-
-    A signal in the middle of it stopped the main process while it wrote a worker's pickled
-    state to the forkserver: the new worker read half of it and printed an ``UnpicklingError``
+    """SIGINT / SIGTERM held back while ``loader`` starts its worker processes (``iter``): a
+    signal in the middle of it stopped the main process while it wrote a worker's pickled state
+    to the forkserver; the new worker read half of it and printed an ``UnpicklingError``
     traceback under the "interrupted" line, and the half-built iterator another from its
-    ``__del__``. Held back (a handler that notes it: blocking the signal in this thread would
-    not do, the kernel hands it to another thread), it is raised again through the previous
-    handler the moment the workers are up, and stops them as usual.
-    """
-    workers = getattr(loader, "num_workers", 0)
-    if not workers or threading.current_thread() is not threading.main_thread():
+    ``__del__`` (:func:`~corruptbench.processes.held_stop_signals`)."""
+    if not getattr(loader, "num_workers", 0):
         yield
         return
-    held: list[int] = []
-
-    def hold(signum: int, _frame: object) -> None:
-        held.append(signum)
-
-    previous = {s: signal.signal(s, hold) for s in _STOP_SIGNALS}
-    try:
+    with held_stop_signals():
         yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, signal.SIG_DFL if handler is None else handler)
-        if held:
-            signal.raise_signal(held[0])
 
 
 def _worker_init(_: int, driver: int | None = None) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -45,8 +46,18 @@ def _part(r: ResultsLike) -> StreamPart:
     return r.stream
 
 
+def _logged(v: float) -> str:
+    """An error as the reference logs it (``62.75%``): the one rounding of every view here."""
+    return f"{v:.2%}"
+
+
 def _pct(v: float | None) -> str:
-    return "-" if v is None or math.isnan(v) else f"{100 * v:.1f}"
+    """A table's error % to one decimal: :func:`_logged`'s number rounded half up, so a table
+    never disagrees with the summary (``62.75%`` -> 62.8; ``100 * 0.6275`` alone is 62.7499...,
+    which gave 62.7)."""
+    if v is None or math.isnan(v):
+        return "-"
+    return str(Decimal(_logged(v)[:-1]).quantize(Decimal("0.1"), ROUND_HALF_UP))
 
 
 def _num(v: float | None) -> str:
@@ -166,15 +177,15 @@ def stream_summary(res: ResultsLike) -> str:
         lines.append(f"  ({len(part.blocks):,} blocks: their errors are in the results JSON)")
     for b in part.blocks if len(part.blocks) <= MAX_BLOCK_LINES else []:
         sev = "" if b.severity is None else f"{'@' * isinstance(b.severity, str)}{b.severity}"
-        lines.append(f"  error % [{b.name}{sev}][#samples={b.n}]: {b.error:.2%}")
-    tail = f"mean error: {part.mean:.2%}"
+        lines.append(f"  error % [{b.name}{sev}][#samples={b.n}]: {_logged(b.error)}")
+    tail = f"mean error: {_logged(part.mean)}"
     if part.mean_at_5 is not None and any(b.severity != 5 for b in part.blocks):
-        tail += f", mean error at 5: {part.mean_at_5:.2%}"
+        tail += f", mean error at 5: {_logged(part.mean_at_5)}"
     lines.append(tail)
     if len(part.domains) > 1 and any(b.name == "mixed" for b in part.blocks):
-        lines += [f"  {d.name:<20} error: {d.error:.2%}" for d in part.domains]
-        lines.append(f"Average error across all domains: {part.domain_mean:.2%}")
-    lines.append(f"Error over all samples: {part.overall:.2%}")
+        lines += [f"  {d.name:<20} error: {_logged(d.error)}" for d in part.domains]
+        lines.append(f"Average error across all domains: {_logged(part.domain_mean)}")
+    lines.append(f"Error over all samples: {_logged(part.overall)}")
     return "\n".join(lines)
 
 
@@ -195,10 +206,10 @@ def stream_title(part: StreamPart) -> str:
 
 
 def _means_line(part: StreamPart) -> str:
-    at5 = f", at severity 5 {part.mean_at_5:.2%}" if part.mean_at_5 is not None else ""
+    at5 = f", at severity 5 {_logged(part.mean_at_5)}" if part.mean_at_5 is not None else ""
     return (
-        f"Mean of the blocks' errors {part.mean:.2%}{at5}; average over domains "
-        f"{part.domain_mean:.2%}; over all samples {part.overall:.2%}."
+        f"Mean of the blocks' errors {_logged(part.mean)}{at5}; average over domains "
+        f"{_logged(part.domain_mean)}; over all samples {_logged(part.overall)}."
     )
 
 

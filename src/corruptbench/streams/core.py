@@ -7,6 +7,7 @@ needs (:class:`~.protocol.OnlineStream`).
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 from collections import deque
@@ -17,6 +18,7 @@ from typing import Any, overload
 import numpy as np
 
 from ..errors import Arg
+from ..processes import held_stop_signals, sigint_blocked_while_starting
 from ..profiles import PROFILES
 from .config import StreamConfig, StreamError, resolve_config
 from .data import DataLike, StreamData, open_data
@@ -218,7 +220,9 @@ class Stream:
                 yield job(desc[1], desc[2])
 
         ctx = multiprocessing.get_context("spawn")
-        with ctx.Pool(workers) as pool:
+        with contextlib.ExitStack() as stack:
+            with held_stop_signals(), sigint_blocked_while_starting():
+                pool = stack.enter_context(ctx.Pool(workers))
             for images in pool.imap(_read_batch, feed()):
                 b, begin, end, reset = pending.popleft()
                 yield batch(b, begin, end, reset, images)

@@ -302,9 +302,24 @@ def _open_shards(root: Path, config: StreamConfig) -> StreamData:
     )
 
 
+def _check_corruptions(order: tuple[str, ...]) -> None:
+    """Each domain of an on-the-fly order is a corruption to apply: an unknown one refused
+    before any image is listed (a folder's domains are its files, checked when opened)."""
+    from ..grid import GridError, resolve_name
+
+    for name in order:
+        try:
+            resolve_name("c", name)
+        except GridError as exc:
+            raise StreamError(
+                Arg("order"), f": {exc} (on the fly, each domain is a corruption to apply)"
+            ) from None
+
+
 def _open_on_the_fly(data: OnTheFly, config: StreamConfig, seed: int) -> StreamData:
     from ..evaluation.common import EvalError
 
+    _check_corruptions(config.order)
     info = DATASETS[config.dataset]
     try:
         source = data.open()
@@ -375,6 +390,18 @@ class _NoImages(Reader):
         )
 
 
+def _needs_images(config: StreamConfig) -> StreamError:
+    """Why ``config`` has no sequence without data, and what to give."""
+    give = ("give ", Arg("data", "D"), " or ", Arg("on_the_fly", "SRC", python="OnTheFly(src)"))
+    if config.image_list == "data":
+        return StreamError(Arg("image_list"), " 'data' takes its ids from the data: ", *give)
+    return StreamError(
+        f"{config.dataset} needs images: ", *give,
+        " (a sequence without images comes from ImageNet-C's id lists only: robustbench, "
+        "imagenet_50k)",
+    )  # fmt: skip
+
+
 def open_ids(config: StreamConfig) -> StreamData:
     """An ImageNet-C stream's catalog from its id list alone, no images: enough for the
     sequence, its CSV and its manifest (the reference builds its sequence from the list too).
@@ -384,11 +411,7 @@ def open_ids(config: StreamConfig) -> StreamData:
     """
     listed = _listed(config)
     if listed is None:
-        raise StreamError(
-            Arg("data"),
-            f" is needed for {config.dataset} with image list {config.id_list()!r}: only "
-            "ImageNet-C's lists (robustbench, imagenet_50k) give a sequence without data",
-        )
+        raise _needs_images(config)
     from ..formats.imagenet import wnid_to_index
 
     labels = np.asarray([wnid_to_index(k.split("/")[0]) for k in listed], dtype=np.int64)
