@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from corruptbench.cli import main
 from corruptbench.streams import StreamResults
+from streams.tta_reference import write_cifar_c
 from support import CIFAR_TEST, SHARED
 
 WEIGHTS = SHARED / "models" / "resnet20-12fca82f.th"
@@ -122,3 +124,27 @@ def test_eval_stream_without_data_is_refused_before_the_model_loads(
     assert rc == 2
     assert "eval-stream needs images: give --data D or --on-the-fly SRC" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--adapt", "tent", "--lr", "-1"], "--lr must be a finite number > 0, got -1.0"),
+        (["--adapt", "tent", "--lr", "nan"], "--lr must be a finite number > 0, got nan"),
+        (["--adapt", "tent", "--steps", "0"], "--steps must be an integer >= 1, got 0"),
+        (["--adapt", "tent", "--optimizer", "rms"], "--optimizer must be 'adam' or 'sgd'"),
+        (["--adapt", "norm", "--lr", "0.1"], "--lr applies to --adapt tent, not norm"),
+        (["--adapt", "source", "--steps", "2"], "--steps applies to --adapt tent, not source"),
+        (["--optimizer", "sgd"], "--optimizer applies to --adapt tent, not source"),
+    ],
+)
+def test_eval_stream_refuses_bad_adapt_options_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
+) -> None:
+    data = write_cifar_c(tmp_path / "c", ["fog"], np.repeat(np.arange(10), 2))
+    out = tmp_path / "r.json"
+    argv = ["eval-stream", "--data", str(data), "--order", "fog", "--model", "no_such_model"]
+    rc = main([*argv, *extra, "--out", str(out), "--quiet"])  # refused before the model loads
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and needle in err and "\n" not in err, err
+    assert not out.exists()

@@ -173,3 +173,29 @@ def test_an_interrupted_evaluation_resumes_to_the_same_numbers(
         )
     with pytest.raises(S.StreamError, match="belongs to another evaluation"):
         S.evaluate_stream(net, other, adapt, preprocessing=RAW, checkpoint=ck)
+
+
+@pytest.mark.parametrize(
+    ("adapt", "options", "needle"),
+    [
+        ("tent", {"lr": -1}, "lr must be a finite number > 0, got -1"),
+        ("tent", {"steps": 0}, "steps must be an integer >= 1, got 0"),
+        ("norm", {"lr": 0.1}, "adapt_options['lr'] applies to adapt tent, not norm"),
+        ("source", {"method": "sgd"}, "adapt_options['method'] applies to adapt tent, not source"),
+    ],
+)
+def test_adapt_options_are_checked_before_the_model_loads(
+    tiny_cifar: Path, adapt: str, options: dict, needle: str
+) -> None:
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    with pytest.raises(S.StreamError) as err:  # not the unknown model's error
+        S.evaluate_stream("no_such_model", st, adapt, adapt_options=options)
+    assert needle in str(err.value)
+
+
+def test_options_for_a_callable_or_an_adapter_of_yours_are_refused(tiny_cifar: Path) -> None:
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    with pytest.raises(S.StreamError, match=r"adapt_options\['lr'\] applies to adapt tent"):
+        S.evaluate_stream(Recorder().step, st, "source", adapt_options={"lr": 0.1})
+    with pytest.raises(S.StreamError, match="not to an adapter of yours"):
+        S.evaluate_stream(Recorder().step, st, Recorder(), adapt_options={"lr": 0.1})

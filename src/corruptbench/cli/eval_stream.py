@@ -105,7 +105,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..fileio import write_bytes, write_text
     from ..models import load_model
-    from ..streams.adapters import check_method
+    from ..streams.adapters import adapter_options, check_method
     from ..streams.harness import evaluate_stream
     from ..streams.results import markdown_table
 
@@ -126,12 +126,13 @@ def run(args: argparse.Namespace) -> int:
                 " or ",
                 Arg("on_the_fly", "SRC"),
             )
-    model = load_model(args.model, weights=args.weights, device=args.device, probe=False)
     options = {
         k: v
         for k, v in (("lr", args.lr), ("method", args.optimizer), ("steps", args.steps))
         if v is not None
     }
+    adapter_options(args.adapt, st.dataset, options)  # before the model loads
+    model = load_model(args.model, weights=args.weights, device=args.device, probe=False)
     if not args.quiet:
         print(f"{st}; {args.adapt} on {model.id}", file=sys.stderr)
 

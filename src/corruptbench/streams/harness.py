@@ -26,7 +26,7 @@ from ..metrics.calibration import CalibrationStats, stored_bins
 from ..models import Preprocessing
 from ..results.parts import DatasetInfo
 from ..results.stream_part import Counts
-from .adapters import make_adapter
+from .adapters import adapter_options, make_adapter
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import StreamError
 from .core import Batch
@@ -173,7 +173,8 @@ def evaluate_stream(
         workers: processes reading / corrupting batches ahead of the model.
         ece_bins: ECE bins of the calibration.
         adapt_options: ``tent``: ``method`` (``adam`` / ``sgd``), ``lr``, ``steps``;
-            ``norm``: ``eps``, ``momentum``.
+            ``norm``: ``eps``, ``momentum`` (the rest at their defaults:
+            :func:`~.adapters.adapter_options`); refused for a method that does not take them.
         progress: called with (batches done, batches in all) after each batch.
         checkpoint: a file where the counts and the adapter's state are saved every
             ``checkpoint_every`` batches (:mod:`.checkpoint`); an evaluation interrupted and
@@ -181,7 +182,8 @@ def evaluate_stream(
             the evaluation ends.
 
     Raises:
-        StreamError: an unknown method, a model a method cannot adapt.
+        StreamError: an unknown method, an option it does not take or a bad value (``lr`` -1),
+            a model a method cannot adapt.
     """
     import time
 
@@ -189,17 +191,14 @@ def evaluate_stream(
 
     began = time.perf_counter()
     stream.check_images()
+    if isinstance(adapt, str):  # resolved and checked before the model loads
+        options = adapter_options(adapt, stream.dataset, adapt_options)
+    else:  # an adapter of yours takes none: make_adapter refuses them
+        options = dict(adapt_options or {})
     loaded = _loaded(model, stream, preprocessing)
     dev = device or loaded.device or "cpu"
-    module = loaded.module
-    if adapt == "source" and module is None:
-        adapter: Any = make_adapter(loaded.forward, None, stream.dataset)
-        name = "source"
-    else:
-        adapter = make_adapter(adapt, module, stream.dataset, **(adapt_options or {}))
-        name = adapt if isinstance(adapt, str) else type(adapt).__name__
-    if isinstance(adapt, str) and hasattr(adapter, "module"):
-        adapter.module.to(dev)
+    adapter = _adapter(adapt, loaded, stream.dataset, options, dev)
+    name = adapt if isinstance(adapt, str) else type(adapt).__name__
     tally = _Tally(stream, ece_bins)
     total = stream.num_batches(batch_size)
     digest = stream.sequence_sha256()
@@ -245,6 +244,16 @@ def evaluate_stream(
     if checkpoint is not None:
         Path(checkpoint).unlink(missing_ok=True)
     return tally.results(info, name, digest, time.perf_counter() - began)
+
+
+def _adapter(adapt: Any, loaded: Any, dataset: str, options: dict[str, Any], dev: str) -> Any:
+    """The adapter of ``adapt`` on ``dev`` (``source`` of a plain callable: the callable)."""
+    if adapt == "source" and loaded.module is None:
+        return make_adapter(loaded.forward, None, dataset, **options)
+    adapter = make_adapter(adapt, loaded.module, dataset, **options)
+    if isinstance(adapt, str):  # a copy of the model, made here: moved where it runs
+        adapter.module.to(dev)
+    return adapter
 
 
 def _adapter_state(adapter: Any) -> dict[str, Any]:
