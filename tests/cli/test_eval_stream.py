@@ -148,3 +148,43 @@ def test_eval_stream_refuses_bad_adapt_options_in_one_line(
     err = capsys.readouterr().err.strip()
     assert rc == 2 and needle in err and "\n" not in err, err
     assert not out.exists()
+
+
+def test_eval_stream_resumes_only_a_checkpoint_of_the_same_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], one_thread: object
+) -> None:
+    """A checkpoint of tent at its defaults (made through the library, stopped after a batch):
+    another --lr, --steps, --optimizer or --ece-bins is refused at load in one line, the file
+    kept; the same options resume it."""
+    if not WEIGHTS.is_file():
+        pytest.skip(f"{WEIGHTS} not available (dev/CI only)")
+    import corruptbench.streams as S
+    from corruptbench.models import load_model
+
+    data = write_cifar_c(tmp_path / "c", ["fog"], np.repeat(np.arange(10), 3))
+    ck = tmp_path / "ck.pt"
+
+    def stop(done: int, total: int) -> None:
+        if done == 1:
+            raise KeyboardInterrupt
+
+    model = load_model("cifar_resnet20", weights=str(WEIGHTS), probe=False)
+    st = S.stream(data, order="fog", batch_size=10)
+    with pytest.raises(KeyboardInterrupt):
+        S.evaluate_stream(model, st, "tent", checkpoint=ck, checkpoint_every=1, progress=stop)
+    saved = ck.read_bytes()
+    argv = ["eval-stream", "--data", str(data), "--order", "fog", "--batch-size", "10"]
+    argv += ["--model", "cifar_resnet20", "--weights", str(WEIGHTS), "--adapt", "tent"]
+    argv += ["--checkpoint", str(ck), "--quiet"]
+    for extra, needle in [
+        (["--lr", "0.5"], "(--lr 0.001 there, 0.5 here)"),
+        (["--steps", "3"], "(--steps 1 there, 3 here)"),
+        (["--optimizer", "sgd"], "(--optimizer adam there, sgd here)"),
+        (["--ece-bins", "10"], "(--ece-bins 15 there, 10 here)"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"--checkpoint {ck} belongs to another evaluation {needle}" in err, err
+        assert "\n" not in err and ck.read_bytes() == saved
+    assert main([*argv, "--lr", "0.001"]) == 0  # the same options, spelt out: resumed
+    assert not ck.exists()

@@ -199,3 +199,58 @@ def test_options_for_a_callable_or_an_adapter_of_yours_are_refused(tiny_cifar: P
         S.evaluate_stream(Recorder().step, st, "source", adapt_options={"lr": 0.1})
     with pytest.raises(S.StreamError, match="not to an adapter of yours"):
         S.evaluate_stream(Recorder().step, st, Recorder(), adapt_options={"lr": 0.1})
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"adapt_options": {"lr": 0.5}}, "(lr 0.001 there, 0.5 here)"),
+        ({"adapt_options": {"steps": 3}}, "(steps 1 there, 3 here)"),
+        ({"adapt_options": {"method": "sgd"}}, "(method adam there, sgd here)"),
+        ({"ece_bins": 10}, "(ece_bins 15 there, 10 here)"),
+        ({"adapt": "norm"}, "(adapt tent there, norm here)"),
+    ],
+)
+def test_a_checkpoint_of_other_options_is_refused_at_load_and_kept(
+    tiny_cifar: Path, tmp_path: Path, change: dict, needle: str
+) -> None:
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 1),
+        torch.nn.BatchNorm2d(4),
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 10),
+    )
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:2], batch_size=50)
+    ck = tmp_path / "ck.pt"
+
+    def stop_at_3(done: int, total: int) -> None:
+        if done == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        S.evaluate_stream(
+            net,
+            st,
+            "tent",
+            preprocessing=RAW,
+            checkpoint=ck,
+            checkpoint_every=2,
+            progress=stop_at_3,
+        )
+    saved = ck.read_bytes()
+    seen: list[int] = []
+    kwargs = {"adapt": "tent", **change}
+    with pytest.raises(S.StreamError) as err:
+        S.evaluate_stream(
+            net,
+            st,
+            preprocessing=RAW,
+            checkpoint=ck,
+            progress=lambda d, t: seen.append(d),
+            **kwargs,
+        )
+    assert str(err.value) == (
+        f"checkpoint {ck} belongs to another evaluation {needle}; remove it or give another file"
+    )
+    assert seen == [] and ck.read_bytes() == saved  # refused before any batch; kept

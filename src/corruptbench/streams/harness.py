@@ -178,8 +178,9 @@ def evaluate_stream(
         progress: called with (batches done, batches in all) after each batch.
         checkpoint: a file where the counts and the adapter's state are saved every
             ``checkpoint_every`` batches (:mod:`.checkpoint`); an evaluation interrupted and
-            started again with the same file resumes from it to the same numbers. Removed when
-            the evaluation ends.
+            started again with the same file resumes from it to the same numbers; one of
+            another evaluation (stream, batch size, method, its options, model, ``ece_bins``)
+            is refused, naming what differs. Removed when the evaluation ends.
 
     Raises:
         StreamError: an unknown method, an option it does not take or a bad value (``lr`` -1),
@@ -206,8 +207,10 @@ def evaluate_stream(
         "sequence_sha256": digest,
         "settings": stream.identity,  # the resets too: same samples, other setting
         "adapt": name,
+        "adapt_options": options,  # another lr would go on from this one's optimiser state
         "batches": total,
         "model": loaded.info().get("weights_sha256"),
+        "ece_bins": ece_bins,  # the calibration sums so far are binned
     }
     start = 0
     if checkpoint is not None:
