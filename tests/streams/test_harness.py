@@ -123,6 +123,31 @@ def test_tent_on_a_stream_changes_nothing_of_the_callers_model(tiny_cifar: Path)
     assert all(torch.equal(v, before[k]) for k, v in net.state_dict().items())
 
 
+@pytest.mark.parametrize(
+    ("adapt", "given", "recorded"),
+    [
+        ("tent", {"lr": 0.01}, {"method": "adam", "lr": 0.01, "steps": 1}),
+        ("norm", {}, {"eps": 1e-5, "momentum": 0.1}),
+        ("source", {}, {}),
+    ],
+)
+def test_the_results_record_the_options_the_method_ran_with(
+    tiny_cifar: Path, tmp_path: Path, adapt: str, given: dict, recorded: dict
+) -> None:
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 1),
+        torch.nn.BatchNorm2d(4),
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 10),
+    )
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    res = S.evaluate_stream(net, st, adapt, preprocessing=RAW, adapt_options=given)
+    assert res.adapt_options == recorded
+    res.save(tmp_path / "r.json")
+    assert StreamResults.load(tmp_path / "r.json").adapt_options == recorded
+    assert (f"adaptation {adapt} (" in res.report_section()) == bool(recorded)
+
+
 class Stop(Exception):
     pass
 

@@ -121,7 +121,7 @@ class _Tally:
         self.batches = [list(b) for b in state["batches"]]
 
     def results(
-        self, model: dict[str, Any], adapt: str, digest: str, time_s: float
+        self, model: dict[str, Any], adapt: str, options: dict[str, Any], digest: str, time_s: float
     ) -> StreamResults:
         domains = [c for c in self.domains.values() if c.n]
         for c in domains:
@@ -129,6 +129,7 @@ class _Tally:
         return StreamResults(
             model=model,
             adapt=adapt,
+            adapt_options=options,
             settings=self.stream.settings,
             sequence_sha256=digest,
             blocks=self.blocks,
@@ -246,7 +247,7 @@ def evaluate_stream(
     )
     if checkpoint is not None:
         Path(checkpoint).unlink(missing_ok=True)
-    return tally.results(info, name, digest, time.perf_counter() - began)
+    return tally.results(info, name, options, digest, time.perf_counter() - began)
 
 
 def _adapter(adapt: Any, loaded: Any, dataset: str, options: dict[str, Any], dev: str) -> Any:
