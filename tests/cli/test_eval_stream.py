@@ -188,3 +188,20 @@ def test_eval_stream_resumes_only_a_checkpoint_of_the_same_options(
         assert "\n" not in err and ck.read_bytes() == saved
     assert main([*argv, "--lr", "0.001"]) == 0  # the same options, spelt out: resumed
     assert not ck.exists()
+
+
+def test_eval_stream_of_a_replay_records_the_batch_size_it_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], one_thread: object
+) -> None:
+    if not WEIGHTS.is_file():
+        pytest.skip(f"{WEIGHTS} not available (dev/CI only)")
+    data = write_cifar_c(tmp_path / "c", ["fog"], np.repeat(np.arange(10), 2))
+    man, out = tmp_path / "m.json", tmp_path / "r.json"
+    assert main(["stream", "--data", str(data), "--order", "fog", "--manifest", str(man)]) == 0
+    argv = ["eval-stream", "--data", str(data), "--replay", str(man), "--model", "cifar_resnet20"]
+    argv += ["--weights", str(WEIGHTS), "--out", str(out)]
+    assert main([*argv, "--batch-size", "8"]) == 0
+    assert "batch 8" in capsys.readouterr().err.splitlines()[0]  # the header
+    part = json.loads(out.read_text())["stream"]
+    assert part["settings"]["batch_size"] == 8
+    assert [b[1] for b in part["batches"]] == [8, 8, 4]

@@ -142,3 +142,19 @@ def test_outputs_never_replace_inputs_or_each_other(
                "--markdown", str(same)])  # fmt: skip
     err = capsys.readouterr().err.strip()
     assert rc == 2 and "--out" in err and "never replaces" in err and not same.exists(), err
+
+
+def test_replay_in_batches_of_another_size_says_so(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--batch-size with --replay: the same sequence, in batches of that size, and the stream
+    (its header, the manifest it writes) says that size, not the manifest's."""
+    man, again = tmp_path / "m.json", tmp_path / "m8.json"
+    assert main(["stream", "--data", str(cifar), "--order", "fog", "--manifest", str(man)]) == 0
+    capsys.readouterr()
+    argv = ["stream", "--data", str(cifar), "--replay", str(man), "--batch-size", "8"]
+    assert main([*argv, "--manifest", str(again)]) == 0
+    assert ", batch 8)" in capsys.readouterr().out
+    first, second = json.loads(man.read_text()), json.loads(again.read_text())
+    assert (first["settings"]["batch_size"], second["settings"]["batch_size"]) == (200, 8)
+    assert second["sequence_sha256"] == first["sequence_sha256"]

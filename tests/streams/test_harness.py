@@ -279,3 +279,11 @@ def test_a_checkpoint_of_other_options_is_refused_at_load_and_kept(
         f"checkpoint {ck} belongs to another evaluation {needle}; remove it or give another file"
     )
     assert seen == [] and ck.read_bytes() == saved  # refused before any batch; kept
+
+
+def test_the_results_record_the_batch_size_used(tiny_cifar: Path) -> None:
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    res = S.evaluate_stream(Recorder().step, st, "source", preprocessing=RAW, batch_size=40)
+    assert res.settings["batch_size"] == 40 and [b[1] for b in res.batches] == [40] * 7 + [20]
+    assert "batch 40" in res.summary().splitlines()[0]
+    assert S.evaluate_stream(Recorder().step, st, preprocessing=RAW).settings["batch_size"] == 100

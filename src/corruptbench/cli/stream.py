@@ -97,7 +97,8 @@ def _split(text: str | None) -> list[str] | None:
 
 
 def stream_from_args(args: argparse.Namespace) -> Any:
-    """The stream the options describe (a replayed manifest with ``--replay``)."""
+    """The stream the options describe (a replayed manifest with ``--replay``, in batches of
+    ``--batch-size`` when given)."""
     from ..errors import Arg, ArgumentError
     from ..evaluation.layouts import OnTheFly
     from ..streams import replay, stream
@@ -108,7 +109,7 @@ def stream_from_args(args: argparse.Namespace) -> Any:
         )
     data = OnTheFly(args.on_the_fly) if args.on_the_fly is not None else args.data
     if args.replay is not None:
-        return replay(args.replay, data)
+        return replay(args.replay, data, batch_size=args.batch_size)
     sev = _split(args.severities)
     try:
         severities = None if sev is None else [int(s) for s in sev]

@@ -64,9 +64,12 @@ def _loaded(model: Any, stream: OnlineStream, preprocessing: Preprocessing | Non
 class _Tally:
     """The counts of one evaluation, fed batch by batch."""
 
-    def __init__(self, stream: OnlineStream, bins: int) -> None:
+    def __init__(self, stream: OnlineStream, bins: int, batch_size: int | None) -> None:
         self.stream = stream
         self.bins = bins
+        # the results say the batch size used: the one given, not the stream's default
+        given = {} if batch_size is None else {"batch_size": batch_size}
+        self.settings = {**stream.settings, **given}
         order = list(stream.domains)
         self.blocks = [Counts(b.name, severity=b.severity) for b in stream.blocks]
         self.starts = np.asarray([b.start for b in stream.blocks], dtype=np.int64)
@@ -130,7 +133,7 @@ class _Tally:
             model=model,
             adapt=adapt,
             adapt_options=options,
-            settings=self.stream.settings,
+            settings=self.settings,
             sequence_sha256=digest,
             blocks=self.blocks,
             domains=domains,
@@ -201,7 +204,7 @@ def evaluate_stream(
     dev = device or loaded.device or "cpu"
     adapter = _adapter(adapt, loaded, stream.dataset, options, dev)
     name = adapt if isinstance(adapt, str) else type(adapt).__name__
-    tally = _Tally(stream, ece_bins)
+    tally = _Tally(stream, ece_bins, batch_size)
     total = stream.num_batches(batch_size)
     digest = stream.sequence_sha256()
     key = {
