@@ -200,6 +200,8 @@ def test_eval_stream_of_a_replay_records_the_batch_size_it_used(
     assert main(["stream", "--data", str(data), "--order", "fog", "--manifest", str(man)]) == 0
     argv = ["eval-stream", "--data", str(data), "--replay", str(man), "--model", "cifar_resnet20"]
     argv += ["--weights", str(WEIGHTS), "--out", str(out)]
+    assert main([*argv, "--setting", "gradual"]) == 2  # the manifest fixes it: not ignored
+    assert "--setting would be ignored" in capsys.readouterr().err
     assert main([*argv, "--batch-size", "8"]) == 0
     assert "batch 8" in capsys.readouterr().err.splitlines()[0]  # the header
     part = json.loads(out.read_text())["stream"]

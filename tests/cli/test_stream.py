@@ -144,6 +144,33 @@ def test_outputs_never_replace_inputs_or_each_other(
     assert rc == 2 and "--out" in err and "never replaces" in err and not same.exists(), err
 
 
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--setting", "gradual"], "--setting"),
+        (["--order", "fog,snow", "--seed", "3"], "--order, --seed"),
+        (["--num-examples", "5"], "--num-examples"),
+        (["--corruption-seed", "2"], "--corruption-seed"),
+        (["--dataset", "cifar10_c", "--severities", "3"], "--dataset, --severities"),
+    ],
+)
+def test_replay_refuses_the_options_its_manifest_fixes(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], named: str
+) -> None:
+    man = tmp_path / "m.json"
+    assert main(["stream", "--data", str(cifar), "--order", "fog", "--manifest", str(man)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "x.csv"
+    rc = main(["stream", "--data", str(cifar), "--replay", str(man), *extra, "--csv", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and "\n" not in err, err
+    assert err.endswith(
+        f"error: {named} would be ignored: the manifest of --replay fixes the stream "
+        "(only --data, --on-the-fly, --batch-size go with it)"
+    ), err
+    assert not out.exists()
+
+
 def test_replay_in_batches_of_another_size_says_so(
     cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
