@@ -282,7 +282,7 @@ def test_a_source_mixing_wnid_folders_with_others_is_refused(tmp_path):
     need_shared()
     from corruptbench.ccc.generate import scan_source
 
-    for k, photo in enumerate(sorted(IMAGENET_SAMPLE.iterdir())[:4]):
+    for photo in sorted(IMAGENET_SAMPLE.iterdir())[:4]:
         wnid = photo.name.split("_")[0]
         (tmp_path / wnid).mkdir(exist_ok=True)
         (tmp_path / wnid / photo.name).write_bytes(photo.read_bytes())

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from corruptbench.cli import main
 from corruptbench.streams import StreamResults
 from results.stream_support import one_decimal
+from streams.tta_reference import write_cifar_c
 from support import CIFAR_TEST, SHARED
 
 WEIGHTS = SHARED / "models" / "resnet20-12fca82f.th"
@@ -123,3 +125,86 @@ def test_eval_stream_without_data_is_refused_before_the_model_loads(
     assert rc == 2
     assert "eval-stream needs images: give --data D or --on-the-fly SRC" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "needle"),
+    [
+        (["--adapt", "tent", "--lr", "-1"], "--lr must be a finite number > 0, got -1.0"),
+        (["--adapt", "tent", "--lr", "nan"], "--lr must be a finite number > 0, got nan"),
+        (["--adapt", "tent", "--steps", "0"], "--steps must be an integer >= 1, got 0"),
+        (["--adapt", "tent", "--optimizer", "rms"], "--optimizer must be 'adam' or 'sgd'"),
+        (["--adapt", "norm", "--lr", "0.1"], "--lr applies to --adapt tent, not norm"),
+        (["--adapt", "source", "--steps", "2"], "--steps applies to --adapt tent, not source"),
+        (["--optimizer", "sgd"], "--optimizer applies to --adapt tent, not source"),
+    ],
+)
+def test_eval_stream_refuses_bad_adapt_options_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], needle: str
+) -> None:
+    data = write_cifar_c(tmp_path / "c", ["fog"], np.repeat(np.arange(10), 2))
+    out = tmp_path / "r.json"
+    argv = ["eval-stream", "--data", str(data), "--order", "fog", "--model", "no_such_model"]
+    rc = main([*argv, *extra, "--out", str(out), "--quiet"])  # refused before the model loads
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and needle in err and "\n" not in err, err
+    assert not out.exists()
+
+
+def test_eval_stream_resumes_only_a_checkpoint_of_the_same_options(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], one_thread: object
+) -> None:
+    """A checkpoint of tent at its defaults (made through the library, stopped after a batch):
+    another --lr, --steps, --optimizer or --ece-bins is refused at load in one line, the file
+    kept; the same options resume it."""
+    if not WEIGHTS.is_file():
+        pytest.skip(f"{WEIGHTS} not available (dev/CI only)")
+    import corruptbench.streams as S
+    from corruptbench.models import load_model
+
+    data = write_cifar_c(tmp_path / "c", ["fog"], np.repeat(np.arange(10), 3))
+    ck = tmp_path / "ck.pt"
+
+    def stop(done: int, total: int) -> None:
+        if done == 1:
+            raise KeyboardInterrupt
+
+    model = load_model("cifar_resnet20", weights=str(WEIGHTS), probe=False)
+    st = S.stream(data, order="fog", batch_size=10)
+    with pytest.raises(KeyboardInterrupt):
+        S.evaluate_stream(model, st, "tent", checkpoint=ck, checkpoint_every=1, progress=stop)
+    saved = ck.read_bytes()
+    argv = ["eval-stream", "--data", str(data), "--order", "fog", "--batch-size", "10"]
+    argv += ["--model", "cifar_resnet20", "--weights", str(WEIGHTS), "--adapt", "tent"]
+    argv += ["--checkpoint", str(ck), "--quiet"]
+    for extra, needle in [
+        (["--lr", "0.5"], "(--lr 0.001 there, 0.5 here)"),
+        (["--steps", "3"], "(--steps 1 there, 3 here)"),
+        (["--optimizer", "sgd"], "(--optimizer adam there, sgd here)"),
+        (["--ece-bins", "10"], "(--ece-bins 15 there, 10 here)"),
+    ]:
+        assert main([*argv, *extra]) == 2
+        err = capsys.readouterr().err.strip()
+        assert f"--checkpoint {ck} belongs to another evaluation {needle}" in err, err
+        assert "\n" not in err and ck.read_bytes() == saved
+    assert main([*argv, "--lr", "0.001"]) == 0  # the same options, spelt out: resumed
+    assert not ck.exists()
+
+
+def test_eval_stream_of_a_replay_records_the_batch_size_it_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], one_thread: object
+) -> None:
+    if not WEIGHTS.is_file():
+        pytest.skip(f"{WEIGHTS} not available (dev/CI only)")
+    data = write_cifar_c(tmp_path / "c", ["fog"], np.repeat(np.arange(10), 2))
+    man, out = tmp_path / "m.json", tmp_path / "r.json"
+    assert main(["stream", "--data", str(data), "--order", "fog", "--manifest", str(man)]) == 0
+    argv = ["eval-stream", "--data", str(data), "--replay", str(man), "--model", "cifar_resnet20"]
+    argv += ["--weights", str(WEIGHTS), "--out", str(out)]
+    assert main([*argv, "--setting", "gradual"]) == 2  # the manifest fixes it: not ignored
+    assert "--setting would be ignored" in capsys.readouterr().err
+    assert main([*argv, "--batch-size", "8"]) == 0
+    assert "batch 8" in capsys.readouterr().err.splitlines()[0]  # the header
+    part = json.loads(out.read_text())["stream"]
+    assert part["settings"]["batch_size"] == 8
+    assert [b[1] for b in part["batches"]] == [8, 8, 4]

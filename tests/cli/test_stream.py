@@ -216,3 +216,46 @@ def test_no_data_names_what_is_missing(
     assert main([command, *extra, "--order", "fog", *model]) == 2
     err = capsys.readouterr().err.strip()
     assert needle in err and "robustbench'" not in err and "\n" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        (["--setting", "gradual"], "--setting"),
+        (["--order", "fog,snow", "--seed", "3"], "--order, --seed"),
+        (["--num-examples", "5"], "--num-examples"),
+        (["--corruption-seed", "2"], "--corruption-seed"),
+        (["--dataset", "cifar10_c", "--severities", "3"], "--dataset, --severities"),
+    ],
+)
+def test_replay_refuses_the_options_its_manifest_fixes(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], named: str
+) -> None:
+    man = tmp_path / "m.json"
+    assert main(["stream", "--data", str(cifar), "--order", "fog", "--manifest", str(man)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "x.csv"
+    rc = main(["stream", "--data", str(cifar), "--replay", str(man), *extra, "--csv", str(out)])
+    err = capsys.readouterr().err.strip()
+    assert rc == 2 and "\n" not in err, err
+    assert err.endswith(
+        f"error: {named} would be ignored: the manifest of --replay fixes the stream "
+        "(only --data, --on-the-fly, --batch-size go with it)"
+    ), err
+    assert not out.exists()
+
+
+def test_replay_in_batches_of_another_size_says_so(
+    cifar: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--batch-size with --replay: the same sequence, in batches of that size, and the stream
+    (its header, the manifest it writes) says that size, not the manifest's."""
+    man, again = tmp_path / "m.json", tmp_path / "m8.json"
+    assert main(["stream", "--data", str(cifar), "--order", "fog", "--manifest", str(man)]) == 0
+    capsys.readouterr()
+    argv = ["stream", "--data", str(cifar), "--replay", str(man), "--batch-size", "8"]
+    assert main([*argv, "--manifest", str(again)]) == 0
+    assert ", batch 8)" in capsys.readouterr().out
+    first, second = json.loads(man.read_text()), json.loads(again.read_text())
+    assert (first["settings"]["batch_size"], second["settings"]["batch_size"]) == (200, 8)
+    assert second["sequence_sha256"] == first["sequence_sha256"]

@@ -28,9 +28,11 @@ def make_stream_results(
     n: int = 20,
     batch: int = 8,
     setting: str = "continual",
+    adapt_options: dict | None = None,
 ) -> StreamResults:
     """A continual stream of ``order`` at severity 5, ``n`` samples a domain in batches of
-    ``batch`` (the last smaller), random errors per batch (``seed``)."""
+    ``batch`` (the last smaller), random errors per batch (``seed``); ``adapt_options`` None:
+    not recorded, as in files written before they were."""
     order = list(order or ORDER)
     rng = np.random.RandomState(seed)
     blocks, cells, batches, start = [], [], [], 0
@@ -52,6 +54,7 @@ def make_stream_results(
         d.calibration["top1_error"] = d.errors / n if n else 0.0
     return StreamResults(
         adapt=adapt,
+        adapt_options=adapt_options,
         settings={
             "dataset": "cifar10_c",
             "setting": setting,

@@ -53,6 +53,8 @@ def _broken(doc: dict, change: str) -> None:
         part["sequence_sha256"] = "abc"
     elif change == "severity":
         part["blocks"][0]["severity"] = 6
+    elif change == "options":
+        part["adapt_options"] = {"lr": [0.1]}
 
 
 @pytest.mark.parametrize(
@@ -67,6 +69,7 @@ def _broken(doc: dict, change: str) -> None:
         ("calibration", "not the part's error"),
         ("sha", "64 hex digits"),
         ("severity", "severity must be 1..5"),
+        ("options", r"stream\.adapt_options\.lr must be a number or a string, got \[0\.1\]"),
     ],
 )
 def test_a_broken_stream_part_is_refused_in_one_line(
@@ -89,6 +92,24 @@ def test_a_non_finite_calibration_number_is_refused(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))  # Infinity: what json writes, and Python reads
     with pytest.raises(ValueError, match="not a finite number"):
         Results.from_json(path)
+
+
+def test_the_methods_options_are_written_and_read_back(tmp_path: Path) -> None:
+    options = {"method": "sgd", "lr": 0.01, "steps": 2}
+    path = write_stream(tmp_path, "tent.json", make_stream_results("tent", adapt_options=options))
+    assert json.loads(path.read_text())["stream"]["adapt_options"] == options
+    back = StreamResults.load(path)
+    assert back.adapt_options == options
+    assert back.to_results().to_text() == path.read_text()
+
+
+def test_a_file_without_options_reads_as_not_recorded_and_stays_so(tmp_path: Path) -> None:
+    """Files written before the options were recorded: None (unknown), not {} (none taken)."""
+    path = write_stream(tmp_path, "old.json", make_stream_results("tent"))
+    assert "adapt_options" not in json.loads(path.read_text())["stream"]
+    back = StreamResults.load(path)
+    assert back.adapt_options is None
+    assert back.to_results().to_text() == path.read_text()
 
 
 def _first_format(res: StreamResults) -> dict:

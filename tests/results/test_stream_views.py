@@ -87,6 +87,22 @@ def test_other_settings_that_differ_are_named(tmp_path: Path) -> None:
     assert "continual" in line and "gradual" in line
 
 
+def test_options_that_differ_among_one_methods_results_are_named(tmp_path: Path) -> None:
+    tent = {"method": "adam", "lr": 1e-3, "steps": 1}
+    results = _read(
+        tmp_path,
+        make_stream_results("source", adapt_options={}),
+        make_stream_results("norm", adapt_options={"eps": 1e-5, "momentum": 0.1}),
+        make_stream_results("tent", adapt_options=tent),
+        make_stream_results("tent", adapt_options={**tent, "lr": 0.01}),
+        make_stream_results("tent"),  # an older file: its options unknown, not compared
+    )
+    assert stream_mismatches(results) == [
+        "the tent results differ in lr ('tiny (2-tent.json)': 0.001; 'tiny (3-tent.json)': 0.01)"
+    ]
+    assert stream_mismatches(results[:3]) == []  # other methods' options: not a difference
+
+
 def test_the_summary_logs_each_block_as_the_reference(tmp_path: Path) -> None:
     (res,) = _read(tmp_path, make_stream_results("norm"))
     assert res.stream is not None

@@ -16,7 +16,13 @@ import numpy as np
 import pytest
 import torch
 
-from corruptbench.streams.adapters import NormAdapter, SourceAdapter, TentAdapter, make_adapter
+from corruptbench.streams.adapters import (
+    NormAdapter,
+    SourceAdapter,
+    TentAdapter,
+    adapter_options,
+    make_adapter,
+)
 from corruptbench.streams.config import StreamError
 from support import CIFAR_TEST, SHARED
 
@@ -174,3 +180,53 @@ def test_tent_keeps_dropout_off_so_a_model_with_it_adapts_reproducibly() -> None
 
     first, again = run(123), run(456)
     assert all(torch.equal(a, b) for a, b in zip(first, again))
+
+
+def test_adapter_options_are_the_references_then_the_callers() -> None:
+    assert adapter_options("tent", "cifar10_c") == {"method": "adam", "lr": 1e-3, "steps": 1}
+    assert adapter_options("tent", "imagenet_c", {"lr": np.float32(0.5), "steps": np.int64(2)}) == {
+        "method": "sgd",
+        "lr": 0.5,
+        "steps": 2,
+    }
+    assert adapter_options("norm", "cifar10_c") == {"eps": 1e-5, "momentum": 0.1}
+    assert adapter_options("source", "imagenet_c") == {}
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "needle"),
+    [
+        ("tent", {"lr": -1.0}, "lr must be a finite number > 0, got -1.0"),
+        ("tent", {"lr": float("nan")}, "lr must be a finite number > 0, got nan"),
+        ("tent", {"lr": float("inf")}, "lr must be a finite number > 0, got inf"),
+        ("tent", {"lr": 0}, "lr must be a finite number > 0, got 0"),
+        ("tent", {"lr": "0.1"}, "lr must be a finite number > 0, got '0.1'"),
+        ("tent", {"steps": 0}, "steps must be an integer >= 1, got 0"),
+        ("tent", {"steps": 1.5}, "steps must be an integer >= 1, got 1.5"),
+        ("tent", {"method": "rmsprop"}, "method must be 'adam' or 'sgd', got 'rmsprop'"),
+        ("norm", {"eps": -1e-5}, "eps must be a finite number > 0, got -1e-05"),
+        ("norm", {"momentum": 2}, "momentum must be a number in [0, 1], got 2"),
+        ("norm", {"lr": 0.1}, "adapt_options['lr'] applies to adapt tent, not norm"),
+        ("source", {"steps": 2}, "adapt_options['steps'] applies to adapt tent, not source"),
+        ("source", {"eps": 1e-3}, "adapt_options['eps'] applies to adapt norm, not source"),
+        ("tent", {"betas": 1}, "adapt_options['betas'] is not an option of adapt tent (its opt"),
+    ],
+)
+def test_adapter_options_refuse_in_one_line(method: str, options: dict, needle: str) -> None:
+    with pytest.raises(StreamError) as err:
+        adapter_options(method, "cifar10_c", options)
+    assert needle in str(err.value) and "\n" not in str(err.value)
+
+
+def test_an_adapter_of_yours_takes_no_options() -> None:
+    class Mine:
+        def step(self, x: torch.Tensor) -> torch.Tensor:
+            return x
+
+        def reset(self) -> None:
+            pass
+
+    with pytest.raises(
+        StreamError, match=r"adapt_options apply to the built-in methods .* \(Mine\)"
+    ):
+        make_adapter(Mine(), None, "cifar10_c", lr=0.1)

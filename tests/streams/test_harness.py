@@ -124,6 +124,31 @@ def test_tent_on_a_stream_changes_nothing_of_the_callers_model(tiny_cifar: Path)
     assert all(torch.equal(v, before[k]) for k, v in net.state_dict().items())
 
 
+@pytest.mark.parametrize(
+    ("adapt", "given", "recorded"),
+    [
+        ("tent", {"lr": 0.01}, {"method": "adam", "lr": 0.01, "steps": 1}),
+        ("norm", {}, {"eps": 1e-5, "momentum": 0.1}),
+        ("source", {}, {}),
+    ],
+)
+def test_the_results_record_the_options_the_method_ran_with(
+    tiny_cifar: Path, tmp_path: Path, adapt: str, given: dict, recorded: dict
+) -> None:
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 1),
+        torch.nn.BatchNorm2d(4),
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 10),
+    )
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    res = S.evaluate_stream(net, st, adapt, preprocessing=RAW, adapt_options=given)
+    assert res.adapt_options == recorded
+    res.save(tmp_path / "r.json")
+    assert StreamResults.load(tmp_path / "r.json").adapt_options == recorded
+    assert (f"adaptation {adapt} (" in res.report_section()) == bool(recorded)
+
+
 class Stop(Exception):
     pass
 
@@ -174,3 +199,92 @@ def test_an_interrupted_evaluation_resumes_to_the_same_numbers(
         )
     with pytest.raises(S.StreamError, match="belongs to another evaluation"):
         S.evaluate_stream(net, other, adapt, preprocessing=RAW, checkpoint=ck)
+
+
+@pytest.mark.parametrize(
+    ("adapt", "options", "needle"),
+    [
+        ("tent", {"lr": -1}, "lr must be a finite number > 0, got -1"),
+        ("tent", {"steps": 0}, "steps must be an integer >= 1, got 0"),
+        ("norm", {"lr": 0.1}, "adapt_options['lr'] applies to adapt tent, not norm"),
+        ("source", {"method": "sgd"}, "adapt_options['method'] applies to adapt tent, not source"),
+    ],
+)
+def test_adapt_options_are_checked_before_the_model_loads(
+    tiny_cifar: Path, adapt: str, options: dict, needle: str
+) -> None:
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    with pytest.raises(S.StreamError) as err:  # not the unknown model's error
+        S.evaluate_stream("no_such_model", st, adapt, adapt_options=options)
+    assert needle in str(err.value)
+
+
+def test_options_for_a_callable_or_an_adapter_of_yours_are_refused(tiny_cifar: Path) -> None:
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    with pytest.raises(S.StreamError, match=r"adapt_options\['lr'\] applies to adapt tent"):
+        S.evaluate_stream(Recorder().step, st, "source", adapt_options={"lr": 0.1})
+    with pytest.raises(S.StreamError, match="not to an adapter of yours"):
+        S.evaluate_stream(Recorder().step, st, Recorder(), adapt_options={"lr": 0.1})
+
+
+@pytest.mark.parametrize(
+    ("change", "needle"),
+    [
+        ({"adapt_options": {"lr": 0.5}}, "(lr 0.001 there, 0.5 here)"),
+        ({"adapt_options": {"steps": 3}}, "(steps 1 there, 3 here)"),
+        ({"adapt_options": {"method": "sgd"}}, "(method adam there, sgd here)"),
+        ({"ece_bins": 10}, "(ece_bins 15 there, 10 here)"),
+        ({"adapt": "norm"}, "(adapt tent there, norm here)"),
+    ],
+)
+def test_a_checkpoint_of_other_options_is_refused_at_load_and_kept(
+    tiny_cifar: Path, tmp_path: Path, change: dict, needle: str
+) -> None:
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 1),
+        torch.nn.BatchNorm2d(4),
+        torch.nn.Flatten(),
+        torch.nn.Linear(4, 10),
+    )
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:2], batch_size=50)
+    ck = tmp_path / "ck.pt"
+
+    def stop_at_3(done: int, total: int) -> None:
+        if done == 3:
+            raise Stop
+
+    with pytest.raises(Stop):
+        S.evaluate_stream(
+            net,
+            st,
+            "tent",
+            preprocessing=RAW,
+            checkpoint=ck,
+            checkpoint_every=2,
+            progress=stop_at_3,
+        )
+    saved = ck.read_bytes()
+    seen: list[int] = []
+    kwargs = {"adapt": "tent", **change}
+    with pytest.raises(S.StreamError) as err:
+        S.evaluate_stream(
+            net,
+            st,
+            preprocessing=RAW,
+            checkpoint=ck,
+            progress=lambda d, t: seen.append(d),
+            **kwargs,
+        )
+    assert str(err.value) == (
+        f"checkpoint {ck} belongs to another evaluation {needle}; remove it or give another file"
+    )
+    assert seen == [] and ck.read_bytes() == saved  # refused before any batch; kept
+
+
+def test_the_results_record_the_batch_size_used(tiny_cifar: Path) -> None:
+    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], batch_size=100)
+    res = S.evaluate_stream(Recorder().step, st, "source", preprocessing=RAW, batch_size=40)
+    assert res.settings["batch_size"] == 40 and [b[1] for b in res.batches] == [40] * 7 + [20]
+    assert "batch 40" in res.summary().splitlines()[0]
+    assert S.evaluate_stream(Recorder().step, st, preprocessing=RAW).settings["batch_size"] == 100

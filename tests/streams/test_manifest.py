@@ -91,3 +91,15 @@ def test_the_sequence_hash_changes_with_the_seed(tiny_cifar: Path) -> None:
     a = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1])
     b = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1], seed=2)
     assert sequence_sha256(a) != sequence_sha256(b)
+
+
+def test_replay_in_batches_of_another_size(tiny_cifar: Path, tmp_path: Path) -> None:
+    st = S.stream(tiny_cifar, "cifar10_c", "gradual", order=NAMES[:2], batch_size=64)
+    man = tmp_path / "m.json"
+    S.write_manifest(st, man)
+    again = S.replay(man, tiny_cifar, batch_size=32)
+    assert again.config.batch_size == again.settings["batch_size"] == 32
+    assert sequence_sha256(again) == sequence_sha256(st)
+    assert S.replay(man, tiny_cifar).config.batch_size == 64
+    with pytest.raises(S.StreamError, match="batch_size must be an image count >= 1, got 0"):
+        S.replay(man, tiny_cifar, batch_size=0)

@@ -99,8 +99,10 @@ FLAGS = {
     "manifest": "--replay",
     "adapt": "--adapt",
     "workers": "--workers",
+    # eval-stream --adapt tent: the keys of adapt_options
+    "method": "--optimizer",
+    "lr": "--lr",
     "steps": "--steps",
-    "optimizer": "--optimizer",
     "checkpoint": "--checkpoint",
     "root": "DIR",
     "layout": "--layout",

@@ -9,13 +9,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
 from typing import Any
 
 from ..errors import Arg
 from ..streams.config import StreamError
 from .ccc import add_run_args, run_kwargs
-from .stream import add_stream_args, stream_from_args, stream_inputs
+from .stream import (
+    add_stream_args,
+    changed_options,
+    option_flag,
+    stream_from_args,
+    stream_inputs,
+)
 
 __all__ = ["register", "run"]
 
@@ -105,7 +110,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..fileio import write_bytes, write_text
     from ..models import load_model
-    from ..streams.adapters import check_method
+    from ..streams.adapters import adapter_options, check_method
     from ..streams.harness import evaluate_stream
     from ..streams.results import markdown_table
 
@@ -126,12 +131,13 @@ def run(args: argparse.Namespace) -> int:
                 " or ",
                 Arg("on_the_fly", "SRC"),
             )
-    model = load_model(args.model, weights=args.weights, device=args.device, probe=False)
     options = {
         k: v
         for k, v in (("lr", args.lr), ("method", args.optimizer), ("steps", args.steps))
         if v is not None
     }
+    adapter_options(args.adapt, st.dataset, options)  # before the model loads
+    model = load_model(args.model, weights=args.weights, device=args.device, probe=False)
     if not args.quiet:
         print(f"{st}; {args.adapt} on {model.id}", file=sys.stderr)
 
@@ -186,18 +192,18 @@ def _ccc_stream(args: argparse.Namespace) -> Any:
             Arg("ccc_on_the_fly", "SRC"), f" alone, not with {', '.join(given)}",
         )  # fmt: skip
     # options a CCC run would ignore: a TTA setting's (batch size and the run's seed apart)
-    setting = [d for d in _changed(args, add_stream_args) if d not in ("batch_size", "seed")]
+    setting = [d for d in changed_options(args, add_stream_args) if d not in ("batch_size", "seed")]
     if setting:
         raise StreamError(
-            _flag(setting[0]), " sets a TTA setting's stream; a CCC run (",
+            option_flag(setting[0]), " sets a TTA setting's stream; a CCC run (",
             Arg("ccc", "RUN"), " / ", Arg("ccc_on_the_fly", "SRC"), ") has its own",
         )  # fmt: skip
     if args.ccc is not None:
-        run_opts = _changed(args, lambda q: add_run_args(q, required=False, seed=False))
+        run_opts = changed_options(args, lambda q: add_run_args(q, required=False, seed=False))
         run_opts += ["seed"] if args.seed is not None else []
         if run_opts:
             raise StreamError(
-                _flag(run_opts[0]), " applies to ", Arg("ccc_on_the_fly", "SRC"), " (",
+                option_flag(run_opts[0]), " applies to ", Arg("ccc_on_the_fly", "SRC"), " (",
                 Arg("ccc", "RUN"), " reads a written run, which records its own settings)",
             )  # fmt: skip
         if args.ccc_backend != "numpy":
@@ -218,19 +224,6 @@ def _ccc_stream(args: argparse.Namespace) -> Any:
     return CCCStream.create(
         args.ccc_on_the_fly, load_matrices(args.matrix), **run_kwargs(args), **backend
     )
-
-
-def _changed(args: argparse.Namespace, add: Callable[[Any], None]) -> list[str]:
-    """The destinations of the options ``add`` puts on a parser that ``args`` holds at other
-    than their defaults (the defaults read from such a parser: written once, in ``add``)."""
-    probe = argparse.ArgumentParser(add_help=False)
-    add(probe)
-    defaults = vars(probe.parse_args([]))
-    return [dest for dest, value in defaults.items() if getattr(args, dest, value) != value]
-
-
-def _flag(dest: str) -> Arg:
-    return Arg(dest, python="--" + dest.replace("_", "-"))
 
 
 def _check_outputs(args: argparse.Namespace) -> None:

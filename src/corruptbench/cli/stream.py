@@ -6,9 +6,24 @@ and datasets. The stream options are shared with ``eval-stream`` (:func:`add_str
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from typing import Any
 
-__all__ = ["register", "run", "add_stream_args", "stream_from_args", "stream_inputs"]
+from ..errors import Arg, ArgumentError
+
+__all__ = [
+    "register",
+    "run",
+    "add_stream_args",
+    "stream_from_args",
+    "changed_options",
+    "option_flag",
+    "stream_inputs",
+]
+
+#: the stream options that go with --replay: where the data is, and the batch size (the manifest
+#: fixes the rest; its sequence does not depend on how it is cut into batches)
+_REPLAY_TAKES = ("data", "on_the_fly", "replay", "batch_size")
 
 
 def add_stream_args(p: argparse.ArgumentParser) -> None:
@@ -92,6 +107,41 @@ def add_stream_args(p: argparse.ArgumentParser) -> None:
     )
 
 
+def changed_options(args: argparse.Namespace, add: Callable[[Any], None]) -> list[str]:
+    """The destinations of the options ``add`` puts on a parser that ``args`` holds at other
+    than their defaults (the defaults read from such a parser: written once, in ``add``)."""
+    probe = argparse.ArgumentParser(add_help=False)
+    add(probe)
+    defaults = vars(probe.parse_args([]))
+    return [dest for dest, value in defaults.items() if getattr(args, dest, value) != value]
+
+
+def option_flag(dest: str) -> Arg:
+    """An option named by its flag (``--num-examples``) on the command line and in Python."""
+    return Arg(dest, python="--" + dest.replace("_", "-"))
+
+
+def _flags(dests: list[str]) -> list[str | Arg]:
+    """``--a, --b`` as message parts."""
+    parts: list[str | Arg] = []
+    for dest in dests:
+        parts += [", "] if parts else []
+        parts.append(option_flag(dest))
+    return parts
+
+
+def _check_replay(args: argparse.Namespace) -> None:
+    """Refuse, with --replay, the options that make a stream: the manifest fixes them, and they
+    would be ignored."""
+    fixed = [d for d in changed_options(args, add_stream_args) if d not in _REPLAY_TAKES]
+    if fixed:
+        takes = [d for d in _REPLAY_TAKES if d != "replay"]
+        raise ArgumentError(
+            *_flags(fixed), " would be ignored: the manifest of ", option_flag("replay"),
+            " fixes the stream (only ", *_flags(takes), " go with it)",
+        )  # fmt: skip
+
+
 def _split(text: str | None) -> list[str] | None:
     return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
 
@@ -107,8 +157,8 @@ def stream_inputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
 
 
 def stream_from_args(args: argparse.Namespace) -> Any:
-    """The stream the options describe (a replayed manifest with ``--replay``)."""
-    from ..errors import Arg, ArgumentError
+    """The stream the options describe (a replayed manifest with ``--replay``, in batches of
+    ``--batch-size`` when given)."""
     from ..evaluation.layouts import OnTheFly
     from ..streams import replay, stream
 
@@ -118,7 +168,8 @@ def stream_from_args(args: argparse.Namespace) -> Any:
         )
     data = OnTheFly(args.on_the_fly) if args.on_the_fly is not None else args.data
     if args.replay is not None:
-        return replay(args.replay, data)
+        _check_replay(args)
+        return replay(args.replay, data, batch_size=args.batch_size)
     sev = _split(args.severities)
     try:
         severities = None if sev is None else [int(s) for s in sev]

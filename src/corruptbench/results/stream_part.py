@@ -1,8 +1,11 @@
 """The test-time-adaptation stream part of a results file (``kind="stream"``, written by
 ``eval-stream --out`` / :func:`corruptbench.evaluate_stream`), and reading it back checked.
 
-The part, under ``"stream"``: ``adapt`` (the method), ``settings`` (the stream's settings:
-dataset, setting, order, severities, seed, batch size, data), ``sequence_sha256``, ``ece_bins``,
+The part, under ``"stream"``: ``adapt`` (the method), ``adapt_options`` (the options it ran
+with: tent's ``method`` / ``lr`` / ``steps``, norm's ``eps`` / ``momentum``, none for ``source``
+or an adapter of the user's; absent from files written before they were recorded), ``settings``
+(the stream's settings: dataset, setting, order, severities, seed, batch size, data),
+``sequence_sha256``, ``ece_bins``,
 the counts ``blocks`` / ``domains`` / ``cells`` (each ``{name, n, errors, severity,
 calibration}``), ``batches`` (``[start, n, errors]`` of each batch in stream order), then the
 derived numbers ``samples``, ``mean``, ``mean_at_5``, ``domain_mean``, ``overall``. Numbers, as
@@ -94,6 +97,7 @@ class StreamPart:
     cells: list[Counts] = field(default_factory=list)
     batches: list[list[int]] = field(default_factory=list)
     ece_bins: int = 15
+    adapt_options: dict[str, Any] | None = None  #: None: not recorded (an older file)
 
     @property
     def samples(self) -> int:
@@ -137,8 +141,10 @@ class StreamPart:
 
     def to_dict(self) -> dict[str, Any]:
         """The file's ``stream`` object, keys in file order (NaN written as null)."""
-        out: dict[str, Any] = {
-            "adapt": self.adapt,
+        out: dict[str, Any] = {"adapt": self.adapt}
+        if self.adapt_options is not None:
+            out["adapt_options"] = dict(self.adapt_options)
+        out |= {
             "settings": self.settings,
             "sequence_sha256": self.sequence_sha256,
             "ece_bins": self.ece_bins,
@@ -266,9 +272,22 @@ def parse_stream(r: Reader, data: Mapping[str, Any]) -> StreamPart:
             "batches": [(b[1], b[2]) for b in batches],
         },
     )
-    out = StreamPart(adapt, dict(settings), digest, blocks, domains, cells, batches, bins)
+    out = StreamPart(
+        adapt, dict(settings), digest, blocks, domains, cells, batches, bins, _options(r, part)
+    )
     _check_derived(r, part, out)
     return out
+
+
+def _options(r: Reader, part: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``stream.adapt_options``: plain values by name, or None where the file has none."""
+    options = r.obj(part, "adapt_options", "stream.", required=False)
+    for key, value in (options or {}).items():
+        if not isinstance(value, (str, int, float)):  # bool is an int
+            raise r.fail(
+                f"stream.adapt_options.{key} must be a number or a string, got {short_repr(value)}"
+            )
+    return None if options is None else dict(options)
 
 
 def legacy_document(doc: Mapping[str, Any], schema: str) -> dict[str, Any]:

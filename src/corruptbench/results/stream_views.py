@@ -5,8 +5,8 @@ CoTTA, Wang et al. CVPR 2022, tables 1-3), a Markdown section, the error along t
 figure, and the Markdown and HTML reports of several stream results.
 
 Several results share one table only when their domains come in the same order
-(:func:`check_domain_orders`); other settings that differ are named in a warning
-(:func:`stream_mismatches`).
+(:func:`check_domain_orders`); other settings that differ, and the options of one method that
+differ among its results (tent's ``lr``), are named in a warning (:func:`stream_mismatches`).
 """
 
 from __future__ import annotations
@@ -117,18 +117,44 @@ def check_domain_orders(results: Sequence[ResultsLike]) -> list[str]:
     return order
 
 
+def _differ(what: str, values: Sequence[tuple[ResultsLike, Any]]) -> list[str]:
+    """``the {what} (who: value; ...)`` when the results' values are not all one, else none;
+    each result named by its label, and its file where labels repeat (one model, two runs)."""
+    labels = [r.label for r, _ in values]
+    seen: dict[str, list[str]] = {}
+    for r, value in values:
+        who = r.label
+        if labels.count(who) > 1 and r.source:
+            who = f"{who} ({Path(r.source).name})"
+        seen.setdefault(str(value), []).append(repr(who))
+    if len(seen) < 2:
+        return []
+    shown = "; ".join(f"{', '.join(who)}: {v}" for v, who in seen.items())
+    return [f"the {what} ({shown})"]
+
+
 def stream_mismatches(results: Sequence[ResultsLike]) -> list[str]:
     """One warning per setting (dataset, setting, severities, ...) that differs among results
-    sharing a table."""
+    sharing a table, and per option of a method (tent's lr, ...) that differs among its results
+    (those that record their options)."""
     out = []
     for key in _COMPARED:
-        values: dict[str, list[str]] = {}
-        for r in results:
-            values.setdefault(str(_part(r).settings.get(key)), []).append(repr(r.label))
-        if len(values) > 1:
-            shown = "; ".join(f"{', '.join(who)}: {v}" for v, who in values.items())
-            out.append(f"the stream results differ in {key} ({shown})")
+        out += _differ(
+            f"stream results differ in {key}", [(r, _part(r).settings.get(key)) for r in results]
+        )
+    by_method: dict[str, list[ResultsLike]] = {}
+    for r in results:
+        if _part(r).adapt_options is not None:
+            by_method.setdefault(_part(r).adapt, []).append(r)
+    for method, group in by_method.items():
+        for key in dict.fromkeys(k for r in group for k in _options(r)):
+            values = [(r, _options(r).get(key)) for r in group]
+            out += _differ(f"{method} results differ in {key}", values)
     return out
+
+
+def _options(r: ResultsLike) -> dict[str, Any]:
+    return _part(r).adapt_options or {}
 
 
 def table_rows(
@@ -222,9 +248,10 @@ def _setup_line(res: ResultsLike) -> str:
         if "setting" in s  # else a CCC run, named by its title
         else ""
     )
+    options = ", ".join(f"{k} {v}" for k, v in (part.adapt_options or {}).items())
     return (
-        f"Model {res.model_id}, adaptation {part.adapt}; {how}{part.samples:,} samples "
-        f"(sequence SHA-256 {part.sequence_sha256[:16]})."
+        f"Model {res.model_id}, adaptation {part.adapt}{f' ({options})' if options else ''}; "
+        f"{how}{part.samples:,} samples (sequence SHA-256 {part.sequence_sha256[:16]})."
     )
 
 

@@ -25,7 +25,10 @@ normalised float tensor) and ``reset()`` (back to the state it started from).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+import inspect
+import math
+import numbers
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from ..errors import Arg
@@ -40,6 +43,7 @@ __all__ = [
     "ADAPTERS",
     "TENT_OPTIMIZERS",
     "make_adapter",
+    "adapter_options",
     "check_method",
     "softmax_entropy",
 ]
@@ -76,6 +80,10 @@ def _need_batchnorm(module: Any, method: str) -> list[Any]:
             Arg("adapt"), f"={method!r} needs BatchNorm2d layers; {type(module).__name__} has none"
         )
     return layers
+
+
+def _real(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def softmax_entropy(logits: Any) -> Any:
@@ -117,12 +125,23 @@ class NormAdapter:
 
     def __init__(self, module: Any, *, eps: float = 1e-5, momentum: float = 0.1) -> None:
         layers = _need_batchnorm(module, "norm")
+        self.checked_options(eps=eps, momentum=momentum)
         module.eval()
         for m in layers:
             m.train()
             m.eps, m.momentum = eps, momentum
         self.module = module
         self._state = copy.deepcopy(module.state_dict())
+
+    @staticmethod
+    def checked_options(*, eps: Any, momentum: Any) -> dict[str, Any]:
+        """The options as plain values, or one line: ``eps`` a finite number > 0, ``momentum``
+        a number in [0, 1] (``BatchNorm2d``'s ranges)."""
+        if not (_real(eps) and math.isfinite(eps) and eps > 0):
+            raise StreamError(Arg("eps"), f" must be a finite number > 0, got {eps!r}")
+        if not (_real(momentum) and 0 <= momentum <= 1):
+            raise StreamError(Arg("momentum"), f" must be a number in [0, 1], got {momentum!r}")
+        return {"eps": float(eps), "momentum": float(momentum)}
 
     def step(self, x: Any) -> Any:
         import torch
@@ -159,8 +178,7 @@ class TentAdapter:
         import torch
 
         layers = _need_batchnorm(module, "tent")
-        if steps < 1:
-            raise StreamError(Arg("steps"), f" must be >= 1, got {steps}")
+        self.checked_options(method=method, lr=lr, steps=steps)
         module.eval()  # dropout and stochastic depth off (module docstring)
         module.requires_grad_(False)
         params = []
@@ -171,16 +189,28 @@ class TentAdapter:
             m.running_mean = None
             m.running_var = None
             params += [p for n, p in m.named_parameters() if n in ("weight", "bias")]
-        if method == "adam":
+        if method == "adam":  # else "sgd": checked_options lets no other through
             opt: Any = torch.optim.Adam(params, lr=lr, betas=(0.9, 0.999), weight_decay=0.0)
-        elif method == "sgd":
+        else:
             opt = torch.optim.SGD(
                 params, lr=lr, momentum=0.9, dampening=0, weight_decay=0.0, nesterov=True
             )
-        else:
-            raise StreamError(Arg("optimizer"), f" must be 'adam' or 'sgd', got {method!r}")
         self.module, self.optimizer, self.steps = module, opt, steps
         self._state = (copy.deepcopy(module.state_dict()), copy.deepcopy(opt.state_dict()))
+
+    @staticmethod
+    def checked_options(*, method: Any, lr: Any, steps: Any) -> dict[str, Any]:
+        """The options as plain values (what a checkpoint and the results record), or one line
+        for what torch would take badly: an unknown optimiser, a learning rate that is not a
+        finite number > 0 (torch raises on a negative one, runs on NaN), steps not an integer
+        >= 1."""
+        if method not in ("adam", "sgd"):
+            raise StreamError(Arg("method"), f" must be 'adam' or 'sgd', got {method!r}")
+        if not (_real(lr) and math.isfinite(lr) and lr > 0):
+            raise StreamError(Arg("lr"), f" must be a finite number > 0, got {lr!r}")
+        if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 1:
+            raise StreamError(Arg("steps"), f" must be an integer >= 1, got {steps!r}")
+        return {"method": method, "lr": float(lr), "steps": int(steps)}
 
     def step(self, x: Any) -> Any:
         import torch
@@ -223,22 +253,72 @@ def check_method(name: str) -> str:
     return name
 
 
+def _defaults(method: str) -> dict[str, Any]:
+    """The options a built-in method takes (its keyword-only arguments) and their defaults."""
+    params = inspect.signature(ADAPTERS[method]).parameters.values()
+    return {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY}
+
+
+def _option(key: str) -> Arg:
+    # the CLI names it by its flag (--lr, --optimizer), Python by the key of adapt_options
+    return Arg(key, python=f"adapt_options[{key!r}]")
+
+
+def _not_taken(key: str, method: str) -> StreamError:
+    takers = [m for m in ADAPTERS if key in _defaults(m)]
+    if takers:
+        return StreamError(
+            _option(key), " applies to ", Arg("adapt"), f" {' / '.join(takers)}, not {method}"
+        )
+    known = ", ".join(_defaults(method)) or "none"
+    return StreamError(
+        _option(key), " is not an option of ", Arg("adapt"), f" {method} (its options: {known})"
+    )
+
+
+def adapter_options(
+    method: str, dataset: str, options: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """The options the built-in ``method`` runs with on ``dataset``: its defaults (``tent``: the
+    reference's optimiser for the dataset's family, :data:`TENT_OPTIMIZERS`), then ``options``;
+    what a checkpoint must match and the results record.
+
+    Raises:
+        StreamError: an unknown method, an option it does not take (``lr`` given to ``norm``),
+            a bad value (``lr`` -1): one line each.
+    """
+    check_method(method)
+    resolved = _defaults(method)
+    for key in options or {}:
+        if key not in resolved:
+            raise _not_taken(key, method)
+    if method == "tent":
+        resolved.update(TENT_OPTIMIZERS[DATASETS[dataset].family])
+    resolved.update(options or {})
+    checked = getattr(ADAPTERS[method], "checked_options", None)
+    return checked(**resolved) if checked is not None else resolved
+
+
 def make_adapter(adapt: Any, module: Any, dataset: str, **options: Any) -> Any:
     """The adapter ``adapt`` names (on a copy of ``module``, so the caller's model is left as
     it was), or ``adapt`` itself: an object with ``step(x)`` and ``reset()``, or a plain
     callable used as ``step`` (never reset).
 
     ``options``: ``tent``'s ``method`` / ``lr`` / ``steps`` (default: the reference's for the
-    dataset's family), ``norm``'s ``eps`` / ``momentum``.
+    dataset's family), ``norm``'s ``eps`` / ``momentum`` (:func:`adapter_options`); none for
+    an adapter of yours, which takes its own when you make it.
     """
     if isinstance(adapt, str):
-        check_method(adapt)
+        resolved = adapter_options(adapt, dataset, options)
         if module is None:
             raise StreamError(Arg("adapt"), f"={adapt!r} needs a torch model, not a callable")
-        own = copy.deepcopy(module)
-        if adapt == "tent":
-            options = {**TENT_OPTIMIZERS[DATASETS[dataset].family], **options}
-        return ADAPTERS[adapt](own, **options)
+        return ADAPTERS[adapt](copy.deepcopy(module), **resolved)
+    if options:
+        raise StreamError(
+            Arg("adapt_options", python="adapt_options"),
+            f" apply to the built-in methods ({', '.join(ADAPTERS)}), not to an adapter of "
+            f"yours ({type(adapt).__name__}): give it its options when you make it",
+        )
     if hasattr(adapt, "step") and hasattr(adapt, "reset"):
         return adapt
     if callable(adapt):

@@ -336,8 +336,10 @@ def replay(
     data: DataLike,
     *,
     corruption_seed: int | None = None,
+    batch_size: int | None = None,
 ) -> Stream:
-    """The stream a manifest describes, over ``data``.
+    """The stream a manifest describes, over ``data``; in batches of ``batch_size`` when given
+    (else the manifest's: the sequence does not depend on it, its settings then say the size).
 
     Raises:
         StreamError: another format or version; data of another dataset or with other
@@ -345,7 +347,10 @@ def replay(
     """
     doc = read_manifest(manifest)
     try:
-        config = StreamConfig.from_dict(doc["settings"])
+        settings = doc["settings"]
+        if batch_size is not None:  # checked with the rest
+            settings = {**settings, "batch_size": batch_size}
+        config = StreamConfig.from_dict(settings)
         fingerprints = dict(doc["data"]["fingerprints"])
         want_hash = str(doc["sequence_sha256"])
     except (KeyError, TypeError) as exc:

@@ -26,7 +26,7 @@ from ..metrics.calibration import CalibrationStats, stored_bins
 from ..models import Preprocessing
 from ..results.parts import DatasetInfo
 from ..results.stream_part import Counts
-from .adapters import make_adapter
+from .adapters import adapter_options, make_adapter
 from .checkpoint import load_checkpoint, save_checkpoint
 from .config import StreamError
 from .core import Batch
@@ -64,9 +64,12 @@ def _loaded(model: Any, stream: OnlineStream, preprocessing: Preprocessing | Non
 class _Tally:
     """The counts of one evaluation, fed batch by batch."""
 
-    def __init__(self, stream: OnlineStream, bins: int) -> None:
+    def __init__(self, stream: OnlineStream, bins: int, batch_size: int | None) -> None:
         self.stream = stream
         self.bins = bins
+        # the results say the batch size used: the one given, not the stream's default
+        given = {} if batch_size is None else {"batch_size": batch_size}
+        self.settings = {**stream.settings, **given}
         order = list(stream.domains)
         self.blocks = [Counts(b.name, severity=b.severity) for b in stream.blocks]
         self.starts = np.asarray([b.start for b in stream.blocks], dtype=np.int64)
@@ -121,7 +124,7 @@ class _Tally:
         self.batches = [list(b) for b in state["batches"]]
 
     def results(
-        self, model: dict[str, Any], adapt: str, digest: str, time_s: float
+        self, model: dict[str, Any], adapt: str, options: dict[str, Any], digest: str, time_s: float
     ) -> StreamResults:
         domains = [c for c in self.domains.values() if c.n]
         for c in domains:
@@ -129,7 +132,8 @@ class _Tally:
         return StreamResults(
             model=model,
             adapt=adapt,
-            settings=self.stream.settings,
+            adapt_options=options,
+            settings=self.settings,
             sequence_sha256=digest,
             blocks=self.blocks,
             domains=domains,
@@ -173,15 +177,18 @@ def evaluate_stream(
         workers: processes reading / corrupting batches ahead of the model.
         ece_bins: ECE bins of the calibration.
         adapt_options: ``tent``: ``method`` (``adam`` / ``sgd``), ``lr``, ``steps``;
-            ``norm``: ``eps``, ``momentum``.
+            ``norm``: ``eps``, ``momentum`` (the rest at their defaults:
+            :func:`~.adapters.adapter_options`); refused for a method that does not take them.
         progress: called with (batches done, batches in all) after each batch.
         checkpoint: a file where the counts and the adapter's state are saved every
             ``checkpoint_every`` batches (:mod:`.checkpoint`); an evaluation interrupted and
-            started again with the same file resumes from it to the same numbers. Removed when
-            the evaluation ends.
+            started again with the same file resumes from it to the same numbers; one of
+            another evaluation (stream, batch size, method, its options, model, ``ece_bins``)
+            is refused, naming what differs. Removed when the evaluation ends.
 
     Raises:
-        StreamError: an unknown method, a model a method cannot adapt.
+        StreamError: an unknown method, an option it does not take or a bad value (``lr`` -1),
+            a model a method cannot adapt.
     """
     import time
 
@@ -189,26 +196,25 @@ def evaluate_stream(
 
     began = time.perf_counter()
     stream.check_images()
+    if isinstance(adapt, str):  # resolved and checked before the model loads
+        options = adapter_options(adapt, stream.dataset, adapt_options)
+    else:  # an adapter of yours takes none: make_adapter refuses them
+        options = dict(adapt_options or {})
     loaded = _loaded(model, stream, preprocessing)
     dev = device or loaded.device or "cpu"
-    module = loaded.module
-    if adapt == "source" and module is None:
-        adapter: Any = make_adapter(loaded.forward, None, stream.dataset)
-        name = "source"
-    else:
-        adapter = make_adapter(adapt, module, stream.dataset, **(adapt_options or {}))
-        name = adapt if isinstance(adapt, str) else type(adapt).__name__
-    if isinstance(adapt, str) and hasattr(adapter, "module"):
-        adapter.module.to(dev)
-    tally = _Tally(stream, ece_bins)
+    adapter = _adapter(adapt, loaded, stream.dataset, options, dev)
+    name = adapt if isinstance(adapt, str) else type(adapt).__name__
+    tally = _Tally(stream, ece_bins, batch_size)
     total = stream.num_batches(batch_size)
     digest = stream.sequence_sha256()
     key = {
         "sequence_sha256": digest,
         "settings": stream.identity,  # the resets too: same samples, other setting
         "adapt": name,
+        "adapt_options": options,  # another lr would go on from this one's optimiser state
         "batches": total,
         "model": loaded.info().get("weights_sha256"),
+        "ece_bins": ece_bins,  # the calibration sums so far are binned
     }
     start = 0
     if checkpoint is not None:
@@ -244,7 +250,17 @@ def evaluate_stream(
     )
     if checkpoint is not None:
         Path(checkpoint).unlink(missing_ok=True)
-    return tally.results(info, name, digest, time.perf_counter() - began)
+    return tally.results(info, name, options, digest, time.perf_counter() - began)
+
+
+def _adapter(adapt: Any, loaded: Any, dataset: str, options: dict[str, Any], dev: str) -> Any:
+    """The adapter of ``adapt`` on ``dev`` (``source`` of a plain callable: the callable)."""
+    if adapt == "source" and loaded.module is None:
+        return make_adapter(loaded.forward, None, dataset, **options)
+    adapter = make_adapter(adapt, loaded.module, dataset, **options)
+    if isinstance(adapt, str):  # a copy of the model, made here: moved where it runs
+        adapter.module.to(dev)
+    return adapter
 
 
 def _adapter_state(adapter: Any) -> dict[str, Any]:
