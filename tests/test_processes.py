@@ -185,6 +185,42 @@ def test_chained_map_stops_its_chains_with_the_consumer_and_raises_a_calls_error
             list(chained_map(pool, step, ((c, 0, 4) for c in range(3)), active=2))
 
 
+_POOL_CTRL_C = """
+import os, signal, sys, time
+from corruptbench.processes import worker_pool
+
+
+def ctrl_c(wait):  # the terminal's Ctrl-C reaches the whole group; the driver goes on
+    try:
+        os.killpg(0, signal.SIGINT)
+        time.sleep(wait)
+    except KeyboardInterrupt:
+        pass
+
+
+with worker_pool(2) as pool:
+    busy = [pool.submit(time.sleep, 0.5) for _ in range(2)]
+    time.sleep(0.2)
+    ctrl_c(0.6)  # while the workers run
+    idle = pool.submit(int, 7)
+    ctrl_c(0.3)  # and while they wait for work
+    assert idle.result() == 7 and all(f.result() is None for f in busy)
+print("stopped", file=sys.stderr)
+"""
+
+
+def test_a_worker_pool_leaves_ctrl_c_to_its_driver(tmp_path) -> None:
+    # a CCC stream's / generate's / calibrate's workers printed KeyboardInterrupt tracebacks
+    # above the driver's one "interrupted" line
+    script = tmp_path / "pool.py"
+    script.write_text(_POOL_CTRL_C)
+    res = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, stdin=subprocess.DEVNULL,
+        start_new_session=True, timeout=120,  # a group of its own: the signal stays out of pytest's
+    )  # fmt: skip
+    assert (res.returncode, res.stderr) == (0, "stopped\n"), res.stderr
+
+
 #: a worker's descriptor hand-off (multiprocessing.resource_sharer, as a data-loader worker's
 #: batch uses it) whose receiver drops the connection half-way, then a complete one
 DROPPED_HANDOFF = """

@@ -232,6 +232,32 @@ def chained_map(
                 chain[1].cancel()
 
 
+def worker_pool(
+    workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()
+) -> Any:
+    """A ``ProcessPoolExecutor`` of ``workers`` processes that a Ctrl-C does not interrupt: the
+    signal reaches the whole process group, and the driver alone handles it (its pool is shut
+    down as its ``with`` block ends), so no worker prints a KeyboardInterrupt traceback under the
+    driver's "interrupted" line. The workers start here with SIGINT blocked
+    (:func:`sigint_blocked_while_starting`; with ``fork``, as on Linux, all of them at the first
+    call), and each ignores it from its initializer on (for start methods that start workers
+    later)."""
+    from concurrent.futures import ProcessPoolExecutor
+
+    pool = ProcessPoolExecutor(
+        workers, initializer=_ignoring_sigint, initargs=(initializer, initargs)
+    )
+    with held_stop_signals(), sigint_blocked_while_starting():
+        pool.submit(int).result()  # starts the workers now, under the block
+    return pool
+
+
+def _ignoring_sigint(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer(*initargs)
+
+
 def _from_resource_sharer(tb: Any) -> bool:
     """Whether a traceback passes through ``multiprocessing/resource_sharer.py``."""
     while tb is not None:

@@ -21,7 +21,6 @@ import io
 import json
 import os
 from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -30,6 +29,7 @@ import numpy as np
 
 from ..errors import Arg, ArgumentError
 from ..fileio import write_bytes, write_text
+from ..processes import worker_pool
 from .functions import corrupt_pair
 from .matrices import pair_key, save_matrices
 from .params import check_ccc_name
@@ -302,7 +302,7 @@ def calibrate(
     if not resumed:
         _write_settings(out, settings)
     if workers > 0 and len(todo) > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with worker_pool(workers) as pool:
             for key, c in pool.map(_run_pair, todo):
                 counts[key] = c
                 if progress:

@@ -22,14 +22,14 @@ import functools
 import itertools
 import tarfile
 from collections.abc import Iterable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import numpy as np
 
 from ..errors import ArgumentError
 from ..formats.webdataset import iter_samples
-from ..processes import chained_map
+from ..processes import chained_map, worker_pool
 from ..streams.core import Sample
 from .generate import (
     SampleRecord,
@@ -149,7 +149,7 @@ def made_jpegs(
             yield from shard_samples(shard, source, seed, draws)
         return
     chains = ((shard, seed, draws, chunk, 0, None, None) for shard in shards)
-    with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(source,)) as pool:
+    with worker_pool(workers, _init_worker, (source,)) as pool:
         for made in chained_map(pool, make_chunk, chains, workers):
             yield from made
 

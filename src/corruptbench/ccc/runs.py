@@ -28,7 +28,6 @@ import io
 import json
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
@@ -39,6 +38,7 @@ from ..builders.lock import OutLock
 from ..errors import Arg, ArgumentError
 from ..fileio import TMP_SUFFIX, temp_path, write_text
 from ..formats.webdataset import TarShardWriter, file_sha256, scan_samples
+from ..processes import worker_pool
 from ..streams.core import CSV_COLUMNS, Batch, Sample
 from ..streams.protocol import Segment
 from .feed import (
@@ -279,7 +279,7 @@ def _executor(
             if started:
                 ray.shutdown()
     elif workers > 0 and n_jobs > 1:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with worker_pool(workers) as pool:
             yield lambda jobs: pool.map(write_shard, jobs)
     else:
         yield lambda jobs: map(write_shard, jobs)
@@ -442,7 +442,7 @@ class CCCStream:
         source = self.source
         assert source is not None
         made = [(shard, source, seed, draws) for shard, _, seed, draws, _ in jobs]
-        pool = ProcessPoolExecutor(workers) if workers > 0 else contextlib.nullcontext()
+        pool = worker_pool(workers) if workers > 0 else contextlib.nullcontext()
         with pool as p:
             for rec, img in torch_shard_images(made, torch.device(self.device), decode, p, workers):
                 yield made_sample(rec, source), img
