@@ -98,6 +98,34 @@ def test_a_worker_ends_with_its_parent_driver() -> None:
         driver.kill()
 
 
+def test_a_worker_pools_workers_end_with_a_driver_killed_with_sigkill() -> None:
+    # the stream's workers outlived eval-stream killed with kill -9
+    code = (
+        "import os, time\n"
+        "from corruptbench.processes import worker_pool\n"
+        "pool = worker_pool(2, context='spawn')\n"
+        "pids = {pool.submit(os.getpid).result() for _ in range(20)}\n"
+        "print(*sorted(pids), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    driver = subprocess.Popen(
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, env=_env()
+    )
+    try:
+        assert driver.stdout is not None
+        pids = [int(p) for p in driver.stdout.readline().split()]
+        assert pids and all(pid_alive(p) for p in pids)
+        driver.kill()
+        driver.wait()
+        for _ in range(600):  # poll until gone (a hang guard only)
+            if not any(pid_alive(p) for p in pids):
+                break
+            time.sleep(0.1)
+        assert not any(pid_alive(p) for p in pids)
+    finally:
+        driver.kill()
+
+
 def test_a_worker_of_a_dead_driver_exits_at_once() -> None:
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -219,6 +247,29 @@ def test_a_worker_pool_leaves_ctrl_c_to_its_driver(tmp_path) -> None:
         start_new_session=True, timeout=120,  # a group of its own: the signal stays out of pytest's
     )  # fmt: skip
     assert (res.returncode, res.stderr) == (0, "stopped\n"), res.stderr
+
+
+def test_a_ctrl_c_while_a_worker_pool_starts_is_raised_once_it_is_up(monkeypatch) -> None:
+    # a Ctrl-C half-way through starting a stream's workers left one reading a pickled
+    # semaphore its driver had removed (a FileNotFoundError traceback under "interrupted")
+    import signal
+    from concurrent.futures import ProcessPoolExecutor
+
+    from corruptbench.processes import worker_pool
+
+    calls: list[object] = []
+    submit = ProcessPoolExecutor.submit
+
+    def interrupted(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if not calls:
+            os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the start
+        calls.append(fn)
+        return submit(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        worker_pool(2, context="spawn")
+    assert calls == [int, int]  # every worker's start made before the interrupt was raised
 
 
 #: a worker's descriptor hand-off (multiprocessing.resource_sharer, as a data-loader worker's

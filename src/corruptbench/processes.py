@@ -233,27 +233,48 @@ def chained_map(
 
 
 def worker_pool(
-    workers: int, initializer: Callable[..., None] | None = None, initargs: tuple = ()
+    workers: int,
+    initializer: Callable[..., None] | None = None,
+    initargs: tuple = (),
+    context: str | None = None,
 ) -> Any:
-    """A ``ProcessPoolExecutor`` of ``workers`` processes that a Ctrl-C does not interrupt: the
-    signal reaches the whole process group, and the driver alone handles it (its pool is shut
-    down as its ``with`` block ends), so no worker prints a KeyboardInterrupt traceback under the
-    driver's "interrupted" line. The workers start here with SIGINT blocked
-    (:func:`sigint_blocked_while_starting`; with ``fork``, as on Linux, all of them at the first
-    call), and each ignores it from its initializer on (for start methods that start workers
-    later)."""
+    """A ``ProcessPoolExecutor`` of ``workers`` processes (``context``: a start method, default
+    the platform's) that a Ctrl-C does not interrupt: the signal reaches the whole process group,
+    and the driver alone handles it (its pool is shut down as its ``with`` block ends), so no
+    worker prints a KeyboardInterrupt traceback under the driver's "interrupted" line. The
+    workers start here with SIGINT blocked (:func:`sigint_blocked_while_starting`), and each
+    ignores it from its initializer on (a worker started again later) and ends with the driver
+    (:func:`end_with`). Unlike
+    ``multiprocessing.Pool``, the executor notices a worker killed (SIGTERM to the group, the
+    OOM killer): the calls fail with ``BrokenProcessPool`` instead of waiting forever."""
+    import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
+    ctx = multiprocessing.get_context(context)
     pool = ProcessPoolExecutor(
-        workers, initializer=_ignoring_sigint, initargs=(initializer, initargs)
+        workers,
+        mp_context=ctx,
+        initializer=_worker_start,
+        initargs=(os.getpid(), initializer, initargs),
     )
-    with held_stop_signals(), sigint_blocked_while_starting():
-        pool.submit(int).result()  # starts the workers now, under the block
+    try:
+        with held_stop_signals(), sigint_blocked_while_starting():
+            # one call per worker submitted at once: fork starts them all at the first, the
+            # other start methods one per call while none is idle
+            for f in [pool.submit(int) for _ in range(workers)]:
+                f.result()
+    except BaseException:  # a Ctrl-C held while they started: raised now that they are up
+        pool.shutdown(cancel_futures=True)
+        raise
     return pool
 
 
-def _ignoring_sigint(initializer: Callable[..., None] | None, initargs: tuple) -> None:
+def _worker_start(driver: int, initializer: Callable[..., None] | None, initargs: tuple) -> None:
+    """A :func:`worker_pool` worker's start: Ctrl-C left to the driver, the worker ended with
+    it (:func:`end_with`: a driver killed with SIGKILL leaves no worker behind), then the
+    caller's initializer."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    end_with(driver)
     if initializer is not None:
         initializer(*initargs)
 

@@ -110,32 +110,6 @@ def test_ctrl_c_reaches_the_workers_and_none_prints_a_traceback(
     assert (res.returncode, res.stderr) == (0, "stopped\n"), res.stderr
 
 
-def test_a_ctrl_c_while_the_workers_start_waits_until_they_are_up(
-    tiny_cifar: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A Ctrl-C that stopped the driver half-way through starting its pool left a worker
-    reading a pickled semaphore the driver had removed on its way out (a FileNotFoundError
-    traceback under "interrupted"): it now waits until the pool is up, then stops it."""
-    import multiprocessing.pool
-    import os
-    import signal
-
-    steps: list[str] = []
-    start = multiprocessing.pool.Pool._repopulate_pool  # noqa: SLF001
-
-    def interrupted_start(self):  # type: ignore[no-untyped-def]
-        os.kill(os.getpid(), signal.SIGINT)  # arrives in the middle of the workers' start
-        steps.append("starting")
-        start(self)
-        steps.append("started")
-
-    monkeypatch.setattr(multiprocessing.pool.Pool, "_repopulate_pool", interrupted_start)
-    st = S.stream(tiny_cifar, "cifar10_c", order=NAMES[:1])
-    with pytest.raises(KeyboardInterrupt):
-        next(st.batches(workers=1))
-    assert steps == ["starting", "started"]
-
-
 @pytest.mark.parametrize(
     ("kwargs", "needle"),
     [({"batch_size": 0}, "batch_size must be"), ({"workers": -1}, "workers must be")],

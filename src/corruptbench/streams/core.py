@@ -7,8 +7,6 @@ needs (:class:`~.protocol.OnlineStream`).
 
 from __future__ import annotations
 
-import contextlib
-import multiprocessing
 import os
 from collections import deque
 from collections.abc import Iterator, Sequence
@@ -18,7 +16,7 @@ from typing import Any, overload
 import numpy as np
 
 from ..errors import Arg
-from ..processes import held_stop_signals, sigint_blocked_while_starting
+from ..processes import bounded_map, worker_pool
 from ..profiles import PROFILES
 from .config import StreamConfig, StreamError, resolve_config
 from .data import DataLike, StreamData, open_data
@@ -215,15 +213,14 @@ class Stream:
         pending: deque[tuple[int, int, int, bool]] = deque()
 
         def feed() -> Iterator[tuple[Any, list[Any]]]:
-            for desc in jobs:  # the pool's feeder thread runs this, in order
+            for desc in jobs:  # taken as the batches are consumed, in order
                 pending.append(desc)
                 yield job(desc[1], desc[2])
 
-        ctx = multiprocessing.get_context("spawn")
-        with contextlib.ExitStack() as stack:
-            with held_stop_signals(), sigint_blocked_while_starting():
-                pool = stack.enter_context(ctx.Pool(workers))
-            for images in pool.imap(_read_batch, feed()):
+        # spawn: the workers fork no threads of this process; bounded: at most two batches per
+        # worker made ahead of a slower model (Pool.imap made them all)
+        with worker_pool(workers, context="spawn") as pool:
+            for images in bounded_map(pool, _read_batch, feed(), 2 * workers):
                 b, begin, end, reset = pending.popleft()
                 yield batch(b, begin, end, reset, images)
 
