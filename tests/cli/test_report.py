@@ -103,3 +103,17 @@ def test_the_report_never_replaces_a_results_file(
     err = capsys.readouterr().err
     assert f"--out {three[1]} already holds a results file (kind 'c'), and this would" in err
     assert three[0].read_bytes() == kept and len(err.strip().splitlines()) == 1
+
+
+def test_stream_results_of_other_settings_warn_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the warning was written into the .md / .html alone: the terminal said nothing
+    from results.stream_support import make_stream_results, write_stream
+
+    a = write_stream(tmp_path, "a.json", make_stream_results("tent"))
+    b = write_stream(tmp_path, "b.json", make_stream_results("norm", setting="reset_each_shift"))
+    for out in ("r.md", "r.csv"):
+        assert main(["report", str(a), str(b), "-o", str(tmp_path / out)]) == 0
+        err = capsys.readouterr().err
+        assert "corruptbench report: warning: the stream results differ in setting" in err, err

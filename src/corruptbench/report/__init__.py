@@ -178,6 +178,16 @@ def report_format(out: str | os.PathLike[str], fmt: str | None = None) -> str:
     return fmt
 
 
+def _warnings(results: Sequence[Results]) -> list[str]:
+    """What :func:`build_report` warns of: other datasets; for stream results, other settings."""
+    texts = dataset_mismatches(results)
+    if results and all(r.stream is not None for r in results):
+        from ..results.stream_views import stream_mismatches
+
+        texts += stream_mismatches(results)
+    return texts
+
+
 def build_report(
     paths: Sequence[str | os.PathLike[str]],
     out: str | os.PathLike[str],
@@ -192,8 +202,9 @@ def build_report(
 
     ``fmt`` defaults to the format the suffix of ``out`` names (:func:`report_format`: ``.html``,
     ``.md``, ``.csv``; any other suffix needs ``fmt``). Warnings (results from different datasets,
-    :func:`~corruptbench.report.baseline.dataset_mismatches`) are written into the report and
-    passed to ``on_warning`` (default: :func:`warnings.warn`).
+    :func:`~corruptbench.report.baseline.dataset_mismatches`; stream results of other settings,
+    :func:`~corruptbench.results.stream_views.stream_mismatches`) are written into the report
+    (HTML, Markdown) and passed to ``on_warning`` (default: :func:`warnings.warn`).
 
     Raises:
         ValueError: a malformed or incompatible results file (message names the file), bad options.
@@ -203,7 +214,7 @@ def build_report(
     out_path = Path(out)
     fmt = report_format(out_path, fmt)
     results = [Results.from_json(p) for p in paths]
-    for text in dataset_mismatches(unique_labels(results)):
+    for text in _warnings(unique_labels(results)):
         if on_warning is None:
             warnings.warn(text, stacklevel=2)
         else:
