@@ -38,7 +38,6 @@ from .generate import (
     Source,
     apply_crop,
     crop_box,
-    crop_sample,
     crops_generator,
     sample_jpeg,
     shard_records,
@@ -77,20 +76,10 @@ def check_device(device: Any) -> str:
 
 
 def iter_crops(shard: Shard, source: Source, seed: int, draws: str) -> tuple[int, Iterator[Chunk]]:
-    """The seed of the shard's corruption generator, and its crops chunk by chunk (made as
-    iterated)."""
-    records, rng = shard_records(shard, source, seed, draws)
-    corruption_seed = int(rng.randint(0, 2**63 - 1, dtype=np.int64))
-    g = crops_generator(shard, seed, draws)
-
-    def chunks() -> Iterator[Chunk]:
-        for _, group in groupby(records, key=lambda r: r.step.index):
-            recs = list(group)
-            for lo in range(0, len(recs), CHUNK):
-                part = recs[lo : lo + CHUNK]
-                yield part, [crop_sample(rec, source, g) for rec in part]
-
-    return corruption_seed, chunks()
+    """The seed of the shard's corruption generator, and its crops chunk by chunk (made here, as
+    iterated: :func:`crop_jobs` made by :func:`make_crops`)."""
+    corruption_seed, jobs = crop_jobs(shard, source, seed, draws)
+    return corruption_seed, (make_crops(job) for job in jobs)
 
 
 #: a chunk's crops to make in a worker process: its records, their files and crop boxes
