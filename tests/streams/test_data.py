@@ -108,3 +108,14 @@ def test_clean_images_of_another_profile_are_refused(
         S.StreamError, match=rf"^{dataset} streams corrupt .* images of .*{re.escape(found)}"
     ):
         S.stream(OnTheFly(str(folder)), dataset, order=["fog"])
+
+
+def test_labels_beyond_the_datasets_classes_are_refused(tmp_path: Path) -> None:
+    # a CIFAR-100-C folder (no --dataset: cifar10_c by its labels.npy) streamed labels up to 99
+    from streams.tta_reference import write_cifar_c
+
+    folder = write_cifar_c(tmp_path / "c100", ["fog"], np.arange(100).repeat(2))
+    with pytest.raises(S.StreamError, match=r"labels up to 99, but cifar10_c has 10 classes; give "
+                       r"the dataset \(--dataset cifar100_c\?\)"):  # fmt: skip
+        S.stream(folder, order=["fog"])
+    assert S.stream(folder, "cifar100_c", order=["fog"]).dataset == "cifar100_c"

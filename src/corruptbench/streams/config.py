@@ -6,6 +6,7 @@ closest known one (:func:`corruptbench.registry.suggest`).
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -170,10 +171,11 @@ def _delta(delta: float | None, flags: Setting, setting: str) -> float | None:
         return None
     if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
         raise StreamError(Arg("delta"), f" must be a number > 0, got {delta!r}")
-    if not float(delta) > 0:  # also NaN
+    if not 0 < float(delta) < math.inf:  # also NaN
         raise StreamError(
             Arg("delta"),
-            f" must be > 0, got {delta!r} (leave it out to sort each block by label)",
+            f" must be a finite number > 0, got {delta!r} (leave it out to sort each block by "
+            "label)",
         )
     if not flags.correlated:
         raise StreamError(

@@ -105,6 +105,16 @@ def _open_cifar(root: Path, config: StreamConfig) -> StreamData:
         labels = load_cifar_c_labels(root)
     except ValueError as exc:
         raise StreamError(str(exc)) from None
+    classes = DATASETS[config.dataset].num_classes
+    if labels.size and int(labels.max()) >= classes:  # e.g. CIFAR-100-C read as cifar10_c
+        others = [
+            k for k, v in DATASETS.items() if v.family == "cifar" and v.num_classes > labels.max()
+        ]
+        hint = f"; give the dataset (--dataset {others[0]}?)" if others else ""
+        raise StreamError(
+            f"{root}/labels.npy holds labels up to {int(labels.max())}, but {config.dataset} has "
+            f"{classes} classes{hint}"
+        )
     n = index.n
     files = {name: str(p) for name, p in index.files.items()}
     cells = {
