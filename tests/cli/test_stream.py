@@ -66,7 +66,10 @@ def test_stream_of_imagenet_ids_needs_no_data(tmp_path: Path) -> None:
             "--setting: unknown setting 'continous'; did you mean 'continual'?",
         ),
         (["--order", "cota1"], "did you mean 'cotta1'?"),
-        (["--setting", "correlated", "--delta", "0"], "--delta must be a finite number > 0, got 0.0"),
+        (
+            ["--setting", "correlated", "--delta", "0"],
+            "--delta must be a finite number > 0, got 0.0",
+        ),
         (["--batch-size", "0"], "--batch-size must be an image count >= 1, got 0"),
         (["--severities", "7"], "--severities must be integers 1..5, got 7"),
         (["--order", "fog,frost"], "no <corruption>.npy for 1 domain(s) of the order: frost"),

@@ -104,3 +104,12 @@ def test_an_impossible_dirichlet_split_is_refused_at_once() -> None:
         Err, match=r"needs at least 10 samples per class slot \(10 x 10 = 100\); this block has 24"
     ):
         dirichlet_order(np.arange(24) % 10, 0.5, np.random.RandomState(1))
+
+
+def test_num_examples_minus_one_is_the_references_every_image() -> None:
+    # NUM_EX = -1, the reference's default: every image (and RobustBench's 5,000 on ImageNet-C)
+    every = resolve_config(dataset="imagenet_c", setting="continual", num_examples=-1)
+    assert every.num_examples is None and every == resolve_config(
+        dataset="imagenet_c", setting="continual"
+    )
+    assert every.id_list() == resolve_config(dataset="imagenet_c", setting="continual").id_list()

@@ -86,7 +86,8 @@ def add_stream_args(p: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="the reference's NUM_EX: a random N of each block (mixed: of the block)",
+        help="the reference's NUM_EX: a random N of each block (mixed: of the block); -1: every "
+        "image (the reference's default)",
     )
     g.add_argument(
         "--delta",

@@ -44,7 +44,7 @@ class StreamConfig:
         order: the domains in order.
         order_name: the order's name in :data:`~.settings.ORDERS`, or ``"custom"``.
         severities: the severities given (the gradual schedule is derived, see :meth:`schedule`).
-        num_examples: the reference's ``NUM_EX`` (None: -1, every image).
+        num_examples: the reference's ``NUM_EX`` (None or -1: every image).
         delta: Dirichlet delta of correlated settings (None: sorted by label).
         seed: ``RNG_SEED``; each block re-seeds Python's and NumPy's generators with it.
         batch_size: images per batch.
@@ -209,6 +209,8 @@ def resolve_config(
     setting = resolve_name("setting", setting, list(SETTINGS), "setting")
     flags = SETTINGS[setting]
     names, order_name = _order(order, dataset)
+    if num_examples is not None and not isinstance(num_examples, bool) and num_examples == -1:
+        num_examples = None  # the reference's NUM_EX = -1: every image (its default)
     if num_examples is not None:
         num_examples = _positive_int(num_examples, "num_examples", "an image count")
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or int(seed) < 0:
