@@ -122,3 +122,10 @@ def test_original_pickle_of_dataframes_reads_as_find_path_indexes_it(tmp_path, f
     # the original runs find_path on whatever the pickle holds: df[i][j] is column i, row j
     assert list(find_walk(got["n1_fog_n2_snow"], 30, tolerance=None).cells) == find_path(df, 30)
     assert list(find_walk(got["n1_snow_n2_fog"], 30, tolerance=None).cells) == find_path(m, 30)
+
+
+def test_fractions_instead_of_percent_are_refused_even_without_a_tolerance():
+    m = np.linspace(0, 0.76, GRID * GRID).reshape(GRID, GRID)
+    with pytest.raises(ArgumentError, match=r"at most 0.76: fractions, not percent\?"):
+        find_walk(m, 20, tolerance=None)
+    assert find_walk(m, 0, tolerance=None).cells  # CCC-Hard's 0 %: fine

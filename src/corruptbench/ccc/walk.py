@@ -156,6 +156,12 @@ def find_walk(matrix: Any, baseline: float, *, tolerance: float | None = DEFAULT
             Arg("tolerance"),
             f" must be a number of accuracy points >= 0 (or None: any walk), got {tolerance!r}",
         )
+    if target > 1 and float(arr.max()) <= 1:  # even with tolerance None: never a plausible walk
+        raise ArgumentError(
+            Arg("matrix"),
+            f" holds accuracies of at most {float(arr.max()):g}: fractions, not percent? "
+            f"(--baseline {target:g} is in percent; multiply the matrix by 100)",
+        )
     # the reference indexes its (float64) array element by element: the same scalars here
     cost, path = _paths(arr, target)
     best_gap, best, mean = float("inf"), [], float("nan")
